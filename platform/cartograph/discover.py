@@ -1,0 +1,213 @@
+"""Which files belong to a repository, and which are skipped (with the reason `stats` shows).
+
+In a git work tree the list comes from `git ls-files` (tracked plus untracked-but-not-ignored,
+so .gitignore is respected); elsewhere from a walk that leaves out the usual generated and
+vendored folders. Symlinks are never followed out of the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.model import Skipped
+
+DEFAULT_MAX_BYTES = 1024 * 1024
+IGNORED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".env",
+        "env",
+        "node_modules",
+        "build",
+        "dist",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".eggs",
+        "site-packages",
+        ".idea",
+        ".vscode",
+        "htmlcov",
+        ".cache",
+        "target",
+    }
+)
+LANGUAGES = {".py": "python", ".pyi": "python"}
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+@dataclass(slots=True)
+class SourceFile:
+    path: str  # relative, '/'-separated
+    size: int
+    mtime_ns: int
+    language: str
+
+
+@dataclass(slots=True)
+class Discovery:
+    root: Path
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    other_paths: list[str] = field(default_factory=list)  # files of no indexed language
+    git: bool = False
+    head_sha: str = ""
+    branch: str = ""
+    dirty: bool = False
+
+    @property
+    def all_paths(self) -> set[str]:
+        return {f.path for f in self.files} | set(self.other_paths)
+
+
+class DiscoveryError(ValueError):
+    """The path cannot be indexed at all (missing, not a folder, unreadable)."""
+
+
+def language_of(path: str) -> str | None:
+    return LANGUAGES.get(os.path.splitext(path)[1])
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    if (
+        name.startswith("test_")
+        or name.endswith(("_test.py", "_tests.py"))
+        or name == "conftest.py"
+    ):
+        return True
+    return any(part in TEST_DIRS for part in parts[:-1])
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+
+
+def _git_paths(root: Path) -> list[bytes] | None:
+    inside = _git(root, "rev-parse", "--is-inside-work-tree")
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        return None
+    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if listed.returncode != 0:
+        return None
+    return [p for p in listed.stdout.split(b"\0") if p]
+
+
+def _walk_paths(root: Path) -> list[bytes]:
+    found: list[bytes] = []
+    root_bytes = os.fsencode(root)
+    for directory, dirnames, filenames in os.walk(root_bytes, followlinks=False):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if os.fsdecode(d) not in IGNORED_DIRS and not d.endswith(b".egg-info")
+        )
+        rel_dir = os.path.relpath(directory, root_bytes)
+        for filename in filenames:
+            rel = filename if rel_dir == b"." else os.path.join(rel_dir, filename)
+            found.append(rel.replace(os.sep.encode(), b"/"))
+    return found
+
+
+def discover(root: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
+    root_path = Path(root).expanduser()
+    if not root_path.exists():
+        raise DiscoveryError(f"{root_path} does not exist")
+    if not root_path.is_dir():
+        raise DiscoveryError(f"{root_path} is not a folder")
+    root_path = root_path.resolve()
+    result = Discovery(root_path)
+    raw_paths = _git_paths(root_path)
+    if raw_paths is not None:
+        result.git = True
+        head = _git(root_path, "rev-parse", "HEAD")
+        result.head_sha = head.stdout.decode().strip() if head.returncode == 0 else ""
+        branch = _git(root_path, "rev-parse", "--abbrev-ref", "HEAD")
+        result.branch = branch.stdout.decode().strip() if branch.returncode == 0 else ""
+        status = _git(root_path, "status", "--porcelain", "--untracked-files=no")
+        result.dirty = bool(status.stdout.strip())
+    else:
+        raw_paths = _walk_paths(root_path)
+    for raw in sorted(set(raw_paths)):
+        _classify(root_path, raw, max_bytes, result)
+    return result
+
+
+def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None:
+    try:
+        path = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        result.skipped.append(
+            Skipped(raw.decode("utf-8", "replace"), "file name is not valid UTF-8")
+        )
+        return
+    if any(ch in path for ch in "\n\r\0") or path.startswith("/") or ".." in path.split("/"):
+        result.skipped.append(Skipped(path.replace("\n", "\\n"), "unsafe file name"))
+        return
+    language = language_of(path)
+    if any(part in IGNORED_DIRS for part in path.split("/")[:-1]) and not result.git:
+        return
+    full = root / path
+    try:
+        info = full.lstat()
+    except OSError:
+        return  # listed by git but deleted from the work tree
+    if os.path.islink(full):
+        target = os.path.realpath(full)
+        if os.path.commonpath([target, str(root)]) != str(root):
+            result.skipped.append(Skipped(path, "symlink leaves the repository"))
+        elif language is not None:
+            result.skipped.append(Skipped(path, "symlink (its target is indexed instead)"))
+        return
+    if not full.is_file():
+        return
+    if language is None:
+        result.other_paths.append(path)
+        return
+    if info.st_size > max_bytes:
+        result.skipped.append(Skipped(path, f"larger than {max_bytes} bytes", info.st_size))
+        return
+    result.files.append(SourceFile(path, info.st_size, info.st_mtime_ns, language))
+
+
+def read_source(root: Path, source: SourceFile) -> tuple[bytes | None, str]:
+    """The file's bytes as UTF-8, or None and the reason it is skipped."""
+    try:
+        data = (root / source.path).read_bytes()
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    if b"\0" in data[:8192]:
+        return None, "binary file"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        declared = _declared_encoding(data)
+        if declared is None:
+            return None, "not valid UTF-8"
+        try:
+            data = data.decode(declared).encode("utf-8")
+        except (LookupError, UnicodeDecodeError):
+            return None, f"not valid {declared}"
+    return data, ""
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """PEP 263 coding cookie on the first two lines."""
+    import re
+
+    for line in data.split(b"\n", 2)[:2]:
+        match = re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
+        if match:
+            return match.group(1).decode("ascii", "replace")
+    return None

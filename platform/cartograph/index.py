@@ -1,0 +1,482 @@
+"""The index pipeline: discover → hash → parse changed files → resolve → write (incremental).
+
+A file is written in one transaction with everything it contributes (its symbols, its
+outgoing edges, its unresolved calls, its imports), so an interrupted run leaves every file
+either fully old or fully new. After the changed files, every file whose resolution consulted
+a changed module (recorded as `deps` when it was resolved) is re-resolved, so no edge goes stale.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+
+from cartograph.discover import (
+    DEFAULT_MAX_BYTES,
+    Discovery,
+    SourceFile,
+    discover,
+    is_test_path,
+    read_source,
+)
+from cartograph.model import (
+    EdgeWrite,
+    FileRecord,
+    FileWrite,
+    ImportLink,
+    Repo,
+    Skipped,
+)
+from cartograph.parsing import decode_facts, encode_facts, extract_facts, facts_version
+from cartograph.resolve.modules import ModuleMap, compute_module_map
+from cartograph.resolve.python import FileResolution, ModuleFacts, Program
+from cartograph.store.base import GraphStore
+
+log = logging.getLogger("cartograph.index")
+
+# Bump when the facts or the resolver change what they produce: every file is rebuilt once.
+INDEX_FORMAT = 1
+PARALLEL_MIN_FILES = 64
+PARSE_CHUNK = 48
+WRITE_BATCH = 256
+LOCK_TTL = 300.0
+
+
+class IndexingError(RuntimeError):
+    """An index run could not be done (bad path, lock held too long, store failure)."""
+
+
+@dataclass(slots=True)
+class IndexResult:
+    repo: str
+    root: str
+    files: int = 0
+    parsed: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    reresolved: int = 0
+    skipped: int = 0
+    symbols_written: int = 0
+    edges_written: int = 0
+    syntax_errors: list[str] = field(default_factory=list)
+    indexed_sha: str = ""
+    dirty: bool = False
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.seconds.values())
+
+
+@dataclass(slots=True)
+class _Parsed:
+    source: SourceFile
+    sha256: str
+    facts: dict
+    blob: bytes
+
+
+def _parse_chunk(items: list[tuple[str, str, bytes]]) -> list[tuple[str, dict, bytes]]:
+    gc.disable()
+    out = []
+    for path, language, data in items:
+        facts = extract_facts(language, data)
+        out.append((path, facts, encode_facts(facts)))
+    return out
+
+
+def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[str, dict, bytes]]:
+    if workers <= 1 or len(items) < PARALLEL_MIN_FILES:
+        return _parse_chunk(items)
+    # biggest files first so the last chunk is not the slow one
+    items = sorted(items, key=lambda item: -len(item[2]))
+    chunks = [
+        items[i :: max(1, len(items) // PARSE_CHUNK)]
+        for i in range(max(1, len(items) // PARSE_CHUNK))
+    ]
+    results: list[tuple[str, dict, bytes]] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+        for chunk_result in pool.map(_parse_chunk, chunks):
+            results.extend(chunk_result)
+    return results
+
+
+class _Timer:
+    def __init__(self, result: IndexResult) -> None:
+        self.result = result
+        self.started = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.result.seconds[name] = round(
+            self.result.seconds.get(name, 0.0) + now - self.started, 4
+        )
+        self.started = now
+
+
+def default_repo_name(root: Path) -> str:
+    return root.resolve().name or "repo"
+
+
+def index_repository(
+    store: GraphStore,
+    path: str | os.PathLike[str],
+    name: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    workers: int | None = None,
+    lock_timeout: float = 600.0,
+    progress: Callable[[str], None] | None = None,
+) -> IndexResult:
+    """Index (or re-index, incrementally) the repository at `path` into `store`."""
+    from cartograph.discover import DiscoveryError
+
+    try:
+        discovery = discover(path, max_bytes=max_bytes)
+    except DiscoveryError as exc:
+        raise IndexingError(str(exc)) from exc
+    repo_name = name or default_repo_name(discovery.root)
+    if not repo_name or any(c in repo_name for c in ":#/\\\n") or len(repo_name) > 200:
+        raise IndexingError(f"invalid repository name {repo_name!r}: use letters, digits, - _ .")
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    _acquire(store, repo_name, owner, lock_timeout, progress)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _IndexRun(
+            store, discovery, repo_name, owner, workers or os.cpu_count() or 1, progress
+        ).run()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        store.release_index_lock(repo_name, owner)
+
+
+def _acquire(
+    store: GraphStore, repo: str, owner: str, timeout: float, progress: Callable[[str], None] | None
+) -> None:
+    deadline = time.monotonic() + timeout
+    told = False
+    while not store.acquire_index_lock(repo, owner, LOCK_TTL):
+        if time.monotonic() > deadline:
+            raise IndexingError(
+                f"another index run of {repo!r} holds its lock; gave up after "
+                f"{timeout:.0f} s (a lock expires {LOCK_TTL:.0f} s after its "
+                f"holder stops)"
+            )
+        if not told and progress:
+            progress(f"waiting for another index run of {repo!r} to finish")
+            told = True
+        time.sleep(0.1)
+
+
+class _IndexRun:
+    def __init__(
+        self,
+        store: GraphStore,
+        discovery: Discovery,
+        repo: str,
+        owner: str,
+        workers: int,
+        progress: Callable[[str], None] | None,
+    ) -> None:
+        self.store = store
+        self.discovery = discovery
+        self.repo = repo
+        self.owner = owner
+        self.workers = workers
+        self.progress = progress or (lambda _msg: None)
+        self.result = IndexResult(repo, str(discovery.root))
+        self.timer = _Timer(self.result)
+
+    def run(self) -> IndexResult:
+        store, discovery, result = self.store, self.discovery, self.result
+        previous = store.get_repo(self.repo)
+        rebuild = previous is None or previous.index_format != INDEX_FORMAT
+        states = {} if rebuild else store.file_states(self.repo)
+        if rebuild and previous is not None:
+            store.delete_repo(self.repo)
+        self.timer.lap("discover")
+
+        new_map = compute_module_map(
+            [f.path for f in discovery.files if f.language == "python"], discovery.all_paths
+        )
+        skipped = list(discovery.skipped)
+        changed: list[_Parsed] = []
+        renamed: list[SourceFile] = []  # same content, new module name
+        touched: list[SourceFile] = []  # same content, new mtime
+        to_parse: list[tuple[str, str, bytes]] = []
+        sources: dict[str, SourceFile] = {}
+        shas: dict[str, str] = {}
+        for source in discovery.files:
+            state = states.get(source.path)
+            module = new_map.by_path.get(source.path)
+            module_name = module.name if module else ""
+            if (
+                state is not None
+                and state.size == source.size
+                and state.mtime_ns == source.mtime_ns
+            ):
+                if state.module == module_name:
+                    result.unchanged += 1
+                else:
+                    renamed.append(source)
+                continue
+            data, reason = read_source(discovery.root, source)
+            if data is None:
+                skipped.append(Skipped(source.path, reason, source.size))
+                continue
+            sha = hashlib.sha256(data).hexdigest()
+            if state is not None and state.sha256 == sha:
+                if state.module == module_name:
+                    result.unchanged += 1
+                    touched.append(source)
+                else:
+                    renamed.append(source)
+                continue
+            sources[source.path] = source
+            shas[source.path] = sha
+            to_parse.append((source.path, source.language, data))
+        present = {f.path for f in discovery.files} - {s.path for s in skipped}
+        deleted = sorted(set(states) - present)
+        result.files = len(present)
+        result.skipped = len(skipped)
+        result.deleted = len(deleted)
+        self.timer.lap("hash")
+
+        if to_parse:
+            self.progress(f"parsing {len(to_parse)} files")
+        for path, facts, blob in _parse_all(to_parse, self.workers):
+            changed.append(_Parsed(sources[path], shas[path], facts, blob))
+        result.parsed = len(changed)
+        for parsed in changed:
+            if parsed.facts.get("errors"):
+                result.syntax_errors.append(parsed.source.path)
+        self.timer.lap("parse")
+
+        old_map = compute_module_map(sorted(states), set(states) | set(discovery.other_paths))
+        changed_names = _changed_module_names(
+            old_map, new_map, [p.source.path for p in changed] + [s.path for s in renamed] + deleted
+        )
+        fresh = {p.source.path: p for p in changed}
+        rewrite_paths = set(fresh) | {s.path for s in renamed}
+        dependents = set()
+        if states and changed_names:
+            dependents = store.dependents(self.repo, changed_names) - rewrite_paths - set(deleted)
+            dependents &= present
+        result.reresolved = len(dependents)
+
+        program = self._program(new_map, fresh)
+        stored_blobs = store.load_facts(self.repo, [s.path for s in renamed]) if renamed else {}
+        writes: list[FileWrite] = []
+        for parsed in changed:
+            module = new_map.by_path.get(parsed.source.path)
+            writes.append(
+                self._file_write(
+                    program,
+                    parsed.source,
+                    parsed.sha256,
+                    parsed.facts,
+                    parsed.blob,
+                    module.name if module else "",
+                    module.is_package if module else False,
+                )
+            )
+        for source in renamed:
+            blob = stored_blobs.get(source.path)
+            facts = decode_facts(blob) if blob else None
+            data, reason = read_source(discovery.root, source)
+            if data is None:
+                skipped.append(Skipped(source.path, reason, source.size))
+                continue
+            if facts is None or facts.get("v") != facts_version(source.language):
+                facts = extract_facts(source.language, data)
+                blob = encode_facts(facts)
+            module = new_map.by_path.get(source.path)
+            writes.append(
+                self._file_write(
+                    program,
+                    source,
+                    hashlib.sha256(data).hexdigest(),
+                    facts,
+                    blob,
+                    module.name if module else "",
+                    module.is_package if module else False,
+                )
+            )
+        edge_writes: list[EdgeWrite] = []
+        for path in sorted(dependents):
+            module = new_map.by_path.get(path)
+            mod = program.module(module.name) if module else None
+            if mod is None or mod.path != path:
+                continue
+            resolution = program.resolve_file(mod)
+            edge_writes.append(
+                EdgeWrite(
+                    path,
+                    resolution.edges,
+                    resolution.unresolved,
+                    _import_links(resolution),
+                    sorted(resolution.deps),
+                )
+            )
+        self.timer.lap("resolve")
+
+        self._write(writes, edge_writes, deleted, replace=bool(states))
+        store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
+        store.set_skipped(self.repo, skipped)
+        store.set_packages(self.repo, _provided_packages(new_map), "pypi")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        store.upsert_repo(
+            Repo(
+                name=self.repo,
+                root=str(discovery.root),
+                url=previous.url if previous else "",
+                default_branch=discovery.branch or (previous.default_branch if previous else ""),
+                head_sha=discovery.head_sha,
+                indexed_sha=discovery.head_sha,
+                indexed_at=now,
+                dirty=discovery.dirty,
+                index_format=INDEX_FORMAT,
+            )
+        )
+        result.indexed_sha = discovery.head_sha
+        result.dirty = discovery.dirty
+        self.timer.lap("write")
+        return result
+
+    def _program(self, new_map: ModuleMap, fresh: dict[str, _Parsed]) -> Program:
+        """A symbol table: fresh facts in memory, everything else loaded from the store lazily."""
+        modules: dict[str, ModuleFacts] = {}
+        by_path: dict[str, ModuleFacts] = {}
+        for path, parsed in fresh.items():
+            module = new_map.by_path.get(path)
+            if module is None:
+                continue
+            mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
+            by_path[path] = mod
+        for name, path in new_map.by_name.items():
+            if path in by_path:
+                modules[name] = by_path[path]
+        store, repo, root = self.store, self.repo, self.discovery.root
+
+        def load(name: str) -> ModuleFacts | None:
+            path = new_map.by_name.get(name)
+            if path is None:
+                return None
+            if path in by_path:
+                return by_path[path]
+            blob = store.load_facts(repo, [path]).get(path)
+            facts = decode_facts(blob) if blob else None
+            if facts is None or facts.get("v") != facts_version("python"):
+                source = next((f for f in self.discovery.files if f.path == path), None)
+                data = read_source(root, source)[0] if source else None
+                if data is None:
+                    return None
+                facts = extract_facts("python", data)
+            module = new_map.by_path[path]
+            mod = ModuleFacts(module.name, path, module.is_package, facts, repo)
+            by_path[path] = mod
+            return mod
+
+        return Program(self.repo, modules, load)
+
+    def _file_write(
+        self,
+        program: Program,
+        source: SourceFile,
+        sha256: str,
+        facts: dict,
+        blob: bytes,
+        module: str,
+        is_package: bool,
+    ) -> FileWrite:
+        record = FileRecord(
+            self.repo,
+            source.path,
+            source.language,
+            sha256,
+            source.size,
+            source.mtime_ns,
+            facts.get("lines", 0),
+            is_test_path(source.path),
+            module,
+            facts.get("errors", 0),
+        )
+        if not module:
+            return FileWrite(record, blob, [], [], [], [], [])
+        mod = program.modules.get(module)
+        if mod is None or mod.path != source.path:
+            mod = ModuleFacts(module, source.path, is_package, facts, self.repo)
+        resolution: FileResolution = program.resolve_file(mod)
+        return FileWrite(
+            record,
+            blob,
+            resolution.symbols,
+            resolution.edges,
+            resolution.unresolved,
+            _import_links(resolution),
+            sorted(resolution.deps),
+        )
+
+    def _write(
+        self,
+        writes: list[FileWrite],
+        edge_writes: list[EdgeWrite],
+        deleted: list[str],
+        replace: bool,
+    ) -> None:
+        store = self.store
+        if deleted:
+            store.delete_files(self.repo, deleted)
+        for start in range(0, len(writes), WRITE_BATCH):
+            batch = writes[start : start + WRITE_BATCH]
+            store.write_files(self.repo, batch, replace=replace)
+            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+            self.result.symbols_written += sum(len(w.symbols) for w in batch)
+            self.result.edges_written += sum(len(w.edges) for w in batch)
+        for start in range(0, len(edge_writes), WRITE_BATCH):
+            batch = edge_writes[start : start + WRITE_BATCH]
+            store.write_edges(self.repo, batch)
+            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+            self.result.edges_written += sum(len(w.edges) for w in batch)
+
+
+def _import_links(resolution: FileResolution) -> list[ImportLink]:
+    return [ImportLink(kind, target, names) for kind, target, names in resolution.imports]
+
+
+def _changed_module_names(old: ModuleMap, new: ModuleMap, paths: list[str]) -> set[str]:
+    """Module names whose meaning changed: names of changed files, and names that moved."""
+    names: set[str] = set()
+    for path in paths:
+        for mapping in (old, new):
+            module = mapping.by_path.get(path)
+            if module is not None:
+                names.add(module.name)
+                names.update(module.aliases)
+    for name in set(old.by_name) | set(new.by_name):
+        if old.by_name.get(name) != new.by_name.get(name):
+            names.add(name)
+    return names
+
+
+def _provided_packages(module_map: ModuleMap) -> list[str]:
+    """Top-level importable names the repository provides (its Package nodes)."""
+    tops = set()
+    for module in module_map.by_path.values():
+        top = module.name.split(".")[0]
+        if module.is_package or "." in module.name:
+            tops.add(top)
+    return sorted(t for t in tops if t not in ("tests", "test", "docs", "examples"))

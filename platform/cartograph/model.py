@@ -1,0 +1,156 @@
+"""The graph's node and edge types, ids and vocabulary — the schema in one place.
+
+docs/graph-schema.md documents the same schema for people writing Cypher or GraphQL; change
+both together (and add a store migration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
+EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
+# edges implied by node properties; the SQLite store derives them, Neo4j stores them
+STRUCTURAL_EDGES = ("CONTAINS", "DEFINES", "HAS_MEMBER", "PROVIDES")
+VIAS = (
+    "scope",
+    "import",
+    "self",
+    "inheritance",
+    "super",
+    "constructor",
+    "annotation",
+    "return",
+    "injection",
+    "name",
+)
+
+
+def file_id(repo: str, path: str) -> str:
+    return f"{repo}:{path}"
+
+
+def symbol_id(repo: str, path: str, qualname: str) -> str:
+    return f"{repo}:{path}#{qualname}"
+
+
+def split_symbol_id(sid: str) -> tuple[str, str, str]:
+    """`repo:path#qualname` → (repo, path, qualname)."""
+    head, _, qualname = sid.partition("#")
+    repo, _, path = head.partition(":")
+    return repo, path, qualname
+
+
+@dataclass(slots=True)
+class Repo:
+    name: str
+    root: str = ""  # local work tree the index was read from ("" when indexed from a mirror)
+    url: str = ""
+    default_branch: str = ""
+    head_sha: str = ""
+    indexed_sha: str = ""
+    indexed_at: str = ""
+    dirty: bool = False  # the work tree had uncommitted changes when indexed
+    index_format: int = 0  # cartograph.index.INDEX_FORMAT that wrote it (internal)
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+
+@dataclass(slots=True)
+class FileRecord:
+    repo: str
+    path: str
+    language: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    lines: int
+    is_test: bool
+    module: str = ""  # the module name a Python file was resolved under
+    parse_errors: int = 0
+
+    @property
+    def id(self) -> str:
+        return file_id(self.repo, self.path)
+
+
+@dataclass(slots=True)
+class SymbolRow:
+    id: str
+    repo: str
+    path: str
+    name: str
+    qualname: str
+    kind: str
+    start_line: int
+    end_line: int
+    signature: str
+    doc: str
+    exported: bool
+    parent: str | None
+    decorators: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Edge:
+    type: str
+    src: str
+    dst: str
+    lines: list[int]
+    count: int
+    via: str
+    confidence: float
+
+
+@dataclass(slots=True)
+class Unresolved:
+    """A call the resolver could not bind: kept for search and statistics, never guessed."""
+
+    src: str
+    name: str
+    line: int
+    external: str  # top-level module when the receiver came from an import outside the repo
+
+
+@dataclass(slots=True)
+class ImportLink:
+    """(File)-[:IMPORTS {names}]->(File | Package)."""
+
+    target_kind: str  # "file" or "package"
+    target: str  # a path in the same repo, or a package name
+    names: list[str]
+
+
+@dataclass(slots=True)
+class Skipped:
+    path: str
+    reason: str
+    size: int = 0
+
+
+@dataclass(slots=True)
+class FileWrite:
+    """Everything written for one file in one transaction (replace semantics)."""
+
+    record: FileRecord
+    facts: bytes | None
+    symbols: list[SymbolRow]
+    edges: list[Edge]
+    unresolved: list[Unresolved]
+    imports: list[ImportLink]
+    deps: list[str]
+
+
+@dataclass(slots=True)
+class EdgeWrite:
+    """A re-resolution of an unchanged file: its outgoing edges are replaced, nothing else."""
+
+    path: str
+    edges: list[Edge]
+    unresolved: list[Unresolved]
+    imports: list[ImportLink]
+    deps: list[str]

@@ -1,0 +1,704 @@
+"""Python facts extraction with tree-sitter's Query API.
+
+`extract(source)` returns a `facts` dict of plain lists, strings and numbers (it crosses process
+boundaries and is stored compressed beside the file). It knows nothing of module names, stores
+or other files: qualnames are relative to the module ("Class.method"), and the resolver
+(`cartograph.resolve.python`) turns facts into symbols and edges.
+
+Facts layout (version FACTS_VERSION):
+- scopes:   [kind, name, rel_qualname, parent, start_line, end_line, signature, doc,
+             decorators(list[str]), bases(list[expr]), returns(type|None), body_start_byte]
+            scope 0 is the module; kind is module | class | function (methods are functions
+            whose parent is a class; the resolver names them).
+- bindings: [scope, name, pos, binding, until]  a name bound in a scope at byte `pos`;
+            `until` limits it to a range (comprehension and lambda variables), else None.
+            binding: ["def", scope] | ["val", expr] | ["ann", type, expr] | ["param", index,
+            type, default_expr, star] | ["imp", module] | ["from", level, module, name]
+            | ["for", iter_expr] | ["global"] | ["unknown"]
+- attrs:    [scope, object_name, attr, pos, value_expr, type]  `obj.attr = value` in a function
+            (the resolver keeps those whose object is the method's `self`).
+- refs:     [lookup_scope, source_scope, kind, expr, pos, line, text]  kind: "c" call,
+            "r" value use, "d" decorator, "t" annotation (expr is a type).
+- stars:    [scope, level, module, pos]  `from module import *`.
+- imports:  [scope, line, level, module, names(list[str]), type_checking(bool)]
+- variables:[scope, name, start_line, end_line, text]  module/class variables holding a call,
+            lambda, name or annotated instance.
+- all:      list of names in `__all__`, or None when absent or computed.
+- errors:   number of syntax-error regions (the rest of the file is still extracted).
+
+Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
+Types add: ["g", base, [args]] (generic), ["u", [alternatives]] (union), ["none"].
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import tree_sitter
+import tree_sitter_python
+
+FACTS_VERSION = 1
+MAX_TEXT = 120
+MAX_SIGNATURE = 300
+_WS = re.compile(r"\s+")
+# a module- or class-level assignment of one of these is a `variable` symbol
+_VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "await"})
+
+
+@cache
+def _language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_python.language())
+
+
+@cache
+def _query() -> tree_sitter.Query:
+    text = resources.files("cartograph.parsing").joinpath("queries/python.scm").read_text()
+    return tree_sitter.Query(_language(), text)
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(_language())
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
+    raw = node.text
+    if len(raw) <= limit and b"\n" not in raw and b"  " not in raw:
+        return raw.decode("utf-8", "replace")
+    text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------- expressions and types
+
+
+def expr_of(node: tree_sitter.Node | None) -> list | None:
+    """Encode an expression a resolver can follow: names, attributes, calls, subscripts."""
+    if node is None:
+        return None
+    kind = node.type
+    if kind == "identifier":
+        return ["n", _text(node)]
+    if kind == "attribute":
+        base = expr_of(node.child_by_field_name("object"))
+        attr = node.child_by_field_name("attribute")
+        if base is None or attr is None:
+            return None
+        return ["a", base, _text(attr)]
+    if kind == "call":
+        func = expr_of(node.child_by_field_name("function"))
+        if func is None:
+            return None
+        first = None
+        args = node.child_by_field_name("arguments")
+        if args is not None and args.type == "argument_list":
+            for child in args.named_children:
+                if child.type in ("identifier", "attribute"):
+                    first = expr_of(child)
+                break
+        return ["c", func, first]
+    if kind == "subscript":
+        base = expr_of(node.child_by_field_name("value"))
+        return ["i", base] if base is not None else None
+    if kind == "parenthesized_expression" and node.named_child_count == 1:
+        return expr_of(node.named_children[0])
+    if kind == "await":
+        return expr_of(node.named_children[0]) if node.named_child_count else None
+    return None
+
+
+def type_of(node: tree_sitter.Node | None) -> list | None:
+    """Encode a type annotation (also string annotations, unions and generics)."""
+    if node is None:
+        return None
+    kind = node.type
+    if kind == "type":
+        return type_of(node.named_children[0]) if node.named_child_count else None
+    if kind in ("identifier", "attribute"):
+        return expr_of(node)
+    if kind == "none":
+        return ["none"]
+    if kind == "generic_type":
+        children = node.named_children
+        if not children:
+            return None
+        base = type_of(children[0])
+        args: list = []
+        for child in children[1:]:
+            if child.type == "type_parameter":
+                args.extend(type_of(t) for t in child.named_children)
+        return ["g", base, args] if base is not None else None
+    if kind == "subscript":
+        base = expr_of(node.child_by_field_name("value"))
+        subs = [c for c in node.children_by_field_name("subscript")]
+        args = []
+        for sub in subs:
+            if sub.type == "tuple":
+                args.extend(type_of(c) for c in sub.named_children)
+            else:
+                args.append(type_of(sub))
+        return ["g", base, args] if base is not None else None
+    if kind in ("union_type", "binary_operator"):
+        if kind == "binary_operator":
+            op = node.child_by_field_name("operator")
+            if op is None or op.type != "|":
+                return None
+            parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        else:
+            parts = node.named_children
+        alternatives: list = []
+        for part in parts:
+            encoded = type_of(part)
+            if encoded is not None and encoded[0] == "u":
+                alternatives.extend(encoded[1])
+            else:
+                alternatives.append(encoded)
+        return ["u", alternatives]
+    if kind == "string":
+        return _string_annotation(node)
+    if kind == "list":  # Callable[[A, B], R] argument lists
+        return None
+    return None
+
+
+def _string_annotation(node: tree_sitter.Node) -> list | None:
+    content = "".join(_text(c) for c in node.named_children if c.type == "string_content")
+    content = content.strip()
+    if not content or len(content) > 200 or "\n" in content:
+        return None
+    tree = _parser().parse(content.encode("utf-8"))
+    root = tree.root_node
+    if root.has_error or root.named_child_count != 1:
+        return None
+    statement = root.named_children[0]
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return None
+    return type_of(statement.named_children[0])
+
+
+def _iter_names(node: tree_sitter.Node):
+    """Identifiers bound by an assignment target (tuples, lists, starred)."""
+    kind = node.type
+    if kind == "identifier":
+        yield node
+    elif kind in (
+        "pattern_list",
+        "tuple_pattern",
+        "list_pattern",
+        "tuple",
+        "list",
+        "list_splat_pattern",
+        "as_pattern_target",
+        "parenthesized_expression",
+        "expression_list",
+        "lambda_parameters",
+        "default_parameter",
+        "typed_parameter",
+        "typed_default_parameter",
+        "dictionary_splat_pattern",
+        "list_splat",
+    ):
+        if kind in ("default_parameter", "typed_default_parameter"):
+            name = node.child_by_field_name("name")
+            if name is not None:
+                yield from _iter_names(name)
+            return
+        for child in node.named_children:
+            if kind == "typed_parameter" and child.type == "type":
+                continue
+            yield from _iter_names(child)
+
+
+# ---------------------------------------------------------------- definitions
+
+
+class _Scopes:
+    """Definitions sorted by position; finds the scope that holds a byte offset."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = [["module", "", "", -1, 1, 1, "", "", [], [], None, 0]]
+        # per scope: full start (decorators included), `def`/`class` start, body start, end
+        self.spans: list[tuple[int, int, int, int]] = [(0, 0, 0, 1 << 62)]
+        self.order: list[int] = [0]  # scope ids sorted by full start
+        self.starts: list[int] = [0]
+
+    def locate(self, pos: int) -> tuple[int, int]:
+        """(lookup scope, source scope) for a byte offset.
+
+        The source is the innermost definition whose full extent (decorators, header, body)
+        holds `pos`; the lookup scope is the one whose *body* holds it, so decorators, default
+        values and annotations are looked up where the `def` stands.
+        """
+        i = bisect_right(self.starts, pos) - 1
+        scope = self.order[i] if i >= 0 else 0
+        while scope > 0:
+            full_start, _, body_start, end = self.spans[scope]
+            if full_start <= pos < end:
+                if pos >= body_start:
+                    return scope, scope
+                return self.rows[scope][3], scope
+            scope = self.rows[scope][3]
+        return 0, 0
+
+    def body_scope(self, pos: int) -> int:
+        return self.locate(pos)[0]
+
+
+def _docstring(body: tree_sitter.Node | None) -> str:
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or first.named_child_count == 0:
+        return ""
+    string = first.named_children[0]
+    if string.type != "string":
+        return ""
+    content = "".join(_text(c) for c in string.named_children if c.type == "string_content")
+    for line in content.strip().splitlines():
+        line = line.strip()
+        if line:
+            return line[:200]
+    return ""
+
+
+def _signature(node: tree_sitter.Node) -> str:
+    end = node.start_byte
+    for field in ("return_type", "parameters", "superclasses", "type_parameters", "name"):
+        child = node.child_by_field_name(field)
+        if child is not None:
+            end = max(end, child.end_byte)
+            if field in ("return_type", "parameters", "superclasses"):
+                break
+    raw = node.text[: end - node.start_byte].decode("utf-8", "replace")
+    text = _WS.sub(" ", raw).strip()
+    text = text.replace("( ", "(").replace(" )", ")").replace(", )", ")")
+    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+
+
+# ---------------------------------------------------------------- extraction
+
+
+class _Extractor:
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.scopes = _Scopes()
+        self.bindings: list[list] = []
+        self.attrs: list[list] = []
+        self.refs: list[list] = []
+        self.stars: list[list] = []
+        self.imports: list[list] = []
+        self.variables: list[list] = []
+        self.all_names: list[str] | None = None
+        self.all_dynamic = False
+        self.type_checking: list[tuple[int, int]] = []
+        self.errors = 0
+        self.ref_nodes: list[tree_sitter.Node] = []
+
+    # definitions first: every other capture needs to know its scope
+    def add_definition(self, node: tree_sitter.Node) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        parent_node = node.parent
+        full = (
+            parent_node
+            if parent_node is not None and parent_node.type == "decorated_definition"
+            else node
+        )
+        scopes = self.scopes
+        parent = scopes.body_scope(full.start_byte)
+        body = node.child_by_field_name("body")
+        name = _text(name_node)
+        parent_row = scopes.rows[parent]
+        rel = f"{parent_row[2]}.{name}" if parent_row[2] else name
+        kind = "class" if node.type == "class_definition" else "function"
+        decorators: list[str] = []
+        if full is not node:
+            for child in full.named_children:
+                if child.type == "decorator" and child.named_child_count:
+                    decorators.append(_short(child.named_children[0], 200))
+        bases: list = []
+        returns = None
+        if kind == "class":
+            supers = node.child_by_field_name("superclasses")
+            if supers is not None:
+                for child in supers.named_children:
+                    if child.type in ("identifier", "attribute", "subscript", "call"):
+                        encoded = (
+                            expr_of(child)
+                            if child.type != "subscript"
+                            else expr_of(child.child_by_field_name("value"))
+                        )
+                        if encoded is not None:
+                            bases.append(encoded)
+        else:
+            returns = type_of(node.child_by_field_name("return_type"))
+        signature = _signature(node)
+        if kind == "function" and parent_node is not None:
+            first = node.children[0] if node.child_count else None
+            if first is not None and first.type == "async" and not signature.startswith("async"):
+                signature = "async " + signature
+        body_start = body.start_byte if body is not None else node.end_byte
+        scope_id = len(scopes.rows)
+        scopes.rows.append(
+            [
+                kind,
+                name,
+                rel,
+                parent,
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                signature,
+                _docstring(body),
+                decorators,
+                bases,
+                returns,
+                body_start,
+            ]
+        )
+        scopes.spans.append((full.start_byte, node.start_byte, body_start, full.end_byte))
+        index = bisect_right(scopes.starts, full.start_byte)
+        scopes.starts.insert(index, full.start_byte)
+        scopes.order.insert(index, scope_id)
+        self.bindings.append([parent, name, full.start_byte, ["def", scope_id], None])
+        self._definition_header(node, full, scope_id, parent)
+
+    def _definition_header(self, node, full, scope_id: int, parent: int) -> None:
+        # decorators: references from the decorated definition
+        if full is not node:
+            for child in full.named_children:
+                if child.type == "decorator" and child.named_child_count:
+                    target = child.named_children[0]
+                    callee = (
+                        target.child_by_field_name("function") if target.type == "call" else target
+                    )
+                    self.refs.append(
+                        [
+                            parent,
+                            scope_id,
+                            "d",
+                            expr_of(callee),
+                            target.start_byte,
+                            target.start_point[0] + 1,
+                            None,
+                        ]
+                    )
+        if node.type == "class_definition":
+            return
+        params = node.child_by_field_name("parameters")
+        if params is not None:
+            for index, param in enumerate(params.named_children):
+                self._parameter(param, index, scope_id, parent)
+        returns = node.child_by_field_name("return_type")
+        if returns is not None:
+            self._annotation(returns, parent, scope_id)
+
+    def _parameter(self, param, index: int, scope_id: int, parent: int) -> None:
+        kind = param.type
+        star = ""
+        annotation = default = None
+        name_node = None
+        if kind == "identifier":
+            name_node = param
+        elif kind in ("typed_parameter",):
+            inner = param.named_children[0] if param.named_child_count else None
+            if inner is not None and inner.type == "list_splat_pattern":
+                star, name_node = "*", inner.named_children[0] if inner.named_child_count else None
+            elif inner is not None and inner.type == "dictionary_splat_pattern":
+                star, name_node = "**", inner.named_children[0] if inner.named_child_count else None
+            else:
+                name_node = inner
+            annotation = param.child_by_field_name("type")
+        elif kind in ("default_parameter", "typed_default_parameter"):
+            name_node = param.child_by_field_name("name")
+            annotation = param.child_by_field_name("type")
+            default = param.child_by_field_name("value")
+        elif kind == "list_splat_pattern":
+            star, name_node = "*", param.named_children[0] if param.named_child_count else None
+        elif kind == "dictionary_splat_pattern":
+            star, name_node = "**", param.named_children[0] if param.named_child_count else None
+        if name_node is None or name_node.type != "identifier":
+            return
+        ann = None
+        if annotation is not None:
+            ann = type_of(annotation)
+            self._annotation(annotation, parent, scope_id)
+        default_expr = expr_of(default) if default is not None and default.type == "call" else None
+        self.bindings.append(
+            [scope_id, _text(name_node), 0, ["param", index, ann, default_expr, star], None]
+        )
+
+    def _annotation(self, node, lookup: int, source: int) -> None:
+        encoded = type_of(node)
+        if encoded is not None:
+            self.refs.append(
+                [lookup, source, "t", encoded, node.start_byte, node.start_point[0] + 1, None]
+            )
+
+    # bindings
+    def add_assignment(self, node: tree_sitter.Node) -> None:
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        annotation = node.child_by_field_name("type")
+        if left is None:
+            return
+        lookup, source = self.scopes.locate(node.start_byte)
+        while right is not None and right.type == "assignment":  # a = b = value
+            right = right.child_by_field_name("right")
+        value = expr_of(right) if right is not None else None
+        ann = type_of(annotation) if annotation is not None else None
+        if annotation is not None:
+            self._annotation(annotation, lookup, source)
+        pos = node.end_byte
+        if left.type == "identifier":
+            name = _text(left)
+            binding = ["ann", ann, value] if annotation is not None else ["val", value]
+            self.bindings.append([lookup, name, pos, binding, None])
+            if right is not None and right.type in ("identifier", "attribute"):
+                self.refs.append(
+                    [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
+                )
+            kind = self.scopes.rows[lookup][0]
+            if kind in ("module", "class"):
+                if name == "__all__" and kind == "module":
+                    self._all(right, extend=False)
+                elif (annotation is not None and right is None) or (
+                    right is not None and right.type in _VARIABLE_VALUES
+                ):
+                    self.variables.append(
+                        [lookup, name, node.start_point[0] + 1, node.end_point[0] + 1, _short(node)]
+                    )
+        elif left.type == "attribute":
+            obj = left.child_by_field_name("object")
+            attr = left.child_by_field_name("attribute")
+            if (
+                obj is not None
+                and attr is not None
+                and obj.type == "identifier"
+                and self.scopes.rows[lookup][0] == "function"
+            ):
+                self.attrs.append([lookup, _text(obj), _text(attr), pos, value, ann])
+            if right is not None and right.type in ("identifier", "attribute"):
+                self.refs.append(
+                    [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
+                )
+        else:
+            for name_node in _iter_names(left):
+                self.bindings.append([lookup, _text(name_node), pos, ["unknown"], None])
+
+    def add_augmented(self, node: tree_sitter.Node, name_node: tree_sitter.Node) -> None:
+        lookup = self.scopes.body_scope(node.start_byte)
+        if lookup == 0 and _text(name_node) == "__all__":
+            self._all(node.child_by_field_name("right"), extend=True)
+
+    def _all(self, value: tree_sitter.Node | None, extend: bool) -> None:
+        names: list[str] = []
+        if value is not None and value.type in ("list", "tuple"):
+            for child in value.named_children:
+                if child.type != "string":
+                    self.all_dynamic = True
+                    return
+                names.append(
+                    "".join(_text(c) for c in child.named_children if c.type == "string_content")
+                )
+        else:
+            self.all_dynamic = True
+            return
+        if extend and self.all_names is not None:
+            self.all_names.extend(names)
+        else:
+            self.all_names = names
+
+    def add_binding_target(
+        self, target: tree_sitter.Node, binding: list, until_node: tree_sitter.Node | None = None
+    ) -> None:
+        lookup = self.scopes.body_scope(target.start_byte)
+        if until_node is not None:
+            pos, until = until_node.start_byte, until_node.end_byte
+        else:
+            pos, until = target.end_byte, None
+        for name_node in _iter_names(target):
+            self.bindings.append([lookup, _text(name_node), pos, binding, until])
+
+    def add_import(self, node: tree_sitter.Node) -> None:
+        lookup = self.scopes.body_scope(node.start_byte)
+        line = node.start_point[0] + 1
+        pos = node.end_byte
+        typing_only = any(start <= node.start_byte < end for start, end in self.type_checking)
+        if node.type == "import_statement":
+            for child in node.named_children:
+                if child.type == "dotted_name":
+                    module = _text(child)
+                    self.bindings.append(
+                        [lookup, module.split(".")[0], pos, ["imp", module.split(".")[0]], None]
+                    )
+                    self.imports.append([lookup, line, 0, module, [], typing_only])
+                elif child.type == "aliased_import":
+                    name = child.child_by_field_name("name")
+                    alias = child.child_by_field_name("alias")
+                    if name is None or alias is None:
+                        continue
+                    module = _text(name)
+                    self.bindings.append([lookup, _text(alias), pos, ["imp", module], None])
+                    self.imports.append([lookup, line, 0, module, [], typing_only])
+            return
+        module_node = node.child_by_field_name("module_name")
+        if module_node is None:
+            return
+        level = 0
+        module = ""
+        if module_node.type == "relative_import":
+            for child in module_node.children:
+                if child.type == "import_prefix":
+                    level = len(_text(child).strip())
+                elif child.type == "dotted_name":
+                    module = _text(child)
+        else:
+            module = _text(module_node)
+        names: list[str] = []
+        for child in node.children_by_field_name("name"):
+            if child.type == "dotted_name":
+                name = _text(child)
+                names.append(name)
+                self.bindings.append([lookup, name, pos, ["from", level, module, name], None])
+            elif child.type == "aliased_import":
+                name_node = child.child_by_field_name("name")
+                alias = child.child_by_field_name("alias")
+                if name_node is None or alias is None:
+                    continue
+                name = _text(name_node)
+                names.append(name)
+                self.bindings.append(
+                    [lookup, _text(alias), pos, ["from", level, module, name], None]
+                )
+        if any(child.type == "wildcard_import" for child in node.named_children):
+            self.stars.append([lookup, level, module, pos])
+            names.append("*")
+        self.imports.append([lookup, line, level, module, names, typing_only])
+
+    def add_call(self, node: tree_sitter.Node, callee: tree_sitter.Node) -> None:
+        lookup, source = self.scopes.locate(node.start_byte)
+        self.refs.append(
+            [
+                lookup,
+                source,
+                "c",
+                expr_of(callee),
+                node.start_byte,
+                node.start_point[0] + 1,
+                _short(callee),
+            ]
+        )
+
+    def add_value_ref(self, node: tree_sitter.Node, positional: bool) -> None:
+        if node.type == "identifier":
+            name = node.text
+            if name == b"self" or name == b"cls":
+                return
+            encoded = ["n", name.decode("utf-8", "replace")]
+        else:
+            encoded = expr_of(node)
+            if encoded is None:
+                return
+        pos = node.start_byte
+        lookup, source = self.scopes.locate(pos)
+        if positional and source and self.scopes.rows[source][0] == "class":
+            _, def_start, body_start, _ = self.scopes.spans[source]
+            if def_start <= pos < body_start:
+                return  # a base class: INHERITS, not a use
+        self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
+
+
+def extract(source: bytes) -> dict:
+    """Parse Python source and return its facts (see the module docstring)."""
+    tree = _parser().parse(source)
+    root = tree.root_node
+    ex = _Extractor(source)
+    captures = tree_sitter.QueryCursor(_query()).captures(root)
+
+    for node in captures.get("type_checking", ()):
+        if _text(node) in ("TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING"):
+            block = node.parent
+            if block is not None:
+                ex.type_checking.append((block.start_byte, block.end_byte))
+
+    definitions = sorted(captures.get("def", ()), key=lambda n: n.start_byte)
+    for node in definitions:
+        ex.add_definition(node)
+
+    for node in captures.get("import", ()):
+        ex.add_import(node)
+    for node in captures.get("assign", ()):
+        ex.add_assignment(node)
+    for node in captures.get("aug", ()):
+        ex.add_augmented(node, node.child_by_field_name("left"))
+    for call in captures.get("call", ()):
+        callee = call.child_by_field_name("function")
+        if callee is not None:
+            ex.add_call(call, callee)
+    for node in captures.get("ref", ()):
+        ex.add_value_ref(node, positional=True)
+    for node in captures.get("ref.keyword", ()):
+        ex.add_value_ref(node, positional=False)
+
+    for node in captures.get("bind.for", ()):
+        target = node.child_by_field_name("left")
+        if target is not None:
+            binding = (
+                ["for", expr_of(node.child_by_field_name("right"))]
+                if target.type == "identifier"
+                else ["unknown"]
+            )
+            ex.add_binding_target(target, binding)
+    for target in captures.get("bind.comp", ()):
+        clause = target.parent
+        comprehension = clause.parent if clause is not None else None
+        binding = ["unknown"]
+        if target.type == "identifier" and clause is not None:
+            binding = ["for", expr_of(clause.child_by_field_name("right"))]
+        ex.add_binding_target(target, binding, comprehension)
+    for target in captures.get("bind.as", ()):
+        ex.add_binding_target(target, ["unknown"])
+    for target in captures.get("bind.walrus", ()):
+        ex.add_binding_target(target, ["unknown"])
+    for params in captures.get("bind.lambda", ()):
+        ex.add_binding_target(params, ["unknown"], params.parent)
+    for node in captures.get("global", ()):
+        lookup = ex.scopes.body_scope(node.start_byte)
+        if lookup:
+            ex.bindings.append([lookup, _text(node), 0, ["global"], None])
+    for node in captures.get("nonlocal", ()):
+        lookup = ex.scopes.body_scope(node.start_byte)
+        if lookup:
+            ex.bindings.append([lookup, _text(node), 0, ["nonlocal"], None])
+    ex.errors = len(captures.get("error", ()))
+    if root.has_error and ex.errors == 0:
+        ex.errors = 1
+
+    module_row = ex.scopes.rows[0]
+    lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+    module_row[5] = max(lines, 1)
+    module_row[7] = _docstring(root)
+    ex.bindings.sort(key=lambda b: (b[0], b[2]))
+    ex.refs.sort(key=lambda r: r[4])
+    return {
+        "v": FACTS_VERSION,
+        "lines": lines,
+        "errors": ex.errors,
+        "scopes": ex.scopes.rows,
+        "bindings": ex.bindings,
+        "attrs": ex.attrs,
+        "refs": ex.refs,
+        "stars": ex.stars,
+        "imports": ex.imports,
+        "variables": ex.variables,
+        "all": None if ex.all_dynamic else ex.all_names,
+    }

@@ -1,0 +1,104 @@
+"""Module names for the Python files of a repository (see docs/resolution.md, "Symbols").
+
+A file's *primary* name names its symbols; *aliases* only help imports resolve (a test runner
+that puts `src/acme` on `sys.path` lets `billing.invoice` import what is primarily
+`acme.billing.invoice`). Aliases claimed by two files are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+SOURCE_DIR_NAMES = ("src", "lib", "python")
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleName:
+    name: str
+    is_package: bool
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class ModuleMap:
+    by_path: dict[str, ModuleName] = field(default_factory=dict)
+    by_name: dict[str, str] = field(default_factory=dict)  # primary names and unique aliases
+
+    def path_of(self, module: str) -> str | None:
+        return self.by_name.get(module)
+
+
+def _is_identifier(part: str) -> bool:
+    return part.isidentifier()
+
+
+def source_roots(all_paths: set[str]) -> set[str]:
+    """Folders that sit on sys.path: the repo root, src-like folders, project folders."""
+    roots = {""}
+    for path in all_paths:
+        pure = PurePosixPath(path)
+        if pure.name in PROJECT_FILES:
+            parent = str(pure.parent) if str(pure.parent) != "." else ""
+            roots.add(parent)
+            roots.add(f"{parent}/src" if parent else "src")
+    for root in list(roots):
+        for name in SOURCE_DIR_NAMES:
+            roots.add(f"{root}/{name}" if root else name)
+    return roots
+
+
+def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMap:
+    """Name every Python file; `all_paths` are every discovered file (for __init__ and roots)."""
+    roots = source_roots(all_paths)
+    package_dirs = {
+        str(PurePosixPath(p).parent) if "/" in p else ""
+        for p in all_paths
+        if PurePosixPath(p).name in ("__init__.py", "__init__.pyi")
+    }
+    result = ModuleMap()
+    alias_claims: dict[str, list[str]] = {}
+    for path in sorted(python_paths):
+        pure = PurePosixPath(path)
+        stem = pure.name.rsplit(".", 1)[0]
+        is_package = stem == "__init__"
+        directory = str(pure.parent) if str(pure.parent) != "." else ""
+        parts: list[str] = [] if is_package else [stem]
+        # climb the chain of regular packages
+        current = directory
+        while current and current in package_dirs:
+            dir_pure = PurePosixPath(current)
+            parts.append(dir_pure.name)
+            current = str(dir_pure.parent) if str(dir_pure.parent) != "." else ""
+        names: list[list[str]] = [list(reversed(parts))]
+        # then namespace folders up to the nearest source root
+        namespace = list(parts)
+        while current not in roots and current:
+            dir_pure = PurePosixPath(current)
+            if not _is_identifier(dir_pure.name):
+                break
+            namespace.append(dir_pure.name)
+            current = str(dir_pure.parent) if str(dir_pure.parent) != "." else ""
+            names.append(list(reversed(namespace)))
+        if current in roots and len(names) > 1:
+            primary = names[-1]
+            aliases = [n for n in names[:-1] if n]
+        else:
+            primary = names[0]
+            aliases = [n for n in names[1:] if n]
+        if not primary or not all(_is_identifier(p) for p in primary):
+            continue
+        primary_name = ".".join(primary)
+        alias_names = tuple(".".join(a) for a in aliases if all(_is_identifier(p) for p in a))
+        result.by_path[path] = ModuleName(primary_name, is_package, alias_names)
+        for alias in alias_names:
+            alias_claims.setdefault(alias, []).append(path)
+    # primaries first: a .py beats a .pyi stub of the same module
+    for path, module in sorted(result.by_path.items(), key=lambda kv: kv[0].endswith(".pyi")):
+        result.by_name.setdefault(module.name, path)
+    for alias, paths in alias_claims.items():
+        if len(paths) == 1 and alias not in result.by_name:
+            result.by_name[alias] = paths[0]
+    return result

@@ -1,0 +1,987 @@
+"""Python resolution: facts of every module → symbols, CALLS/REFERENCES/INHERITS/IMPORTS edges.
+
+The rules are written down in docs/resolution.md; tests/resolution pins each with a fixture.
+
+Values the evaluator works with (tuples, compared by identity of their module object):
+  ("mod", module)             a module object
+  ("cls", module, scope)      a class            ("fn", module, scope)   a function or method
+  ("inst", module, scope)     an instance of a class
+  ("seq", element, key)       a container whose element (and key) value is known
+  ("ext", top_module)         something that comes from outside the repository
+  ("builtin",)                a builtin name: never an edge, never unresolved
+  ("super", module, scope, instance_kind)  `super()` inside class `scope`
+Every evaluation returns (value, via) or (None, None).
+
+Dependency tracking: resolving a file records every module name it consults (found or not),
+through cached computations too, so an incremental run can re-resolve exactly the files whose
+answer could change when a module changes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+from bisect import bisect_right
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from cartograph.model import Edge, SymbolRow, Unresolved
+
+CONFIDENCE = {
+    "scope": 1.0,
+    "import": 1.0,
+    "self": 1.0,
+    "super": 1.0,
+    "constructor": 1.0,
+    "inheritance": 0.95,
+    "annotation": 0.9,
+    "return": 0.8,
+    "injection": 0.8,
+    "name": 0.5,
+}
+BUILTINS = frozenset(dir(builtins)) | {
+    "__file__",
+    "__name__",
+    "__doc__",
+    "__spec__",
+    "__path__",
+    "__loader__",
+    "__builtins__",
+    "__package__",
+    "reveal_type",
+    "__debug__",
+}
+STDLIB = frozenset(sys.stdlib_module_names)
+ELEMENT_GENERICS = frozenset(
+    {
+        "list",
+        "List",
+        "Sequence",
+        "MutableSequence",
+        "Iterable",
+        "Iterator",
+        "Collection",
+        "set",
+        "Set",
+        "frozenset",
+        "FrozenSet",
+        "AbstractSet",
+        "MutableSet",
+        "deque",
+        "Deque",
+        "Generator",
+        "AsyncIterator",
+        "AsyncIterable",
+        "AsyncGenerator",
+        "Reversible",
+        "KeysView",
+        "ValuesView",
+    }
+)
+MAPPING_GENERICS = frozenset(
+    {
+        "dict",
+        "Dict",
+        "Mapping",
+        "MutableMapping",
+        "DefaultDict",
+        "defaultdict",
+        "OrderedDict",
+        "ChainMap",
+    }
+)
+WRAPPER_GENERICS = frozenset(
+    {
+        "Optional",
+        "Annotated",
+        "Final",
+        "ClassVar",
+        "Required",
+        "NotRequired",
+        "ReadOnly",
+        "Awaitable",
+        "TypeGuard",
+    }
+)
+INJECTORS = frozenset({"Depends", "Security"})
+CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+
+UNKNOWN: tuple = (None, None)
+BUILTIN_VALUE = ("builtin",)
+
+
+class ModuleFacts:
+    """One module's facts plus the indexes the evaluator needs, built on first use."""
+
+    __slots__ = (
+        "_bindings",
+        "_exports",
+        "_firstparam",
+        "facts",
+        "is_package",
+        "name",
+        "path",
+        "symbol_ids",
+    )
+
+    def __init__(self, name: str, path: str, is_package: bool, facts: dict, repo: str) -> None:
+        self.name = name
+        self.path = path
+        self.is_package = is_package
+        self.facts = facts
+        self._bindings: list[dict[str, list]] | None = None
+        self._exports: frozenset[str] | None = None
+        self._firstparam: dict[int, str] | None = None
+        self.symbol_ids = _symbol_ids(repo, path, name, facts)
+
+    @property
+    def scopes(self) -> list:
+        return self.facts["scopes"]
+
+    def bindings(self, scope: int) -> dict[str, list]:
+        if self._bindings is None:
+            tables: list[dict[str, list]] = [{} for _ in self.facts["scopes"]]
+            for row in self.facts["bindings"]:
+                tables[row[0]].setdefault(row[1], []).append(row)
+            self._bindings = tables
+        return self._bindings[scope]
+
+    def exports(self) -> frozenset[str]:
+        """Names a star import takes: `__all__` when static, else public module names."""
+        if self._exports is None:
+            listed = self.facts.get("all")
+            if listed is not None:
+                self._exports = frozenset(listed)
+            else:
+                self._exports = frozenset(n for n in self.bindings(0) if not n.startswith("_"))
+        return self._exports
+
+    def first_param(self, scope: int) -> str | None:
+        if self._firstparam is None:
+            firsts: dict[int, str] = {}
+            for row in self.facts["bindings"]:
+                binding = row[3]
+                if binding[0] == "param" and binding[1] == 0 and not binding[4]:
+                    firsts[row[0]] = row[1]
+            self._firstparam = firsts
+        return self._firstparam.get(scope)
+
+    def qualname(self, scope: int) -> str:
+        rel = self.facts["scopes"][scope][2]
+        return f"{self.name}.{rel}" if rel else self.name
+
+    def kind(self, scope: int) -> str:
+        row = self.facts["scopes"][scope]
+        if row[0] == "function" and row[3] >= 0 and self.facts["scopes"][row[3]][0] == "class":
+            return "method"
+        return row[0]
+
+    def decorators(self, scope: int) -> list[str]:
+        return self.facts["scopes"][scope][8]
+
+
+def _symbol_ids(repo: str, path: str, module: str, facts: dict) -> list[str]:
+    """Symbol id per scope; a qualname defined twice in a file maps to its first definition."""
+    ids: list[str] = []
+    for row in facts["scopes"]:
+        rel = row[2]
+        qualname = f"{module}.{rel}" if rel else module
+        ids.append(f"{repo}:{path}#{qualname}")
+    return ids
+
+
+@dataclass(slots=True)
+class ClassInfo:
+    module: ModuleFacts
+    scope: int
+    linearization: list[tuple[ModuleFacts, int]]
+    external_bases: list[str]
+    bases: list[tuple[ModuleFacts, int, str]]  # resolved direct bases with their via
+
+
+@dataclass(slots=True)
+class FileResolution:
+    """Everything the resolver writes for one file."""
+
+    path: str
+    module: str
+    symbols: list[SymbolRow]
+    edges: list[Edge]
+    unresolved: list[Unresolved]
+    deps: set[str]
+    imports: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (kind, target, names)
+
+
+class Program:
+    """The symbol table of one repository: modules by name, loaded eagerly or on demand."""
+
+    def __init__(
+        self,
+        repo: str,
+        modules: dict[str, ModuleFacts],
+        loader: Callable[[str], ModuleFacts | None] | None = None,
+    ) -> None:
+        self.repo = repo
+        self.modules = modules
+        self.loader = loader
+        self._missing: set[str] = set()
+        self._tracker: list[set[str]] = [set()]
+        self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
+        self._active: set[tuple] = set()
+
+    # ------------------------------------------------------------ dependencies
+    def _touch(self, name: str) -> None:
+        self._tracker[-1].add(name)
+
+    def module(self, name: str) -> ModuleFacts | None:
+        self._touch(name)
+        found = self.modules.get(name)
+        if found is None and self.loader is not None and name not in self._missing:
+            found = self.loader(name)
+            if found is None:
+                self._missing.add(name)
+            else:
+                self.modules[name] = found
+        return found
+
+    def _memoized(
+        self, key: tuple, compute: Callable[[], object], on_cycle: object = UNKNOWN
+    ) -> object:
+        hit = self._memo.get(key)
+        if hit is not None:
+            self._tracker[-1].update(hit[1])
+            return hit[0]
+        if key in self._active:  # a cycle (a = b; b = a): unknown, and not cached
+            return on_cycle
+        self._active.add(key)
+        self._tracker.append(set())
+        try:
+            result = compute()
+        finally:
+            deps = self._tracker.pop()
+            self._active.discard(key)
+        self._memo[key] = (result, frozenset(deps))
+        self._tracker[-1].update(deps)
+        return result
+
+    # ------------------------------------------------------------ modules
+    def resolve_relative(self, mod: ModuleFacts, level: int, module: str) -> str | None:
+        if level == 0:
+            return module
+        package = mod.name if mod.is_package else mod.name.rpartition(".")[0]
+        for _ in range(level - 1):
+            if not package:
+                return None
+            package = package.rpartition(".")[0]
+        if not package:
+            return module or None
+        return f"{package}.{module}" if module else package
+
+    def import_module_value(self, name: str) -> tuple:
+        found = self.module(name)
+        if found is not None:
+            return ("mod", found), "import"
+        top = name.split(".")[0]
+        return ("ext", top), "import"
+
+    def module_member(self, mod: ModuleFacts, name: str) -> tuple:
+        return self._memoized(("member", mod.name, name), lambda: self._module_member(mod, name))
+
+    def _module_member(self, mod: ModuleFacts, name: str) -> tuple:
+        rows = self.module_rows(mod, name)
+        if rows:
+            value = self._final_binding(mod, 0, rows)
+            if value[0] is not None:
+                return _imported(value)
+        sub = self.module(f"{mod.name}.{name}")
+        if sub is not None:
+            return ("mod", sub), "import"
+        return UNKNOWN
+
+    def module_rows(self, mod: ModuleFacts, name: str) -> list | None:
+        """Module-level bindings of `name`, star imports that export it included, by position."""
+        rows = mod.bindings(0).get(name)
+        stars = mod.facts["stars"]
+        if not stars:
+            return rows
+        merged = list(rows or ())
+        for scope, level, module, pos in stars:
+            if scope != 0:
+                continue
+            target_name = self.resolve_relative(mod, level, module)
+            target = self.module(target_name) if target_name else None
+            if target is not None and target is not mod and name in target.exports():
+                merged.append([0, name, pos, ["star", target.name], None])
+        if not merged:
+            return None
+        merged.sort(key=lambda r: r[2])
+        return merged
+
+    # ------------------------------------------------------------ names and bindings
+    def lookup(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple:
+        """Python's LEGB lookup of `name` used at byte `pos` in `scope`."""
+        scopes = mod.scopes
+        current = scope
+        same_scope = True
+        while current >= 0:
+            kind = scopes[current][0]
+            if same_scope or kind != "class":
+                rows = mod.bindings(current).get(name) if current else self.module_rows(mod, name)
+                if rows:
+                    marker = rows[0][3][0]
+                    if marker == "global":
+                        current = 0
+                        same_scope = False
+                        continue
+                    if marker != "nonlocal":
+                        live = [r for r in rows if r[4] is None or r[2] <= pos < r[4]]
+                        if live:
+                            if same_scope:
+                                return self._binding_at(mod, current, live, pos)
+                            return self._final_binding(mod, current, live)
+            if current == 0:
+                break
+            current = scopes[current][3]
+            same_scope = False
+        if name in BUILTINS:
+            return BUILTIN_VALUE, None
+        return UNKNOWN
+
+    def _binding_at(self, mod: ModuleFacts, scope: int, rows: list, pos: int) -> tuple:
+        """The latest binding before `pos`; with none before it (a loop), the first after.
+
+        A literal (`x = None`, a number, a container display) never hides an earlier binding.
+        """
+        index = bisect_right([r[2] for r in rows], pos)
+        for row in reversed(rows[:index]):
+            if _is_literal(row):
+                continue
+            return self.binding_value(mod, scope, row)
+        for row in rows[index:]:
+            if _is_literal(row):
+                continue
+            value = self.binding_value(mod, scope, row)
+            if value[0] is not None:
+                return value
+        return UNKNOWN
+
+    def _final_binding(self, mod: ModuleFacts, scope: int, rows: list) -> tuple:
+        """The value a name holds once its scope has run: its last binding that resolves."""
+        for row in reversed(rows):
+            if _is_literal(row):
+                continue
+            value = self.binding_value(mod, scope, row)
+            if value[0] is not None:
+                return value
+        return UNKNOWN
+
+    def binding_value(self, mod: ModuleFacts, scope: int, row: list) -> tuple:
+        binding = row[3]
+        kind = binding[0]
+        if kind == "def":
+            target = binding[1]
+            if mod.scopes[target][0] == "class":
+                return ("cls", mod, target), "scope"
+            return ("fn", mod, target), "scope"
+        if kind == "imp":
+            return self.import_module_value(binding[1])
+        if kind == "from":
+            return self._from_import(mod, binding[1], binding[2], binding[3])
+        if kind == "star":
+            target = self.module(binding[1])
+            return self.module_member(target, row[1]) if target is not None else UNKNOWN
+        if kind in ("val", "ann", "for", "param"):
+            key = ("binding", mod.name, scope, row[1], row[2], kind)
+            return self._memoized(key, lambda: self._typed_binding(mod, scope, row))
+        return UNKNOWN
+
+    def _from_import(self, mod: ModuleFacts, level: int, module: str, name: str) -> tuple:
+        base_name = self.resolve_relative(mod, level, module)
+        if base_name is None:
+            return UNKNOWN
+        base = self.module(base_name)
+        if base is None:
+            sub = self.module(f"{base_name}.{name}")
+            if sub is not None:
+                return ("mod", sub), "import"
+            return ("ext", base_name.split(".")[0]), "import"
+        return self.module_member(base, name)
+
+    def _typed_binding(self, mod: ModuleFacts, scope: int, row: list) -> tuple:
+        binding = row[3]
+        kind = binding[0]
+        pos = row[2]
+        if kind == "val":
+            return self.evaluate(mod, scope, binding[1], pos)
+        if kind == "ann":
+            typed = self.evaluate_type(mod, scope, binding[1])
+            if typed[0] is not None:
+                return typed
+            return self.evaluate(mod, scope, binding[2], pos)
+        if kind == "for":
+            iterable = self.evaluate(mod, scope, binding[1], pos)
+            value = iterable[0]
+            if value is not None and value[0] == "seq":
+                element = value[2] if value[2] is not None else value[1]
+                if element is not None:
+                    return element, iterable[1]
+            return UNKNOWN
+        # parameters
+        _, index, annotation, default, star = binding
+        if star:
+            return UNKNOWN
+        row_scope = mod.scopes[scope]
+        parent = row_scope[3]
+        if (
+            index == 0
+            and parent >= 0
+            and mod.scopes[parent][0] == "class"
+            and row_scope[0] == "function"
+        ):
+            decorators = row_scope[8]
+            if "staticmethod" not in decorators:
+                if "classmethod" in decorators or row_scope[1] in CLASS_FIRST_PARAM:
+                    return ("cls", mod, parent), "self"
+                return ("inst", mod, parent), "self"
+        header_scope = parent if parent >= 0 else 0
+        if annotation is not None:
+            typed = self.evaluate_type(mod, header_scope, annotation)
+            if typed[0] is not None:
+                return typed
+        if default is not None and default[0] == "c":
+            injector = default[1]
+            name = injector[1] if injector[0] == "n" else injector[2] if injector[0] == "a" else ""
+            if name in INJECTORS and default[2] is not None:
+                dependency = self.evaluate(mod, header_scope, default[2], 1 << 62)
+                if dependency[0] is not None and dependency[0][0] == "fn":
+                    returned = self.returns(dependency[0][1], dependency[0][2])
+                    if returned[0] is not None:
+                        return returned[0], "injection"
+        return UNKNOWN
+
+    # ------------------------------------------------------------ expressions
+    def evaluate(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> tuple:
+        if expr is None:
+            return UNKNOWN
+        kind = expr[0]
+        if kind == "n":
+            return self.lookup(mod, scope, expr[1], pos)
+        if kind == "a":
+            base = self.evaluate(mod, scope, expr[1], pos)
+            if base[0] is None:
+                return UNKNOWN
+            return self.attribute(base[0], base[1], expr[2])
+        if kind == "c":
+            func = expr[1]
+            if func[0] == "n" and func[1] == "super":
+                return self._super(mod, scope, expr[2], pos)
+            callee = self.evaluate(mod, scope, func, pos)
+            return self.call_result(callee[0], callee[1])
+        if kind == "i":
+            base = self.evaluate(mod, scope, expr[1], pos)
+            value = base[0]
+            if value is not None and value[0] == "seq" and value[1] is not None:
+                return value[1], base[1]
+            return UNKNOWN
+        return UNKNOWN
+
+    def _super(self, mod: ModuleFacts, scope: int, first_arg: list | None, pos: int) -> tuple:
+        scopes = mod.scopes
+        if first_arg is not None:
+            named = self.evaluate(mod, scope, first_arg, pos)
+            if named[0] is not None and named[0][0] == "cls":
+                return ("super", named[0][1], named[0][2], "inst"), "super"
+            return UNKNOWN
+        current = scope
+        while current > 0 and scopes[current][0] != "function":
+            current = scopes[current][3]
+        if current <= 0:
+            return UNKNOWN
+        parent = scopes[current][3]
+        if parent < 0 or scopes[parent][0] != "class":
+            return UNKNOWN
+        decorators = scopes[current][8]
+        flavour = "cls" if "classmethod" in decorators else "inst"
+        return ("super", mod, parent, flavour), "super"
+
+    def call_result(self, value: tuple | None, via: str | None) -> tuple:
+        if value is None:
+            return UNKNOWN
+        kind = value[0]
+        if kind == "cls":
+            return ("inst", value[1], value[2]), "constructor"
+        if kind == "fn":
+            returned = self.returns(value[1], value[2])
+            return (returned[0], "return") if returned[0] is not None else UNKNOWN
+        if kind == "inst":
+            call = self.class_member(value[1], value[2], "__call__")
+            if call is not None and call[0][0] == "fn":
+                returned = self.returns(call[0][1], call[0][2])
+                return (returned[0], "return") if returned[0] is not None else UNKNOWN
+            return UNKNOWN
+        if kind == "ext":
+            return value, via
+        return UNKNOWN
+
+    def returns(self, mod: ModuleFacts, scope: int) -> tuple:
+        def compute() -> tuple:
+            row = mod.scopes[scope]
+            annotation = row[10]
+            if annotation is None:
+                return UNKNOWN
+            header = row[3] if row[3] >= 0 else 0
+            if (
+                annotation[0] == "n"
+                and annotation[1] == "Self"
+                and row[3] >= 0
+                and mod.scopes[row[3]][0] == "class"
+            ):
+                return ("inst", mod, row[3]), "annotation"
+            return self.evaluate_type(mod, header, annotation)
+
+        return self._memoized(("returns", mod.name, scope), compute)
+
+    def attribute(self, base: tuple, via: str | None, name: str) -> tuple:
+        kind = base[0]
+        if kind == "mod":
+            return self.module_member(base[1], name)
+        if kind in ("cls", "inst"):
+            found = self.class_member(base[1], base[2], name, instance=kind == "inst")
+            if found is None:
+                return UNKNOWN
+            value, owner, member_via = found
+            if via == "self":
+                if value[0] == "fn" or member_via is None:
+                    same = owner == (base[1].name, base[2])
+                    return value, "self" if same else "inheritance"
+                return value, member_via
+            if value[0] == "fn" or member_via is None:
+                return value, via
+            return value, member_via
+        if kind == "super":
+            found = self.class_member(
+                base[1], base[2], name, instance=base[3] == "inst", skip_self=True
+            )
+            if found is None:
+                return UNKNOWN
+            return found[0], "super"
+        if kind == "ext":
+            return base, via
+        return UNKNOWN
+
+    # ------------------------------------------------------------ types
+    def evaluate_type(self, mod: ModuleFacts, scope: int, annotation: list | None) -> tuple:
+        """An annotation → the value it describes (an instance, a class for type[X], ...)."""
+        if annotation is None:
+            return UNKNOWN
+        kind = annotation[0]
+        if kind in ("n", "a"):
+            found = self.evaluate(mod, scope, annotation, 1 << 62)
+            value = found[0]
+            if value is not None and value[0] == "cls":
+                return ("inst", value[1], value[2]), "annotation"
+            return UNKNOWN
+        if kind == "u":
+            alternatives = [a for a in annotation[1] if a is not None and a[0] != "none"]
+            if len(alternatives) == 1:
+                return self.evaluate_type(mod, scope, alternatives[0])
+            return UNKNOWN
+        if kind == "g":
+            base = annotation[1]
+            args = annotation[2]
+            generic = base[1] if base[0] == "n" else base[2] if base[0] == "a" else ""
+            found = self.evaluate(mod, scope, base, 1 << 62)
+            if found[0] is not None and found[0][0] == "cls":
+                return ("inst", found[0][1], found[0][2]), "annotation"
+            if generic in WRAPPER_GENERICS and args:
+                return self.evaluate_type(mod, scope, args[0])
+            if generic == "Union":
+                return self.evaluate_type(mod, scope, ["u", args])
+            if generic in ("Type", "type") and args:
+                inner = self.evaluate_type(mod, scope, args[0])
+                if inner[0] is not None and inner[0][0] == "inst":
+                    return ("cls", inner[0][1], inner[0][2]), "annotation"
+                return UNKNOWN
+            if generic in ELEMENT_GENERICS and args:
+                element = self.evaluate_type(mod, scope, args[0])[0]
+                return (("seq", element, None), "annotation") if element is not None else UNKNOWN
+            if generic in ("tuple", "Tuple") and len(args) == 2 and args[1] is None:
+                element = self.evaluate_type(mod, scope, args[0])[0]
+                return (("seq", element, None), "annotation") if element is not None else UNKNOWN
+            if generic in MAPPING_GENERICS and len(args) == 2:
+                key = self.evaluate_type(mod, scope, args[0])[0]
+                element = self.evaluate_type(mod, scope, args[1])[0]
+                if element is None and key is None:
+                    return UNKNOWN
+                return ("seq", element, key), "annotation"
+            if generic == "Coroutine" and len(args) == 3:
+                return self.evaluate_type(mod, scope, args[2])
+            return UNKNOWN
+        return UNKNOWN
+
+    def type_names(self, annotation: list | None) -> Iterable[list]:
+        """Every name or dotted name inside an annotation (for REFERENCES)."""
+        if annotation is None:
+            return
+        kind = annotation[0]
+        if kind in ("n", "a"):
+            yield annotation
+        elif kind == "u":
+            for alternative in annotation[1]:
+                yield from self.type_names(alternative)
+        elif kind == "g":
+            yield annotation[1]
+            for arg in annotation[2]:
+                yield from self.type_names(arg)
+
+    # ------------------------------------------------------------ classes
+    def class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo | None:
+        return self._memoized(
+            ("class", mod.name, scope), lambda: self._class_info(mod, scope), None
+        )
+
+    def _class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo:
+        row = mod.scopes[scope]
+        header = row[3] if row[3] >= 0 else 0
+        bases: list[tuple[ModuleFacts, int, str]] = []
+        external: list[str] = []
+        base_mros: list[list[tuple[ModuleFacts, int]]] = []
+        for base in row[9]:
+            target = base[1] if base[0] == "c" else base  # Generic[T](...) style stays unknown
+            value, via = self.evaluate(mod, header, target, row[11])
+            if value is not None and value[0] == "cls":
+                if (value[1].name, value[2]) == (mod.name, scope):
+                    continue
+                bases.append((value[1], value[2], via or "scope"))
+                info = self.class_info(value[1], value[2])
+                if info is not None:
+                    base_mros.append(info.linearization)
+                    external.extend(info.external_bases)
+            else:
+                external.append(_render(target))
+        mro = [(mod, scope), *_c3_merge([*base_mros, [(b[0], b[1]) for b in bases]])]
+        return ClassInfo(mod, scope, mro, external, bases)
+
+    def class_member(
+        self,
+        mod: ModuleFacts,
+        scope: int,
+        name: str,
+        instance: bool = True,
+        skip_self: bool = False,
+    ) -> tuple | None:
+        """Find `name` on a class: (value, (owner module name, owner scope), via) or None."""
+        key = ("cmember", mod.name, scope, name, instance, skip_self)
+        return self._memoized(
+            key, lambda: self._class_member(mod, scope, name, instance, skip_self), None
+        )
+
+    def _class_member(self, mod, scope, name, instance, skip_self):
+        info = self.class_info(mod, scope)
+        if info is None:
+            return None
+        mro = info.linearization[1:] if skip_self else info.linearization
+        for owner_mod, owner_scope in mro:
+            rows = owner_mod.bindings(owner_scope).get(name)
+            if not rows:
+                continue
+            for row in reversed(rows):
+                binding = row[3]
+                if binding[0] == "def":
+                    target = binding[1]
+                    kind = "cls" if owner_mod.scopes[target][0] == "class" else "fn"
+                    return (kind, owner_mod, target), (owner_mod.name, owner_scope), None
+            for row in reversed(rows):
+                value = self.binding_value(owner_mod, owner_scope, row)
+                if value[0] is not None:
+                    resolved = value[0]
+                    if row[3][0] == "ann" and resolved[0] == "inst" and not instance:
+                        continue
+                    return resolved, (owner_mod.name, owner_scope), value[1]
+        if instance:
+            for owner_mod, owner_scope in mro:
+                found = self.instance_attribute(owner_mod, owner_scope, name)
+                if found[0] is not None:
+                    return found[0], (owner_mod.name, owner_scope), found[1]
+        return None
+
+    def instance_attribute(self, mod: ModuleFacts, scope: int, name: str) -> tuple:
+        """Type of `self.name` assigned in a method of this class (annotation beats value)."""
+
+        def compute() -> tuple:
+            candidates = []
+            for row in mod.facts["attrs"]:
+                method = row[0]
+                if row[2] != name or mod.scopes[method][3] != scope:
+                    continue
+                if mod.first_param(method) != row[1]:
+                    continue
+                candidates.append(row)
+            # annotations first, then __init__, then the rest; later assignments win inside each
+            candidates.sort(
+                key=lambda r: (r[5] is not None, mod.scopes[r[0]][1] == "__init__", r[3])
+            )
+            for row in reversed(candidates):
+                if row[5] is not None:
+                    typed = self.evaluate_type(mod, row[0], row[5])
+                    if typed[0] is not None:
+                        return typed
+                value = self.evaluate(mod, row[0], row[4], row[3])
+                if value[0] is not None and value[0][0] in ("inst", "seq", "fn", "cls"):
+                    return value
+            return UNKNOWN
+
+        return self._memoized(("iattr", mod.name, scope, name), compute)
+
+    # ------------------------------------------------------------ a file
+    def resolve_file(self, mod: ModuleFacts) -> FileResolution:
+        """Symbols, edges and unresolved calls of one module."""
+        self._tracker.append(set())
+        try:
+            symbols = _symbols(self.repo, mod)
+            edges: dict[tuple[str, str, str], Edge] = {}
+            unresolved: list[Unresolved] = []
+            ids = mod.symbol_ids
+            for ref in mod.facts["refs"]:
+                self._resolve_ref(mod, ref, ids, edges, unresolved)
+            for scope, row in enumerate(mod.scopes):
+                if row[0] == "class":
+                    info = self.class_info(mod, scope)
+                    if info is None:
+                        continue
+                    for base_mod, base_scope, via in info.bases:
+                        _add_edge(
+                            edges,
+                            "INHERITS",
+                            ids[scope],
+                            base_mod.symbol_ids[base_scope],
+                            row[4],
+                            via,
+                        )
+            imports = self._imports(mod)
+            deps = self._tracker[-1]
+        finally:
+            self._tracker.pop()
+        deps.discard(mod.name)
+        return FileResolution(
+            mod.path, mod.name, symbols, list(edges.values()), unresolved, deps, imports
+        )
+
+    def _resolve_ref(self, mod, ref, ids, edges, unresolved) -> None:
+        lookup, source, kind, expr, pos, line, text = ref
+        source_id = ids[source]
+        if kind == "c":
+            if expr is None:
+                unresolved.append(Unresolved(source_id, text or "?", line, ""))
+                return
+            if expr[0] == "n" and expr[1] == "super":
+                return
+            value, via = self.evaluate(mod, lookup, expr, pos)
+            if value is None:
+                unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+                return
+            vkind = value[0]
+            if vkind == "fn":
+                _add_edge(edges, "CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
+            elif vkind == "cls":
+                _add_edge(
+                    edges, "CALLS", source_id, value[1].symbol_ids[value[2]], line, "constructor"
+                )
+                init = self.class_member(value[1], value[2], "__init__", instance=False)
+                if init is not None and init[0][0] == "fn":
+                    target = init[0]
+                    _add_edge(
+                        edges,
+                        "CALLS",
+                        source_id,
+                        target[1].symbol_ids[target[2]],
+                        line,
+                        "constructor",
+                    )
+            elif vkind == "inst":
+                call = self.class_member(value[1], value[2], "__call__")
+                if call is not None and call[0][0] == "fn":
+                    target = call[0]
+                    _add_edge(edges, "CALLS", source_id, target[1].symbol_ids[target[2]], line, via)
+                else:
+                    unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+            elif vkind == "ext":
+                unresolved.append(Unresolved(source_id, text or _render(expr), line, value[1]))
+            elif vkind != "builtin":
+                unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+            return
+        if kind == "t":
+            for name in self.type_names(expr):
+                value, via = self.evaluate(mod, lookup, name, 1 << 62)
+                if value is not None and value[0] in ("cls", "fn"):
+                    _add_edge(
+                        edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via
+                    )
+            return
+        value, via = self.evaluate(mod, lookup, expr, pos)
+        if value is not None and value[0] in ("cls", "fn"):
+            _add_edge(edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
+
+    def _imports(self, mod: ModuleFacts) -> list[tuple[str, str, list[str]]]:
+        """IMPORTS targets: ("file", path, names) inside the repo, ("package", top, names) outside."""
+        found: dict[tuple[str, str], list[str]] = {}
+        for _scope, _line, level, module, names, _typing in mod.facts["imports"]:
+            target = self.resolve_relative(mod, level, module)
+            if target is None:
+                continue
+            found_mod = self.module(target)
+            if found_mod is not None:
+                entry = found.setdefault(("file", found_mod.path), [])
+                for name in names:
+                    sub = self.modules.get(f"{target}.{name}") if name != "*" else None
+                    if sub is not None:
+                        found.setdefault(("file", sub.path), []).append(name)
+                    elif name not in entry:
+                        entry.append(name)
+                continue
+            if level == 0 or not target:
+                top = target.split(".")[0]
+                if top and top not in STDLIB and not self.module(top):
+                    entry = found.setdefault(("package", top), [])
+                    for name in names:
+                        if name not in entry:
+                            entry.append(name)
+            # a relative import that does not resolve: broken import, nothing to link
+        found.pop(("file", mod.path), None)
+        return [(kind, target, names) for (kind, target), names in found.items()]
+
+
+def _imported(value: tuple) -> tuple:
+    """A value reached through an import: functions, classes and modules are found `via`
+    import; an instance keeps the rule that typed it (`default = Client()` → constructor)."""
+    if value[0] is not None and value[0][0] in ("inst", "seq"):
+        return value
+    return value[0], "import"
+
+
+def _is_literal(row: list) -> bool:
+    binding = row[3]
+    return binding[0] == "val" and binding[1] is None
+
+
+def _add_edge(edges: dict, etype: str, src: str, dst: str, line: int, via: str | None) -> None:
+    via = via or "scope"
+    key = (etype, src, dst)
+    edge = edges.get(key)
+    if edge is None:
+        edges[key] = Edge(etype, src, dst, [line], 1, via, CONFIDENCE.get(via, 0.5))
+        return
+    edge.count += 1
+    if line not in edge.lines and len(edge.lines) < 50:
+        edge.lines.append(line)
+    confidence = CONFIDENCE.get(via, 0.5)
+    if confidence > edge.confidence:
+        edge.via, edge.confidence = via, confidence
+
+
+def _render(expr: list | None) -> str:
+    if expr is None:
+        return "?"
+    kind = expr[0]
+    if kind == "n":
+        return expr[1]
+    if kind == "a":
+        return f"{_render(expr[1])}.{expr[2]}"
+    if kind == "c":
+        return f"{_render(expr[1])}(…)"
+    if kind == "i":
+        return f"{_render(expr[1])}[…]"
+    if kind == "g":
+        return _render(expr[1])
+    return "?"
+
+
+def _c3_merge(sequences: list[list]) -> list:
+    """C3 linearization of the bases' MROs; on an inconsistent hierarchy, depth-first order."""
+    seqs = [list(s) for s in sequences if s]
+    result: list = []
+    while seqs:
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in other[1:] for other in seqs):
+                break
+        else:  # inconsistent: keep a deterministic depth-first order instead of failing
+            head = seqs[0][0]
+        result.append(head)
+        seqs = [[item for item in s if item != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return result
+
+
+def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
+    facts = mod.facts
+    scopes = facts["scopes"]
+    ids = mod.symbol_ids
+    all_names = facts.get("all")
+    rows: list[SymbolRow] = []
+    seen: set[str] = set()
+    exported_scope: list[bool] = []
+    for index, row in enumerate(scopes):
+        symbol_id = ids[index]
+        if index == 0:
+            exported_scope.append(True)
+        else:
+            parent = row[3]
+            name = row[1]
+            parent_kind = scopes[parent][0]
+            public = not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+            if parent == 0 and all_names is not None:
+                public = name in all_names
+            exported_scope.append(public and exported_scope[parent] and parent_kind != "function")
+        if symbol_id in seen:
+            continue
+        seen.add(symbol_id)
+        kind = mod.kind(index)
+        name = row[1] if index else mod.name.rpartition(".")[2]
+        parent_id = ids[row[3]] if index else None
+        rows.append(
+            SymbolRow(
+                id=symbol_id,
+                repo=repo,
+                path=mod.path,
+                name=name,
+                qualname=mod.qualname(index),
+                kind=kind,
+                start_line=row[4],
+                end_line=row[5],
+                signature=row[6],
+                doc=row[7],
+                exported=exported_scope[index],
+                parent=parent_id,
+                decorators=list(row[8]),
+            )
+        )
+    for scope, name, start, end, text in facts["variables"]:
+        parent_rel = scopes[scope][2]
+        rel = f"{parent_rel}.{name}" if parent_rel else name
+        qualname = f"{mod.name}.{rel}"
+        symbol_id = f"{repo}:{mod.path}#{qualname}"
+        if symbol_id in seen:
+            continue
+        seen.add(symbol_id)
+        public = not name.startswith("_")
+        if scope == 0 and all_names is not None:
+            public = name in all_names
+        rows.append(
+            SymbolRow(
+                id=symbol_id,
+                repo=repo,
+                path=mod.path,
+                name=name,
+                qualname=qualname,
+                kind="variable",
+                start_line=start,
+                end_line=end,
+                signature=text,
+                doc="",
+                exported=public and exported_scope[scope],
+                parent=ids[scope],
+                decorators=[],
+            )
+        )
+    return rows

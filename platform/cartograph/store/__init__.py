@@ -1,0 +1,45 @@
+"""Graph stores. `open_store(url)` picks one from a URL (see ARCHITECTURE.md).
+
+- `sqlite:///path/graph.db` (or a plain path) — the embedded default
+- `neo4j://host:7687`, `bolt://…`, `neo4j+s://…` — the team store
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cartograph.store.base import GraphStore, StoreError
+
+ENV_STORE = "CARTOGRAPH_STORE"
+
+
+def default_store_url() -> str:
+    """$CARTOGRAPH_STORE, else a SQLite file under the user's data directory."""
+    configured = os.environ.get(ENV_STORE)
+    if configured:
+        return configured
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return f"sqlite:///{Path(data_home) / 'cartograph' / 'graph.db'}"
+
+
+def open_store(url: str | None = None) -> GraphStore:
+    url = url or default_store_url()
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "sqlite", url
+    scheme = scheme.lower()
+    if scheme == "sqlite":
+        from cartograph.store.sqlite import SQLiteStore
+
+        # sqlite:///abs/graph.db is absolute (like file:///), sqlite://rel/graph.db is relative
+        path = rest[1:] if rest.startswith("//") else rest
+        if not path:
+            raise StoreError(f"no file in store URL {url!r}: use sqlite:///path/to/graph.db")
+        return SQLiteStore(path)
+    if scheme in ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"):
+        raise StoreError(f"the Neo4j store is not available in this build ({url})")
+    raise StoreError(f"unknown store URL {url!r}: use sqlite:///path or neo4j://host:7687")
+
+
+__all__ = ["ENV_STORE", "GraphStore", "StoreError", "default_store_url", "open_store"]

@@ -1,0 +1,212 @@
+"""The GraphStore protocol: everything the indexer writes and the queries read.
+
+Both stores (SQLite, Neo4j) implement it and pass the same conformance suite
+(tests/store). Traversals have a portable breadth-first implementation here
+(`TraversalMixin`) that a store may replace with a native one (Cypher paths in Neo4j).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from cartograph.model import (
+    Edge,
+    EdgeWrite,
+    FileRecord,
+    FileWrite,
+    Repo,
+    Skipped,
+    SymbolRow,
+    Unresolved,
+)
+
+
+class StoreError(RuntimeError):
+    """A store cannot be opened or used (bad URL, unreachable server, newer schema, ...)."""
+
+
+@dataclass(slots=True)
+class FileState:
+    sha256: str
+    size: int
+    mtime_ns: int
+    module: str
+    language: str
+
+
+@dataclass(slots=True)
+class EdgeRow:
+    """An edge seen from one end: `other` is the symbol at the far end (None if not indexed)."""
+
+    edge: Edge
+    other: SymbolRow | None
+
+
+@dataclass(slots=True)
+class TraceStep:
+    depth: int
+    edge: Edge
+    parent: str  # the symbol id this step was reached from
+    symbol: SymbolRow
+    repeated: bool = False  # already shown higher in the tree (cycle or diamond)
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    url: str
+
+    def close(self) -> None: ...
+
+    # ---- repositories and locks
+    def upsert_repo(self, repo: Repo) -> None: ...
+    def get_repo(self, name: str) -> Repo | None: ...
+    def list_repos(self) -> list[Repo]: ...
+    def delete_repo(self, name: str) -> None: ...
+    def acquire_index_lock(self, repo: str, owner: str, ttl: float) -> bool: ...
+    def refresh_index_lock(self, repo: str, owner: str, ttl: float) -> None: ...
+    def release_index_lock(self, repo: str, owner: str) -> None: ...
+
+    # ---- index writes
+    def file_states(self, repo: str) -> dict[str, FileState]: ...
+    def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]: ...
+    def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None: ...
+    def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None: ...
+    def delete_files(self, repo: str, paths: Iterable[str]) -> None: ...
+    def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None: ...
+    def set_skipped(self, repo: str, skipped: list[Skipped]) -> None: ...
+    def set_packages(self, repo: str, names: Iterable[str], ecosystem: str) -> None: ...
+    def dependents(self, repo: str, modules: Iterable[str]) -> set[str]: ...
+
+    # ---- reads
+    def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]: ...
+    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]: ...
+    def search_symbols(
+        self, words: list[str], repo: str | None, kinds: list[str] | None, limit: int, offset: int
+    ) -> list[tuple[SymbolRow, float]]: ...
+    def edges_of(
+        self,
+        ids: Iterable[str],
+        direction: str,
+        types: Iterable[str],
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[EdgeRow]: ...
+    def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int: ...
+    def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]: ...
+    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]: ...
+    def files(self, repo: str, paths: Iterable[str] | None = None) -> dict[str, FileRecord]: ...
+    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]: ...
+    def unresolved_names(self, repo: str) -> set[str]: ...
+    def search_unresolved(
+        self, name: str, repo: str | None, limit: int
+    ) -> list[tuple[str, Unresolved]]: ...
+    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]: ...
+    def import_links(self, repo: str) -> list[tuple[str, str, str, list[str]]]: ...
+    def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]: ...
+    def stats(self, repo: str) -> dict: ...
+    def skipped(self, repo: str) -> list[Skipped]: ...
+    def export(self, repo: str) -> Iterator[dict]: ...
+    def trace(
+        self, root: str, direction: str, types: list[str], depth: int, fanout: int
+    ) -> list[TraceStep]: ...
+    def shortest_path(
+        self, src: str, dst: str, types: list[str], max_depth: int
+    ) -> list[Edge] | None: ...
+
+
+class TraversalMixin:
+    """Breadth-first trace and shortest path over `edges_of`, one store round trip per level."""
+
+    def trace(
+        self, root: str, direction: str, types: list[str], depth: int, fanout: int
+    ) -> list[TraceStep]:
+        steps: list[TraceStep] = []
+        seen = {root}
+        frontier = [root]
+        for level in range(1, depth + 1):
+            if not frontier:
+                break
+            rows = self.edges_of(frontier, direction, types)  # type: ignore[attr-defined]
+            by_parent: dict[str, list[EdgeRow]] = {}
+            for row in rows:
+                parent = row.edge.dst if direction == "in" else row.edge.src
+                by_parent.setdefault(parent, []).append(row)
+            next_frontier: list[str] = []
+            for parent in frontier:
+                children = by_parent.get(parent, [])
+                children.sort(key=_trace_order)
+                for row in children[:fanout]:
+                    other_id = row.edge.src if direction == "in" else row.edge.dst
+                    if row.other is None:
+                        continue
+                    repeated = other_id in seen
+                    steps.append(TraceStep(level, row.edge, parent, row.other, repeated))
+                    if not repeated:
+                        seen.add(other_id)
+                        next_frontier.append(other_id)
+            frontier = next_frontier
+        return steps
+
+    def shortest_path(
+        self, src: str, dst: str, types: list[str], max_depth: int
+    ) -> list[Edge] | None:
+        """Bidirectional BFS, one level at a time; the edges from src to dst, or None."""
+        if src == dst:
+            return []
+        forward: dict[str, tuple[int, Edge | None]] = {src: (0, None)}
+        backward: dict[str, tuple[int, Edge | None]] = {dst: (0, None)}
+        front, back = [src], [dst]
+        for _ in range(max_depth):
+            if not front or not back:
+                return None
+            expand_forward = len(front) <= len(back)
+            frontier = front if expand_forward else back
+            visited, other = (forward, backward) if expand_forward else (backward, forward)
+            direction = "out" if expand_forward else "in"
+            rows = self.edges_of(frontier, direction, types)  # type: ignore[attr-defined]
+            rows.sort(key=lambda r: (r.edge.src, r.edge.dst))
+            new: list[str] = []
+            best: tuple[int, str] | None = None
+            for row in rows:
+                edge = row.edge
+                here, nxt = (edge.src, edge.dst) if expand_forward else (edge.dst, edge.src)
+                if nxt in visited:
+                    continue
+                visited[nxt] = (visited[here][0] + 1, edge)
+                new.append(nxt)
+                if nxt in other:
+                    total = visited[nxt][0] + other[nxt][0]
+                    if best is None or total < best[0]:
+                        best = (total, nxt)
+            if best is not None:
+                return _join_path(best[1], forward, backward)
+            if expand_forward:
+                front = new
+            else:
+                back = new
+        return None
+
+
+def _trace_order(row: EdgeRow) -> tuple:
+    other = row.other
+    return (-row.edge.confidence, other.qualname if other else "", row.edge.src, row.edge.dst)
+
+
+def _join_path(
+    meet: str,
+    forward: dict[str, tuple[int, Edge | None]],
+    backward: dict[str, tuple[int, Edge | None]],
+) -> list[Edge]:
+    path: list[Edge] = []
+    node = meet
+    while (edge := forward[node][1]) is not None:
+        path.append(edge)
+        node = edge.src
+    path.reverse()
+    node = meet
+    while (edge := backward[node][1]) is not None:
+        path.append(edge)
+        node = edge.dst
+    return path

@@ -1,0 +1,794 @@
+"""The embedded graph store: one SQLite file (WAL, FTS5), the default for one developer."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+
+from cartograph.identifiers import search_text
+from cartograph.model import (
+    SCHEMA_VERSION,
+    Edge,
+    EdgeWrite,
+    FileRecord,
+    FileWrite,
+    Repo,
+    Skipped,
+    SymbolRow,
+    Unresolved,
+    file_id,
+)
+from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+
+MIGRATIONS = {1: "sqlite_001_initial.sql"}
+CHUNK = 500  # ids per IN (...) list
+SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
+_SYMBOL_COLUMNS = (
+    "id, repo, path, name, qualname, kind, start_line, end_line, signature, doc, "
+    "exported, parent, decorators"
+)
+
+
+def _symbol(row: tuple) -> SymbolRow:
+    return SymbolRow(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        bool(row[10]),
+        row[11],
+        json.loads(row[12]),
+    )
+
+
+def _chunks(items: list, size: int = CHUNK) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class SQLiteStore(TraversalMixin):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path).expanduser()
+        self.url = f"sqlite:///{self.path}"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+        self.db.execute("PRAGMA busy_timeout = 30000")
+        try:
+            self.db.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a Cartograph SQLite store: {exc}") from exc
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA temp_store = MEMORY")
+        self.db.execute("PRAGMA cache_size = -65536")
+        self.db.execute("PRAGMA mmap_size = 268435456")
+        self._migrate()
+
+    # ------------------------------------------------------------------ plumbing
+    def _migrate(self) -> None:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+            )
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} has schema version {version}; this Cartograph knows "
+                    f"{SCHEMA_VERSION}. Upgrade Cartograph."
+                )
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                script = (
+                    resources.files("cartograph.store")
+                    .joinpath(f"migrations/{MIGRATIONS[target]}")
+                    .read_text()
+                )
+                for statement in _statements(script):
+                    db.execute(statement)
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(target),)
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _transaction(self):
+        return _Transaction(self.db)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def schema_version(self) -> int:
+        return int(
+            self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
+        )
+
+    # ------------------------------------------------------------------ repositories
+    def upsert_repo(self, repo: Repo) -> None:
+        self.db.execute(
+            "INSERT INTO repos VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET "
+            "root=excluded.root, url=excluded.url, default_branch=excluded.default_branch, "
+            "head_sha=excluded.head_sha, indexed_sha=excluded.indexed_sha, "
+            "indexed_at=excluded.indexed_at, dirty=excluded.dirty, "
+            "index_format=excluded.index_format",
+            (
+                repo.name,
+                repo.root,
+                repo.url,
+                repo.default_branch,
+                repo.head_sha,
+                repo.indexed_sha,
+                repo.indexed_at,
+                int(repo.dirty),
+                repo.index_format,
+            ),
+        )
+
+    def get_repo(self, name: str) -> Repo | None:
+        row = self.db.execute("SELECT * FROM repos WHERE name = ?", (name,)).fetchone()
+        return _repo(row) if row else None
+
+    def list_repos(self) -> list[Repo]:
+        return [_repo(r) for r in self.db.execute("SELECT * FROM repos ORDER BY name")]
+
+    def delete_repo(self, name: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "DELETE FROM symbol_search WHERE rowid IN "
+                "(SELECT rowid FROM symbols WHERE repo = ?)",
+                (name,),
+            )
+            for table in (
+                "symbols",
+                "edges",
+                "imports",
+                "unresolved",
+                "deps",
+                "files",
+                "skipped",
+                "packages",
+                "locks",
+            ):
+                db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
+            db.execute("DELETE FROM repos WHERE name = ?", (name,))
+
+    def acquire_index_lock(self, repo: str, owner: str, ttl: float) -> bool:
+        now = time.time()
+        with self._transaction() as db:
+            row = db.execute("SELECT owner, expires FROM locks WHERE repo = ?", (repo,)).fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return False
+            db.execute("INSERT OR REPLACE INTO locks VALUES (?, ?, ?)", (repo, owner, now + ttl))
+            return True
+
+    def refresh_index_lock(self, repo: str, owner: str, ttl: float) -> None:
+        self.db.execute(
+            "UPDATE locks SET expires = ? WHERE repo = ? AND owner = ?",
+            (time.time() + ttl, repo, owner),
+        )
+
+    def release_index_lock(self, repo: str, owner: str) -> None:
+        self.db.execute("DELETE FROM locks WHERE repo = ? AND owner = ?", (repo, owner))
+
+    # ------------------------------------------------------------------ index writes
+    def file_states(self, repo: str) -> dict[str, FileState]:
+        rows = self.db.execute(
+            "SELECT path, sha256, size, mtime_ns, module, language FROM files WHERE repo = ?",
+            (repo,),
+        )
+        return {r[0]: FileState(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+
+    def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        for chunk in _chunks(list(paths)):
+            rows = self.db.execute(
+                f"SELECT path, facts FROM files WHERE repo = ? AND path IN ({_marks(len(chunk))})",
+                (repo, *chunk),
+            )
+            found.update((path, facts) for path, facts in rows if facts is not None)
+        return found
+
+    def _delete_file_rows(
+        self, db: sqlite3.Connection, repo: str, paths: list[str], symbols: bool
+    ) -> None:
+        for chunk in _chunks(paths):
+            marks = _marks(len(chunk))
+            args = (repo, *chunk)
+            if symbols:
+                db.execute(
+                    f"DELETE FROM symbol_search WHERE rowid IN (SELECT rowid FROM symbols "
+                    f"WHERE repo = ? AND path IN ({marks}))",
+                    args,
+                )
+                db.execute(f"DELETE FROM symbols WHERE repo = ? AND path IN ({marks})", args)
+            for table in ("edges", "imports", "unresolved", "deps"):
+                db.execute(f"DELETE FROM {table} WHERE repo = ? AND path IN ({marks})", args)
+
+    def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
+        """Write files in one transaction: each file's rows replace what it had before."""
+        if not writes:
+            return
+        with self._transaction() as db:
+            if replace:
+                self._delete_file_rows(db, repo, [w.record.path for w in writes], symbols=True)
+            db.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        repo,
+                        w.record.path,
+                        w.record.language,
+                        w.record.sha256,
+                        w.record.size,
+                        w.record.mtime_ns,
+                        w.record.lines,
+                        int(w.record.is_test),
+                        w.record.module,
+                        w.record.parse_errors,
+                        w.facts,
+                    )
+                    for w in writes
+                ],
+            )
+            symbol_rows = [s for w in writes for s in w.symbols]
+            db.executemany(
+                "INSERT OR REPLACE INTO symbols VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        s.id,
+                        s.repo,
+                        s.path,
+                        s.name,
+                        s.qualname,
+                        s.kind,
+                        s.start_line,
+                        s.end_line,
+                        s.signature,
+                        s.doc,
+                        int(s.exported),
+                        s.parent,
+                        json.dumps(s.decorators),
+                    )
+                    for s in symbol_rows
+                ],
+            )
+            self._index_search(db, symbol_rows)
+            self._insert_edges(
+                db,
+                repo,
+                [(w.record.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes],
+            )
+
+    def _index_search(self, db: sqlite3.Connection, symbols: list[SymbolRow]) -> None:
+        if not symbols:
+            return
+        rowids: dict[str, int] = {}
+        for chunk in _chunks([s.id for s in symbols]):
+            rowids.update(
+                db.execute(
+                    f"SELECT id, rowid FROM symbols WHERE id IN ({_marks(len(chunk))})", chunk
+                )
+            )
+        db.executemany(
+            "INSERT INTO symbol_search (rowid, name, qualname, context) VALUES (?,?,?,?)",
+            [
+                (
+                    rowids[s.id],
+                    search_text(s.name),
+                    search_text(s.qualname),
+                    search_text(f"{s.path} {s.doc}"),
+                )
+                for s in symbols
+            ],
+        )
+
+    def _insert_edges(self, db: sqlite3.Connection, repo: str, per_file: list[tuple]) -> None:
+        edge_rows = []
+        unresolved_rows = []
+        import_rows = []
+        dep_rows = []
+        for path, edges, unresolved, imports, deps in per_file:
+            edge_rows.extend(
+                (
+                    e.type,
+                    e.src,
+                    e.dst,
+                    repo,
+                    path,
+                    json.dumps(e.lines),
+                    e.count,
+                    e.via,
+                    e.confidence,
+                )
+                for e in edges
+            )
+            unresolved_rows.extend(
+                (repo, path, u.src, u.name, u.line, u.external) for u in unresolved
+            )
+            import_rows.extend(
+                (repo, path, i.target_kind, i.target, json.dumps(i.names)) for i in imports
+            )
+            dep_rows.extend((repo, path, module) for module in deps)
+        db.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?)", edge_rows)
+        db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?)", unresolved_rows)
+        db.executemany("INSERT INTO imports VALUES (?,?,?,?,?)", import_rows)
+        db.executemany("INSERT INTO deps VALUES (?,?,?)", dep_rows)
+
+    def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None:
+        if not writes:
+            return
+        with self._transaction() as db:
+            self._delete_file_rows(db, repo, [w.path for w in writes], symbols=False)
+            self._insert_edges(
+                db, repo, [(w.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes]
+            )
+
+    def delete_files(self, repo: str, paths: Iterable[str]) -> None:
+        paths = list(paths)
+        if not paths:
+            return
+        with self._transaction() as db:
+            self._delete_file_rows(db, repo, paths, symbols=True)
+            for chunk in _chunks(paths):
+                db.execute(
+                    f"DELETE FROM files WHERE repo = ? AND path IN ({_marks(len(chunk))})",
+                    (repo, *chunk),
+                )
+
+    def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
+        """Record new (path, size, mtime_ns) of files whose content did not change."""
+        if stats:
+            self.db.executemany(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE repo = ? AND path = ?",
+                [(size, mtime, repo, path) for path, size, mtime in stats],
+            )
+
+    def set_skipped(self, repo: str, skipped: list[Skipped]) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM skipped WHERE repo = ?", (repo,))
+            db.executemany(
+                "INSERT OR REPLACE INTO skipped VALUES (?,?,?,?)",
+                [(repo, s.path, s.reason, s.size) for s in skipped],
+            )
+
+    def set_packages(self, repo: str, names: Iterable[str], ecosystem: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM packages WHERE repo = ? AND ecosystem = ?", (repo, ecosystem))
+            db.executemany(
+                "INSERT OR IGNORE INTO packages VALUES (?,?,?)",
+                [(repo, name, ecosystem) for name in names],
+            )
+
+    def dependents(self, repo: str, modules: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _chunks(list(modules)):
+            rows = self.db.execute(
+                f"SELECT DISTINCT path FROM deps WHERE repo = ? AND module IN ({_marks(len(chunk))})",
+                (repo, *chunk),
+            )
+            found.update(r[0] for r in rows)
+        return found
+
+    # ------------------------------------------------------------------ reads
+    def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]:
+        found: dict[str, SymbolRow] = {}
+        for chunk in _chunks(list(set(ids))):
+            rows = self.db.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id IN ({_marks(len(chunk))})", chunk
+            )
+            for row in rows:
+                found[row[0]] = _symbol(row)
+        return found
+
+    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+        """Exact matches: id, qualname, name, or a dotted suffix of the qualname."""
+        repo_clause = " AND repo = ?" if repo else ""
+        repo_args = (repo,) if repo else ()
+        if "#" in text:
+            rows = self.db.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id = ?{repo_clause}",
+                (text, *repo_args),
+            ).fetchall()
+            if rows:
+                return [_symbol(r) for r in rows]
+        rows = self.db.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE qualname = ?{repo_clause} "
+            f"ORDER BY repo, path LIMIT ?",
+            (text, *repo_args, limit),
+        ).fetchall()
+        if rows:
+            return [_symbol(r) for r in rows]
+        name = text.rpartition(".")[2]
+        rows = self.db.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE name = ?{repo_clause} "
+            f"ORDER BY length(qualname), qualname, repo LIMIT 1000",
+            (name, *repo_args),
+        ).fetchall()
+        if "." in text:
+            suffix = "." + text
+            rows = [r for r in rows if r[4].endswith(suffix)]
+        return [_symbol(r) for r in rows[:limit]]
+
+    def search_symbols(
+        self, words: list[str], repo: str | None, kinds: list[str] | None, limit: int, offset: int
+    ) -> list[tuple[SymbolRow, float]]:
+        if not words:
+            return []
+        results: list[tuple[SymbolRow, float]] = []
+        seen: set[str] = set()
+        quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+        # every word (the last one as a prefix) first, then any word
+        expressions = [" AND ".join([*quoted[:-1], quoted[-1] + "*"])]
+        if len(quoted) > 1:
+            expressions.append(" OR ".join(q + "*" for q in quoted))
+        wanted = limit + offset
+        for expression in expressions:
+            clauses = ["symbol_search MATCH ?"]
+            args: list = [expression]
+            if repo:
+                clauses.append("s.repo = ?")
+                args.append(repo)
+            if kinds:
+                clauses.append(f"s.kind IN ({_marks(len(kinds))})")
+                args.extend(kinds)
+            sql = (
+                f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, "
+                f"bm25(symbol_search, {SEARCH_WEIGHTS}) AS score "
+                f"FROM symbol_search JOIN symbols s ON s.rowid = symbol_search.rowid "
+                f"WHERE {' AND '.join(clauses)} ORDER BY score, s.qualname LIMIT ?"
+            )
+            args.append(wanted + len(seen))
+            for row in self.db.execute(sql, args):
+                if row[0] in seen:
+                    continue
+                seen.add(row[0])
+                results.append((_symbol(row[:13]), -float(row[13])))
+            if len(results) >= wanted:
+                break
+        return results[offset : offset + limit]
+
+    def edges_of(
+        self,
+        ids: Iterable[str],
+        direction: str,
+        types: Iterable[str],
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[EdgeRow]:
+        ids = list(ids)
+        types = list(types)
+        near, far = ("dst", "src") if direction == "in" else ("src", "dst")
+        result: list[EdgeRow] = []
+        for chunk in _chunks(ids):
+            sql = (
+                f"SELECT e.type, e.src, e.dst, e.lines, e.count, e.via, e.confidence, "
+                f"{', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))} "
+                f"FROM edges e LEFT JOIN symbols s ON s.id = e.{far} "
+                f"WHERE e.{near} IN ({_marks(len(chunk))}) "
+                f"AND e.type IN ({_marks(len(types))}) "
+                f"ORDER BY e.{near}, s.repo, s.path, s.start_line, e.{far}"
+            )
+            args: list = [*chunk, *types]
+            if limit is not None and len(ids) <= CHUNK:
+                sql += " LIMIT ? OFFSET ?"
+                args += [limit, offset]
+            for row in self.db.execute(sql, args):
+                edge = Edge(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
+                other = _symbol(row[7:]) if row[7] is not None else None
+                result.append(EdgeRow(edge, other))
+        return result
+
+    def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int:
+        ids = list(ids)
+        types = list(types)
+        near = "dst" if direction == "in" else "src"
+        total = 0
+        for chunk in _chunks(ids):
+            total += self.db.execute(
+                f"SELECT count(*) FROM edges WHERE {near} IN ({_marks(len(chunk))}) "
+                f"AND type IN ({_marks(len(types))})",
+                (*chunk, *types),
+            ).fetchone()[0]
+        return total
+
+    def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]:
+        found: list[SymbolRow] = []
+        for chunk in _chunks(list(parent_ids)):
+            rows = self.db.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE parent IN ({_marks(len(chunk))}) "
+                f"ORDER BY path, start_line, qualname",
+                chunk,
+            )
+            found.extend(_symbol(r) for r in rows)
+        return found
+
+    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
+        rows = self.db.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND path = ? "
+            f"ORDER BY start_line, qualname",
+            (repo, path),
+        )
+        return [_symbol(r) for r in rows]
+
+    def files(self, repo: str, paths: Iterable[str] | None = None) -> dict[str, FileRecord]:
+        columns = (
+            "repo, path, language, sha256, size, mtime_ns, lines, is_test, module, parse_errors"
+        )
+        if paths is None:
+            rows = self.db.execute(
+                f"SELECT {columns} FROM files WHERE repo = ? ORDER BY path", (repo,)
+            ).fetchall()
+        else:
+            rows = []
+            for chunk in _chunks(list(set(paths))):
+                rows.extend(
+                    self.db.execute(
+                        f"SELECT {columns} FROM files WHERE repo = ? AND path IN ({_marks(len(chunk))})",
+                        (repo, *chunk),
+                    )
+                )
+        return {
+            r[1]: FileRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]), r[8], r[9])
+            for r in rows
+        }
+
+    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
+        found: list[Unresolved] = []
+        for chunk in _chunks(list(src_ids)):
+            rows = self.db.execute(
+                f"SELECT src, name, line, external FROM unresolved WHERE src IN "
+                f"({_marks(len(chunk))}) ORDER BY src, line, name",
+                chunk,
+            )
+            found.extend(Unresolved(*r) for r in rows)
+        return found
+
+    def unresolved_names(self, repo: str) -> set[str]:
+        rows = self.db.execute("SELECT DISTINCT name FROM unresolved WHERE repo = ?", (repo,))
+        return {r[0] for r in rows}
+
+    def search_unresolved(
+        self, name: str, repo: str | None, limit: int
+    ) -> list[tuple[str, Unresolved]]:
+        pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        sql = (
+            "SELECT path, src, name, line, external FROM unresolved WHERE name LIKE ? ESCAPE '\\'"
+            + (" AND repo = ?" if repo else "")
+            + " ORDER BY repo, path, line LIMIT ?"
+        )
+        args = (pattern, repo, limit) if repo else (pattern, limit)
+        return [(r[0], Unresolved(r[1], r[2], r[3], r[4])) for r in self.db.execute(sql, args)]
+
+    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
+        rows = self.db.execute(
+            f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, "
+            "(SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.src != s.id "
+            " AND e.type IN ('CALLS', 'REFERENCES', 'INHERITS')) AS incoming "
+            "FROM symbols s WHERE s.repo = ? AND s.path LIKE ? ESCAPE '\\' "
+            "AND s.kind IN ('function', 'method', 'class') ORDER BY s.path, s.start_line",
+            (repo, _like_prefix(path_prefix)),
+        )
+        return [(_symbol(r[:13]), r[13]) for r in rows]
+
+    def import_links(self, repo: str) -> list[tuple[str, str, str, list[str]]]:
+        rows = self.db.execute(
+            "SELECT path, target_kind, target, names FROM imports WHERE repo = ? "
+            "ORDER BY path, target_kind, target",
+            (repo,),
+        )
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
+        rows = self.db.execute(
+            f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, c.n "
+            "FROM (SELECT dst, count(*) AS n FROM edges WHERE repo = ? AND type = 'CALLS' "
+            "AND src != dst GROUP BY dst) c JOIN symbols s ON s.id = c.dst "
+            "WHERE s.kind != 'class' ORDER BY c.n DESC, s.qualname LIMIT ?",
+            (repo, limit),
+        )
+        return [(_symbol(r[:13]), r[13]) for r in rows]
+
+    def stats(self, repo: str) -> dict:
+        db = self.db
+        kinds = dict(
+            db.execute(
+                "SELECT kind, count(*) FROM symbols WHERE repo = ? GROUP BY kind ORDER BY kind",
+                (repo,),
+            ).fetchall()
+        )
+        languages = {
+            lang: {"files": n, "lines": lines}
+            for lang, n, lines in db.execute(
+                "SELECT language, count(*), sum(lines) FROM files WHERE repo = ? GROUP BY language "
+                "ORDER BY language",
+                (repo,),
+            )
+        }
+        edges = {
+            f"{t}/{v}": n
+            for t, v, n in db.execute(
+                "SELECT type, via, count(*) FROM edges WHERE repo = ? GROUP BY type, via "
+                "ORDER BY type, via",
+                (repo,),
+            )
+        }
+        call_sites = db.execute(
+            "SELECT coalesce(sum(count), 0) FROM edges WHERE repo = ? AND type = 'CALLS'", (repo,)
+        ).fetchone()[0]
+        unresolved, external = db.execute(
+            "SELECT count(*), coalesce(sum(external != ''), 0) FROM unresolved WHERE repo = ?",
+            (repo,),
+        ).fetchone()
+        imports = dict(
+            db.execute(
+                "SELECT target_kind, count(*) FROM imports WHERE repo = ? GROUP BY target_kind",
+                (repo,),
+            ).fetchall()
+        )
+        parse_errors = db.execute(
+            "SELECT count(*) FROM files WHERE repo = ? AND parse_errors > 0", (repo,)
+        ).fetchone()[0]
+        return {
+            "symbols": kinds,
+            "languages": languages,
+            "edges": edges,
+            "resolved_call_sites": call_sites,
+            "unresolved_call_sites": unresolved,
+            "unresolved_external": external,
+            "imports": imports,
+            "files_with_syntax_errors": parse_errors,
+        }
+
+    def skipped(self, repo: str) -> list[Skipped]:
+        rows = self.db.execute(
+            "SELECT path, reason, size FROM skipped WHERE repo = ? ORDER BY path", (repo,)
+        )
+        return [Skipped(*r) for r in rows]
+
+    def export(self, repo: str) -> Iterator[dict]:
+        db = self.db
+        repo_row = self.get_repo(repo)
+        if repo_row is None:
+            return
+        yield {
+            "type": "node",
+            "label": "Repo",
+            "id": repo,
+            "name": repo,
+            "indexed_sha": repo_row.indexed_sha,
+            "indexed_at": repo_row.indexed_at,
+        }
+        for record in self.files(repo).values():
+            yield {
+                "type": "node",
+                "label": "File",
+                "id": record.id,
+                "repo": repo,
+                "path": record.path,
+                "language": record.language,
+                "sha256": record.sha256,
+                "lines": record.lines,
+                "is_test": record.is_test,
+            }
+            yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
+        for row in db.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? "
+            f"ORDER BY path, start_line, qualname",
+            (repo,),
+        ):
+            symbol = _symbol(row)
+            yield {
+                "type": "node",
+                "label": "Symbol",
+                "id": symbol.id,
+                "repo": repo,
+                "path": symbol.path,
+                "name": symbol.name,
+                "qualname": symbol.qualname,
+                "kind": symbol.kind,
+                "start_line": symbol.start_line,
+                "end_line": symbol.end_line,
+                "signature": symbol.signature,
+                "doc": symbol.doc,
+                "exported": symbol.exported,
+                "decorators": symbol.decorators,
+            }
+            yield {
+                "type": "edge",
+                "label": "DEFINES",
+                "src": file_id(repo, symbol.path),
+                "dst": symbol.id,
+            }
+            if symbol.parent:
+                yield {
+                    "type": "edge",
+                    "label": "HAS_MEMBER",
+                    "src": symbol.parent,
+                    "dst": symbol.id,
+                }
+        for row in db.execute(
+            "SELECT type, src, dst, lines, count, via, confidence FROM edges "
+            "WHERE repo = ? ORDER BY type, src, dst",
+            (repo,),
+        ):
+            yield {
+                "type": "edge",
+                "label": row[0],
+                "src": row[1],
+                "dst": row[2],
+                "lines": json.loads(row[3]),
+                "count": row[4],
+                "via": row[5],
+                "confidence": row[6],
+            }
+        for path, kind, target, names in self.import_links(repo):
+            dst = file_id(repo, target) if kind == "file" else f"package:{target}"
+            yield {
+                "type": "edge",
+                "label": "IMPORTS",
+                "src": file_id(repo, path),
+                "dst": dst,
+                "names": names,
+            }
+        for name, ecosystem in db.execute(
+            "SELECT name, ecosystem FROM packages WHERE repo = ? ORDER BY name", (repo,)
+        ):
+            yield {
+                "type": "node",
+                "label": "Package",
+                "id": f"package:{name}",
+                "name": name,
+                "ecosystem": ecosystem,
+            }
+            yield {"type": "edge", "label": "PROVIDES", "src": repo, "dst": f"package:{name}"}
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")
+
+
+def _repo(row: tuple) -> Repo:
+    return Repo(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
+
+
+def _like_prefix(prefix: str) -> str:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"
+
+
+def _statements(script: str) -> list[str]:
+    lines = [line for line in script.splitlines() if not line.strip().startswith("--")]
+    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]

@@ -1,0 +1,35 @@
+"""Shared test helpers: read the graph back as plain tuples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cartograph.model import split_symbol_id
+
+RESOLUTION_FIXTURES = Path(__file__).parent / "resolution"
+GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
+
+
+def qualname(symbol_id: str) -> str:
+    return split_symbol_id(symbol_id)[2]
+
+
+def graph_edges(store, repo: str) -> set[tuple[str, str, str, str | None]]:
+    """(type, source qualname, target qualname, via) of every CALLS/REFERENCES/INHERITS edge."""
+    found = set()
+    for item in store.export(repo):
+        if item["type"] == "edge" and item["label"] in GRAPH_EDGE_TYPES:
+            via = None if item["label"] == "INHERITS" else item["via"]
+            found.add((item["label"], qualname(item["src"]), qualname(item["dst"]), via))
+    return found
+
+
+def fixture_dirs() -> list[Path]:
+    return sorted(
+        p for p in RESOLUTION_FIXTURES.iterdir() if p.is_dir() and (p / "expected.json").exists()
+    )
+
+
+def expected(fixture: Path) -> dict:
+    return json.loads((fixture / "expected.json").read_text())

@@ -1,0 +1,8 @@
+class EmailService:
+    def send(self, address, body):
+        return ("email", address, body)
+
+
+class SmsService:
+    def send(self, number, body):
+        return ("sms", number, body)

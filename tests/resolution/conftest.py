@@ -1,0 +1,7 @@
+"""The fixture directories are tiny repositories to be parsed, never imported or run.
+
+Keep pytest from collecting their `test_*.py` files (e.g. src_layout_namespace/tests/).
+"""
+from pathlib import Path
+
+collect_ignore = [p.name for p in Path(__file__).parent.iterdir() if p.is_dir()]

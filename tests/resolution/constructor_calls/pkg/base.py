@@ -1,0 +1,3 @@
+class Connection:
+    def __init__(self, url):
+        self.url = url

@@ -1,0 +1,10 @@
+class App:
+    def __init__(self):
+        self.routes = {}
+
+    def route(self, path):
+        def register(handler):
+            self.routes[path] = handler
+            return handler
+
+        return register

@@ -1,0 +1,1 @@
+"""Reporting; heavy exporters are imported lazily."""

@@ -1,0 +1,5 @@
+"""Text helpers."""
+
+
+def slugify(value):
+    return "-".join(str(value).lower().split())

@@ -1,0 +1,1 @@
+"""File synchronisation between local disk and object storage."""

@@ -1,0 +1,1 @@
+"""Settings service with a core layer and an API layer."""

@@ -1,0 +1,1 @@
+"""API layer: HTTP views over the core."""

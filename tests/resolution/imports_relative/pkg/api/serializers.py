@@ -1,0 +1,2 @@
+def envelope(data):
+    return {"ok": True, "data": data}

@@ -1,0 +1,1 @@
+"""Core: loading and parsing settings."""

@@ -1,0 +1,4 @@
+"""Webhook notifier; configures itself on import."""
+from .settings import configure
+
+configure()

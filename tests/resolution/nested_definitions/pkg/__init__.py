@@ -1,0 +1,1 @@
+"""Document parsing and configuration."""

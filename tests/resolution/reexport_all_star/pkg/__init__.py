@@ -1,0 +1,2 @@
+"""Signup helpers; the package exposes every public formatting helper."""
+from .formatting import *

@@ -1,0 +1,2 @@
+def log(message):
+    print(message)

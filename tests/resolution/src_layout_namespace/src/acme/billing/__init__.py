@@ -1,0 +1,1 @@
+"""Billing domain (part of the `acme` namespace package)."""

@@ -1,0 +1,1 @@
+"""Shipping domain (part of the `acme` namespace package)."""

@@ -1,0 +1,29 @@
+"""Every resolution rule of docs/resolution.md, pinned by a fixture in tests/resolution/."""
+
+from __future__ import annotations
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.store.sqlite import SQLiteStore
+from helpers import expected, fixture_dirs, graph_edges
+
+
+@pytest.mark.parametrize("fixture", fixture_dirs(), ids=lambda p: p.name)
+def test_resolution_fixture(fixture, tmp_path):
+    spec = expected(fixture)
+    store = SQLiteStore(tmp_path / "graph.db")
+    index_repository(store, fixture, name="fixture", workers=1)
+    actual = graph_edges(store, "fixture")
+    wanted = {(t, s, d, v) for t, s, d, v in spec["edges"]}
+
+    invented = [e for e in spec.get("must_not", []) if any(a[:3] == tuple(e) for a in actual)]
+    assert not invented, f"edges that must not exist: {invented}"
+    missing = sorted(wanted - actual, key=str)
+    extra = sorted(actual - wanted, key=str)
+    assert not missing and not extra, f"\nmissing: {missing}\nextra:   {extra}"
+
+    unresolved_names = {u.name for _, u in store.search_unresolved("", "fixture", 10_000)}
+    for name in spec.get("unresolved", []):
+        assert name in unresolved_names, (
+            f"{name!r} not recorded as unresolved: {sorted(unresolved_names)}"
+        )
