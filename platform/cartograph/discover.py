@@ -7,7 +7,9 @@ vendored folders. Symlinks are never followed out of the repository.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,31 +183,31 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
     result.files.append(SourceFile(path, info.st_size, info.st_mtime_ns, language))
 
 
-def read_source(root: Path, source: SourceFile) -> tuple[bytes | None, str]:
-    """The file's bytes as UTF-8, or None and the reason it is skipped."""
+def read_source(root: Path, source: SourceFile) -> tuple[bytes | None, str, str]:
+    """(the file's text as UTF-8 bytes, or None; the reason it is skipped; sha256 of the raw
+    bytes on disk)."""
     try:
-        data = (root / source.path).read_bytes()
+        raw = (root / source.path).read_bytes()
     except OSError as exc:
-        return None, f"unreadable: {exc.strerror or exc}"
-    if b"\0" in data[:8192]:
-        return None, "binary file"
+        return None, f"unreadable: {exc.strerror or exc}", ""
+    sha = hashlib.sha256(raw).hexdigest()
+    if b"\0" in raw[:8192]:
+        return None, "binary file", sha
     try:
-        data.decode("utf-8")
+        raw.decode("utf-8")
     except UnicodeDecodeError:
-        declared = _declared_encoding(data)
+        declared = _declared_encoding(raw)
         if declared is None:
-            return None, "not valid UTF-8"
+            return None, "not valid UTF-8 (and no coding declaration)", sha
         try:
-            data = data.decode(declared).encode("utf-8")
+            return raw.decode(declared).encode("utf-8"), "", sha
         except (LookupError, UnicodeDecodeError):
-            return None, f"not valid {declared}"
-    return data, ""
+            return None, f"not valid {declared}", sha
+    return raw, "", sha
 
 
 def _declared_encoding(data: bytes) -> str | None:
     """PEP 263 coding cookie on the first two lines."""
-    import re
-
     for line in data.split(b"\n", 2)[:2]:
         match = re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
         if match:

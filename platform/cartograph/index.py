@@ -9,7 +9,6 @@ a changed module (recorded as `deps` when it was resolved) is re-resolved, so no
 from __future__ import annotations
 
 import gc
-import hashlib
 import logging
 import os
 import socket
@@ -233,11 +232,10 @@ class _IndexRun:
                 else:
                     renamed.append(source)
                 continue
-            data, reason = read_source(discovery.root, source)
+            data, reason, sha = read_source(discovery.root, source)
             if data is None:
                 skipped.append(Skipped(source.path, reason, source.size))
                 continue
-            sha = hashlib.sha256(data).hexdigest()
             if state is not None and state.sha256 == sha:
                 if state.module == module_name:
                     result.unchanged += 1
@@ -296,7 +294,7 @@ class _IndexRun:
         for source in renamed:
             blob = stored_blobs.get(source.path)
             facts = decode_facts(blob) if blob else None
-            data, reason = read_source(discovery.root, source)
+            data, reason, sha = read_source(discovery.root, source)
             if data is None:
                 skipped.append(Skipped(source.path, reason, source.size))
                 continue
@@ -308,7 +306,7 @@ class _IndexRun:
                 self._file_write(
                     program,
                     source,
-                    hashlib.sha256(data).hexdigest(),
+                    sha,
                     facts,
                     blob,
                     module.name if module else "",
@@ -381,7 +379,7 @@ class _IndexRun:
             facts = decode_facts(blob) if blob else None
             if facts is None or facts.get("v") != facts_version("python"):
                 source = next((f for f in self.discovery.files if f.path == path), None)
-                data = read_source(root, source)[0] if source else None
+                data = read_source(root, source)[0] if source else None  # facts predate an upgrade
                 if data is None:
                     return None
                 facts = extract_facts("python", data)

@@ -114,6 +114,7 @@ class Unresolved:
     name: str
     line: int
     external: str  # top-level module when the receiver came from an import outside the repo
+    kind: str = "call"  # "call", or "base": a base class outside the repository
 
 
 @dataclass(slots=True)

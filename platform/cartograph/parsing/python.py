@@ -23,7 +23,7 @@ Facts layout (version FACTS_VERSION):
 - imports:  [scope, line, level, module, names(list[str]), type_checking(bool)]
 - variables:[scope, name, start_line, end_line, text]  module/class variables holding a call,
             lambda, name or annotated instance.
-- all:      list of names in `__all__`, or None when absent or computed.
+- all:      list of names in `__all__`, or None when absent or computed; all_line: its line.
 - errors:   number of syntax-error regions (the rest of the file is still extracted).
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
@@ -297,6 +297,7 @@ class _Extractor:
         self.imports: list[list] = []
         self.variables: list[list] = []
         self.all_names: list[str] | None = None
+        self.all_line = 0
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
@@ -500,6 +501,8 @@ class _Extractor:
             self._all(node.child_by_field_name("right"), extend=True)
 
     def _all(self, value: tree_sitter.Node | None, extend: bool) -> None:
+        if value is not None and self.all_line == 0:
+            self.all_line = value.start_point[0] + 1
         names: list[str] = []
         if value is not None and value.type in ("list", "tuple"):
             for child in value.named_children:
@@ -701,4 +704,5 @@ def extract(source: bytes) -> dict:
         "imports": ex.imports,
         "variables": ex.variables,
         "all": None if ex.all_dynamic else ex.all_names,
+        "all_line": ex.all_line,
     }

@@ -37,6 +37,7 @@ CONFIDENCE = {
     "annotation": 0.9,
     "return": 0.8,
     "injection": 0.8,
+    "export": 1.0,
     "name": 0.5,
 }
 BUILTINS = frozenset(dir(builtins)) | {
@@ -195,7 +196,8 @@ class ClassInfo:
     module: ModuleFacts
     scope: int
     linearization: list[tuple[ModuleFacts, int]]
-    external_bases: list[str]
+    external_bases: list[str]  # bases outside the repository, of this class or its ancestors
+    direct_external: list[str]  # bases of this class itself that are outside the repository
     bases: list[tuple[ModuleFacts, int, str]]  # resolved direct bases with their via
 
 
@@ -645,10 +647,10 @@ class Program:
         header = row[3] if row[3] >= 0 else 0
         bases: list[tuple[ModuleFacts, int, str]] = []
         external: list[str] = []
+        direct_external: list[str] = []
         base_mros: list[list[tuple[ModuleFacts, int]]] = []
         for base in row[9]:
-            target = base[1] if base[0] == "c" else base  # Generic[T](...) style stays unknown
-            value, via = self.evaluate(mod, header, target, row[11])
+            value, via = self.evaluate(mod, header, base, row[11])
             if value is not None and value[0] == "cls":
                 if (value[1].name, value[2]) == (mod.name, scope):
                     continue
@@ -657,10 +659,11 @@ class Program:
                 if info is not None:
                     base_mros.append(info.linearization)
                     external.extend(info.external_bases)
-            else:
-                external.append(_render(target))
+            elif value != BUILTIN_VALUE:
+                direct_external.append(_render(base))
+        external.extend(direct_external)
         mro = [(mod, scope), *_c3_merge([*base_mros, [(b[0], b[1]) for b in bases]])]
-        return ClassInfo(mod, scope, mro, external, bases)
+        return ClassInfo(mod, scope, mro, external, direct_external, bases)
 
     def class_member(
         self,
@@ -758,6 +761,10 @@ class Program:
                             row[4],
                             via,
                         )
+                    for base in info.direct_external:
+                        if base not in BUILTINS:
+                            unresolved.append(Unresolved(ids[scope], base, row[4], "", "base"))
+            self._exports(mod, edges)
             imports = self._imports(mod)
             deps = self._tracker[-1]
         finally:
@@ -821,6 +828,20 @@ class Program:
         value, via = self.evaluate(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
             _add_edge(edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
+
+    def _exports(self, mod: ModuleFacts, edges: dict) -> None:
+        """Names listed in a static `__all__` are REFERENCES (via export) from the module."""
+        listed = mod.facts.get("all")
+        if not listed:
+            return
+        line = mod.facts.get("all_line") or 1
+        for name in listed:
+            value = self.module_member(mod, name)[0]
+            if value is not None and value[0] in ("cls", "fn"):
+                _add_edge(
+                    edges, "REFERENCES", mod.symbol_ids[0], value[1].symbol_ids[value[2]], line,
+                    "export",
+                )
 
     def _imports(self, mod: ModuleFacts) -> list[tuple[str, str, list[str]]]:
         """IMPORTS targets: ("file", path, names) inside the repo, ("package", top, names) outside."""

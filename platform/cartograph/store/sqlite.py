@@ -325,14 +325,14 @@ class SQLiteStore(TraversalMixin):
                 for e in edges
             )
             unresolved_rows.extend(
-                (repo, path, u.src, u.name, u.line, u.external) for u in unresolved
+                (repo, path, u.src, u.name, u.line, u.external, u.kind) for u in unresolved
             )
             import_rows.extend(
                 (repo, path, i.target_kind, i.target, json.dumps(i.names)) for i in imports
             )
             dep_rows.extend((repo, path, module) for module in deps)
         db.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?)", edge_rows)
-        db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?)", unresolved_rows)
+        db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?,?)", unresolved_rows)
         db.executemany("INSERT INTO imports VALUES (?,?,?,?,?)", import_rows)
         db.executemany("INSERT INTO deps VALUES (?,?,?)", dep_rows)
 
@@ -558,15 +558,17 @@ class SQLiteStore(TraversalMixin):
         found: list[Unresolved] = []
         for chunk in _chunks(list(src_ids)):
             rows = self.db.execute(
-                f"SELECT src, name, line, external FROM unresolved WHERE src IN "
+                f"SELECT src, name, line, external, kind FROM unresolved WHERE src IN "
                 f"({_marks(len(chunk))}) ORDER BY src, line, name",
                 chunk,
             )
             found.extend(Unresolved(*r) for r in rows)
         return found
 
-    def unresolved_names(self, repo: str) -> set[str]:
-        rows = self.db.execute("SELECT DISTINCT name FROM unresolved WHERE repo = ?", (repo,))
+    def unresolved_names(self, repo: str, kind: str = "call") -> set[str]:
+        rows = self.db.execute(
+            "SELECT DISTINCT name FROM unresolved WHERE repo = ? AND kind = ?", (repo, kind)
+        )
         return {r[0] for r in rows}
 
     def search_unresolved(
@@ -574,12 +576,13 @@ class SQLiteStore(TraversalMixin):
     ) -> list[tuple[str, Unresolved]]:
         pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         sql = (
-            "SELECT path, src, name, line, external FROM unresolved WHERE name LIKE ? ESCAPE '\\'"
+            "SELECT path, src, name, line, external, kind FROM unresolved "
+            "WHERE name LIKE ? ESCAPE '\\'"
             + (" AND repo = ?" if repo else "")
             + " ORDER BY repo, path, line LIMIT ?"
         )
         args = (pattern, repo, limit) if repo else (pattern, limit)
-        return [(r[0], Unresolved(r[1], r[2], r[3], r[4])) for r in self.db.execute(sql, args)]
+        return [(r[0], Unresolved(*r[1:])) for r in self.db.execute(sql, args)]
 
     def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(
@@ -638,7 +641,8 @@ class SQLiteStore(TraversalMixin):
             "SELECT coalesce(sum(count), 0) FROM edges WHERE repo = ? AND type = 'CALLS'", (repo,)
         ).fetchone()[0]
         unresolved, external = db.execute(
-            "SELECT count(*), coalesce(sum(external != ''), 0) FROM unresolved WHERE repo = ?",
+            "SELECT count(*), coalesce(sum(external != ''), 0) FROM unresolved "
+            "WHERE repo = ? AND kind = 'call'",
             (repo,),
         ).fetchone()
         imports = dict(

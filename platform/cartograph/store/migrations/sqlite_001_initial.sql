@@ -90,7 +90,8 @@ CREATE TABLE unresolved (
     src TEXT NOT NULL,
     name TEXT NOT NULL,
     line INTEGER NOT NULL,
-    external TEXT NOT NULL DEFAULT ''
+    external TEXT NOT NULL DEFAULT '',
+    kind TEXT NOT NULL DEFAULT 'call'
 ) STRICT;
 CREATE INDEX unresolved_file ON unresolved (repo, path);
 CREATE INDEX unresolved_src ON unresolved (src);

@@ -1,0 +1,181 @@
+"""What every query shares: finding the symbol a user means, freshness, the answer envelope."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.identifiers import split_words
+from cartograph.model import Repo, SymbolRow
+from cartograph.store.base import GraphStore
+
+MAX_LIMIT = 500
+
+
+class QueryError(LookupError):
+    """A question that cannot be answered as asked; the message says what to do instead."""
+
+
+class SymbolNotFound(QueryError):
+    def __init__(self, text: str, suggestions: list[SymbolRow]) -> None:
+        self.text = text
+        self.suggestions = suggestions
+        hint = ""
+        if suggestions:
+            hint = " Close matches: " + ", ".join(s.qualname for s in suggestions[:8]) + "."
+        super().__init__(f"no symbol named {text!r} in the index.{hint}")
+
+
+class AmbiguousSymbol(QueryError):
+    def __init__(self, text: str, candidates: list[SymbolRow]) -> None:
+        self.text = text
+        self.candidates = candidates
+        listed = "; ".join(f"{c.qualname} ({c.repo}:{c.path}:{c.start_line})" for c in candidates[:10])
+        more = f" and {len(candidates) - 10} more" if len(candidates) > 10 else ""
+        super().__init__(
+            f"{text!r} names {len(candidates)} symbols: {listed}{more}. "
+            "Use the qualified name (or the id repo:path#qualname)."
+        )
+
+
+class RepoNotFound(QueryError):
+    def __init__(self, name: str, known: list[str]) -> None:
+        known_text = ", ".join(known) if known else "none yet: run `cartograph index PATH`"
+        super().__init__(f"no repository named {name!r} in the index (indexed: {known_text})")
+
+
+@dataclass(slots=True)
+class RepoState:
+    """Which commit an answer reflects."""
+
+    name: str
+    indexed_sha: str
+    indexed_at: str
+    dirty: bool
+
+
+@dataclass(slots=True)
+class Envelope:
+    """Carried by every answer: the indexed commit(s) and the files changed since."""
+
+    repos: list[RepoState] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)  # "repo:path" changed on disk since indexed
+
+
+def clamp(limit: int | None, default: int = 20) -> int:
+    if limit is None:
+        return default
+    return max(1, min(int(limit), MAX_LIMIT))
+
+
+def check_repo(store: GraphStore, repo: str | None) -> Repo | None:
+    if repo is None:
+        return None
+    found = store.get_repo(repo)
+    if found is None:
+        raise RepoNotFound(repo, [r.name for r in store.list_repos()])
+    return found
+
+
+def find_symbol(store: GraphStore, text: str, repo: str | None = None) -> SymbolRow:
+    """The one symbol `text` names (id, qualname, dotted suffix, or unique name)."""
+    text = text.strip()
+    if not text:
+        raise QueryError("give a symbol name, a qualified name, or an id repo:path#qualname")
+    check_repo(store, repo)
+    matches = store.find_symbols(text, repo, 50)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        exact = [m for m in matches if m.qualname == text or m.id == text]
+        if len(exact) == 1:
+            return exact[0]
+        # a module and its package __init__ share nothing; a class and its module can share a
+        # name: prefer definitions over modules, then the shortest qualname if still unique
+        non_modules = [m for m in matches if m.kind != "module"]
+        if len(non_modules) == 1:
+            return non_modules[0]
+        raise AmbiguousSymbol(text, matches)
+    raise SymbolNotFound(text, suggest(store, text, repo))
+
+
+def suggest(store: GraphStore, text: str, repo: str | None, limit: int = 8) -> list[SymbolRow]:
+    """Close matches for a name that is not in the index."""
+    words = split_words(text)
+    if not words:
+        return []
+    pool: dict[str, SymbolRow] = {}
+    for row, _score in store.search_symbols(words, repo, None, 200, 0):
+        pool.setdefault(row.qualname, row)
+    for word in words:
+        if len(word) >= 3:
+            for row, _score in store.search_symbols([word[:3]], repo, None, 200, 0):
+                pool.setdefault(row.qualname, row)
+    target = text.rpartition(".")[2].lower()
+    by_name: dict[str, list[SymbolRow]] = {}
+    for row in pool.values():
+        by_name.setdefault(row.name.lower(), []).append(row)
+    close = difflib.get_close_matches(target, list(by_name), n=limit, cutoff=0.6)
+    ranked = [row for name in close for row in sorted(by_name[name], key=lambda r: r.qualname)]
+    return ranked[:limit]
+
+
+class Freshness:
+    """Marks files changed on disk since they were indexed (size/mtime first, then the hash)."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._repos: dict[str, Repo | None] = {}
+        self._verdicts: dict[tuple[str, str], bool] = {}
+
+    def repo(self, name: str) -> Repo | None:
+        if name not in self._repos:
+            self._repos[name] = self.store.get_repo(name)
+        return self._repos[name]
+
+    def stale_paths(self, repo: str, paths: set[str]) -> set[str]:
+        todo = [p for p in paths if (repo, p) not in self._verdicts]
+        if todo:
+            repo_row = self.repo(repo)
+            records = self.store.files(repo, todo)
+            root = Path(repo_row.root) if repo_row and repo_row.root else None
+            for path in todo:
+                self._verdicts[(repo, path)] = _is_stale(root, path, records.get(path))
+        return {p for p in paths if self._verdicts[(repo, p)]}
+
+    def envelope(self, symbols: list[SymbolRow], extra_repos: list[str] | None = None) -> Envelope:
+        by_repo: dict[str, set[str]] = {}
+        for symbol in symbols:
+            by_repo.setdefault(symbol.repo, set()).add(symbol.path)
+        for name in extra_repos or []:
+            by_repo.setdefault(name, set())
+        envelope = Envelope()
+        for name in sorted(by_repo):
+            repo_row = self.repo(name)
+            if repo_row is None:
+                continue
+            envelope.repos.append(
+                RepoState(name, repo_row.indexed_sha, repo_row.indexed_at, repo_row.dirty)
+            )
+            for path in sorted(self.stale_paths(name, by_repo[name])):
+                envelope.stale.append(f"{name}:{path}")
+        return envelope
+
+
+def _is_stale(root: Path | None, path: str, record) -> bool:
+    if root is None or record is None:
+        return False
+    full = root / path
+    try:
+        info = full.stat()
+    except OSError:
+        return True  # deleted since
+    if info.st_size == record.size and info.st_mtime_ns == record.mtime_ns:
+        return False
+    try:
+        data = full.read_bytes()
+    except OSError:
+        return True
+    return hashlib.sha256(data).hexdigest() != record.sha256

@@ -1,0 +1,272 @@
+"""Questions about the call graph: context, callers, callees, trace, path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cartograph.model import Edge, SymbolRow, Unresolved
+from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
+from cartograph.store.base import GraphStore, TraceStep
+
+CALL_TYPES = ["CALLS"]
+USE_TYPES = ["CALLS", "REFERENCES"]
+MAX_DEPTH = 10
+MAX_FANOUT = 50
+CONTEXT_EDGES = 15
+
+
+@dataclass(slots=True)
+class Neighbor:
+    symbol: SymbolRow
+    type: str
+    via: str
+    confidence: float
+    lines: list[int]  # call sites, in the caller's file
+    count: int
+
+
+@dataclass(slots=True)
+class NeighborPage:
+    symbol: SymbolRow
+    direction: str  # "callers" or "callees"
+    items: list[Neighbor]
+    total: int
+    offset: int
+    next_offset: int | None
+    unresolved: list[Unresolved] = field(default_factory=list)  # callees only
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+@dataclass(slots=True)
+class Context:
+    symbol: SymbolRow
+    parent: SymbolRow | None
+    members: list[SymbolRow]
+    bases: list[SymbolRow]
+    subclasses: list[SymbolRow]
+    overrides: list[SymbolRow]  # the base-class methods this method overrides
+    overridden_by: list[SymbolRow]
+    callers: NeighborPage
+    callees: NeighborPage
+    referenced_by: list[Neighbor]
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+@dataclass(slots=True)
+class Trace:
+    root: SymbolRow
+    direction: str
+    depth: int
+    steps: list[TraceStep]
+    truncated: bool  # some node had more children than the fan-out limit
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+@dataclass(slots=True)
+class PathStep:
+    edge: Edge
+    source: SymbolRow
+    target: SymbolRow
+
+
+@dataclass(slots=True)
+class CallPath:
+    source: SymbolRow
+    target: SymbolRow
+    steps: list[PathStep] | None  # None: no path within max_depth
+    max_depth: int
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+def _neighbors(
+    store: GraphStore,
+    symbol: SymbolRow,
+    direction: str,
+    types: list[str],
+    limit: int,
+    offset: int,
+) -> tuple[list[Neighbor], int]:
+    ids = [symbol.id]
+    total = store.count_edges(ids, "in" if direction == "callers" else "out", types)
+    rows = store.edges_of(ids, "in" if direction == "callers" else "out", types, limit, offset)
+    items = [
+        Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
+        for r in rows
+        if r.other is not None
+    ]
+    return items, total
+
+
+def neighbors(
+    store: GraphStore,
+    name: str,
+    direction: str,
+    repo: str | None = None,
+    limit: int | None = 20,
+    offset: int = 0,
+    include_references: bool = False,
+) -> NeighborPage:
+    """Who calls `name` ("callers") or what it calls ("callees"), one page at a time."""
+    if direction not in ("callers", "callees"):
+        raise QueryError("direction is 'callers' or 'callees'")
+    symbol = find_symbol(store, name, repo)
+    limit = clamp(limit)
+    offset = max(0, int(offset))
+    types = USE_TYPES if include_references else CALL_TYPES
+    items, total = _neighbors(store, symbol, direction, types, limit, offset)
+    unresolved = store.unresolved_of([symbol.id]) if direction == "callees" else []
+    next_offset = offset + limit if total > offset + limit else None
+    envelope = Freshness(store).envelope([symbol, *(n.symbol for n in items)])
+    return NeighborPage(symbol, direction, items, total, offset, next_offset, unresolved, envelope)
+
+
+def callers(store: GraphStore, name: str, **options) -> NeighborPage:
+    return neighbors(store, name, "callers", **options)
+
+
+def callees(store: GraphStore, name: str, **options) -> NeighborPage:
+    return neighbors(store, name, "callees", **options)
+
+
+def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
+    """One symbol in full: where, signature, doc, class and members, bases and overrides,
+    the first callers and callees, and its unresolved calls."""
+    symbol = find_symbol(store, name, repo)
+    parent = store.get_symbols([symbol.parent]).get(symbol.parent) if symbol.parent else None
+    members = store.members([symbol.id]) if symbol.kind in ("class", "module") else []
+    if symbol.kind == "module":
+        members = [m for m in members if m.kind != "variable" or m.exported]
+    bases = [r.other for r in store.edges_of([symbol.id], "out", ["INHERITS"]) if r.other]
+    subclasses = [r.other for r in store.edges_of([symbol.id], "in", ["INHERITS"]) if r.other]
+    overrides: list[SymbolRow] = []
+    overridden_by: list[SymbolRow] = []
+    if symbol.kind == "method" and parent is not None:
+        overrides = _same_named_in(store, parent.id, symbol.name, "out")
+        overridden_by = _same_named_in(store, parent.id, symbol.name, "in")
+
+    caller_items, caller_total = _neighbors(store, symbol, "callers", CALL_TYPES, CONTEXT_EDGES, 0)
+    callee_items, callee_total = _neighbors(store, symbol, "callees", CALL_TYPES, CONTEXT_EDGES, 0)
+    unresolved = store.unresolved_of([symbol.id])
+    referenced = [
+        Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
+        for r in store.edges_of([symbol.id], "in", ["REFERENCES"], CONTEXT_EDGES, 0)
+        if r.other is not None
+    ]
+    envelope = Freshness(store).envelope(
+        [symbol, *(n.symbol for n in caller_items), *(n.symbol for n in callee_items)]
+    )
+    return Context(
+        symbol=symbol,
+        parent=parent,
+        members=members,
+        bases=bases,
+        subclasses=subclasses,
+        overrides=overrides,
+        overridden_by=overridden_by,
+        callers=NeighborPage(
+            symbol,
+            "callers",
+            caller_items,
+            caller_total,
+            0,
+            CONTEXT_EDGES if caller_total > CONTEXT_EDGES else None,
+        ),
+        callees=NeighborPage(
+            symbol,
+            "callees",
+            callee_items,
+            callee_total,
+            0,
+            CONTEXT_EDGES if callee_total > CONTEXT_EDGES else None,
+            unresolved,
+        ),
+        referenced_by=referenced,
+        envelope=envelope,
+    )
+
+
+def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) -> list[SymbolRow]:
+    """Methods called `name` in the ancestors ("out") or descendants ("in") of a class."""
+    found: list[SymbolRow] = []
+    seen = {class_id}
+    frontier = [class_id]
+    for _ in range(MAX_DEPTH):
+        rows = store.edges_of(frontier, direction, ["INHERITS"])
+        frontier = []
+        for row in rows:
+            other = row.other
+            if other is None or other.id in seen:
+                continue
+            seen.add(other.id)
+            frontier.append(other.id)
+        if not frontier:
+            break
+        for member in store.members(frontier):
+            if member.name == name and member.kind == "method":
+                found.append(member)
+    if direction == "out" and found:
+        return found[:1] + [f for f in found[1:] if f.parent != found[0].parent][:4]
+    return found
+
+
+def trace(
+    store: GraphStore,
+    name: str,
+    direction: str = "out",
+    depth: int = 3,
+    repo: str | None = None,
+    fanout: int = 20,
+    include_references: bool = False,
+) -> Trace:
+    """The call tree below (`out`: what it reaches) or above (`in`: what reaches it) a symbol.
+
+    Breadth-first, cycle-safe: a symbol already shown is listed again as `repeated` and not
+    expanded twice. `fanout` bounds the children shown per node.
+    """
+    if direction not in ("in", "out"):
+        raise QueryError("direction is 'in' (callers) or 'out' (callees)")
+    symbol = find_symbol(store, name, repo)
+    depth = max(1, min(int(depth), MAX_DEPTH))
+    fanout = max(1, min(int(fanout), MAX_FANOUT))
+    types = USE_TYPES if include_references else CALL_TYPES
+    steps = store.trace(symbol.id, direction, types, depth, fanout + 1)
+    # one extra child was fetched per parent to tell whether the fan-out limit cut anything
+    shown: list[TraceStep] = []
+    per_parent: dict[tuple[int, str], int] = {}
+    truncated = False
+    kept_ids = {symbol.id}
+    for step in steps:
+        if step.parent not in kept_ids:
+            continue
+        key = (step.depth, step.parent)
+        per_parent[key] = per_parent.get(key, 0) + 1
+        if per_parent[key] > fanout:
+            truncated = True
+            continue
+        shown.append(step)
+        if not step.repeated:
+            kept_ids.add(step.symbol.id)
+    envelope = Freshness(store).envelope([symbol, *(s.symbol for s in shown)])
+    return Trace(symbol, direction, depth, shown, truncated, envelope)
+
+
+def path(
+    store: GraphStore,
+    source: str,
+    target: str,
+    repo: str | None = None,
+    max_depth: int = 8,
+    include_references: bool = False,
+) -> CallPath:
+    """The shortest chain of calls from `source` to `target`."""
+    start = find_symbol(store, source, repo)
+    end = find_symbol(store, target, repo)
+    max_depth = max(1, min(int(max_depth), 20))
+    types = USE_TYPES if include_references else CALL_TYPES
+    edges = store.shortest_path(start.id, end.id, types, max_depth)
+    steps: list[PathStep] | None = None
+    if edges is not None:
+        symbols = store.get_symbols({e.src for e in edges} | {e.dst for e in edges})
+        steps = [PathStep(e, symbols[e.src], symbols[e.dst]) for e in edges]
+    shown = [start, end, *(s.target for s in steps or [])]
+    return CallPath(start, end, steps, max_depth, Freshness(store).envelope(shown))

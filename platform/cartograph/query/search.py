@@ -1,0 +1,72 @@
+"""search: symbols by name or concept, ranked (exact names first, then BM25)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cartograph.identifiers import split_words
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
+from cartograph.store.base import GraphStore
+
+SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
+
+
+@dataclass(slots=True)
+class SearchHit:
+    symbol: SymbolRow
+    score: float
+    stale: bool
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    offset: int
+    next_offset: int | None
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+def search(
+    store: GraphStore,
+    text: str,
+    repo: str | None = None,
+    kinds: list[str] | None = None,
+    limit: int | None = 20,
+    offset: int = 0,
+) -> SearchResult:
+    """Symbols whose name, qualified name, path or docstring match `text`.
+
+    Words are matched the way identifiers are split (`useBaseCart` ~ `base cart`); a symbol
+    whose name is exactly the query ranks first, then BM25 with name > qualname > path/doc.
+    """
+    limit = clamp(limit)
+    offset = max(0, int(offset))
+    check_repo(store, repo)
+    if kinds:
+        unknown = [k for k in kinds if k not in SYMBOL_KINDS]
+        if unknown:
+            raise QueryError(f"unknown kind {unknown[0]!r}; kinds are {', '.join(SYMBOL_KINDS)}")
+    words = split_words(text)
+    if not words:
+        raise QueryError("search needs at least one word or identifier")
+    wanted = offset + limit + 1
+    exact = [
+        s
+        for s in store.find_symbols(text.strip(), repo, wanted)
+        if not kinds or s.kind in kinds
+    ]
+    ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in exact]
+    seen = {s.id for s in exact}
+    for row, score in store.search_symbols(words, repo, kinds, wanted, 0):
+        if row.id not in seen:
+            seen.add(row.id)
+            ranked.append((row, score))
+    page = ranked[offset : offset + limit]
+    freshness = Freshness(store)
+    envelope = freshness.envelope([row for row, _ in page], [repo] if repo else None)
+    stale = set(envelope.stale)
+    hits = [SearchHit(row, round(score, 3), f"{row.repo}:{row.path}" in stale) for row, score in page]
+    next_offset = offset + limit if len(ranked) > offset + limit else None
+    return SearchResult(text, hits, offset, next_offset, envelope)
