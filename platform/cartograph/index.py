@@ -9,6 +9,7 @@ a changed module (recorded as `deps` when it was resolved) is re-resolved, so no
 from __future__ import annotations
 
 import gc
+import hashlib
 import logging
 import os
 import socket
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -44,8 +46,24 @@ from cartograph.store.base import GraphStore
 
 log = logging.getLogger("cartograph.index")
 
-# Bump when the facts or the resolver change what they produce: every file is rebuilt once.
-INDEX_FORMAT = 1
+
+def _index_format() -> str:
+    """Changes whenever the parser, its queries or the resolver change: a repository indexed by
+    another version is rebuilt once, so no answer mixes two versions' rules."""
+    digest = hashlib.sha256()
+    package = resources.files("cartograph")
+    for part in INDEX_FORMAT_SOURCES:
+        digest.update(package.joinpath(part).read_bytes())
+    return f"1-{digest.hexdigest()[:16]}"
+
+
+INDEX_FORMAT_SOURCES = (
+    "parsing/python.py",
+    "parsing/queries/python.scm",
+    "resolve/python.py",
+    "resolve/modules.py",
+)
+INDEX_FORMAT = _index_format()
 PARALLEL_MIN_FILES = 64
 PARSE_CHUNK = 48
 WRITE_BATCH = 256

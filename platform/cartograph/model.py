@@ -53,7 +53,7 @@ class Repo:
     indexed_sha: str = ""
     indexed_at: str = ""
     dirty: bool = False  # the work tree had uncommitted changes when indexed
-    index_format: int = 0  # cartograph.index.INDEX_FORMAT that wrote it (internal)
+    index_format: str = ""  # cartograph.index.INDEX_FORMAT that wrote it (internal)
 
     @property
     def id(self) -> str:

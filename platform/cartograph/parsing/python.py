@@ -14,7 +14,8 @@ Facts layout (version FACTS_VERSION):
             `until` limits it to a range (comprehension and lambda variables), else None.
             binding: ["def", scope] | ["val", expr] | ["ann", type, expr] | ["param", index,
             type, default_expr, star] | ["imp", module] | ["from", level, module, name]
-            | ["for", iter_expr] | ["global"] | ["unknown"]
+            | ["for", iter_expr] | ["exc", class_expr] | ["with", context_expr] | ["global"]
+            | ["nonlocal"] | ["unknown"]
 - attrs:    [scope, object_name, attr, pos, value_expr, type]  `obj.attr = value` in a function
             (the resolver keeps those whose object is the method's `self`).
 - refs:     [lookup_scope, source_scope, kind, expr, pos, line, text]  kind: "c" call,
@@ -277,9 +278,22 @@ def _signature(node: tree_sitter.Node) -> str:
             end = max(end, child.end_byte)
             if field in ("return_type", "parameters", "superclasses"):
                 break
-    raw = node.text[: end - node.start_byte].decode("utf-8", "replace")
+    header = node.text[: end - node.start_byte]
+    if b"#" in header:  # drop comments between parameters
+        for field in ("parameters", "superclasses"):
+            holder = node.child_by_field_name(field)
+            if holder is None:
+                continue
+            for child in reversed(holder.children):
+                if child.type == "comment":
+                    start, stop = (
+                        child.start_byte - node.start_byte,
+                        child.end_byte - node.start_byte,
+                    )
+                    header = header[:start] + header[stop:]
+    raw = header.decode("utf-8", "replace")
     text = _WS.sub(" ", raw).strip()
-    text = text.replace("( ", "(").replace(" )", ")").replace(", )", ")")
+    text = text.replace("( ", "(").replace(" )", ")").replace(", )", ")").replace(",)", ")")
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
 
 
@@ -620,6 +634,26 @@ class _Extractor:
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
 
 
+def _as_binding(target: tree_sitter.Node) -> list:
+    """`except E as e` binds an E; `with cm as v` binds what cm.__enter__ returns."""
+    pattern = target.parent
+    clause = pattern.parent if pattern is not None else None
+    names = target.named_children
+    if (
+        clause is None
+        or len(names) != 1
+        or names[0].type != "identifier"
+        or not pattern.named_children
+    ):
+        return ["unknown"]
+    value = expr_of(pattern.named_children[0])
+    if clause.type in ("except_clause", "except_group_clause"):
+        return ["exc", value]
+    if clause.type == "with_item":
+        return ["with", value]
+    return ["unknown"]
+
+
 def extract(source: bytes) -> dict:
     """Parse Python source and return its facts (see the module docstring)."""
     tree = _parser().parse(source)
@@ -669,7 +703,7 @@ def extract(source: bytes) -> dict:
             binding = ["for", expr_of(clause.child_by_field_name("right"))]
         ex.add_binding_target(target, binding, comprehension)
     for target in captures.get("bind.as", ()):
-        ex.add_binding_target(target, ["unknown"])
+        ex.add_binding_target(target, _as_binding(target))
     for target in captures.get("bind.walrus", ()):
         ex.add_binding_target(target, ["unknown"])
     for params in captures.get("bind.lambda", ()):

@@ -32,7 +32,9 @@ class AmbiguousSymbol(QueryError):
     def __init__(self, text: str, candidates: list[SymbolRow]) -> None:
         self.text = text
         self.candidates = candidates
-        listed = "; ".join(f"{c.qualname} ({c.repo}:{c.path}:{c.start_line})" for c in candidates[:10])
+        listed = "; ".join(
+            f"{c.qualname} ({c.repo}:{c.path}:{c.start_line})" for c in candidates[:10]
+        )
         more = f" and {len(candidates) - 10} more" if len(candidates) > 10 else ""
         super().__init__(
             f"{text!r} names {len(candidates)} symbols: {listed}{more}. "
@@ -77,6 +79,30 @@ def check_repo(store: GraphStore, repo: str | None) -> Repo | None:
     if found is None:
         raise RepoNotFound(repo, [r.name for r in store.list_repos()])
     return found
+
+
+def pick_repo(store: GraphStore, name: str | None, cwd: str | None = None) -> str:
+    """The repository a question is about: the one named, else the indexed repository that
+    holds `cwd`, else the only one in the store."""
+    if name:
+        check_repo(store, name)
+        return name
+    repos = store.list_repos()
+    if cwd:
+        here = Path(cwd).resolve()
+        holding = [
+            r for r in repos if r.root and (here == Path(r.root) or Path(r.root) in here.parents)
+        ]
+        if holding:
+            return max(holding, key=lambda r: len(r.root)).name
+    if len(repos) == 1:
+        return repos[0].name
+    if not repos:
+        raise QueryError("nothing is indexed yet: run `cartograph index PATH`")
+    raise QueryError(
+        "several repositories are indexed; name one with --repo: "
+        + ", ".join(r.name for r in repos)
+    )
 
 
 def find_symbol(store: GraphStore, text: str, repo: str | None = None) -> SymbolRow:

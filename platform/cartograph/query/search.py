@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.base import GraphStore
 
 SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
+# BM25 is multiplied by these: definitions before variables, library code before tests
+KIND_WEIGHT = {"module": 0.9, "variable": 0.7}
+TEST_WEIGHT = 0.5
 
 
 @dataclass(slots=True)
@@ -53,20 +57,27 @@ def search(
         raise QueryError("search needs at least one word or identifier")
     wanted = offset + limit + 1
     exact = [
-        s
-        for s in store.find_symbols(text.strip(), repo, wanted)
-        if not kinds or s.kind in kinds
+        s for s in store.find_symbols(text.strip(), repo, wanted) if not kinds or s.kind in kinds
     ]
+    exact.sort(key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0))
     ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in exact]
     seen = {s.id for s in exact}
-    for row, score in store.search_symbols(words, repo, kinds, wanted, 0):
+    matches = []
+    for row, score in store.search_symbols(words, repo, kinds, min(wanted * 3, 600), 0):
         if row.id not in seen:
             seen.add(row.id)
-            ranked.append((row, score))
+            weight = KIND_WEIGHT.get(row.kind, 1.0) * (
+                TEST_WEIGHT if is_test_path(row.path) else 1.0
+            )
+            matches.append((row, score * weight))
+    matches.sort(key=lambda item: (-item[1], item[0].qualname))
+    ranked.extend(matches)
     page = ranked[offset : offset + limit]
     freshness = Freshness(store)
     envelope = freshness.envelope([row for row, _ in page], [repo] if repo else None)
     stale = set(envelope.stale)
-    hits = [SearchHit(row, round(score, 3), f"{row.repo}:{row.path}" in stale) for row, score in page]
+    hits = [
+        SearchHit(row, round(score, 3), f"{row.repo}:{row.path}" in stale) for row, score in page
+    ]
     next_offset = offset + limit if len(ranked) > offset + limit else None
     return SearchResult(text, hits, offset, next_offset, envelope)

@@ -392,7 +392,7 @@ class Program:
         if kind == "star":
             target = self.module(binding[1])
             return self.module_member(target, row[1]) if target is not None else UNKNOWN
-        if kind in ("val", "ann", "for", "param"):
+        if kind in ("val", "ann", "for", "param", "exc", "with"):
             key = ("binding", mod.name, scope, row[1], row[2], kind)
             return self._memoized(key, lambda: self._typed_binding(mod, scope, row))
         return UNKNOWN
@@ -420,6 +420,20 @@ class Program:
             if typed[0] is not None:
                 return typed
             return self.evaluate(mod, scope, binding[2], pos)
+        if kind == "exc":
+            caught = self.evaluate(mod, scope, binding[1], pos)[0]
+            if caught is not None and caught[0] == "cls":
+                return ("inst", caught[1], caught[2]), "annotation"
+            return UNKNOWN
+        if kind == "with":
+            manager = self.evaluate(mod, scope, binding[1], pos)[0]
+            if manager is not None and manager[0] == "inst":
+                enter = self.class_member(manager[1], manager[2], "__enter__")
+                if enter is not None and enter[0][0] == "fn":
+                    entered = self.returns(enter[0][1], enter[0][2])
+                    if entered[0] is not None:
+                        return entered[0], "return"
+            return UNKNOWN
         if kind == "for":
             iterable = self.evaluate(mod, scope, binding[1], pos)
             value = iterable[0]
@@ -478,6 +492,14 @@ class Program:
             if func[0] == "n" and func[1] == "super":
                 return self._super(mod, scope, expr[2], pos)
             callee = self.evaluate(mod, scope, func, pos)
+            if (
+                callee[0] == ("ext", "typing")
+                and expr[2] is not None
+                and _last_name(func) == "cast"
+            ):
+                cast = self.evaluate_type(mod, scope, expr[2])  # typing.cast(Foo, value)
+                if cast[0] is not None:
+                    return cast
             return self.call_result(callee[0], callee[1])
         if kind == "i":
             base = self.evaluate(mod, scope, expr[1], pos)
@@ -830,16 +852,37 @@ class Program:
             _add_edge(edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
 
     def _exports(self, mod: ModuleFacts, edges: dict) -> None:
-        """Names listed in a static `__all__` are REFERENCES (via export) from the module."""
+        """A module's public interface as REFERENCES (via export) from the module: the names of
+        a static `__all__`; without one, in a package `__init__`, its public from-imports
+        (`from .core import Command`: the package re-exports it)."""
         listed = mod.facts.get("all")
-        if not listed:
-            return
-        line = mod.facts.get("all_line") or 1
-        for name in listed:
+        exported: list[tuple[str, int]] = []
+        if listed:
+            line = mod.facts.get("all_line") or 1
+            exported = [(name, line) for name in listed]
+        elif mod.is_package and listed is None:
+            lines = {}
+            for scope, line, level, module, names, _typing in mod.facts["imports"]:
+                if scope == 0:
+                    for name in names:
+                        lines.setdefault((level, module, name), line)
+            for name, rows in mod.bindings(0).items():
+                if name.startswith("_"):
+                    continue
+                for row in rows:
+                    binding = row[3]
+                    if binding[0] == "from":
+                        exported.append((name, lines.get(tuple(binding[1:4]), 1)))
+                        break
+        for name, line in exported:
             value = self.module_member(mod, name)[0]
             if value is not None and value[0] in ("cls", "fn"):
                 _add_edge(
-                    edges, "REFERENCES", mod.symbol_ids[0], value[1].symbol_ids[value[2]], line,
+                    edges,
+                    "REFERENCES",
+                    mod.symbol_ids[0],
+                    value[1].symbol_ids[value[2]],
+                    line,
                     "export",
                 )
 
@@ -934,12 +977,27 @@ def _c3_merge(sequences: list[list]) -> list:
     return result
 
 
+def _last_name(expr: list) -> str:
+    return expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else ""
+
+
+def _is_overload(row: list) -> bool:
+    return any(d.rpartition(".")[2] == "overload" for d in row[8])
+
+
 def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
     facts = mod.facts
     scopes = facts["scopes"]
     ids = mod.symbol_ids
     all_names = facts.get("all")
     rows: list[SymbolRow] = []
+    # a qualname defined more than once is one symbol: the first definition that is not an
+    # @overload stub gives it its lines and signature
+    representative: dict[str, int] = {}
+    for index, row in enumerate(scopes):
+        current = representative.get(ids[index])
+        if current is None or (_is_overload(scopes[current]) and not _is_overload(row)):
+            representative[ids[index]] = index
     seen: set[str] = set()
     exported_scope: list[bool] = []
     for index, row in enumerate(scopes):
@@ -954,7 +1012,7 @@ def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
             if parent == 0 and all_names is not None:
                 public = name in all_names
             exported_scope.append(public and exported_scope[parent] and parent_kind != "function")
-        if symbol_id in seen:
+        if symbol_id in seen or representative[symbol_id] != index:
             continue
         seen.add(symbol_id)
         kind = mod.kind(index)

@@ -13,7 +13,7 @@ CREATE TABLE repos (
     indexed_sha TEXT NOT NULL DEFAULT '',
     indexed_at TEXT NOT NULL DEFAULT '',
     dirty INTEGER NOT NULL DEFAULT 0,
-    index_format INTEGER NOT NULL DEFAULT 0
+    index_format TEXT NOT NULL DEFAULT ''
 ) STRICT;
 
 CREATE TABLE files (

@@ -1,0 +1,326 @@
+"""The `cartograph` command: parses arguments, calls the library, renders the answer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+class CliError(Exception):
+    """A user-facing failure: printed as one line, no traceback."""
+
+
+def _store(args: argparse.Namespace):
+    from cartograph.store import open_store
+
+    return open_store(args.store)
+
+
+def _emit(args: argparse.Namespace, answer: Any) -> None:
+    from cartograph.query import render, to_json
+
+    sys.stdout.write(to_json(answer) + "\n" if args.json else render(answer))
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_index(args: argparse.Namespace) -> None:
+    from cartograph.index import index_repository
+    from cartograph.query import stats
+
+    store = _store(args)
+    progress = None if args.json or args.quiet else (lambda msg: print(f"… {msg}", file=sys.stderr))
+    result = index_repository(
+        store,
+        args.path,
+        args.name,
+        max_bytes=args.max_bytes,
+        workers=args.workers,
+        progress=progress,
+    )
+    summary = stats(store, result.repo)
+    if args.json:
+        from cartograph.query import to_data
+
+        print(json.dumps({"index": to_data(result), "stats": to_data(summary)}, indent=1))
+        return
+    from cartograph.query import render
+
+    changed = (
+        f"{result.parsed} parsed, {result.unchanged} unchanged, {result.deleted} deleted, "
+        f"{result.reresolved} re-resolved, {result.skipped} skipped"
+    )
+    print(
+        f"indexed {result.repo} from {result.root} in {result.total_seconds:.2f} s "
+        f"({result.files} files: {changed}) into {store.url}"
+    )
+    if result.syntax_errors:
+        shown = ", ".join(result.syntax_errors[:5])
+        print(
+            f"syntax errors (indexed what parses): {shown}"
+            + (" …" if len(result.syntax_errors) > 5 else "")
+        )
+    sys.stdout.write(render(summary))
+    print(
+        f"next: cartograph search NAME · cartograph context NAME · cartograph overview --repo {result.repo}"
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    from cartograph.query import search
+
+    kinds = args.kind.split(",") if args.kind else None
+    _emit(args, search(_store(args), args.query, args.repo, kinds, args.limit, args.offset))
+
+
+def cmd_context(args: argparse.Namespace) -> None:
+    from cartograph.query import context
+
+    _emit(args, context(_store(args), args.symbol, args.repo))
+
+
+def cmd_neighbors(args: argparse.Namespace) -> None:
+    from cartograph.query import neighbors
+
+    answer = neighbors(
+        _store(args),
+        args.symbol,
+        args.command,
+        repo=args.repo,
+        limit=args.limit,
+        offset=args.offset,
+        include_references=args.references,
+    )
+    _emit(args, answer)
+
+
+def cmd_trace(args: argparse.Namespace) -> None:
+    from cartograph.query import trace
+
+    answer = trace(
+        _store(args),
+        args.symbol,
+        args.direction,
+        args.depth,
+        args.repo,
+        args.fanout,
+        args.references,
+    )
+    _emit(args, answer)
+
+
+def cmd_path(args: argparse.Namespace) -> None:
+    from cartograph.query import path
+
+    _emit(
+        args,
+        path(_store(args), args.source, args.target, args.repo, args.max_depth, args.references),
+    )
+
+
+def cmd_dead_code(args: argparse.Namespace) -> None:
+    from cartograph.query import dead_code
+    from cartograph.query.common import pick_repo
+
+    store = _store(args)
+    repo = pick_repo(store, args.repo, os.getcwd())
+    verdicts = args.verdict.split(",") if args.verdict else None
+    answer = dead_code(
+        store, repo, args.path, verdicts, args.limit, args.offset, include_tests=args.include_tests
+    )
+    _emit(args, answer)
+
+
+def cmd_overview(args: argparse.Namespace) -> None:
+    from cartograph.query import overview
+    from cartograph.query.common import pick_repo
+
+    store = _store(args)
+    _emit(args, overview(store, pick_repo(store, args.repo, os.getcwd()), args.limit))
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    from cartograph.query import stats
+    from cartograph.query.common import pick_repo
+
+    store = _store(args)
+    _emit(args, stats(store, pick_repo(store, args.repo, os.getcwd())))
+
+
+def cmd_repos(args: argparse.Namespace) -> None:
+    from cartograph.query import to_data
+
+    repos = _store(args).list_repos()
+    if args.json:
+        print(json.dumps(to_data(repos), indent=1))
+        return
+    if not repos:
+        print("nothing indexed yet: cartograph index PATH")
+    for repo in repos:
+        sha = repo.indexed_sha[:10] or "no commit"
+        dirty = " (uncommitted changes)" if repo.dirty else ""
+        print(f"{repo.name}  {sha}{dirty}  indexed {repo.indexed_at}  {repo.root}")
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    from cartograph.query.common import pick_repo
+
+    store = _store(args)
+    repo = pick_repo(store, args.repo, os.getcwd())
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+    try:
+        for item in store.export(repo):
+            out.write(json.dumps(item, ensure_ascii=False) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    from cartograph.mcp_server import run_stdio
+
+    run_stdio(args.store)
+
+
+# ---------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--store",
+        default=argparse.SUPPRESS,
+        help="store URL: sqlite:///path/graph.db or neo4j://host:7687 (default: $CARTOGRAPH_STORE "
+        "or ~/.local/share/cartograph/graph.db)",
+    )
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="JSON output"
+    )
+
+    parser = argparse.ArgumentParser(
+        prog="cartograph",
+        description="A code graph for coding agents: index repositories, then ask where things "
+        "are, who calls them and what they reach.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler, help_text: str) -> argparse.ArgumentParser:
+        command = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
+        command.set_defaults(handler=handler)
+        return command
+
+    def paging(command: argparse.ArgumentParser, limit: int = 20) -> None:
+        command.add_argument(
+            "--limit", type=int, default=limit, help=f"page size (default {limit})"
+        )
+        command.add_argument("--offset", type=int, default=0, help="skip this many results")
+
+    index = add(
+        "index", cmd_index, "index a repository (incremental: only changed files are parsed)"
+    )
+    index.add_argument("path", nargs="?", default=".", help="repository folder (default: .)")
+    index.add_argument("--name", help="repository name (default: the folder's name)")
+    index.add_argument(
+        "--max-bytes", type=int, default=1024 * 1024, help="skip larger files (default 1 MiB)"
+    )
+    index.add_argument(
+        "--workers", type=int, default=None, help="parser processes (default: CPU count)"
+    )
+    index.add_argument("--quiet", action="store_true", help="no progress messages")
+
+    search = add("search", cmd_search, "find symbols by name or concept, ranked")
+    search.add_argument("query")
+    search.add_argument("--repo")
+    search.add_argument("--kind", help="comma-separated: module,class,function,method,variable")
+    paging(search)
+
+    context = add(
+        "context", cmd_context, "one symbol: location, signature, doc, members, callers, callees"
+    )
+    context.add_argument("symbol", help="name, qualified name or id repo:path#qualname")
+    context.add_argument("--repo")
+
+    for name, text in (("callers", "who calls a symbol"), ("callees", "what a symbol calls")):
+        command = add(name, cmd_neighbors, text)
+        command.add_argument("symbol")
+        command.add_argument("--repo")
+        command.add_argument(
+            "--references",
+            action="store_true",
+            help="include REFERENCES (callbacks, decorators, types)",
+        )
+        paging(command)
+
+    trace = add(
+        "trace", cmd_trace, "call tree from a symbol (out: what it reaches; in: what reaches it)"
+    )
+    trace.add_argument("symbol")
+    trace.add_argument("--direction", choices=("in", "out"), default="out")
+    trace.add_argument("--depth", type=int, default=3)
+    trace.add_argument("--fanout", type=int, default=20, help="children shown per node")
+    trace.add_argument("--repo")
+    trace.add_argument("--references", action="store_true")
+
+    path = add("path", cmd_path, "shortest call path between two symbols")
+    path.add_argument("source")
+    path.add_argument("target")
+    path.add_argument("--repo")
+    path.add_argument("--max-depth", type=int, default=8)
+    path.add_argument("--references", action="store_true")
+
+    dead = add("dead-code", cmd_dead_code, "functions, methods and classes nothing reaches")
+    dead.add_argument("--repo")
+    dead.add_argument("--path", default="", help="only under this path prefix")
+    dead.add_argument("--verdict", help="comma-separated: dead,unknown,live (default: dead)")
+    dead.add_argument("--include-tests", action="store_true")
+    paging(dead, 50)
+
+    overview = add("overview", cmd_overview, "packages, their imports, most-called symbols")
+    overview.add_argument("--repo")
+    overview.add_argument("--limit", type=int, default=15, help="most-called symbols shown")
+
+    stats = add("stats", cmd_stats, "counts, skipped files, unresolved-call rate, stale files")
+    stats.add_argument("--repo")
+
+    repos = add("repos", cmd_repos, "list indexed repositories")
+    del repos
+
+    export = add("export", cmd_export, "nodes and edges as JSON lines")
+    export.add_argument("--repo")
+    export.add_argument("--output", "-o", help="file to write (default: stdout)")
+
+    add("mcp", cmd_mcp, "run the MCP server on stdio (for Claude Code, Cursor, Codex, ...)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.store = getattr(args, "store", None)
+    args.json = getattr(args, "json", False)
+    from cartograph.index import IndexingError
+    from cartograph.query import QueryError
+    from cartograph.store import StoreError
+
+    try:
+        args.handler(args)
+    except (QueryError, IndexingError, StoreError, CliError) as exc:
+        print(f"cartograph: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

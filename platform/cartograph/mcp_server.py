@@ -1,0 +1,214 @@
+"""The MCP server: the query library as tools for coding agents (stdio here; HTTP in api/).
+
+Every tool answers with compact text by default (what an agent reads best) or JSON
+(`as_json=true`); every answer names the indexed commit and the files changed since.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from cartograph.index import IndexingError
+from cartograph.query import QueryError, render, to_json
+from cartograph.store import StoreError, open_store
+from cartograph.store.base import GraphStore
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+INSTRUCTIONS = """\
+Cartograph holds a pre-computed code graph of the repositories it indexed: symbols (modules,
+classes, functions, methods), who calls whom (resolved through imports, re-exports, self,
+annotations, constructors and inheritance), references (callbacks, decorators, types) and
+inheritance. Use it to find where to look before you grep: search_symbols for a name or concept,
+get_context for one symbol, find_callers before changing a signature, trace_calls to see what a
+change reaches. The graph says where to look; open the file before you edit it. Answers name the
+indexed commit and list files changed on disk since; call index_repository after editing files
+to refresh them (it is incremental and fast)."""
+
+GRAPH_SCHEMA = """\
+Nodes
+- Repo {name, root, indexed_sha, indexed_at}
+- File {id=repo:path, repo, path, language, sha256, lines, is_test}
+- Symbol {id=repo:path#qualname, repo, path, name, qualname, kind, start_line, end_line,
+  signature, doc, exported, decorators}; kind: module | class | function | method | variable;
+  qualname follows Python (pkg.mod.Class.method; pkg.mod.outer.inner; module code = pkg.mod)
+- Package {name, ecosystem} — what a repo provides and what files import from outside
+Edges
+- (Repo)-[:CONTAINS]->(File)-[:DEFINES]->(Symbol); (Symbol)-[:HAS_MEMBER]->(Symbol)
+- (Symbol)-[:CALLS {lines, count, via, confidence}]->(Symbol)
+- (Symbol)-[:REFERENCES {lines, count, via, confidence}]->(Symbol): used, not called
+  (callbacks, decorators, type annotations, __all__ exports)
+- (Symbol)-[:INHERITS]->(Symbol); (File)-[:IMPORTS {names}]->(File | Package)
+- (Repo)-[:PROVIDES]->(Package)
+via: scope | import | self | inheritance | super | constructor | annotation | return |
+injection | export — how the target was found (docs/resolution.md).
+Calls the resolver cannot prove (dynamic dispatch, getattr, untyped values, external
+libraries) are not edges: they are listed as unresolved calls of their symbol."""
+
+
+def build_server(store_url: str | None = None) -> MCPServer:
+    """An MCP server with Cartograph's tools over the store at `store_url`."""
+    server = MCPServer("cartograph", instructions=INSTRUCTIONS)
+    lock = threading.Lock()
+    state: dict[str, GraphStore] = {}
+
+    def store() -> GraphStore:
+        if "store" not in state:
+            state["store"] = open_store(store_url)
+        return state["store"]
+
+    def answer(fn: Callable[[GraphStore], Any], as_json: bool) -> str:
+        with lock:
+            try:
+                result = fn(store())
+            except (QueryError, IndexingError, StoreError) as exc:
+                raise ToolError(str(exc)) from exc
+        return to_json(result) if as_json else render(result)
+
+    @server.tool()
+    def search_symbols(
+        query: str,
+        repo: str | None = None,
+        kind: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        as_json: bool = False,
+    ) -> str:
+        """Find symbols by name or concept ("where is X?"): exact names first, then ranked text
+        matches over identifiers split into words (useBaseCart ~ "base cart"), qualified names,
+        paths and docstrings. kind: module, class, function, method or variable (comma-separated).
+        Returns locations (path:line) to open; page with offset."""
+        from cartograph.query import search
+
+        kinds = [k.strip() for k in kind.split(",")] if kind else None
+        return answer(lambda s: search(s, query, repo, kinds, limit, offset), as_json)
+
+    @server.tool()
+    def get_context(symbol: str, repo: str | None = None, as_json: bool = False) -> str:
+        """Everything about one symbol: location, signature, docstring, its class and members,
+        bases, subclasses, overrides, the first callers and callees, and its unresolved calls.
+        symbol: a name, a qualified name (pkg.mod.Class.method) or an id (repo:path#qualname).
+        The graph says where to look; open the file before editing it."""
+        from cartograph.query import context
+
+        return answer(lambda s: context(s, symbol, repo), as_json)
+
+    @server.tool()
+    def find_callers(
+        symbol: str,
+        repo: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+        include_references: bool = False,
+        as_json: bool = False,
+    ) -> str:
+        """Who calls this symbol ("what breaks if I change it?"), with call-site lines and how
+        each call was resolved. include_references adds callbacks, decorators and type uses."""
+        from cartograph.query import callers
+
+        return answer(
+            lambda s: callers(
+                s,
+                symbol,
+                repo=repo,
+                limit=limit,
+                offset=offset,
+                include_references=include_references,
+            ),
+            as_json,
+        )
+
+    @server.tool()
+    def trace_calls(
+        symbol: str,
+        direction: str = "out",
+        depth: int = 3,
+        repo: str | None = None,
+        fanout: int = 20,
+        as_json: bool = False,
+    ) -> str:
+        """The call tree of a symbol: direction "out" = what it reaches (callees, recursively),
+        "in" = what reaches it (callers, recursively). Cycle-safe; depth up to 10."""
+        from cartograph.query import trace
+
+        return answer(lambda s: trace(s, symbol, direction, depth, repo, fanout), as_json)
+
+    @server.tool()
+    def find_path(
+        source: str,
+        target: str,
+        repo: str | None = None,
+        max_depth: int = 8,
+        as_json: bool = False,
+    ) -> str:
+        """The shortest chain of calls from source to target ("how does A end up in B?")."""
+        from cartograph.query import path
+
+        return answer(lambda s: path(s, source, target, repo, max_depth), as_json)
+
+    @server.tool()
+    def find_dead_code(
+        repo: str | None = None,
+        path_prefix: str = "",
+        verdicts: str = "dead",
+        limit: int = 50,
+        offset: int = 0,
+        as_json: bool = False,
+    ) -> str:
+        """Functions, methods and classes nothing reaches. Verdicts: dead; unknown (an
+        unresolved call of the same name, a property, or an external decorator may reach it);
+        live. Entry points (tests, __main__, framework decorators, dunders, __all__, overrides)
+        count as live. Check before deleting: dynamic uses are invisible to any static graph."""
+        from cartograph.query import dead_code
+        from cartograph.query.common import pick_repo
+
+        wanted = [v.strip() for v in verdicts.split(",") if v.strip()]
+        return answer(
+            lambda s: dead_code(
+                s, pick_repo(s, repo, os.getcwd()), path_prefix, wanted, limit, offset
+            ),
+            as_json,
+        )
+
+    @server.tool()
+    def get_overview(repo: str | None = None, as_json: bool = False) -> str:
+        """The shape of a repository: packages with sizes, which package imports which, the
+        external packages it uses, and the most-called symbols. A good first call on a new repo."""
+        from cartograph.query import overview
+        from cartograph.query.common import pick_repo
+
+        return answer(lambda s: overview(s, pick_repo(s, repo, os.getcwd())), as_json)
+
+    @server.tool()
+    def get_schema() -> str:
+        """The graph's node and edge types, their properties and what `via` means."""
+        return GRAPH_SCHEMA
+
+    @server.tool()
+    def index_repository(path: str = ".", name: str | None = None) -> str:
+        """Index a repository folder, or re-index it after edits (incremental: only changed files
+        are parsed, and the files that depend on them are re-resolved). Returns a summary."""
+        from cartograph.index import index_repository as run_index
+        from cartograph.query import stats
+
+        with lock:
+            try:
+                result = run_index(store(), path, name)
+                summary = stats(store(), result.repo)
+            except (QueryError, IndexingError, StoreError) as exc:
+                raise ToolError(str(exc)) from exc
+        head = (
+            f"indexed {result.repo} ({result.files} files: {result.parsed} parsed, "
+            f"{result.unchanged} unchanged, {result.deleted} deleted, {result.reresolved} "
+            f"re-resolved, {result.skipped} skipped) in {result.total_seconds:.2f} s\n"
+        )
+        return head + render(summary)
+
+    return server
+
+
+def run_stdio(store_url: str | None = None) -> None:
+    build_server(store_url).run("stdio")

@@ -1,0 +1,56 @@
+"""Questions agents ask, as library functions. CLI, MCP (and later REST/GraphQL) render them."""
+
+from cartograph.query.common import (
+    AmbiguousSymbol,
+    Envelope,
+    QueryError,
+    RepoNotFound,
+    SymbolNotFound,
+    find_symbol,
+)
+from cartograph.query.deadcode import DeadCodeReport, dead_code
+from cartograph.query.graph import (
+    CallPath,
+    Context,
+    NeighborPage,
+    Trace,
+    callees,
+    callers,
+    context,
+    neighbors,
+    path,
+    trace,
+)
+from cartograph.query.overview import Overview, Stats, overview, stats
+from cartograph.query.render import render, to_data, to_json
+from cartograph.query.search import SearchResult, search
+
+__all__ = [
+    "AmbiguousSymbol",
+    "CallPath",
+    "Context",
+    "DeadCodeReport",
+    "Envelope",
+    "NeighborPage",
+    "Overview",
+    "QueryError",
+    "RepoNotFound",
+    "SearchResult",
+    "Stats",
+    "SymbolNotFound",
+    "Trace",
+    "callees",
+    "callers",
+    "context",
+    "dead_code",
+    "find_symbol",
+    "neighbors",
+    "overview",
+    "path",
+    "render",
+    "search",
+    "stats",
+    "to_data",
+    "to_json",
+    "trace",
+]

@@ -1,0 +1,326 @@
+"""Dead code: functions, methods and classes nothing reaches — with an honest third verdict.
+
+Verdicts:
+- `live`: something calls, references or subclasses it, or it is an entry point (tests and
+  fixtures, `__main__`, framework registrations by decorator, dunder methods, names exported by
+  `__all__`, console scripts, overrides of a live base method or of an external base class);
+- `unknown`: nothing in the graph reaches it, but a call the resolver could not bind has the
+  same name (`obj.process()` on an untyped `obj`), or it is a property (read as an attribute,
+  which is not tracked), or a decorator from outside the repository may register it;
+- `dead`: none of the above.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
+from cartograph.store.base import GraphStore
+
+VERDICTS = ("dead", "unknown", "live")
+# decorators that register a function with a framework (the function is called from outside)
+FRAMEWORK_DECORATORS = frozenset(
+    {
+        "route",
+        "get",
+        "post",
+        "put",
+        "patch",
+        "delete",
+        "head",
+        "options",
+        "websocket",
+        "api_route",
+        "command",
+        "group",
+        "fixture",
+        "task",
+        "shared_task",
+        "periodic_task",
+        "receiver",
+        "register",
+        "hookimpl",
+        "hookspec",
+        "validator",
+        "field_validator",
+        "model_validator",
+        "root_validator",
+        "listens_for",
+        "on_event",
+        "middleware",
+        "exception_handler",
+        "api_view",
+        "action",
+        "subscriber",
+        "handler",
+        "callback",
+        "connect",
+        "signal",
+        "cli",
+        "main",
+        "entrypoint",
+        "job",
+        "cron",
+        "schedule",
+        "before_request",
+        "after_request",
+        "teardown_request",
+        "errorhandler",
+        "context_processor",
+        "template_filter",
+        "template_tag",
+        "filter",
+        "simple_tag",
+        "inclusion_tag",
+        "setter",
+        "deleter",
+        "overload",
+        "login_required",
+        "csrf_exempt",
+        "require_http_methods",
+    }
+)
+PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+# wrappers that neither register nor hide a function
+PLAIN_DECORATORS = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "abstractmethod",
+        "wraps",
+        "lru_cache",
+        "cache",
+        "functools.wraps",
+        "functools.lru_cache",
+        "functools.cache",
+        "contextmanager",
+        "asynccontextmanager",
+        "contextlib.contextmanager",
+        "total_ordering",
+        "dataclass",
+        "dataclasses.dataclass",
+        "override",
+        "typing.override",
+        "final",
+        "typing.final",
+        "abc.abstractmethod",
+        "singledispatch",
+        "functools.singledispatch",
+        "deprecated",
+    }
+)
+UNITTEST_HOOKS = frozenset(
+    {
+        "setUp",
+        "tearDown",
+        "setUpClass",
+        "tearDownClass",
+        "setUpModule",
+        "tearDownModule",
+        "setUpTestData",
+        "asyncSetUp",
+        "asyncTearDown",
+        "addCleanup",
+        "runTest",
+    }
+)
+_CALL_SUFFIX = re.compile(r"\(.*$")
+
+
+@dataclass(slots=True)
+class DeadCodeItem:
+    symbol: SymbolRow
+    verdict: str
+    reason: str
+
+
+@dataclass(slots=True)
+class DeadCodeReport:
+    repo: str
+    items: list[DeadCodeItem]
+    counts: dict[str, int]  # verdict → number of symbols
+    offset: int
+    next_offset: int | None
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+def dead_code(
+    store: GraphStore,
+    repo: str,
+    path_prefix: str = "",
+    verdicts: list[str] | None = None,
+    limit: int | None = 50,
+    offset: int = 0,
+    include_tests: bool = False,
+) -> DeadCodeReport:
+    """Classify every function, method and class of `repo` (under `path_prefix`)."""
+    repo_row = check_repo(store, repo)
+    if repo_row is None:
+        raise QueryError("dead code needs a repository name")
+    wanted = verdicts or ["dead"]
+    for verdict in wanted:
+        if verdict not in VERDICTS:
+            raise QueryError(f"unknown verdict {verdict!r}; verdicts are {', '.join(VERDICTS)}")
+    limit = clamp(limit, 50)
+    offset = max(0, int(offset))
+    classified = classify(store, repo, path_prefix, Path(repo_row.root) if repo_row.root else None)
+    test_paths = {p for p, record in store.files(repo).items() if record.is_test}
+    if not include_tests:
+        classified = [c for c in classified if c.symbol.path not in test_paths]
+    counts = {v: sum(1 for c in classified if c.verdict == v) for v in VERDICTS}
+    selected = [c for c in classified if c.verdict in wanted]
+    page = selected[offset : offset + limit]
+    next_offset = offset + limit if len(selected) > offset + limit else None
+    envelope = Freshness(store).envelope([c.symbol for c in page], [repo])
+    return DeadCodeReport(repo, page, counts, offset, next_offset, envelope)
+
+
+def classify(
+    store: GraphStore, repo: str, path_prefix: str, root: Path | None
+) -> list[DeadCodeItem]:
+    candidates = store.dead_code_candidates(repo, path_prefix)
+    files = store.files(repo)
+    unresolved_tails = {_tail(name) for name in store.unresolved_names(repo, "call")}
+    unresolved_tails.discard("")
+    external_base_classes = {u.src for u in _unresolved_bases(store, candidates)}
+    scripts = _console_scripts(root)
+    methods_by_class: dict[str, dict[str, tuple[SymbolRow, int]]] = {}
+    for symbol, incoming in candidates:
+        if symbol.kind == "method" and symbol.parent:
+            methods_by_class.setdefault(symbol.parent, {})[symbol.name] = (symbol, incoming)
+    class_ids = [s.id for s, _ in candidates if s.kind == "class"]
+    bases_of: dict[str, list[str]] = {}
+    for row in store.edges_of(class_ids, "out", ["INHERITS"]):
+        bases_of.setdefault(row.edge.src, []).append(row.edge.dst)
+
+    def ancestors(class_id: str) -> list[str]:
+        order, todo, seen = [], list(bases_of.get(class_id, [])), {class_id}
+        while todo:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            order.append(current)
+            todo.extend(bases_of.get(current, []))
+        return order
+
+    results: list[DeadCodeItem] = []
+    for symbol, incoming in candidates:
+        record = files.get(symbol.path)
+        is_test = bool(record and record.is_test)
+        verdict, reason = _rules(symbol, incoming, is_test, scripts)
+        if verdict is None and symbol.kind == "method" and symbol.parent:
+            lineage = ancestors(symbol.parent)
+            for base_id in lineage:
+                base_method = methods_by_class.get(base_id, {}).get(symbol.name)
+                if base_method is not None and (
+                    base_method[1] > 0 or _rules(base_method[0], base_method[1], False, scripts)[0]
+                ):
+                    verdict, reason = "live", f"overrides {base_method[0].qualname}"
+                    break
+            if verdict is None and any(
+                c in external_base_classes for c in [symbol.parent, *lineage]
+            ):
+                verdict, reason = "live", "may override a method of an external base class"
+        if verdict is None and symbol.kind == "class" and symbol.id in external_base_classes:
+            verdict = "unknown"
+            reason = (
+                "subclasses an external class, whose framework may find it (registry, metaclass)"
+            )
+        if verdict is None and symbol.name in unresolved_tails:
+            verdict = "unknown"
+            reason = f"an unresolved call named {symbol.name!r} may reach it"
+        if verdict is None and any(
+            d.split("(")[0] in PROPERTY_DECORATORS for d in symbol.decorators
+        ):
+            verdict, reason = "unknown", "a property: attribute reads are not tracked"
+        if verdict is None:
+            external = [
+                d
+                for d in symbol.decorators
+                if _decorator_name(d) not in PLAIN_DECORATORS | PROPERTY_DECORATORS
+            ]
+            if external:
+                verdict = "unknown"
+                reason = f"decorated by {external[0]}, which may register it"
+        if verdict is None:
+            verdict, reason = "dead", "nothing calls, references or subclasses it"
+        results.append(DeadCodeItem(symbol, verdict, reason))
+    return results
+
+
+def _rules(symbol: SymbolRow, incoming: int, is_test: bool, scripts: set[str]) -> tuple:
+    """Verdicts that need nothing but the symbol itself (and its incoming edge count)."""
+    name = symbol.name
+    if incoming > 0:
+        return "live", f"{incoming} incoming call/reference/subclass edge(s)"
+    if name.startswith("__") and name.endswith("__"):
+        return "live", "dunder method, called by Python itself"
+    if symbol.qualname in scripts:
+        return "live", "console-script entry point"
+    if symbol.path.endswith("__main__.py"):
+        return "live", "defined in __main__.py"
+    if is_test:
+        if name.startswith("test") or name.startswith("Test") or name in UNITTEST_HOOKS:
+            return "live", "test collected by the test runner"
+        if name.startswith("pytest_"):
+            return "live", "pytest hook"
+    for decorator in symbol.decorators:
+        called_on_object = "." in decorator.split("(")[0] and "(" in decorator
+        if (
+            _decorator_name(decorator).rpartition(".")[2] in FRAMEWORK_DECORATORS
+            or called_on_object
+        ):
+            return "live", f"registered by @{decorator}"
+    return None, ""
+
+
+def _decorator_name(decorator: str) -> str:
+    return _CALL_SUFFIX.sub("", decorator).strip()
+
+
+def _tail(name: str) -> str:
+    return _CALL_SUFFIX.sub("", name).rpartition(".")[2]
+
+
+def _unresolved_bases(store: GraphStore, candidates: list[tuple[SymbolRow, int]]):
+    classes = [s.id for s, _ in candidates if s.kind == "class"]
+    return [u for u in store.unresolved_of(classes) if u.kind == "base"]
+
+
+def _console_scripts(root: Path | None) -> set[str]:
+    """Qualnames named by [project.scripts] / console_scripts entry points."""
+    if root is None:
+        return set()
+    targets: list[str] = []
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+            data = {}
+        project = data.get("project", {}) if isinstance(data, dict) else {}
+        for table in ("scripts", "gui-scripts"):
+            targets.extend(str(v) for v in (project.get(table) or {}).values())
+        for group in (project.get("entry-points") or {}).values():
+            targets.extend(str(v) for v in (group or {}).values())
+    setup_cfg = root / "setup.cfg"
+    if setup_cfg.is_file():
+        parser = configparser.ConfigParser()
+        try:
+            parser.read(setup_cfg, encoding="utf-8")
+            text = parser.get("options.entry_points", "console_scripts", fallback="")
+        except (configparser.Error, UnicodeError):
+            text = ""
+        targets.extend(line.split("=", 1)[1] for line in text.splitlines() if "=" in line)
+    found = set()
+    for target in targets:
+        module, _, attr = target.strip().partition(":")
+        attr = attr.split("[")[0].strip()
+        found.add(f"{module.strip()}.{attr}" if attr else module.strip())
+    return found

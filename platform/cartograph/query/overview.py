@@ -1,0 +1,150 @@
+"""overview (packages, their dependencies, most-called symbols) and stats (counts and health)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
+from cartograph.store.base import GraphStore
+
+MAX_PACKAGES = 40
+
+
+@dataclass(slots=True)
+class PackageInfo:
+    name: str
+    files: int
+    lines: int
+    test_files: int
+    imports: list[tuple[str, int]]  # other in-repo packages, with the number of file imports
+    external: list[tuple[str, int]]  # outside packages imported, with counts
+
+
+@dataclass(slots=True)
+class Overview:
+    repo: str
+    files: int
+    lines: int
+    packages: list[PackageInfo]
+    most_called: list[tuple[SymbolRow, int]]
+    external_packages: list[tuple[str, int]]
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+@dataclass(slots=True)
+class Stats:
+    repo: str
+    files: int
+    symbols: dict[str, int]
+    languages: dict[str, dict[str, int]]
+    edges: dict[str, int]
+    resolved_call_sites: int
+    unresolved_call_sites: int
+    unresolved_external: int
+    unresolved_rate: float
+    files_with_syntax_errors: int
+    skipped: dict[str, list[str]]  # reason → paths (first few)
+    skipped_total: int
+    stale_files: list[str]
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+def _package_of(module: str, depth: int) -> str:
+    return ".".join(module.split(".")[:depth]) if module else ""
+
+
+def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
+    """The shape of a repository: packages, who imports whom, what is called most."""
+    if check_repo(store, repo) is None:
+        raise QueryError("overview needs a repository name")
+    top = clamp(top, 15)
+    files = store.files(repo)
+    modules = {path: record.module or path for path, record in files.items()}
+    depth = 1
+    while depth < 4:
+        names = {_package_of(m, depth) for m in modules.values()}
+        deeper = {_package_of(m, depth + 1) for m in modules.values()}
+        if len(names) >= 8 or len(deeper) > MAX_PACKAGES:
+            break
+        depth += 1
+    package_of = {path: _package_of(m, depth) for path, m in modules.items()}
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for path, record in files.items():
+        entry = counts[package_of[path]]
+        entry[0] += 1
+        entry[1] += record.lines
+        entry[2] += int(record.is_test)
+    internal: dict[str, Counter] = defaultdict(Counter)
+    external: dict[str, Counter] = defaultdict(Counter)
+    external_total: Counter = Counter()
+    for path, kind, target, _names in store.import_links(repo):
+        source = package_of.get(path)
+        if source is None:
+            continue
+        if kind == "file":
+            other = package_of.get(target)
+            if other is not None and other != source:
+                internal[source][other] += 1
+        else:
+            external[source][target] += 1
+            external_total[target] += 1
+    ordered = sorted(counts, key=lambda name: (-counts[name][1], name))[:MAX_PACKAGES]
+    packages = [
+        PackageInfo(
+            name,
+            counts[name][0],
+            counts[name][1],
+            counts[name][2],
+            internal[name].most_common(8),
+            external[name].most_common(8),
+        )
+        for name in ordered
+    ]
+    most_called = store.most_called(repo, top)
+    envelope = Freshness(store).envelope([s for s, _ in most_called], [repo])
+    return Overview(
+        repo,
+        len(files),
+        sum(r.lines for r in files.values()),
+        packages,
+        most_called,
+        external_total.most_common(top),
+        envelope,
+    )
+
+
+def stats(store: GraphStore, repo: str) -> Stats:
+    """Counts by kind and language, skipped files with reasons, unresolved-call rate,
+    the indexed commit and the files changed on disk since."""
+    if check_repo(store, repo) is None:
+        raise QueryError("stats needs a repository name")
+    raw = store.stats(repo)
+    files = store.files(repo)
+    skipped: dict[str, list[str]] = defaultdict(list)
+    skipped_list = store.skipped(repo)
+    for item in skipped_list:
+        skipped[item.reason].append(item.path)
+    resolved = raw["resolved_call_sites"]
+    unresolved = raw["unresolved_call_sites"]
+    rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
+    freshness = Freshness(store)
+    stale = sorted(freshness.stale_paths(repo, set(files)))
+    envelope = freshness.envelope([], [repo])
+    return Stats(
+        repo=repo,
+        files=len(files),
+        symbols=raw["symbols"],
+        languages=raw["languages"],
+        edges=raw["edges"],
+        resolved_call_sites=resolved,
+        unresolved_call_sites=unresolved,
+        unresolved_external=raw["unresolved_external"],
+        unresolved_rate=round(rate, 4),
+        files_with_syntax_errors=raw["files_with_syntax_errors"],
+        skipped=dict(skipped),
+        skipped_total=len(skipped_list),
+        stale_files=stale,
+        envelope=envelope,
+    )

@@ -1,0 +1,301 @@
+"""Text and JSON renderings of query answers.
+
+Text is written for an agent's context window: one line per item, paths with line numbers,
+the indexed commit on top and a pointer to the next page when there is one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope
+from cartograph.query.deadcode import DeadCodeReport
+from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
+from cartograph.query.overview import Overview, Stats
+from cartograph.query.search import SearchResult
+
+
+def to_data(answer: Any) -> Any:
+    """Plain JSON-able data of any answer."""
+    if dataclasses.is_dataclass(answer) and not isinstance(answer, type):
+        return {f.name: to_data(getattr(answer, f.name)) for f in dataclasses.fields(answer)}
+    if isinstance(answer, dict):
+        return {str(k): to_data(v) for k, v in answer.items()}
+    if isinstance(answer, list | tuple | set):
+        return [to_data(v) for v in answer]
+    return answer
+
+
+def to_json(answer: Any) -> str:
+    return json.dumps(to_data(answer), indent=1, ensure_ascii=False)
+
+
+def render(answer: Any) -> str:
+    renderer = _RENDERERS.get(type(answer))
+    if renderer is None:
+        return to_json(answer)
+    return renderer(answer).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------- pieces
+
+
+def _where(symbol: SymbolRow) -> str:
+    span = (
+        f"{symbol.start_line}-{symbol.end_line}"
+        if symbol.end_line > symbol.start_line
+        else str(symbol.start_line)
+    )
+    return f"{symbol.path}:{span}"
+
+
+def _one(symbol: SymbolRow, stale: set[str] | None = None) -> str:
+    mark = " [stale]" if stale and f"{symbol.repo}:{symbol.path}" in stale else ""
+    return f"{symbol.kind:<8} {symbol.qualname}  {_where(symbol)}{mark}"
+
+
+def _header(envelope: Envelope) -> str:
+    parts = []
+    for repo in envelope.repos:
+        sha = repo.indexed_sha[:10] if repo.indexed_sha else "no commit"
+        dirty = ", uncommitted changes" if repo.dirty else ""
+        parts.append(f"{repo.name}@{sha} ({repo.indexed_at}{dirty})")
+    line = "# indexed: " + "; ".join(parts) if parts else "# indexed: -"
+    if envelope.stale:
+        shown = ", ".join(envelope.stale[:10])
+        more = f" and {len(envelope.stale) - 10} more" if len(envelope.stale) > 10 else ""
+        line += f"\n# changed on disk since indexed (re-run `cartograph index`): {shown}{more}"
+    return line
+
+
+def _neighbor(item: Neighbor, stale: set[str]) -> str:
+    lines = ",".join(str(n) for n in item.lines[:5])
+    count = f" x{item.count}" if item.count > 1 else ""
+    kind = "" if item.type == "CALLS" else f" {item.type.lower()}"
+    return f"  {_one(item.symbol, stale)}  (l.{lines}{count} via {item.via}{kind})"
+
+
+def _page_hint(total: int, shown: int, offset: int, next_offset: int | None) -> str:
+    if next_offset is None:
+        return ""
+    return f"  … {total - offset - shown} more: repeat with --offset {next_offset}\n"
+
+
+# ---------------------------------------------------------------- answers
+
+
+def _search(result: SearchResult) -> str:
+    out = [_header(result.envelope)]
+    if not result.hits:
+        out.append(f"no symbol matches {result.query!r}")
+        return "\n".join(out)
+    out.append(f"search {result.query!r}:")
+    stale = set(result.envelope.stale)
+    for hit in result.hits:
+        out.append("  " + _one(hit.symbol, stale))
+        detail = hit.symbol.signature
+        if hit.symbol.doc:
+            detail = f"{detail}  — {hit.symbol.doc}" if detail else hit.symbol.doc
+        if detail:
+            out.append(f"      {detail[:160]}")
+    if result.next_offset is not None:
+        out.append(f"  … more: repeat with --offset {result.next_offset}")
+    return "\n".join(out)
+
+
+def _neighbors(page: NeighborPage) -> str:
+    stale = set(page.envelope.stale)
+    out = [_header(page.envelope), _one(page.symbol, stale)]
+    label = "called by" if page.direction == "callers" else "calls"
+    out.append(f"{label} ({page.total}):" if page.total else f"{label}: nothing in the index")
+    out.extend(_neighbor(item, stale) for item in page.items)
+    hint = _page_hint(page.total, len(page.items), page.offset, page.next_offset)
+    if hint:
+        out.append(hint.rstrip())
+    if page.unresolved:
+        out.append(f"unresolved calls ({len(page.unresolved)}):")
+        out.extend(
+            f"  {u.name}  l.{u.line}" + (f"  (from {u.external})" if u.external else "")
+            for u in page.unresolved[:20]
+        )
+    return "\n".join(out)
+
+
+def _context(ctx: Context) -> str:
+    stale = set(ctx.envelope.stale)
+    symbol = ctx.symbol
+    out = [_header(ctx.envelope), f"{symbol.kind} {symbol.qualname}"]
+    mark = "  [changed on disk since indexed]" if f"{symbol.repo}:{symbol.path}" in stale else ""
+    out.append(f"  at {symbol.repo}:{_where(symbol)}{mark}")
+    out.append(f"  id {symbol.id}")
+    if symbol.signature:
+        out.append(f"  {symbol.signature}")
+    if symbol.decorators:
+        out.append("  decorators: " + ", ".join("@" + d for d in symbol.decorators))
+    if symbol.doc:
+        out.append(f'  """{symbol.doc}"""')
+    if ctx.parent is not None and ctx.parent.kind != "module":
+        out.append(f"  in {ctx.parent.kind} {ctx.parent.qualname} ({_where(ctx.parent)})")
+    if ctx.bases:
+        out.append("  bases: " + ", ".join(b.qualname for b in ctx.bases))
+    if ctx.subclasses:
+        out.append("  subclasses: " + ", ".join(s.qualname for s in ctx.subclasses[:15]))
+    if ctx.overrides:
+        out.append("  overrides: " + ", ".join(s.qualname for s in ctx.overrides))
+    if ctx.overridden_by:
+        out.append("  overridden by: " + ", ".join(s.qualname for s in ctx.overridden_by[:15]))
+    if ctx.members:
+        out.append(f"members ({len(ctx.members)}):")
+        out.extend(
+            f"  {m.kind:<8} {m.name}  l.{m.start_line}  {m.signature[:100]}"
+            for m in ctx.members[:60]
+        )
+        if len(ctx.members) > 60:
+            out.append(f"  … {len(ctx.members) - 60} more")
+    for page, label in ((ctx.callers, "called by"), (ctx.callees, "calls")):
+        if page.total:
+            out.append(f"{label} ({page.total}):")
+            out.extend(_neighbor(item, stale) for item in page.items)
+            if page.total > len(page.items):
+                verb = "callers" if page.direction == "callers" else "callees"
+                out.append(
+                    f"  … {page.total - len(page.items)} more: `cartograph {verb} {symbol.qualname}`"
+                )
+        else:
+            out.append(f"{label}: nothing in the index")
+    if ctx.referenced_by:
+        out.append(f"referenced by ({len(ctx.referenced_by)}):")
+        out.extend(_neighbor(item, stale) for item in ctx.referenced_by)
+    calls = [u for u in ctx.callees.unresolved if u.kind == "call"]
+    if calls:
+        out.append(f"unresolved calls ({len(calls)}):")
+        out.extend(
+            f"  {u.name}  l.{u.line}" + (f"  (from {u.external})" if u.external else "")
+            for u in calls[:15]
+        )
+    out.append(
+        "(open the file before editing: the graph says where to look, the source is the truth)"
+    )
+    return "\n".join(out)
+
+
+def _trace(trace: Trace) -> str:
+    stale = set(trace.envelope.stale)
+    arrow = "calls" if trace.direction == "out" else "is called by"
+    out = [_header(trace.envelope), f"{_one(trace.root, stale)}  ({arrow}, depth {trace.depth})"]
+    children: dict[str, list] = {}
+    for step in trace.steps:
+        children.setdefault(step.parent, []).append(step)
+
+    def walk(node_id: str, indent: int) -> None:
+        for step in children.get(node_id, []):
+            repeat = "  (shown above)" if step.repeated else ""
+            out.append(f"{'  ' * indent}└ {_one(step.symbol, stale)}  [{step.edge.via}]{repeat}")
+            if not step.repeated:
+                walk(step.symbol.id, indent + 1)
+
+    walk(trace.root.id, 1)
+    if not trace.steps:
+        out.append("  (nothing in the index)")
+    if trace.truncated:
+        out.append("  … some nodes have more children: raise --fanout to see them")
+    return "\n".join(out)
+
+
+def _path(path: CallPath) -> str:
+    stale = set(path.envelope.stale)
+    out = [_header(path.envelope)]
+    if path.steps is None:
+        out.append(
+            f"no call path from {path.source.qualname} to {path.target.qualname} "
+            f"within {path.max_depth} calls"
+        )
+        return "\n".join(out)
+    if not path.steps:
+        out.append(f"{path.source.qualname} is {path.target.qualname}")
+        return "\n".join(out)
+    out.append(f"{len(path.steps)} call(s):")
+    out.append("  " + _one(path.source, stale))
+    for step in path.steps:
+        lines = ",".join(str(n) for n in step.edge.lines[:3])
+        out.append(f"  → {_one(step.target, stale)}  (l.{lines} via {step.edge.via})")
+    return "\n".join(out)
+
+
+def _dead(report: DeadCodeReport) -> str:
+    stale = set(report.envelope.stale)
+    counts = ", ".join(f"{v}: {n}" for v, n in report.counts.items())
+    out = [_header(report.envelope), f"{report.repo}: {counts}"]
+    for item in report.items:
+        out.append(f"  {item.verdict:<7} {_one(item.symbol, stale)}  — {item.reason}")
+    if report.next_offset is not None:
+        out.append(f"  … more: repeat with --offset {report.next_offset}")
+    return "\n".join(out)
+
+
+def _overview(view: Overview) -> str:
+    out = [_header(view.envelope), f"{view.repo}: {view.files} files, {view.lines} lines"]
+    out.append("packages (files, lines; imports):")
+    for package in view.packages:
+        tests = f", {package.test_files} test" if package.test_files else ""
+        deps = ", ".join(f"{name}({n})" for name, n in package.imports)
+        ext = ", ".join(f"{name}({n})" for name, n in package.external)
+        line = f"  {package.name or '(root)'}: {package.files} files{tests}, {package.lines} lines"
+        if deps:
+            line += f"; → {deps}"
+        if ext:
+            line += f"; external → {ext}"
+        out.append(line)
+    if view.external_packages:
+        out.append(
+            "external packages: " + ", ".join(f"{n}({c})" for n, c in view.external_packages)
+        )
+    if view.most_called:
+        out.append("most called:")
+        out.extend(f"  {n:>4}  {_one(s)}" for s, n in view.most_called)
+    return "\n".join(out)
+
+
+def _stats(stats: Stats) -> str:
+    out = [_header(stats.envelope), f"{stats.repo}: {stats.files} files"]
+    out.append(
+        "languages: "
+        + ", ".join(
+            f"{lang} {v['files']} files/{v['lines']} lines" for lang, v in stats.languages.items()
+        )
+    )
+    out.append("symbols: " + ", ".join(f"{k} {v}" for k, v in stats.symbols.items()))
+    out.append("edges: " + ", ".join(f"{k} {v}" for k, v in stats.edges.items()))
+    out.append(
+        f"call sites: {stats.resolved_call_sites} resolved, {stats.unresolved_call_sites} "
+        f"unresolved ({stats.unresolved_rate:.1%}; {stats.unresolved_external} into external "
+        f"libraries)"
+    )
+    if stats.files_with_syntax_errors:
+        out.append(f"files with syntax errors (indexed partly): {stats.files_with_syntax_errors}")
+    if stats.skipped:
+        out.append(f"skipped files ({stats.skipped_total}):")
+        for reason, paths in sorted(stats.skipped.items()):
+            shown = ", ".join(paths[:5]) + (f", … ({len(paths)})" if len(paths) > 5 else "")
+            out.append(f"  {reason}: {shown}")
+    if stats.stale_files:
+        out.append(
+            f"changed on disk since indexed ({len(stats.stale_files)}): "
+            + ", ".join(stats.stale_files[:10])
+        )
+    return "\n".join(out)
+
+
+_RENDERERS = {
+    SearchResult: _search,
+    NeighborPage: _neighbors,
+    Context: _context,
+    Trace: _trace,
+    CallPath: _path,
+    DeadCodeReport: _dead,
+    Overview: _overview,
+    Stats: _stats,
+}
