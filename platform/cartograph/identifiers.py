@@ -7,9 +7,15 @@ The store indexes this text and the query splits user input the same way, so `ba
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
 _SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
+
+
+@lru_cache(maxsize=1 << 18)
+def _chunk_words(chunk: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _CAMEL.findall(chunk))
 
 
 def split_words(text: str) -> list[str]:
@@ -17,19 +23,19 @@ def split_words(text: str) -> list[str]:
     words: list[str] = []
     for chunk in _SEPARATORS.split(text):
         if chunk:
-            words.extend(w.lower() for w in _CAMEL.findall(chunk))
+            words.extend(_chunk_words(chunk))
     return words
+
+
+@lru_cache(maxsize=1 << 18)
+def _chunk_text(chunk: str) -> str:
+    words = _chunk_words(chunk)
+    whole = chunk.lower()
+    if len(words) == 1 and words[0] == whole:
+        return whole
+    return " ".join((whole, *words))
 
 
 def search_text(text: str) -> str:
     """Indexed form: each identifier whole (lower case) plus its words."""
-    parts: list[str] = []
-    for chunk in _SEPARATORS.split(text):
-        if not chunk:
-            continue
-        words = [w.lower() for w in _CAMEL.findall(chunk)]
-        whole = chunk.lower()
-        if len(words) != 1 or words[0] != whole:
-            parts.append(whole)
-        parts.extend(words)
-    return " ".join(parts)
+    return " ".join(_chunk_text(chunk) for chunk in _SEPARATORS.split(text) if chunk)

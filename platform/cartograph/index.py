@@ -104,29 +104,41 @@ class _Parsed:
     blob: bytes
 
 
-def _parse_chunk(items: list[tuple[str, str, bytes]]) -> list[tuple[str, dict, bytes]]:
+def _parse_chunk(items: list[tuple[str, str, bytes]]) -> list[tuple[str, bytes]]:
+    """Worker: source bytes → encoded facts (small to send back; decoded by the parent)."""
     gc.disable()
-    out = []
-    for path, language, data in items:
-        facts = extract_facts(language, data)
-        out.append((path, facts, encode_facts(facts)))
-    return out
+    return [(path, encode_facts(extract_facts(language, data))) for path, language, data in items]
 
 
-def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[str, dict, bytes]]:
+def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[str, bytes]]:
     if workers <= 1 or len(items) < PARALLEL_MIN_FILES:
         return _parse_chunk(items)
-    # biggest files first so the last chunk is not the slow one
+    # biggest files first, dealt round-robin, so chunks are even and the last one is not slow
     items = sorted(items, key=lambda item: -len(item[2]))
-    chunks = [
-        items[i :: max(1, len(items) // PARSE_CHUNK)]
-        for i in range(max(1, len(items) // PARSE_CHUNK))
-    ]
-    results: list[tuple[str, dict, bytes]] = []
+    count = max(workers, len(items) // PARSE_CHUNK)
+    chunks = [items[i::count] for i in range(count)]
+    results: list[tuple[str, bytes]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
         for chunk_result in pool.map(_parse_chunk, chunks):
             results.extend(chunk_result)
     return results
+
+
+# The run a forked resolve worker serves (set by the parent just before it forks).
+_FORKED_RUN: _IndexRun | None = None
+
+
+def _resolve_chunk(tasks: list[tuple[str, str]]) -> tuple[int, int]:
+    """Worker: resolve and write a share of the files, through its own store connection."""
+    from cartograph.store import open_store
+
+    run = _FORKED_RUN
+    assert run is not None
+    store = open_store(run.store.url)
+    try:
+        return run.resolve_and_write(store, tasks)
+    finally:
+        store.close()
 
 
 class _Timer:
@@ -226,29 +238,23 @@ class _IndexRun:
             store.delete_repo(self.repo)
         self.timer.lap("discover")
 
-        new_map = compute_module_map(
+        self.module_map = compute_module_map(
             [f.path for f in discovery.files if f.language == "python"], discovery.all_paths
         )
         skipped = list(discovery.skipped)
-        changed: list[_Parsed] = []
-        renamed: list[SourceFile] = []  # same content, new module name
+        renamed: list[tuple[SourceFile, str]] = []  # same content, new module name
         touched: list[SourceFile] = []  # same content, new mtime
         to_parse: list[tuple[str, str, bytes]] = []
-        sources: dict[str, SourceFile] = {}
-        shas: dict[str, str] = {}
+        parsed_source: dict[str, tuple[SourceFile, str]] = {}
         for source in discovery.files:
             state = states.get(source.path)
-            module = new_map.by_path.get(source.path)
+            module = self.module_map.by_path.get(source.path)
             module_name = module.name if module else ""
-            if (
-                state is not None
-                and state.size == source.size
-                and state.mtime_ns == source.mtime_ns
-            ):
+            if state is not None and (state.size, state.mtime_ns) == (source.size, source.mtime_ns):
                 if state.module == module_name:
                     result.unchanged += 1
                 else:
-                    renamed.append(source)
+                    renamed.append((source, state.sha256))
                 continue
             data, reason, sha = read_source(discovery.root, source)
             if data is None:
@@ -259,100 +265,52 @@ class _IndexRun:
                     result.unchanged += 1
                     touched.append(source)
                 else:
-                    renamed.append(source)
+                    renamed.append((source, sha))
                 continue
-            sources[source.path] = source
-            shas[source.path] = sha
+            parsed_source[source.path] = (source, sha)
             to_parse.append((source.path, source.language, data))
         present = {f.path for f in discovery.files} - {s.path for s in skipped}
         deleted = sorted(set(states) - present)
         result.files = len(present)
-        result.skipped = len(skipped)
         result.deleted = len(deleted)
         self.timer.lap("hash")
 
         if to_parse:
             self.progress(f"parsing {len(to_parse)} files")
-        for path, facts, blob in _parse_all(to_parse, self.workers):
-            changed.append(_Parsed(sources[path], shas[path], facts, blob))
-        result.parsed = len(changed)
-        for parsed in changed:
-            if parsed.facts.get("errors"):
-                result.syntax_errors.append(parsed.source.path)
+        self.fresh: dict[str, _Parsed] = {}
+        for path, blob in _parse_all(to_parse, self.workers):
+            source, sha = parsed_source[path]
+            self.fresh[path] = _Parsed(source, sha, decode_facts(blob) or {}, blob)
+        result.parsed = len(self.fresh)
+        result.syntax_errors = sorted(p for p, f in self.fresh.items() if f.facts.get("errors"))
+        for source, sha in renamed:
+            parsed = self._reuse_facts(source, sha)
+            if parsed is None:
+                skipped.append(Skipped(source.path, "unreadable", source.size))
+            else:
+                self.fresh[source.path] = parsed
+        result.skipped = len(skipped)
         self.timer.lap("parse")
 
         old_map = compute_module_map(sorted(states), set(states) | set(discovery.other_paths))
-        changed_names = _changed_module_names(
-            old_map, new_map, [p.source.path for p in changed] + [s.path for s in renamed] + deleted
-        )
-        fresh = {p.source.path: p for p in changed}
-        rewrite_paths = set(fresh) | {s.path for s in renamed}
-        dependents = set()
+        changed_names = _changed_module_names(old_map, self.module_map, [*self.fresh, *deleted])
+        dependents: set[str] = set()
         if states and changed_names:
-            dependents = store.dependents(self.repo, changed_names) - rewrite_paths - set(deleted)
+            dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
             dependents &= present
         result.reresolved = len(dependents)
+        self.program = self._program()
+        self.replace = bool(states)
+        if deleted:
+            store.delete_files(self.repo, deleted)
+        tasks = [(path, "file") for path in sorted(self.fresh)]
+        tasks += [(path, "edges") for path in sorted(dependents)]
+        self._resolve_and_write_all(tasks)
+        self.timer.lap("resolve+write")
 
-        program = self._program(new_map, fresh)
-        stored_blobs = store.load_facts(self.repo, [s.path for s in renamed]) if renamed else {}
-        writes: list[FileWrite] = []
-        for parsed in changed:
-            module = new_map.by_path.get(parsed.source.path)
-            writes.append(
-                self._file_write(
-                    program,
-                    parsed.source,
-                    parsed.sha256,
-                    parsed.facts,
-                    parsed.blob,
-                    module.name if module else "",
-                    module.is_package if module else False,
-                )
-            )
-        for source in renamed:
-            blob = stored_blobs.get(source.path)
-            facts = decode_facts(blob) if blob else None
-            data, reason, sha = read_source(discovery.root, source)
-            if data is None:
-                skipped.append(Skipped(source.path, reason, source.size))
-                continue
-            if facts is None or facts.get("v") != facts_version(source.language):
-                facts = extract_facts(source.language, data)
-                blob = encode_facts(facts)
-            module = new_map.by_path.get(source.path)
-            writes.append(
-                self._file_write(
-                    program,
-                    source,
-                    sha,
-                    facts,
-                    blob,
-                    module.name if module else "",
-                    module.is_package if module else False,
-                )
-            )
-        edge_writes: list[EdgeWrite] = []
-        for path in sorted(dependents):
-            module = new_map.by_path.get(path)
-            mod = program.module(module.name) if module else None
-            if mod is None or mod.path != path:
-                continue
-            resolution = program.resolve_file(mod)
-            edge_writes.append(
-                EdgeWrite(
-                    path,
-                    resolution.edges,
-                    resolution.unresolved,
-                    _import_links(resolution),
-                    sorted(resolution.deps),
-                )
-            )
-        self.timer.lap("resolve")
-
-        self._write(writes, edge_writes, deleted, replace=bool(states))
         store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
         store.set_skipped(self.repo, skipped)
-        store.set_packages(self.repo, _provided_packages(new_map), "pypi")
+        store.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
         now = datetime.now(UTC).isoformat(timespec="seconds")
         store.upsert_repo(
             Repo(
@@ -369,26 +327,103 @@ class _IndexRun:
         )
         result.indexed_sha = discovery.head_sha
         result.dirty = discovery.dirty
-        self.timer.lap("write")
+        self.timer.lap("finish")
         return result
 
-    def _program(self, new_map: ModuleMap, fresh: dict[str, _Parsed]) -> Program:
-        """A symbol table: fresh facts in memory, everything else loaded from the store lazily."""
-        modules: dict[str, ModuleFacts] = {}
+    def _reuse_facts(self, source: SourceFile, sha: str) -> _Parsed | None:
+        """A file whose content is unchanged but whose module name changed: reuse its facts."""
+        blob = self.store.load_facts(self.repo, [source.path]).get(source.path)
+        facts = decode_facts(blob) if blob else None
+        if facts is None or facts.get("v") != facts_version(source.language):
+            data, _reason, sha = read_source(self.discovery.root, source)
+            if data is None:
+                return None
+            facts = extract_facts(source.language, data)
+            blob = encode_facts(facts)
+        return _Parsed(source, sha, facts, blob)
+
+    def _resolve_and_write_all(self, tasks: list[tuple[str, str]]) -> None:
+        """Resolve and write every task; on several cores, in forked workers that share the
+        symbol table and each write their own transactions."""
+        global _FORKED_RUN
+        if self.workers <= 1 or len(tasks) < PARALLEL_MIN_FILES:
+            symbols, edges = self.resolve_and_write(self.store, tasks)
+        else:
+            # contiguous shares keep a package's files together (they consult the same modules)
+            size = -(-len(tasks) // (self.workers * 4))
+            chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+            _FORKED_RUN = self
+            try:
+                with ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=get_context("fork")
+                ) as pool:
+                    counts = list(pool.map(_resolve_chunk, chunks))
+            finally:
+                _FORKED_RUN = None
+            symbols = sum(c[0] for c in counts)
+            edges = sum(c[1] for c in counts)
+        self.result.symbols_written += symbols
+        self.result.edges_written += edges
+
+    def resolve_and_write(self, store: GraphStore, tasks: list[tuple[str, str]]) -> tuple[int, int]:
+        """Resolve files and write them in batches; each file in one transaction."""
+        symbols = edges = 0
+        file_writes: list[FileWrite] = []
+        edge_writes: list[EdgeWrite] = []
+
+        def flush() -> None:
+            nonlocal symbols, edges
+            if file_writes:
+                store.write_files(self.repo, file_writes, replace=self.replace)
+                symbols += sum(len(w.symbols) for w in file_writes)
+                edges += sum(len(w.edges) for w in file_writes)
+            if edge_writes:
+                store.write_edges(self.repo, edge_writes)
+                edges += sum(len(w.edges) for w in edge_writes)
+            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+            file_writes.clear()
+            edge_writes.clear()
+
+        for path, kind in tasks:
+            if kind == "file":
+                file_writes.append(self._file_write(self.fresh[path]))
+            else:
+                module = self.module_map.by_path.get(path)
+                mod = self.program.module(module.name) if module else None
+                if mod is None or mod.path != path:
+                    continue
+                resolution = self.program.resolve_file(mod)
+                edge_writes.append(
+                    EdgeWrite(
+                        path,
+                        resolution.edges,
+                        resolution.unresolved,
+                        _import_links(resolution),
+                        sorted(resolution.deps),
+                    )
+                )
+            if len(file_writes) + len(edge_writes) >= WRITE_BATCH:
+                flush()
+        flush()
+        return symbols, edges
+
+    def _program(self) -> Program:
+        """The symbol table: fresh facts in memory, every other module loaded from the store
+        when a resolution first consults it."""
+        module_map, fresh = self.module_map, self.fresh
         by_path: dict[str, ModuleFacts] = {}
         for path, parsed in fresh.items():
-            module = new_map.by_path.get(path)
-            if module is None:
-                continue
-            mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
-            by_path[path] = mod
-        for name, path in new_map.by_name.items():
-            if path in by_path:
-                modules[name] = by_path[path]
-        store, repo, root = self.store, self.repo, self.discovery.root
+            module = module_map.by_path.get(path)
+            if module is not None:
+                by_path[path] = ModuleFacts(
+                    module.name, path, module.is_package, parsed.facts, self.repo
+                )
+        modules = {name: by_path[path] for name, path in module_map.by_name.items() if path in by_path}
+        store, repo = self.store, self.repo
+        sources = {f.path: f for f in self.discovery.files}
 
         def load(name: str) -> ModuleFacts | None:
-            path = new_map.by_name.get(name)
+            path = module_map.by_name.get(name)
             if path is None:
                 return None
             if path in by_path:
@@ -396,77 +431,49 @@ class _IndexRun:
             blob = store.load_facts(repo, [path]).get(path)
             facts = decode_facts(blob) if blob else None
             if facts is None or facts.get("v") != facts_version("python"):
-                source = next((f for f in self.discovery.files if f.path == path), None)
-                data = read_source(root, source)[0] if source else None  # facts predate an upgrade
+                # stored facts written by an older parser: read the file again
+                source = sources.get(path)
+                data = read_source(self.discovery.root, source)[0] if source else None
                 if data is None:
                     return None
                 facts = extract_facts("python", data)
-            module = new_map.by_path[path]
-            mod = ModuleFacts(module.name, path, module.is_package, facts, repo)
-            by_path[path] = mod
-            return mod
+            module = module_map.by_path[path]
+            by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, repo)
+            return by_path[path]
 
         return Program(self.repo, modules, load)
 
-    def _file_write(
-        self,
-        program: Program,
-        source: SourceFile,
-        sha256: str,
-        facts: dict,
-        blob: bytes,
-        module: str,
-        is_package: bool,
-    ) -> FileWrite:
+    def _file_write(self, parsed: _Parsed) -> FileWrite:
+        source = parsed.source
+        module = self.module_map.by_path.get(source.path)
+        facts = parsed.facts
         record = FileRecord(
             self.repo,
             source.path,
             source.language,
-            sha256,
+            parsed.sha256,
             source.size,
             source.mtime_ns,
             facts.get("lines", 0),
             is_test_path(source.path),
-            module,
+            module.name if module else "",
             facts.get("errors", 0),
         )
-        if not module:
-            return FileWrite(record, blob, [], [], [], [], [])
-        mod = program.modules.get(module)
+        if module is None:
+            return FileWrite(record, parsed.blob, [], [], [], [], [])
+        mod = self.program.module(module.name)
         if mod is None or mod.path != source.path:
-            mod = ModuleFacts(module, source.path, is_package, facts, self.repo)
-        resolution: FileResolution = program.resolve_file(mod)
+            mod = ModuleFacts(module.name, source.path, module.is_package, facts, self.repo)
+        resolution: FileResolution = self.program.resolve_file(mod)
         return FileWrite(
             record,
-            blob,
+            parsed.blob,
             resolution.symbols,
             resolution.edges,
             resolution.unresolved,
             _import_links(resolution),
             sorted(resolution.deps),
         )
-
-    def _write(
-        self,
-        writes: list[FileWrite],
-        edge_writes: list[EdgeWrite],
-        deleted: list[str],
-        replace: bool,
-    ) -> None:
-        store = self.store
-        if deleted:
-            store.delete_files(self.repo, deleted)
-        for start in range(0, len(writes), WRITE_BATCH):
-            batch = writes[start : start + WRITE_BATCH]
-            store.write_files(self.repo, batch, replace=replace)
-            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
-            self.result.symbols_written += sum(len(w.symbols) for w in batch)
-            self.result.edges_written += sum(len(w.edges) for w in batch)
-        for start in range(0, len(edge_writes), WRITE_BATCH):
-            batch = edge_writes[start : start + WRITE_BATCH]
-            store.write_edges(self.repo, batch)
-            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
-            self.result.edges_written += sum(len(w.edges) for w in batch)
 
 
 def _import_links(resolution: FileResolution) -> list[ImportLink]:

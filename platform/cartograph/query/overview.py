@@ -51,8 +51,20 @@ class Stats:
     envelope: Envelope = field(default_factory=Envelope)
 
 
-def _package_of(module: str, depth: int) -> str:
-    return ".".join(module.split(".")[:depth]) if module else ""
+def _package_key(path: str, module: str, depth: int) -> str:
+    """Group a file under its top `depth` package levels, named `dotted.name (folder)` so that
+    two projects of one repository (or two `setup.py` scripts) never merge."""
+    if not module:
+        return path
+    parts = path.split("/")
+    names = module.split(".")
+    is_init = parts[-1].startswith("__init__.")
+    root = len(parts) - len(names) - (1 if is_init else 0)
+    take = min(depth, len(names))
+    folder = "/".join(parts[: root + take]) if take < len(names) or is_init else path
+    dotted = ".".join(names[:take])
+    return dotted if folder.replace("/", ".").endswith(dotted) and folder.count("/") + 1 == take \
+        else f"{dotted} ({folder})"
 
 
 def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
@@ -61,15 +73,14 @@ def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
         raise QueryError("overview needs a repository name")
     top = clamp(top, 15)
     files = store.files(repo)
-    modules = {path: record.module or path for path, record in files.items()}
     depth = 1
     while depth < 4:
-        names = {_package_of(m, depth) for m in modules.values()}
-        deeper = {_package_of(m, depth + 1) for m in modules.values()}
-        if len(names) >= 8 or len(deeper) > MAX_PACKAGES:
+        groups = {_package_key(p, r.module, depth) for p, r in files.items()}
+        deeper = {_package_key(p, r.module, depth + 1) for p, r in files.items()}
+        if len(groups) >= 8 or len(deeper) > MAX_PACKAGES:
             break
         depth += 1
-    package_of = {path: _package_of(m, depth) for path, m in modules.items()}
+    package_of = {path: _package_key(path, r.module, depth) for path, r in files.items()}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for path, record in files.items():
         entry = counts[package_of[path]]

@@ -88,8 +88,10 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
         else:
             primary = names[0]
             aliases = [n for n in names[1:] if n]
-        if not primary or not all(_is_identifier(p) for p in primary):
+        if not primary or any(not part or "." in part for part in primary):
             continue
+        # a file like migrations/0001_initial.py is not importable by an import statement but
+        # is still a module (importlib finds it): it keeps its name, and has no aliases
         primary_name = ".".join(primary)
         alias_names = tuple(".".join(a) for a in aliases if all(_is_identifier(p) for p in a))
         result.by_path[path] = ModuleName(primary_name, is_package, alias_names)

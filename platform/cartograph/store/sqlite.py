@@ -22,6 +22,7 @@ from cartograph.model import (
     SymbolRow,
     Unresolved,
     file_id,
+    split_symbol_id,
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
 
@@ -48,7 +49,7 @@ def _symbol(row: tuple) -> SymbolRow:
         row[9],
         bool(row[10]),
         row[11],
-        json.loads(row[12]),
+        row[12].split("\n") if row[12] else [],
     )
 
 
@@ -81,6 +82,7 @@ class SQLiteStore(TraversalMixin):
         self.db.execute("PRAGMA temp_store = MEMORY")
         self.db.execute("PRAGMA cache_size = -65536")
         self.db.execute("PRAGMA mmap_size = 268435456")
+        self.db.execute("PRAGMA wal_autocheckpoint = 10000")
         self._migrate()
 
     # ------------------------------------------------------------------ plumbing
@@ -155,22 +157,16 @@ class SQLiteStore(TraversalMixin):
 
     def delete_repo(self, name: str) -> None:
         with self._transaction() as db:
+            low, high = repo_range(name)
             db.execute(
                 "DELETE FROM symbol_search WHERE rowid IN "
-                "(SELECT rowid FROM symbols WHERE repo = ?)",
-                (name,),
+                "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
+                (low, high),
             )
-            for table in (
-                "symbols",
-                "edges",
-                "imports",
-                "unresolved",
-                "deps",
-                "files",
-                "skipped",
-                "packages",
-                "locks",
-            ):
+            for table in ("symbols", "edges", "unresolved"):
+                column = "id" if table == "symbols" else "src"
+                db.execute(f"DELETE FROM {table} WHERE {column} >= ? AND {column} < ?", (low, high))
+            for table in ("imports", "deps", "files", "skipped", "packages", "locks"):
                 db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
             db.execute("DELETE FROM repos WHERE name = ?", (name,))
 
@@ -213,18 +209,20 @@ class SQLiteStore(TraversalMixin):
     def _delete_file_rows(
         self, db: sqlite3.Connection, repo: str, paths: list[str], symbols: bool
     ) -> None:
+        ranges = [file_range(repo, path) for path in paths]
+        if symbols:
+            db.executemany(
+                "DELETE FROM symbol_search WHERE rowid IN "
+                "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
+                ranges,
+            )
+            db.executemany("DELETE FROM symbols WHERE id >= ? AND id < ?", ranges)
+        db.executemany("DELETE FROM edges WHERE src >= ? AND src < ?", ranges)
+        db.executemany("DELETE FROM unresolved WHERE src >= ? AND src < ?", ranges)
         for chunk in _chunks(paths):
             marks = _marks(len(chunk))
-            args = (repo, *chunk)
-            if symbols:
-                db.execute(
-                    f"DELETE FROM symbol_search WHERE rowid IN (SELECT rowid FROM symbols "
-                    f"WHERE repo = ? AND path IN ({marks}))",
-                    args,
-                )
-                db.execute(f"DELETE FROM symbols WHERE repo = ? AND path IN ({marks})", args)
-            for table in ("edges", "imports", "unresolved", "deps"):
-                db.execute(f"DELETE FROM {table} WHERE repo = ? AND path IN ({marks})", args)
+            for table in ("imports", "deps"):
+                db.execute(f"DELETE FROM {table} WHERE repo = ? AND path IN ({marks})", (repo, *chunk))
 
     def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
         """Write files in one transaction: each file's rows replace what it had before."""
@@ -253,10 +251,16 @@ class SQLiteStore(TraversalMixin):
                 ],
             )
             symbol_rows = [s for w in writes for s in w.symbols]
+            # rowids are assigned here (we hold the write lock) so the search index can share
+            # them without reading them back
+            first = db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM symbols").fetchone()[0]
             db.executemany(
-                "INSERT OR REPLACE INTO symbols VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO symbols (rowid, id, repo, path, name, qualname, kind, "
+                "start_line, end_line, signature, doc, exported, parent, decorators) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
+                        first + i,
                         s.id,
                         s.repo,
                         s.path,
@@ -269,40 +273,28 @@ class SQLiteStore(TraversalMixin):
                         s.doc,
                         int(s.exported),
                         s.parent,
-                        json.dumps(s.decorators),
+                        "\n".join(s.decorators),
                     )
-                    for s in symbol_rows
+                    for i, s in enumerate(symbol_rows)
                 ],
             )
-            self._index_search(db, symbol_rows)
+            db.executemany(
+                "INSERT INTO symbol_search (rowid, name, qualname, context) VALUES (?,?,?,?)",
+                [
+                    (
+                        first + i,
+                        search_text(s.name),
+                        search_text(s.qualname),
+                        search_text(f"{s.path} {s.doc}"),
+                    )
+                    for i, s in enumerate(symbol_rows)
+                ],
+            )
             self._insert_edges(
                 db,
                 repo,
                 [(w.record.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes],
             )
-
-    def _index_search(self, db: sqlite3.Connection, symbols: list[SymbolRow]) -> None:
-        if not symbols:
-            return
-        rowids: dict[str, int] = {}
-        for chunk in _chunks([s.id for s in symbols]):
-            rowids.update(
-                db.execute(
-                    f"SELECT id, rowid FROM symbols WHERE id IN ({_marks(len(chunk))})", chunk
-                )
-            )
-        db.executemany(
-            "INSERT INTO symbol_search (rowid, name, qualname, context) VALUES (?,?,?,?)",
-            [
-                (
-                    rowids[s.id],
-                    search_text(s.name),
-                    search_text(s.qualname),
-                    search_text(f"{s.path} {s.doc}"),
-                )
-                for s in symbols
-            ],
-        )
 
     def _insert_edges(self, db: sqlite3.Connection, repo: str, per_file: list[tuple]) -> None:
         edge_rows = []
@@ -315,9 +307,7 @@ class SQLiteStore(TraversalMixin):
                     e.type,
                     e.src,
                     e.dst,
-                    repo,
-                    path,
-                    json.dumps(e.lines),
+                    _encode_lines(e.lines),
                     e.count,
                     e.via,
                     e.confidence,
@@ -325,14 +315,14 @@ class SQLiteStore(TraversalMixin):
                 for e in edges
             )
             unresolved_rows.extend(
-                (repo, path, u.src, u.name, u.line, u.external, u.kind) for u in unresolved
+                (u.src, u.name, u.line, u.external, u.kind) for u in unresolved
             )
             import_rows.extend(
                 (repo, path, i.target_kind, i.target, json.dumps(i.names)) for i in imports
             )
             dep_rows.extend((repo, path, module) for module in deps)
-        db.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?,?,?)", edge_rows)
-        db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?,?,?)", unresolved_rows)
+        db.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edge_rows)
+        db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?)", unresolved_rows)
         db.executemany("INSERT INTO imports VALUES (?,?,?,?,?)", import_rows)
         db.executemany("INSERT INTO deps VALUES (?,?,?)", dep_rows)
 
@@ -495,7 +485,7 @@ class SQLiteStore(TraversalMixin):
                 sql += " LIMIT ? OFFSET ?"
                 args += [limit, offset]
             for row in self.db.execute(sql, args):
-                edge = Edge(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5], row[6])
+                edge = Edge(row[0], row[1], row[2], _decode_lines(row[3]), row[4], row[5], row[6])
                 other = _symbol(row[7:]) if row[7] is not None else None
                 result.append(EdgeRow(edge, other))
         return result
@@ -514,21 +504,22 @@ class SQLiteStore(TraversalMixin):
         return total
 
     def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]:
+        # members share their parent's id as prefix: `repo:path#pkg.mod.Class.` ... `Class/`
         found: list[SymbolRow] = []
-        for chunk in _chunks(list(parent_ids)):
+        for parent in dict.fromkeys(parent_ids):
             rows = self.db.execute(
-                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE parent IN ({_marks(len(chunk))}) "
-                f"ORDER BY path, start_line, qualname",
-                chunk,
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id > ? AND id < ? AND parent = ? "
+                f"ORDER BY start_line, qualname",
+                (parent + ".", parent + "/", parent),
             )
             found.extend(_symbol(r) for r in rows)
         return found
 
     def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
         rows = self.db.execute(
-            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND path = ? "
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id >= ? AND id < ? "
             f"ORDER BY start_line, qualname",
-            (repo, path),
+            file_range(repo, path),
         )
         return [_symbol(r) for r in rows]
 
@@ -567,7 +558,8 @@ class SQLiteStore(TraversalMixin):
 
     def unresolved_names(self, repo: str, kind: str = "call") -> set[str]:
         rows = self.db.execute(
-            "SELECT DISTINCT name FROM unresolved WHERE repo = ? AND kind = ?", (repo, kind)
+            "SELECT DISTINCT name FROM unresolved WHERE src >= ? AND src < ? AND kind = ?",
+            (*repo_range(repo), kind),
         )
         return {r[0] for r in rows}
 
@@ -576,22 +568,23 @@ class SQLiteStore(TraversalMixin):
     ) -> list[tuple[str, Unresolved]]:
         pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         sql = (
-            "SELECT path, src, name, line, external, kind FROM unresolved "
-            "WHERE name LIKE ? ESCAPE '\\'"
-            + (" AND repo = ?" if repo else "")
-            + " ORDER BY repo, path, line LIMIT ?"
+            "SELECT src, name, line, external, kind FROM unresolved WHERE name LIKE ? ESCAPE '\\'"
+            + (" AND src >= ? AND src < ?" if repo else "")
+            + " ORDER BY src, line LIMIT ?"
         )
-        args = (pattern, repo, limit) if repo else (pattern, limit)
-        return [(r[0], Unresolved(*r[1:])) for r in self.db.execute(sql, args)]
+        args = (pattern, *repo_range(repo), limit) if repo else (pattern, limit)
+        return [
+            (split_symbol_id(r[0])[1], Unresolved(*r)) for r in self.db.execute(sql, args)
+        ]
 
     def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(
             f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, "
             "(SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.src != s.id "
             " AND e.type IN ('CALLS', 'REFERENCES', 'INHERITS')) AS incoming "
-            "FROM symbols s WHERE s.repo = ? AND s.path LIKE ? ESCAPE '\\' "
+            "FROM symbols s WHERE s.id >= ? AND s.id < ? "
             "AND s.kind IN ('function', 'method', 'class') ORDER BY s.path, s.start_line",
-            (repo, _like_prefix(path_prefix)),
+            (f"{repo}:{path_prefix}", f"{repo}:{path_prefix}\U0010ffff"),
         )
         return [(_symbol(r[:13]), r[13]) for r in rows]
 
@@ -606,10 +599,10 @@ class SQLiteStore(TraversalMixin):
     def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(
             f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, c.n "
-            "FROM (SELECT dst, count(*) AS n FROM edges WHERE repo = ? AND type = 'CALLS' "
-            "AND src != dst GROUP BY dst) c JOIN symbols s ON s.id = c.dst "
+            "FROM (SELECT dst, count(*) AS n FROM edges WHERE src >= ? AND src < ? "
+            "AND type = 'CALLS' AND src != dst GROUP BY dst) c JOIN symbols s ON s.id = c.dst "
             "WHERE s.kind != 'class' ORDER BY c.n DESC, s.qualname LIMIT ?",
-            (repo, limit),
+            (*repo_range(repo), limit),
         )
         return [(_symbol(r[:13]), r[13]) for r in rows]
 
@@ -617,8 +610,9 @@ class SQLiteStore(TraversalMixin):
         db = self.db
         kinds = dict(
             db.execute(
-                "SELECT kind, count(*) FROM symbols WHERE repo = ? GROUP BY kind ORDER BY kind",
-                (repo,),
+                "SELECT kind, count(*) FROM symbols WHERE id >= ? AND id < ? GROUP BY kind "
+                "ORDER BY kind",
+                repo_range(repo),
             ).fetchall()
         )
         languages = {
@@ -632,18 +626,21 @@ class SQLiteStore(TraversalMixin):
         edges = {
             f"{t}/{v}": n
             for t, v, n in db.execute(
-                "SELECT type, via, count(*) FROM edges WHERE repo = ? GROUP BY type, via "
-                "ORDER BY type, via",
-                (repo,),
+                "SELECT type, via, count(*) FROM edges WHERE src >= ? AND src < ? "
+                "GROUP BY type, via ORDER BY type, via",
+                repo_range(repo),
             )
         }
         call_sites = db.execute(
-            "SELECT coalesce(sum(count), 0) FROM edges WHERE repo = ? AND type = 'CALLS'", (repo,)
+            # a constructor call writes two edges (class and __init__): count its site once
+            "SELECT coalesce(sum(count), 0) FROM edges WHERE src >= ? AND src < ? "
+            "AND type = 'CALLS' AND NOT (via = 'constructor' AND dst LIKE '%.__init__')",
+            repo_range(repo),
         ).fetchone()[0]
         unresolved, external = db.execute(
             "SELECT count(*), coalesce(sum(external != ''), 0) FROM unresolved "
-            "WHERE repo = ? AND kind = 'call'",
-            (repo,),
+            "WHERE src >= ? AND src < ? AND kind = 'call'",
+            repo_range(repo),
         ).fetchone()
         imports = dict(
             db.execute(
@@ -698,9 +695,9 @@ class SQLiteStore(TraversalMixin):
             }
             yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
         for row in db.execute(
-            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? "
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id >= ? AND id < ? "
             f"ORDER BY path, start_line, qualname",
-            (repo,),
+            repo_range(repo),
         ):
             symbol = _symbol(row)
             yield {
@@ -734,15 +731,15 @@ class SQLiteStore(TraversalMixin):
                 }
         for row in db.execute(
             "SELECT type, src, dst, lines, count, via, confidence FROM edges "
-            "WHERE repo = ? ORDER BY type, src, dst",
-            (repo,),
+            "WHERE src >= ? AND src < ? ORDER BY type, src, dst",
+            repo_range(repo),
         ):
             yield {
                 "type": "edge",
                 "label": row[0],
                 "src": row[1],
                 "dst": row[2],
-                "lines": json.loads(row[3]),
+                "lines": _decode_lines(row[3]),
                 "count": row[4],
                 "via": row[5],
                 "confidence": row[6],
@@ -784,13 +781,26 @@ class _Transaction:
             self.db.execute("ROLLBACK")
 
 
+def repo_range(repo: str) -> tuple[str, str]:
+    """Every id of a repository sorts in [low, high): ids are `repo:path#qualname`."""
+    return f"{repo}:", f"{repo};"
+
+
+def file_range(repo: str, path: str) -> tuple[str, str]:
+    """Every symbol id (and so every edge source) of one file sorts in [low, high)."""
+    return f"{repo}:{path}#", f"{repo}:{path}$"
+
+
+def _encode_lines(lines: list[int]) -> str:
+    return ",".join(map(str, lines))
+
+
+def _decode_lines(text: str) -> list[int]:
+    return [int(n) for n in text.split(",")] if text else []
+
+
 def _repo(row: tuple) -> Repo:
     return Repo(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
-
-
-def _like_prefix(prefix: str) -> str:
-    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return escaped + "%"
 
 
 def _statements(script: str) -> list[str]:

@@ -2,7 +2,8 @@
 -- Nodes: repos, files, symbols, packages. Edges: edges (CALLS, REFERENCES, INHERITS),
 -- imports (File -> File | Package). CONTAINS, DEFINES and HAS_MEMBER are implied by
 -- files.repo, symbols.path and symbols.parent. Everything a file contributes carries
--- (repo, path) so a file is replaced in one transaction.
+-- (repo, path), or an id that starts with 'repo:path#', so a file is replaced in one
+-- transaction.
 
 CREATE TABLE repos (
     name TEXT PRIMARY KEY,
@@ -52,27 +53,24 @@ CREATE TABLE symbols (
     doc TEXT NOT NULL DEFAULT '',
     exported INTEGER NOT NULL DEFAULT 0,
     parent TEXT,
-    decorators TEXT NOT NULL DEFAULT '[]'
+    decorators TEXT NOT NULL DEFAULT ''  -- one per line
 ) STRICT;
-CREATE INDEX symbols_file ON symbols (repo, path);
 CREATE INDEX symbols_name ON symbols (name);
 CREATE INDEX symbols_qualname ON symbols (qualname);
-CREATE INDEX symbols_parent ON symbols (parent);
 
+-- An edge belongs to the file of its source: every source id of a file sorts between
+-- 'repo:path#' and 'repo:path$', so the (src, type) index also serves replace-a-file.
 CREATE TABLE edges (
     type TEXT NOT NULL,
     src TEXT NOT NULL,
     dst TEXT NOT NULL,
-    repo TEXT NOT NULL,
-    path TEXT NOT NULL,
-    lines TEXT NOT NULL,
+    lines TEXT NOT NULL,  -- comma-separated line numbers
     count INTEGER NOT NULL,
     via TEXT NOT NULL,
     confidence REAL NOT NULL
 ) STRICT;
 CREATE INDEX edges_src ON edges (src, type);
 CREATE INDEX edges_dst ON edges (dst, type);
-CREATE INDEX edges_file ON edges (repo, path);
 
 CREATE TABLE imports (
     repo TEXT NOT NULL,
@@ -85,15 +83,12 @@ CREATE INDEX imports_file ON imports (repo, path);
 CREATE INDEX imports_target ON imports (repo, target_kind, target);
 
 CREATE TABLE unresolved (
-    repo TEXT NOT NULL,
-    path TEXT NOT NULL,
     src TEXT NOT NULL,
     name TEXT NOT NULL,
     line INTEGER NOT NULL,
     external TEXT NOT NULL DEFAULT '',
     kind TEXT NOT NULL DEFAULT 'call'
 ) STRICT;
-CREATE INDEX unresolved_file ON unresolved (repo, path);
 CREATE INDEX unresolved_src ON unresolved (src);
 
 CREATE TABLE deps (
