@@ -45,7 +45,7 @@ IGNORED_DIRS = frozenset(
     }
 )
 LANGUAGES = {".py": "python", ".pyi": "python"}
-TEST_DIRS = frozenset({"tests", "test", "testing"})
+TEST_DIRS = frozenset({"tests"})
 
 
 @dataclass(slots=True)
@@ -89,7 +89,8 @@ def is_test_path(path: str) -> bool:
         or name == "conftest.py"
     ):
         return True
-    return any(part in TEST_DIRS for part in parts[:-1])
+    # `tests/` anywhere; `test/` only at the top (django/test/ is a library, not tests)
+    return any(part in TEST_DIRS for part in parts[:-1]) or (len(parts) > 1 and parts[0] == "test")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -100,6 +101,8 @@ def _git_paths(root: Path) -> list[bytes] | None:
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0 or inside.stdout.strip() != b"true":
         return None
+    if _git(root, "check-ignore", "-q", ".").returncode == 0:
+        return None  # a folder the enclosing repository ignores: not its files, walk it
     listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     if listed.returncode != 0:
         return None

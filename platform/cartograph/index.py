@@ -418,7 +418,9 @@ class _IndexRun:
                 by_path[path] = ModuleFacts(
                     module.name, path, module.is_package, parsed.facts, self.repo
                 )
-        modules = {name: by_path[path] for name, path in module_map.by_name.items() if path in by_path}
+        modules = {
+            name: by_path[path] for name, path in module_map.by_name.items() if path in by_path
+        }
         store, repo = self.store, self.repo
         sources = {f.path: f for f in self.discovery.files}
 

@@ -51,20 +51,61 @@ class Stats:
     envelope: Envelope = field(default_factory=Envelope)
 
 
-def _package_key(path: str, module: str, depth: int) -> str:
-    """Group a file under its top `depth` package levels, named `dotted.name (folder)` so that
-    two projects of one repository (or two `setup.py` scripts) never merge."""
+def _package_key(path: str, module: str, depth: int) -> tuple[str, str]:
+    """(dotted name, folder) of the group a file falls in at `depth` package levels."""
     if not module:
-        return path
+        return path, path
     parts = path.split("/")
     names = module.split(".")
     is_init = parts[-1].startswith("__init__.")
     root = len(parts) - len(names) - (1 if is_init else 0)
     take = min(depth, len(names))
     folder = "/".join(parts[: root + take]) if take < len(names) or is_init else path
-    dotted = ".".join(names[:take])
-    return dotted if folder.replace("/", ".").endswith(dotted) and folder.count("/") + 1 == take \
-        else f"{dotted} ({folder})"
+    return ".".join(names[:take]), folder
+
+
+def _group_depths(files: dict) -> callable:
+    """How many package levels to show, per top-level group: split the biggest groups into
+    their subpackages while the overview stays within MAX_PACKAGES lines."""
+    lines: Counter = Counter()
+    for record in files.values():
+        parts = record.module.split(".") if record.module else [record.path]
+        for depth in range(1, min(len(parts), 4) + 1):
+            lines[".".join(parts[:depth])] += record.lines
+    depth_for: dict[str, int] = {}  # group prefix → depth to show below it
+
+    def children(prefix: str) -> list[str]:
+        level = prefix.count(".") + 1
+        return [k for k in lines if k.count(".") == level and k.startswith(prefix + ".")]
+
+    groups = [k for k in lines if "." not in k]
+    while True:
+        candidates = sorted((g for g in groups if children(g)), key=lambda g: -lines[g])
+        for group in candidates:
+            parts = children(group)
+            if len(groups) - 1 + len(parts) + 1 <= MAX_PACKAGES:
+                groups = [g for g in groups if g != group] + parts + [group]
+                depth_for[group] = group.count(".") + 2
+                break
+        else:
+            break
+        if len(groups) >= MAX_PACKAGES:
+            break
+
+    def depth_of(module: str) -> int:
+        parts = module.split(".") if module else []
+        depth = 1
+        while ".".join(parts[:depth]) in depth_for and depth < len(parts):
+            depth = depth_for[".".join(parts[:depth])]
+        return depth
+
+    return depth_of
+
+
+def _group_names(keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Dotted names, with the folder added only where two groups share a name."""
+    count: Counter = Counter(dotted for dotted, _ in keys)
+    return {key: key[0] if count[key[0]] == 1 else f"{key[0]} ({key[1]})" for key in keys}
 
 
 def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
@@ -73,14 +114,10 @@ def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
         raise QueryError("overview needs a repository name")
     top = clamp(top, 15)
     files = store.files(repo)
-    depth = 1
-    while depth < 4:
-        groups = {_package_key(p, r.module, depth) for p, r in files.items()}
-        deeper = {_package_key(p, r.module, depth + 1) for p, r in files.items()}
-        if len(groups) >= 8 or len(deeper) > MAX_PACKAGES:
-            break
-        depth += 1
-    package_of = {path: _package_key(path, r.module, depth) for path, r in files.items()}
+    depth_of = _group_depths(files)
+    keys = {path: _package_key(path, r.module, depth_of(r.module)) for path, r in files.items()}
+    names = _group_names(set(keys.values()))
+    package_of = {path: names[key] for path, key in keys.items()}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for path, record in files.items():
         entry = counts[package_of[path]]

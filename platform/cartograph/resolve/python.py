@@ -196,7 +196,9 @@ class ClassInfo:
     module: ModuleFacts
     scope: int
     linearization: list[tuple[ModuleFacts, int]]
-    external_bases: list[str]  # bases outside the repository, of this class or its ancestors
+    # top-level modules of the bases outside the repository, of this class or its ancestors
+    # ("" when a base's origin is unknown, e.g. a class built by a function call)
+    external_bases: list[str]
     direct_external: list[str]  # bases of this class itself that are outside the repository
     bases: list[tuple[ModuleFacts, int, str]]  # resolved direct bases with their via
 
@@ -572,7 +574,10 @@ class Program:
         if kind in ("cls", "inst"):
             found = self.class_member(base[1], base[2], name, instance=kind == "inst")
             if found is None:
-                return UNKNOWN
+                # not defined in the repository: it may come from an external base class
+                info = self.class_info(base[1], base[2])
+                origins = [m for m in (info.external_bases if info else ()) if m]
+                return (("ext", origins[0]), via) if origins else UNKNOWN
             value, owner, member_via = found
             if via == "self":
                 if value[0] == "fn" or member_via is None:
@@ -683,7 +688,7 @@ class Program:
                     external.extend(info.external_bases)
             elif value != BUILTIN_VALUE:
                 direct_external.append(_render(base))
-        external.extend(direct_external)
+                external.append(value[1] if value is not None and value[0] == "ext" else "")
         mro = [(mod, scope), *_c3_merge([*base_mros, [(b[0], b[1]) for b in bases]])]
         return ClassInfo(mod, scope, mro, external, direct_external, bases)
 

@@ -222,7 +222,9 @@ class SQLiteStore(TraversalMixin):
         for chunk in _chunks(paths):
             marks = _marks(len(chunk))
             for table in ("imports", "deps"):
-                db.execute(f"DELETE FROM {table} WHERE repo = ? AND path IN ({marks})", (repo, *chunk))
+                db.execute(
+                    f"DELETE FROM {table} WHERE repo = ? AND path IN ({marks})", (repo, *chunk)
+                )
 
     def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
         """Write files in one transaction: each file's rows replace what it had before."""
@@ -314,9 +316,7 @@ class SQLiteStore(TraversalMixin):
                 )
                 for e in edges
             )
-            unresolved_rows.extend(
-                (u.src, u.name, u.line, u.external, u.kind) for u in unresolved
-            )
+            unresolved_rows.extend((u.src, u.name, u.line, u.external, u.kind) for u in unresolved)
             import_rows.extend(
                 (repo, path, i.target_kind, i.target, json.dumps(i.names)) for i in imports
             )
@@ -573,9 +573,7 @@ class SQLiteStore(TraversalMixin):
             + " ORDER BY src, line LIMIT ?"
         )
         args = (pattern, *repo_range(repo), limit) if repo else (pattern, limit)
-        return [
-            (split_symbol_id(r[0])[1], Unresolved(*r)) for r in self.db.execute(sql, args)
-        ]
+        return [(split_symbol_id(r[0])[1], Unresolved(*r)) for r in self.db.execute(sql, args)]
 
     def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(

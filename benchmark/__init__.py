@@ -1,0 +1,1 @@
+"""Speed and accuracy harnesses (see benchmark/README.md)."""

@@ -1,0 +1,63 @@
+"""Real source trees for benchmarks and slow tests: PyPI sdists, downloaded once and cached.
+
+`fetch("django", "5.1.4")` → path of the unpacked sdist (~/.cache/cartograph/corpora/Django-5.1.4).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+CACHE = Path(
+    os.environ.get("CARTOGRAPH_CORPORA", Path.home() / ".cache" / "cartograph" / "corpora")
+)
+CORPORA = {"django": "5.1.4", "networkx": "3.4.2", "click": "8.1.7"}
+
+
+def fetch(name: str, version: str | None = None) -> Path:
+    version = version or CORPORA[name]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    marker = CACHE / f"{name}-{version}.path"
+    if marker.exists() and Path(marker.read_text()).is_dir():
+        return Path(marker.read_text())
+    downloads = CACHE / "downloads"
+    downloads.mkdir(exist_ok=True)
+    archive = _find_archive(downloads, name, version)
+    if archive is None:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"{name}=={version}",
+                "-d",
+                str(downloads),
+            ],
+            check=True,
+        )
+        archive = _find_archive(downloads, name, version)
+    if archive is None:
+        raise RuntimeError(f"pip did not download an sdist of {name}=={version}")
+    with tarfile.open(archive) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        tar.extractall(CACHE, filter="data")
+    root = CACHE / top
+    marker.write_text(str(root))
+    return root
+
+
+def _find_archive(folder: Path, name: str, version: str) -> Path | None:
+    wanted = f"{name}-{version}".lower().replace("_", "-")
+    for candidate in folder.iterdir():
+        stem = candidate.name.lower().replace("_", "-")
+        if stem.startswith(wanted) and stem.endswith((".tar.gz", ".tgz")):
+            return candidate
+    return None

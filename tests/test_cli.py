@@ -1,0 +1,120 @@
+"""The `cartograph` command, run as a real subprocess the way a developer or an agent runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from sample_repo import make_sample_repo
+
+
+def run(*args: str, store: str, cwd=None, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CARTOGRAPH_STORE": store}
+    done = subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def indexed(tmp_path):
+    root = make_sample_repo(tmp_path / "shop")
+    store = f"sqlite:///{tmp_path / 'graph.db'}"
+    run("index", str(root), "--name", "shop", store=store)
+    return root, store
+
+
+def test_index_defaults_to_the_current_folder_and_prints_a_summary(tmp_path):
+    root = make_sample_repo(tmp_path / "shop")
+    store = f"sqlite:///{tmp_path / 'graph.db'}"
+    done = run("index", store=store, cwd=root)
+    assert "indexed shop" in done.stdout and "5 files" in done.stdout
+    assert "call sites:" in done.stdout and "symbols:" in done.stdout
+    again = run("index", store=store, cwd=root)
+    assert "0 parsed, 5 unchanged" in again.stdout
+
+
+def test_store_option_and_environment(tmp_path):
+    root = make_sample_repo(tmp_path / "shop")
+    db = tmp_path / "other.db"
+    run("--store", f"sqlite:///{db}", "index", str(root), store="sqlite:///unused.db", cwd=tmp_path)
+    assert db.exists() and not (tmp_path / "unused.db").exists()
+
+
+def test_queries_print_compact_text(indexed):
+    _, store = indexed
+    out = run("search", "PaymentService", store=store).stdout
+    assert out.splitlines()[1].startswith("search") and "shop/payments.py" in out
+    out = run("context", "Cart", store=store).stdout
+    assert "class shop.models.Cart" in out and "members (3)" in out
+    out = run("callers", "price_of", store=store).stdout
+    assert "shop.models.Cart.total" in out
+    out = run("callees", "place_order", store=store).stdout
+    assert "shop.payments.PaymentService.pay" in out
+    out = run("trace", "place_order", "--depth", "3", store=store).stdout
+    assert "└" in out and "shop.models.price_of" in out
+    out = run("path", "place_order", "price_of", store=store).stdout
+    assert "3 call(s)" in out
+    out = run("dead-code", store=store).stdout
+    assert "shop.models.unused_helper" in out
+    out = run("overview", store=store).stdout
+    assert "most called" in out
+    out = run("stats", store=store).stdout
+    assert "unresolved" in out
+    out = run("repos", store=store).stdout
+    assert out.startswith("shop ")
+
+
+def test_json_output_is_machine_readable(indexed):
+    _, store = indexed
+    data = json.loads(run("callers", "price_of", "--json", store=store).stdout)
+    assert data["items"][0]["symbol"]["qualname"] == "shop.models.Cart.total"
+    assert data["envelope"]["repos"][0]["name"] == "shop"
+    data = json.loads(run("search", "cart", "--limit", "1", "--json", store=store).stdout)
+    assert len(data["hits"]) == 1 and data["next_offset"] == 1
+
+
+def test_export_writes_nodes_and_edges_as_json_lines(indexed, tmp_path):
+    _, store = indexed
+    out = tmp_path / "graph.jsonl"
+    run("export", "--repo", "shop", "-o", str(out), store=store)
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    labels = {(i["type"], i["label"]) for i in items}
+    assert {
+        ("node", "Repo"),
+        ("node", "File"),
+        ("node", "Symbol"),
+        ("edge", "CALLS"),
+        ("edge", "DEFINES"),
+        ("edge", "HAS_MEMBER"),
+        ("edge", "IMPORTS"),
+    } <= labels
+    calls = [i for i in items if i["label"] == "CALLS"]
+    assert all("via" in c and "lines" in c for c in calls)
+    assert any(i.get("qualname") == "shop.orders.place_order" for i in items)
+
+
+def test_errors_are_one_clear_line_without_traceback(indexed, tmp_path):
+    _, store = indexed
+    done = run("context", "PaymentServise", store=store, check=False)
+    assert done.returncode == 1
+    assert "no symbol named 'PaymentServise'" in done.stderr and "PaymentService" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = run("index", str(tmp_path / "missing"), store=store, check=False)
+    assert (
+        done.returncode == 1 and "does not exist" in done.stderr and "Traceback" not in done.stderr
+    )
+    done = run("stats", "--repo", "nope", store=store, check=False)
+    assert done.returncode == 1 and "no repository named 'nope'" in done.stderr
+    done = run("search", "x", store="neo4j+bad://", check=False)
+    assert done.returncode == 1 and "Traceback" not in done.stderr

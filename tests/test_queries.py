@@ -1,0 +1,187 @@
+"""The query library on a small real repository: what an agent would ask and see."""
+
+from __future__ import annotations
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.query import (
+    AmbiguousSymbol,
+    QueryError,
+    SymbolNotFound,
+    callees,
+    callers,
+    context,
+    dead_code,
+    overview,
+    path,
+    render,
+    search,
+    stats,
+    to_data,
+    trace,
+)
+from cartograph.store.sqlite import SQLiteStore
+from sample_repo import git, make_sample_repo
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = make_sample_repo(tmp_path / "shop-repo")
+    store = SQLiteStore(tmp_path / "graph.db")
+    index_repository(store, root, name="shop", workers=1)
+    return store, root
+
+
+def test_search_finds_exact_name_first_and_concepts(shop):
+    store, _ = shop
+    result = search(store, "PaymentService")
+    assert result.hits[0].symbol.qualname == "shop.payments.PaymentService"
+    concept = search(store, "payment service pay")
+    assert "shop.payments.PaymentService.pay" in [h.symbol.qualname for h in concept.hits[:5]]
+    camel = search(store, "priceOf")  # identifiers are split: priceOf ~ price_of
+    assert camel.hits[0].symbol.qualname == "shop.models.price_of"
+    assert result.envelope.repos[0].indexed_sha  # the answer names the commit
+
+
+def test_search_pages_and_kinds(shop):
+    store, _ = shop
+    first = search(store, "shop", limit=2)
+    assert len(first.hits) == 2 and first.next_offset == 2
+    second = search(store, "shop", limit=2, offset=2)
+    assert {h.symbol.id for h in first.hits}.isdisjoint({h.symbol.id for h in second.hits})
+    only_classes = search(store, "cart", kinds=["class"])
+    assert {h.symbol.kind for h in only_classes.hits} == {"class"}
+    with pytest.raises(QueryError, match="unknown kind"):
+        search(store, "cart", kinds=["banana"])
+
+
+def test_callers_through_self_annotation_and_constructor(shop):
+    store, _ = shop
+    charge = callers(store, "Gateway.charge")
+    assert [(n.symbol.qualname, n.via) for n in charge.items] == [
+        ("shop.payments.PaymentService.pay", "self")
+    ] or [(n.symbol.qualname, n.via) for n in charge.items] == [
+        ("shop.payments.PaymentService.pay", "annotation")
+    ]
+    total = callers(store, "shop.models.Cart.total")
+    assert [(n.symbol.qualname, n.via) for n in total.items] == [
+        ("shop.payments.PaymentService.pay", "annotation")
+    ]
+    add = callers(store, "Cart.add")
+    assert [(n.symbol.qualname, n.via) for n in add.items] == [
+        ("shop.orders.place_order", "constructor")
+    ]
+
+
+def test_callees_list_resolved_and_unresolved(shop):
+    store, _ = shop
+    page = callees(store, "place_order")
+    targets = {n.symbol.qualname for n in page.items}
+    assert {
+        "shop.models.Cart",
+        "shop.models.Cart.__init__",
+        "shop.models.Cart.add",
+        "shop.payments.PaymentService.pay",
+        "shop.payments.Gateway",
+    } <= targets
+    dynamic = callees(store, "shop.payments.dynamic")
+    assert dynamic.items == [] and [u.name for u in dynamic.unresolved] == ["obj._maybe_used"]
+
+
+def test_context_shows_class_members_callers_and_location(shop):
+    store, _ = shop
+    ctx = context(store, "Cart")
+    assert ctx.symbol.path == "shop/models.py" and ctx.symbol.doc == "A customer's cart."
+    assert [m.name for m in ctx.members] == ["__init__", "add", "total"]
+    text = render(ctx)
+    assert "shop/models.py:" in text and "called by" in text
+    method = context(store, "shop.models.Cart.total")
+    assert method.parent.qualname == "shop.models.Cart"
+    assert [n.symbol.qualname for n in method.callees.items] == ["shop.models.price_of"]
+
+
+def test_unknown_and_ambiguous_names_explain_themselves(shop):
+    store, _ = shop
+    with pytest.raises(SymbolNotFound) as missing:
+        context(store, "PaymentServise")
+    assert "shop.payments.PaymentService" in str(missing.value)
+    with pytest.raises(SymbolNotFound):
+        context(store, "does_not_exist_anywhere")
+    with pytest.raises(AmbiguousSymbol) as ambiguous:
+        context(store, "__init__")
+    assert "shop.models.Cart.__init__" in str(ambiguous.value)
+
+
+def test_trace_is_a_cycle_safe_tree(shop):
+    store, _ = shop
+    out = trace(store, "place_order", "out", depth=3)
+    reached = {step.symbol.qualname for step in out.steps}
+    assert {
+        "shop.payments.PaymentService.pay",
+        "shop.payments.Gateway.charge",
+        "shop.models.price_of",
+    } <= reached
+    assert max(step.depth for step in out.steps) == 3
+    up = trace(store, "price_of", "in", depth=5)
+    assert {s.symbol.qualname for s in up.steps} >= {
+        "shop.models.Cart.total",
+        "shop.payments.PaymentService.pay",
+        "shop.orders.place_order",
+    }
+    assert "└" in render(up)
+
+
+def test_shortest_path(shop):
+    store, _ = shop
+    found = path(store, "place_order", "price_of")
+    assert [s.target.qualname for s in found.steps] == [
+        "shop.payments.PaymentService.pay",
+        "shop.models.Cart.total",
+        "shop.models.price_of",
+    ]
+    assert path(store, "price_of", "place_order").steps is None
+
+
+def test_dead_code_verdicts(shop):
+    store, _ = shop
+    report = dead_code(store, "shop", verdicts=["dead", "unknown", "live"], limit=100)
+    verdict = {item.symbol.qualname: item.verdict for item in report.items}
+    assert verdict["shop.models.unused_helper"] == "dead"
+    assert verdict["shop.models._maybe_used"] == "unknown"  # obj._maybe_used() is unresolved
+    assert verdict["shop.orders.place_order"] == "live"  # in __all__ and called by a test
+    assert verdict["shop.models.Cart.__init__"] == "live"
+    assert report.counts["dead"] >= 1
+    only_dead = dead_code(store, "shop")
+    assert {i.verdict for i in only_dead.items} == {"dead"}
+
+
+def test_overview_and_stats(shop):
+    store, _ = shop
+    view = overview(store, "shop")
+    names = [p.name for p in view.packages]
+    # a small repository is shown module by module
+    assert {"shop", "shop.orders", "shop.payments", "tests.test_orders"} <= set(names)
+    orders = next(p for p in view.packages if p.name == "shop.orders")
+    assert dict(orders.imports) == {"shop.models": 1, "shop.payments": 1}
+    assert view.most_called
+    numbers = stats(store, "shop")
+    assert numbers.files == 5 and numbers.symbols["class"] == 3
+    assert numbers.unresolved_call_sites >= 1 and 0 < numbers.unresolved_rate < 1
+    assert to_data(numbers)["repo"] == "shop"
+
+
+def test_answers_mark_files_changed_since_indexing(shop):
+    store, root = shop
+    assert context(store, "Cart").envelope.stale == []
+    (root / "shop" / "models.py").write_text("# rewritten\n")
+    ctx = context(store, "Cart")
+    assert ctx.envelope.stale == ["shop:shop/models.py"]
+    assert "changed on disk since indexed" in render(ctx)
+    assert stats(store, "shop").stale_files == ["shop/models.py"]
+
+
+def test_answers_name_the_indexed_commit(shop):
+    store, root = shop
+    head = git(root, "rev-parse", "HEAD")
+    assert context(store, "Cart").envelope.repos[0].indexed_sha == head
+    assert head[:10] in render(search(store, "cart"))
