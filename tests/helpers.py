@@ -8,6 +8,7 @@ from pathlib import Path
 from cartograph.model import split_symbol_id
 
 RESOLUTION_FIXTURES = Path(__file__).parent / "resolution"
+CHALLENGE = Path(__file__).parent / "resolution_challenge"
 GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
 
 
@@ -25,10 +26,8 @@ def graph_edges(store, repo: str) -> set[tuple[str, str, str, str | None]]:
     return found
 
 
-def fixture_dirs() -> list[Path]:
-    return sorted(
-        p for p in RESOLUTION_FIXTURES.iterdir() if p.is_dir() and (p / "expected.json").exists()
-    )
+def fixture_dirs(root: Path = RESOLUTION_FIXTURES) -> list[Path]:
+    return sorted(p for p in root.iterdir() if p.is_dir() and (p / "expected.json").exists())
 
 
 def expected(fixture: Path) -> dict:

@@ -39,8 +39,14 @@ from cartograph.model import (
     Repo,
     Skipped,
 )
-from cartograph.parsing import decode_facts, encode_facts, extract_facts, facts_version
-from cartograph.resolve.modules import ModuleMap, compute_module_map
+from cartograph.parsing import (
+    decode_facts,
+    encode_facts,
+    extract_facts,
+    facts_version,
+    interface_hash,
+)
+from cartograph.resolve.modules import ModuleMap, ModuleName, compute_module_map, module_map
 from cartograph.resolve.python import FileResolution, ModuleFacts, Program
 from cartograph.store.base import GraphStore
 
@@ -102,22 +108,28 @@ class _Parsed:
     sha256: str
     facts: dict
     blob: bytes
+    interface: str
 
 
-def _parse_chunk(items: list[tuple[str, str, bytes]]) -> list[tuple[str, bytes]]:
-    """Worker: source bytes → encoded facts (small to send back; decoded by the parent)."""
+def _parse_chunk(items: list[tuple[str, str, bytes]]) -> list[tuple[str, bytes, str]]:
+    """Worker: source bytes → encoded facts (small to send back; decoded by the parent) and
+    the digest of the file's interface."""
     gc.disable()
-    return [(path, encode_facts(extract_facts(language, data))) for path, language, data in items]
+    out = []
+    for path, language, data in items:
+        facts = extract_facts(language, data)
+        out.append((path, encode_facts(facts), interface_hash(language, facts)))
+    return out
 
 
-def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[str, bytes]]:
+def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[str, bytes, str]]:
     if workers <= 1 or len(items) < PARALLEL_MIN_FILES:
         return _parse_chunk(items)
     # biggest files first, dealt round-robin, so chunks are even and the last one is not slow
     items = sorted(items, key=lambda item: -len(item[2]))
     count = max(workers, len(items) // PARSE_CHUNK)
     chunks = [items[i::count] for i in range(count)]
-    results: list[tuple[str, bytes]] = []
+    results: list[tuple[str, bytes, str]] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
         for chunk_result in pool.map(_parse_chunk, chunks):
             results.extend(chunk_result)
@@ -278,9 +290,9 @@ class _IndexRun:
         if to_parse:
             self.progress(f"parsing {len(to_parse)} files")
         self.fresh: dict[str, _Parsed] = {}
-        for path, blob in _parse_all(to_parse, self.workers):
+        for path, blob, interface in _parse_all(to_parse, self.workers):
             source, sha = parsed_source[path]
-            self.fresh[path] = _Parsed(source, sha, decode_facts(blob) or {}, blob)
+            self.fresh[path] = _Parsed(source, sha, decode_facts(blob) or {}, blob, interface)
         result.parsed = len(self.fresh)
         result.syntax_errors = sorted(p for p, f in self.fresh.items() if f.facts.get("errors"))
         for source, sha in renamed:
@@ -292,12 +304,36 @@ class _IndexRun:
         result.skipped = len(skipped)
         self.timer.lap("parse")
 
-        old_map = compute_module_map(sorted(states), set(states) | set(discovery.other_paths))
-        changed_names = _changed_module_names(old_map, self.module_map, [*self.fresh, *deleted])
+        old_map = module_map(
+            {
+                path: ModuleName(
+                    state.module,
+                    path.endswith(("__init__.py", "__init__.pyi")),
+                    tuple(state.aliases.split()),
+                )
+                for path, state in states.items()
+                if state.module
+            }
+        )
+        # files whose interface is unchanged (an edit inside a function body) do not change
+        # what their dependents resolve to
+        interface_changed = [
+            path
+            for path, parsed in self.fresh.items()
+            if path not in states or states[path].interface != parsed.interface
+        ]
+        changed_names = _changed_module_names(
+            old_map, self.module_map, [*interface_changed, *deleted]
+        )
         dependents: set[str] = set()
-        if states and changed_names:
-            dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
-            dependents &= present
+        if states:
+            # names an interrupted run left pending are re-resolved too; record ours before
+            # the first write so a run killed midway is completed by the next one
+            changed_names |= store.pending(self.repo)
+            if changed_names:
+                store.add_pending(self.repo, changed_names)
+                dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
+                dependents &= present
         result.reresolved = len(dependents)
         self.program = self._program()
         self.replace = bool(states)
@@ -308,6 +344,8 @@ class _IndexRun:
         self._resolve_and_write_all(tasks)
         self.timer.lap("resolve+write")
 
+        if states:
+            store.clear_pending(self.repo)
         store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
         store.set_skipped(self.repo, skipped)
         store.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
@@ -340,7 +378,7 @@ class _IndexRun:
                 return None
             facts = extract_facts(source.language, data)
             blob = encode_facts(facts)
-        return _Parsed(source, sha, facts, blob)
+        return _Parsed(source, sha, facts, blob, interface_hash(source.language, facts))
 
     def _resolve_and_write_all(self, tasks: list[tuple[str, str]]) -> None:
         """Resolve and write every task; on several cores, in forked workers that share the
@@ -460,6 +498,8 @@ class _IndexRun:
             is_test_path(source.path),
             module.name if module else "",
             facts.get("errors", 0),
+            parsed.interface,
+            " ".join(module.aliases) if module else "",
         )
         if module is None:
             return FileWrite(record, parsed.blob, [], [], [], [], [])

@@ -72,6 +72,8 @@ class FileRecord:
     is_test: bool
     module: str = ""  # the module name a Python file was resolved under
     parse_errors: int = 0
+    interface: str = ""  # digest of what other files can observe of it (internal)
+    aliases: str = ""  # other module names it can be imported by, space-separated (internal)
 
     @property
     def id(self) -> str:

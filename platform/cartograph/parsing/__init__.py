@@ -25,6 +25,18 @@ def facts_version(language: str) -> int:
     raise ValueError(f"no parser for {language}")
 
 
+def interface_hash(language: str, facts: dict) -> str:
+    """A digest of what other files can observe of this one (see parsing.python.interface_of):
+    unchanged, an edit does not re-resolve the files that depend on it."""
+    import hashlib
+
+    if language == "python":
+        from cartograph.parsing.python import interface_of
+
+        return hashlib.blake2b(interface_of(facts), digest_size=12).hexdigest()
+    raise ValueError(f"no parser for {language}")
+
+
 def encode_facts(facts: dict) -> bytes:
     """Compact storage form of facts (a cache: it is rebuilt from source when unreadable)."""
     return FACTS_MAGIC + zlib.compress(marshal.dumps(facts), 1)

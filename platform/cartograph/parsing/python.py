@@ -24,7 +24,11 @@ Facts layout (version FACTS_VERSION):
 - imports:  [scope, line, level, module, names(list[str]), type_checking(bool)]
 - variables:[scope, name, start_line, end_line, text]  module/class variables holding a call,
             lambda, name or annotated instance.
-- all:      list of names in `__all__`, or None when absent or computed; all_line: its line.
+- all:      list of names in `__all__` when it is literal, else None; all_line: its line;
+            all_parts: [["lit", names] | ["ref", expr]] when it is composed (`base.__all__ +
+            ["x"]`), None when absent or computed otherwise.
+- returns:  [scope, pos, expr]  the value of each `return` of a function (None when it is not
+            an expression the resolver follows; bare `return` and `return None` are left out).
 - errors:   number of syntax-error regions (the rest of the file is still extracted).
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
@@ -33,6 +37,7 @@ Types add: ["g", base, [args]] (generic), ["u", [alternatives]] (union), ["none"
 
 from __future__ import annotations
 
+import marshal
 import re
 from bisect import bisect_right
 from functools import cache
@@ -44,6 +49,7 @@ import tree_sitter_python
 
 FACTS_VERSION = 1
 MAX_TEXT = 120
+MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
 _WS = re.compile(r"\s+")
 # a module- or class-level assignment of one of these is a `variable` symbol
@@ -81,21 +87,22 @@ def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
 # ---------------------------------------------------------------- expressions and types
 
 
-def expr_of(node: tree_sitter.Node | None) -> list | None:
-    """Encode an expression a resolver can follow: names, attributes, calls, subscripts."""
-    if node is None:
+def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+    """Encode an expression a resolver can follow: names, attributes, calls, subscripts.
+    Chains deeper than MAX_DEPTH are left unknown (they only come from generated code)."""
+    if node is None or depth > MAX_DEPTH:
         return None
     kind = node.type
     if kind == "identifier":
         return ["n", _text(node)]
     if kind == "attribute":
-        base = expr_of(node.child_by_field_name("object"))
+        base = expr_of(node.child_by_field_name("object"), depth + 1)
         attr = node.child_by_field_name("attribute")
         if base is None or attr is None:
             return None
         return ["a", base, _text(attr)]
     if kind == "call":
-        func = expr_of(node.child_by_field_name("function"))
+        func = expr_of(node.child_by_field_name("function"), depth + 1)
         if func is None:
             return None
         first = None
@@ -103,49 +110,49 @@ def expr_of(node: tree_sitter.Node | None) -> list | None:
         if args is not None and args.type == "argument_list":
             for child in args.named_children:
                 if child.type in ("identifier", "attribute"):
-                    first = expr_of(child)
+                    first = expr_of(child, depth + 1)
                 break
         return ["c", func, first]
     if kind == "subscript":
-        base = expr_of(node.child_by_field_name("value"))
+        base = expr_of(node.child_by_field_name("value"), depth + 1)
         return ["i", base] if base is not None else None
     if kind == "parenthesized_expression" and node.named_child_count == 1:
-        return expr_of(node.named_children[0])
+        return expr_of(node.named_children[0], depth + 1)
     if kind == "await":
-        return expr_of(node.named_children[0]) if node.named_child_count else None
+        return expr_of(node.named_children[0], depth + 1) if node.named_child_count else None
     return None
 
 
-def type_of(node: tree_sitter.Node | None) -> list | None:
+def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
     """Encode a type annotation (also string annotations, unions and generics)."""
-    if node is None:
+    if node is None or depth > MAX_DEPTH:
         return None
     kind = node.type
     if kind == "type":
-        return type_of(node.named_children[0]) if node.named_child_count else None
+        return type_of(node.named_children[0], depth + 1) if node.named_child_count else None
     if kind in ("identifier", "attribute"):
-        return expr_of(node)
+        return expr_of(node, depth)
     if kind == "none":
         return ["none"]
     if kind == "generic_type":
         children = node.named_children
         if not children:
             return None
-        base = type_of(children[0])
+        base = type_of(children[0], depth + 1)
         args: list = []
         for child in children[1:]:
             if child.type == "type_parameter":
-                args.extend(type_of(t) for t in child.named_children)
+                args.extend(type_of(t, depth + 1) for t in child.named_children)
         return ["g", base, args] if base is not None else None
     if kind == "subscript":
-        base = expr_of(node.child_by_field_name("value"))
+        base = expr_of(node.child_by_field_name("value"), depth + 1)
         subs = [c for c in node.children_by_field_name("subscript")]
         args = []
         for sub in subs:
             if sub.type == "tuple":
-                args.extend(type_of(c) for c in sub.named_children)
+                args.extend(type_of(c, depth + 1) for c in sub.named_children)
             else:
-                args.append(type_of(sub))
+                args.append(type_of(sub, depth + 1))
         return ["g", base, args] if base is not None else None
     if kind in ("union_type", "binary_operator"):
         if kind == "binary_operator":
@@ -157,7 +164,7 @@ def type_of(node: tree_sitter.Node | None) -> list | None:
             parts = node.named_children
         alternatives: list = []
         for part in parts:
-            encoded = type_of(part)
+            encoded = type_of(part, depth + 1)
             if encoded is not None and encoded[0] == "u":
                 alternatives.extend(encoded[1])
             else:
@@ -310,8 +317,9 @@ class _Extractor:
         self.stars: list[list] = []
         self.imports: list[list] = []
         self.variables: list[list] = []
-        self.all_names: list[str] | None = None
+        self.all_parts: list[list] | None = None  # ["lit", names] | ["ref", expr]
         self.all_line = 0
+        self.returns: list[list] = []
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
@@ -515,24 +523,17 @@ class _Extractor:
             self._all(node.child_by_field_name("right"), extend=True)
 
     def _all(self, value: tree_sitter.Node | None, extend: bool) -> None:
+        """`__all__ = [...]`, `+= [...]`, and compositions like `base.__all__ + ["x"]`."""
         if value is not None and self.all_line == 0:
             self.all_line = value.start_point[0] + 1
-        names: list[str] = []
-        if value is not None and value.type in ("list", "tuple"):
-            for child in value.named_children:
-                if child.type != "string":
-                    self.all_dynamic = True
-                    return
-                names.append(
-                    "".join(_text(c) for c in child.named_children if c.type == "string_content")
-                )
-        else:
+        operands = _all_operands(value)
+        if operands is None or (extend and self.all_parts is None):
             self.all_dynamic = True
             return
-        if extend and self.all_names is not None:
-            self.all_names.extend(names)
+        if extend:
+            self.all_parts.extend(operands)
         else:
-            self.all_names = names
+            self.all_parts = operands
 
     def add_binding_target(
         self, target: tree_sitter.Node, binding: list, until_node: tree_sitter.Node | None = None
@@ -634,6 +635,44 @@ class _Extractor:
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
 
 
+def _all_operands(node: tree_sitter.Node | None) -> list[list] | None:
+    if node is None:
+        return None
+    if node.type in ("list", "tuple"):
+        names = []
+        for child in node.named_children:
+            if child.type != "string":
+                return None
+            names.append(
+                "".join(_text(c) for c in child.named_children if c.type == "string_content")
+            )
+        return [["lit", names]]
+    if node.type == "binary_operator":
+        operator = node.child_by_field_name("operator")
+        if operator is None or operator.type != "+":
+            return None
+        left = _all_operands(node.child_by_field_name("left"))
+        right = _all_operands(node.child_by_field_name("right"))
+        return left + right if left is not None and right is not None else None
+    if node.type in ("identifier", "attribute"):
+        expr = expr_of(node)
+        return [["ref", expr]] if expr is not None else None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return _all_operands(node.named_children[0])
+    return None
+
+
+def _static_all(ex: _Extractor) -> list[str] | None:
+    """`__all__` as a plain list of names when it is made of literals only."""
+    if ex.all_dynamic or ex.all_parts is None or any(p[0] != "lit" for p in ex.all_parts):
+        return None
+    return [name for part in ex.all_parts for name in part[1]]
+
+
+def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
+
+
 def _as_binding(target: tree_sitter.Node) -> list:
     """`except E as e` binds an E; `with cm as v` binds what cm.__enter__ returns."""
     pattern = target.parent
@@ -660,6 +699,10 @@ def extract(source: bytes) -> dict:
     root = tree.root_node
     ex = _Extractor(source)
     captures = tree_sitter.QueryCursor(_query()).captures(root)
+    # capture lists are not in document order (and their order is not stable across
+    # processes): sort them, outer nodes first, so facts are positional and reproducible
+    for nodes in captures.values():
+        nodes.sort(key=_document_order)
 
     for node in captures.get("type_checking", ()):
         if _text(node) in ("TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING"):
@@ -705,7 +748,9 @@ def extract(source: bytes) -> dict:
     for target in captures.get("bind.as", ()):
         ex.add_binding_target(target, _as_binding(target))
     for target in captures.get("bind.walrus", ()):
-        ex.add_binding_target(target, ["unknown"])
+        walrus = target.parent
+        value = walrus.child_by_field_name("value") if walrus is not None else None
+        ex.add_binding_target(target, ["val", expr_of(value)] if value is not None else ["unknown"])
     for params in captures.get("bind.lambda", ()):
         ex.add_binding_target(params, ["unknown"], params.parent)
     for node in captures.get("global", ()):
@@ -716,6 +761,13 @@ def extract(source: bytes) -> dict:
         lookup = ex.scopes.body_scope(node.start_byte)
         if lookup:
             ex.bindings.append([lookup, _text(node), 0, ["nonlocal"], None])
+    for node in captures.get("return", ()):
+        scope = ex.scopes.body_scope(node.start_byte)
+        if scope and ex.scopes.rows[scope][0] == "function":
+            value = node.named_children[0] if node.named_child_count else None
+            if value is None or value.type == "none":
+                continue  # `return` / `return None`: says nothing about the other returns
+            ex.returns.append([scope, node.start_byte, expr_of(value)])
     ex.errors = len(captures.get("error", ()))
     if root.has_error and ex.errors == 0:
         ex.errors = 1
@@ -737,6 +789,42 @@ def extract(source: bytes) -> dict:
         "stars": ex.stars,
         "imports": ex.imports,
         "variables": ex.variables,
-        "all": None if ex.all_dynamic else ex.all_names,
+        "all": _static_all(ex),
+        "all_parts": None if ex.all_dynamic else ex.all_parts,
         "all_line": ex.all_line,
+        "returns": ex.returns,
     }
+
+
+def interface_of(facts: dict) -> bytes:
+    """What other modules can observe of this module when they are resolved: its definitions
+    (names, nesting, bases, return annotations, decorators), its module- and class-level
+    bindings, its imports and `__all__`, and the methods that set `self.x` (with the local
+    bindings they read). Call sites, line numbers and docstrings are not part of it, so an edit
+    inside a function body does not re-resolve the files that import this one."""
+    scopes = facts["scopes"]
+    methods = {row[0] for row in facts["attrs"]}
+    outer = {i for i, row in enumerate(scopes) if row[0] != "function"}
+    # in methods that set attributes, the order of bindings and attribute writes matters
+    in_methods = sorted(
+        [(b[0], b[2], "b", b[1], b[3]) for b in facts["bindings"] if b[0] in methods]
+        + [(a[0], a[3], "a", a[1], a[2], a[4], a[5]) for a in facts["attrs"]]
+    )
+    # module and class level: the order of bindings and star imports decides what a name is
+    in_outer = sorted(
+        [
+            (b[0], b[2], "b", b[1], b[3], b[4] is not None)
+            for b in facts["bindings"]
+            if b[0] in outer
+        ]
+        + [(s[0], s[3], "*", s[1], s[2]) for s in facts["stars"]]
+    )
+    shape = (
+        [(r[0], r[1], r[2], r[3], r[8], r[9], r[10]) for r in scopes],
+        [(item[0], *item[2:]) for item in in_outer],
+        [(item[0], *item[2:]) for item in in_methods],
+        [(i[0], i[2], i[3], i[4]) for i in facts["imports"]],
+        facts.get("all_parts"),
+        [(r[0], r[2]) for r in facts.get("returns", ())],
+    )
+    return marshal.dumps(shape)

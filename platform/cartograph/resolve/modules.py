@@ -58,8 +58,7 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
         for p in all_paths
         if PurePosixPath(p).name in ("__init__.py", "__init__.pyi")
     }
-    result = ModuleMap()
-    alias_claims: dict[str, list[str]] = {}
+    named: dict[str, ModuleName] = {}
     for path in sorted(python_paths):
         pure = PurePosixPath(path)
         stem = pure.name.rsplit(".", 1)[0]
@@ -94,11 +93,19 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
         # is still a module (importlib finds it): it keeps its name, and has no aliases
         primary_name = ".".join(primary)
         alias_names = tuple(".".join(a) for a in aliases if all(_is_identifier(p) for p in a))
-        result.by_path[path] = ModuleName(primary_name, is_package, alias_names)
-        for alias in alias_names:
+        named[path] = ModuleName(primary_name, is_package, alias_names)
+    return module_map(named)
+
+
+def module_map(named: dict[str, ModuleName]) -> ModuleMap:
+    """Index named files by name: primary names first (a .py beats its .pyi stub), then the
+    aliases that only one file claims."""
+    result = ModuleMap(by_path=dict(named))
+    alias_claims: dict[str, list[str]] = {}
+    for path, module in sorted(named.items()):
+        for alias in module.aliases:
             alias_claims.setdefault(alias, []).append(path)
-    # primaries first: a .py beats a .pyi stub of the same module
-    for path, module in sorted(result.by_path.items(), key=lambda kv: kv[0].endswith(".pyi")):
+    for path, module in sorted(named.items(), key=lambda kv: (kv[0].endswith(".pyi"), kv[0])):
         result.by_name.setdefault(module.name, path)
     for alias, paths in alias_claims.items():
         if len(paths) == 1 and alias not in result.by_name:

@@ -108,6 +108,7 @@ INJECTORS = frozenset({"Depends", "Security"})
 CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 UNKNOWN: tuple = (None, None)
+MAX_EVALUATION_DEPTH = 120
 BUILTIN_VALUE = ("builtin",)
 
 
@@ -116,7 +117,6 @@ class ModuleFacts:
 
     __slots__ = (
         "_bindings",
-        "_exports",
         "_firstparam",
         "facts",
         "is_package",
@@ -131,7 +131,6 @@ class ModuleFacts:
         self.is_package = is_package
         self.facts = facts
         self._bindings: list[dict[str, list]] | None = None
-        self._exports: frozenset[str] | None = None
         self._firstparam: dict[int, str] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
 
@@ -146,16 +145,6 @@ class ModuleFacts:
                 tables[row[0]].setdefault(row[1], []).append(row)
             self._bindings = tables
         return self._bindings[scope]
-
-    def exports(self) -> frozenset[str]:
-        """Names a star import takes: `__all__` when static, else public module names."""
-        if self._exports is None:
-            listed = self.facts.get("all")
-            if listed is not None:
-                self._exports = frozenset(listed)
-            else:
-                self._exports = frozenset(n for n in self.bindings(0) if not n.startswith("_"))
-        return self._exports
 
     def first_param(self, scope: int) -> str | None:
         if self._firstparam is None:
@@ -232,6 +221,8 @@ class Program:
         self._tracker: list[set[str]] = [set()]
         self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
         self._active: set[tuple] = set()
+        self._stack: list[tuple] = []
+        self._tainted: set[tuple] = set()
 
     # ------------------------------------------------------------ dependencies
     def _touch(self, name: str) -> None:
@@ -251,20 +242,35 @@ class Program:
     def _memoized(
         self, key: tuple, compute: Callable[[], object], on_cycle: object = UNKNOWN
     ) -> object:
+        """Compute once per run and remember the modules consulted.
+
+        A computation that runs into itself (`a = b; b = a`, two modules star-importing each
+        other) gets `on_cycle` at the point of recursion; every computation in that cycle is
+        then left out of the cache, so what a question answers never depends on which question
+        was asked first. Chains deeper than MAX_EVALUATION_DEPTH are cut the same way.
+        """
         hit = self._memo.get(key)
         if hit is not None:
             self._tracker[-1].update(hit[1])
             return hit[0]
-        if key in self._active:  # a cycle (a = b; b = a): unknown, and not cached
+        stack = self._stack
+        if key in self._active or len(stack) >= MAX_EVALUATION_DEPTH:
+            start = stack.index(key) if key in self._active else 0
+            self._tainted.update(stack[start:])
             return on_cycle
         self._active.add(key)
+        stack.append(key)
         self._tracker.append(set())
         try:
             result = compute()
         finally:
             deps = self._tracker.pop()
+            stack.pop()
             self._active.discard(key)
-        self._memo[key] = (result, frozenset(deps))
+        if key in self._tainted:
+            self._tainted.discard(key)
+        else:
+            self._memo[key] = (result, frozenset(deps))
         self._tracker[-1].update(deps)
         return result
 
@@ -314,12 +320,49 @@ class Program:
                 continue
             target_name = self.resolve_relative(mod, level, module)
             target = self.module(target_name) if target_name else None
-            if target is not None and target is not mod and name in target.exports():
+            if target is not None and target is not mod and name in self.exports(target):
                 merged.append([0, name, pos, ["star", target.name], None])
         if not merged:
             return None
         merged.sort(key=lambda r: r[2])
         return merged
+
+    def exports(self, mod: ModuleFacts) -> frozenset[str]:
+        """Names `from mod import *` binds: its `__all__` (literal or composed from other
+        modules' `__all__`), else its public module-level names."""
+        return self._memoized(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
+
+    def _exports_of(self, mod: ModuleFacts) -> frozenset[str]:
+        listed = mod.facts.get("all")
+        if listed is not None:
+            return frozenset(listed)
+        parts = mod.facts.get("all_parts")
+        if parts is None:
+            return frozenset(n for n in mod.bindings(0) if not n.startswith("_"))
+        names: set[str] = set()
+        for kind, value in parts:
+            if kind == "lit":
+                names.update(value)
+            else:
+                names.update(self._all_of(mod, value))
+        return frozenset(names)
+
+    def _all_of(self, mod: ModuleFacts, expr: list) -> frozenset[str]:
+        """The names of another module's `__all__` used in this one's: `base.__all__`, or a
+        name imported as `from base import __all__ as base_all`."""
+        if expr[0] == "a" and expr[2] == "__all__":
+            owner = self.evaluate(mod, 0, expr[1], 1 << 62)[0]
+            return (
+                self.exports(owner[1]) if owner is not None and owner[0] == "mod" else frozenset()
+            )
+        if expr[0] == "n":
+            for row in reversed(mod.bindings(0).get(expr[1], ())):
+                binding = row[3]
+                if binding[0] == "from" and binding[3] == "__all__":
+                    source = self.resolve_relative(mod, binding[1], binding[2])
+                    owner = self.module(source) if source else None
+                    return self.exports(owner) if owner is not None else frozenset()
+        return frozenset()
 
     # ------------------------------------------------------------ names and bindings
     def lookup(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple:
@@ -414,7 +457,7 @@ class Program:
     def _typed_binding(self, mod: ModuleFacts, scope: int, row: list) -> tuple:
         binding = row[3]
         kind = binding[0]
-        pos = row[2]
+        pos = row[2] - 1  # the value is read before the name is bound (`x = x.next()`)
         if kind == "val":
             return self.evaluate(mod, scope, binding[1], pos)
         if kind == "ann":
@@ -493,7 +536,27 @@ class Program:
             func = expr[1]
             if func[0] == "n" and func[1] == "super":
                 return self._super(mod, scope, expr[2], pos)
+            if func[0] == "a":
+                receiver = self.evaluate(mod, scope, func[1], pos)
+                if receiver[0] is None:
+                    return UNKNOWN
+                callee = self.attribute(receiver[0], receiver[1], func[2])
+                bound = receiver[0]
+                if (
+                    callee[0] is not None
+                    and callee[0][0] == "fn"
+                    and bound[0] in ("cls", "inst")
+                    and _returns_self(callee[0][1].scopes[callee[0][2]])
+                ):
+                    # `-> Self` on the class the method was called on (a subclass too)
+                    return ("inst", bound[1], bound[2]), "return"
+                return self.call_result(callee[0], callee[1])
             callee = self.evaluate(mod, scope, func, pos)
+            if callee[0] == BUILTIN_VALUE and func == ["n", "type"] and expr[2] is not None:
+                instance = self.evaluate(mod, scope, expr[2], pos)  # type(self) is its class
+                if instance[0] is not None and instance[0][0] == "inst":
+                    return ("cls", instance[0][1], instance[0][2]), instance[1]
+                return UNKNOWN
             if (
                 callee[0] == ("ext", "typing")
                 and expr[2] is not None
@@ -554,7 +617,7 @@ class Program:
             row = mod.scopes[scope]
             annotation = row[10]
             if annotation is None:
-                return UNKNOWN
+                return self._inferred_return(mod, scope)
             header = row[3] if row[3] >= 0 else 0
             if (
                 annotation[0] == "n"
@@ -567,11 +630,37 @@ class Program:
 
         return self._memoized(("returns", mod.name, scope), compute)
 
+    def _inferred_return(self, mod: ModuleFacts, scope: int) -> tuple:
+        """An unannotated function's result, when every `return` gives the same value and each
+        returned expression starts from `self`/`cls` or a name outside the function (`return
+        self`, `return cls(...)`, `return Foo(...)`): what local variables hold is left alone,
+        so an edit inside a body never changes what other files resolve to."""
+        values = set()
+        first = mod.first_param(scope)
+        local = mod.bindings(scope)
+        found = None
+        for returned_scope, pos, expr in mod.facts.get("returns", ()):
+            if returned_scope != scope:
+                continue
+            root = _root_name(expr)
+            if root is None or (root in local and root != first):
+                return UNKNOWN
+            value = self.evaluate(mod, scope, expr, pos)
+            if value[0] is None or value[0][0] not in ("inst", "cls", "fn", "seq"):
+                return UNKNOWN
+            values.add(value[0])
+            found = value
+        if found is None or len(values) != 1:
+            return UNKNOWN
+        return found[0], "return"
+
     def attribute(self, base: tuple, via: str | None, name: str) -> tuple:
         kind = base[0]
         if kind == "mod":
             return self.module_member(base[1], name)
         if kind in ("cls", "inst"):
+            if name == "__class__" and kind == "inst":
+                return ("cls", base[1], base[2]), via
             found = self.class_member(base[1], base[2], name, instance=kind == "inst")
             if found is None:
                 # not defined in the repository: it may come from an external base class
@@ -579,6 +668,12 @@ class Program:
                 origins = [m for m in (info.external_bases if info else ()) if m]
                 return (("ext", origins[0]), via) if origins else UNKNOWN
             value, owner, member_via = found
+            if value[0] == "fn" and _is_property(value[1].scopes[value[2]]):
+                # reading a property runs its getter: the value is what the getter returns
+                if kind != "inst":
+                    return UNKNOWN
+                returned = self.returns(value[1], value[2])
+                return (returned[0], "return") if returned[0] is not None else UNKNOWN
             if via == "self":
                 if value[0] == "fn" or member_via is None:
                     same = owner == (base[1].name, base[2])
@@ -861,6 +956,8 @@ class Program:
         a static `__all__`; without one, in a package `__init__`, its public from-imports
         (`from .core import Command`: the package re-exports it)."""
         listed = mod.facts.get("all")
+        if listed is None and mod.facts.get("all_parts") is not None:
+            listed = sorted(self.exports(mod))
         exported: list[tuple[str, int]] = []
         if listed:
             line = mod.facts.get("all_line") or 1
@@ -902,7 +999,7 @@ class Program:
             if found_mod is not None:
                 entry = found.setdefault(("file", found_mod.path), [])
                 for name in names:
-                    sub = self.modules.get(f"{target}.{name}") if name != "*" else None
+                    sub = self.module(f"{target}.{name}") if name != "*" else None
                     if sub is not None:
                         found.setdefault(("file", sub.path), []).append(name)
                     elif name not in entry:
@@ -980,6 +1077,25 @@ def _c3_merge(sequences: list[list]) -> list:
         seqs = [[item for item in s if item != head] for s in seqs]
         seqs = [s for s in seqs if s]
     return result
+
+
+PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
+
+
+def _is_property(row: list) -> bool:
+    return any(d.rpartition(".")[2] in PROPERTY_DECORATORS for d in row[8])
+
+
+def _returns_self(row: list) -> bool:
+    annotation = row[10]
+    return annotation is not None and _last_name(annotation) == "Self" and annotation[0] in "na"
+
+
+def _root_name(expr: list | None) -> str | None:
+    """The name an expression starts from (`self` in `self.a.b()`), or None."""
+    while expr is not None and expr[0] in ("a", "c", "i"):
+        expr = expr[1]
+    return expr[1] if expr is not None and expr[0] == "n" else None
 
 
 def _last_name(expr: list) -> str:

@@ -74,10 +74,7 @@ class SQLiteStore(TraversalMixin):
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
         self.db.execute("PRAGMA busy_timeout = 30000")
-        try:
-            self.db.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a Cartograph SQLite store: {exc}") from exc
+        self._enable_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA temp_store = MEMORY")
         self.db.execute("PRAGMA cache_size = -65536")
@@ -86,20 +83,40 @@ class SQLiteStore(TraversalMixin):
         self._migrate()
 
     # ------------------------------------------------------------------ plumbing
+    def _enable_wal(self) -> None:
+        """WAL mode (readers never wait for the writer). Switching takes an exclusive lock that
+        busy_timeout does not wait for: when two processes create a store at once, retry."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"cannot open SQLite store {self.path}: {exc}") from exc
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path} is not a Cartograph SQLite store: {exc}") from exc
+
     def _migrate(self) -> None:
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        """Bring the schema to SCHEMA_VERSION (a current store is only read: a read-only file
+        still answers queries)."""
         try:
+            version = self._schema_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a Cartograph SQLite store: {exc}") from exc
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}; this Cartograph knows "
+                f"{SCHEMA_VERSION}. Upgrade Cartograph."
+            )
+        if version == SCHEMA_VERSION:
+            return
+        with self._transaction() as db:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
             )
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-            version = int(row[0]) if row else 0
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path} has schema version {version}; this Cartograph knows "
-                    f"{SCHEMA_VERSION}. Upgrade Cartograph."
-                )
+            version = self._schema_version()  # another process may have migrated meanwhile
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 script = (
                     resources.files("cartograph.store")
@@ -111,25 +128,32 @@ class SQLiteStore(TraversalMixin):
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(target),)
                 )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
 
-    def _transaction(self):
-        return _Transaction(self.db)
+    def _schema_version(self) -> int:
+        exists = self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        if not exists:
+            return 0
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.db, self.path)
 
     def close(self) -> None:
         self.db.close()
 
     def schema_version(self) -> int:
-        return int(
-            self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0]
-        )
+        return self._schema_version()
 
     # ------------------------------------------------------------------ repositories
     def upsert_repo(self, repo: Repo) -> None:
-        self.db.execute(
+        with self._transaction() as db:
+            self._upsert_repo(db, repo)
+
+    def _upsert_repo(self, db: sqlite3.Connection, repo: Repo) -> None:
+        db.execute(
             "INSERT INTO repos VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET "
             "root=excluded.root, url=excluded.url, default_branch=excluded.default_branch, "
             "head_sha=excluded.head_sha, indexed_sha=excluded.indexed_sha, "
@@ -166,7 +190,7 @@ class SQLiteStore(TraversalMixin):
             for table in ("symbols", "edges", "unresolved"):
                 column = "id" if table == "symbols" else "src"
                 db.execute(f"DELETE FROM {table} WHERE {column} >= ? AND {column} < ?", (low, high))
-            for table in ("imports", "deps", "files", "skipped", "packages", "locks"):
+            for table in ("imports", "deps", "files", "skipped", "packages", "pending", "locks"):
                 db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
             db.execute("DELETE FROM repos WHERE name = ?", (name,))
 
@@ -180,21 +204,24 @@ class SQLiteStore(TraversalMixin):
             return True
 
     def refresh_index_lock(self, repo: str, owner: str, ttl: float) -> None:
-        self.db.execute(
-            "UPDATE locks SET expires = ? WHERE repo = ? AND owner = ?",
-            (time.time() + ttl, repo, owner),
-        )
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE locks SET expires = ? WHERE repo = ? AND owner = ?",
+                (time.time() + ttl, repo, owner),
+            )
 
     def release_index_lock(self, repo: str, owner: str) -> None:
-        self.db.execute("DELETE FROM locks WHERE repo = ? AND owner = ?", (repo, owner))
+        with self._transaction() as db:
+            db.execute("DELETE FROM locks WHERE repo = ? AND owner = ?", (repo, owner))
 
     # ------------------------------------------------------------------ index writes
     def file_states(self, repo: str) -> dict[str, FileState]:
         rows = self.db.execute(
-            "SELECT path, sha256, size, mtime_ns, module, language FROM files WHERE repo = ?",
+            "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases FROM files "
+            "WHERE repo = ?",
             (repo,),
         )
-        return {r[0]: FileState(r[1], r[2], r[3], r[4], r[5]) for r in rows}
+        return {r[0]: FileState(*r[1:]) for r in rows}
 
     def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
@@ -234,7 +261,7 @@ class SQLiteStore(TraversalMixin):
             if replace:
                 self._delete_file_rows(db, repo, [w.record.path for w in writes], symbols=True)
             db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         repo,
@@ -247,6 +274,8 @@ class SQLiteStore(TraversalMixin):
                         int(w.record.is_test),
                         w.record.module,
                         w.record.parse_errors,
+                        w.record.interface,
+                        w.record.aliases,
                         w.facts,
                     )
                     for w in writes
@@ -350,10 +379,11 @@ class SQLiteStore(TraversalMixin):
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
         """Record new (path, size, mtime_ns) of files whose content did not change."""
         if stats:
-            self.db.executemany(
-                "UPDATE files SET size = ?, mtime_ns = ? WHERE repo = ? AND path = ?",
-                [(size, mtime, repo, path) for path, size, mtime in stats],
-            )
+            with self._transaction() as db:
+                db.executemany(
+                    "UPDATE files SET size = ?, mtime_ns = ? WHERE repo = ? AND path = ?",
+                    [(size, mtime, repo, path) for path, size, mtime in stats],
+                )
 
     def set_skipped(self, repo: str, skipped: list[Skipped]) -> None:
         with self._transaction() as db:
@@ -370,6 +400,19 @@ class SQLiteStore(TraversalMixin):
                 "INSERT OR IGNORE INTO packages VALUES (?,?,?)",
                 [(repo, name, ecosystem) for name in names],
             )
+
+    def add_pending(self, repo: str, modules: Iterable[str]) -> None:
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO pending VALUES (?, ?)", [(repo, m) for m in modules]
+            )
+
+    def pending(self, repo: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT module FROM pending WHERE repo = ?", (repo,))}
+
+    def clear_pending(self, repo: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM pending WHERE repo = ?", (repo,))
 
     def dependents(self, repo: str, modules: Iterable[str]) -> set[str]:
         found: set[str] = set()
@@ -765,18 +808,34 @@ class SQLiteStore(TraversalMixin):
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error); SQLite failures become StoreError."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self.db = db
+        self.path = path
 
     def __enter__(self) -> sqlite3.Connection:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot write to the SQLite store {self.path}: {exc}") from exc
         return self.db
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type, exc, tb) -> bool:
         if exc_type is None:
-            self.db.execute("COMMIT")
-        else:
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error as error:
+                self.db.execute("ROLLBACK")
+                raise StoreError(
+                    f"cannot write to the SQLite store {self.path}: {error}"
+                ) from error
+            return False
+        if self.db.in_transaction:
             self.db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise StoreError(f"SQLite store {self.path}: {exc}") from exc
+        return False
 
 
 def repo_range(repo: str) -> tuple[str, str]:

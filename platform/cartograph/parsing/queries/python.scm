@@ -33,6 +33,8 @@
 (default_parameter value: [(identifier) (attribute)] @ref)
 (typed_default_parameter value: [(identifier) (attribute)] @ref)
 
+(return_statement) @return
+
 (if_statement condition: [(identifier) (attribute)] @type_checking)
 
 (ERROR) @error

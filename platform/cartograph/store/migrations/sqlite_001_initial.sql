@@ -28,6 +28,8 @@ CREATE TABLE files (
     is_test INTEGER NOT NULL,
     module TEXT NOT NULL DEFAULT '',
     parse_errors INTEGER NOT NULL DEFAULT 0,
+    interface TEXT NOT NULL DEFAULT '',
+    aliases TEXT NOT NULL DEFAULT '',
     facts BLOB,
     PRIMARY KEY (repo, path)
 ) STRICT;
@@ -98,6 +100,13 @@ CREATE TABLE deps (
 ) STRICT;
 CREATE INDEX deps_module ON deps (repo, module);
 CREATE INDEX deps_file ON deps (repo, path);
+
+-- module names whose dependents an interrupted index run had still to re-resolve
+CREATE TABLE pending (
+    repo TEXT NOT NULL,
+    module TEXT NOT NULL,
+    PRIMARY KEY (repo, module)
+) STRICT;
 
 CREATE TABLE packages (
     repo TEXT NOT NULL,

@@ -1,0 +1,1 @@
+"""Async synchronisation with the shop API."""

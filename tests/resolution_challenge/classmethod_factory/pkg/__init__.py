@@ -1,0 +1,1 @@
+"""Order intake for the web shop."""

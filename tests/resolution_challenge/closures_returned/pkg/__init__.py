@@ -1,0 +1,1 @@
+"""Message workers built from handler factories."""

@@ -1,0 +1,1 @@
+"""Database access with pooled connections."""

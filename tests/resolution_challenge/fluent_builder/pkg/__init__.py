@@ -1,0 +1,1 @@
+"""A small SQL query builder used by the reporting jobs."""

@@ -1,0 +1,1 @@
+"""Persistence with a generic in-memory repository."""

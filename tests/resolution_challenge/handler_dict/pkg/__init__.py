@@ -1,0 +1,1 @@
+"""Order event consumer and webhook receiver."""

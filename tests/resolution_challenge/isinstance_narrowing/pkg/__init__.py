@@ -1,0 +1,1 @@
+"""Geometry for the floor-plan renderer."""

@@ -1,0 +1,1 @@
+"""Token issuing with an injectable clock."""

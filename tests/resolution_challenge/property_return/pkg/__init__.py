@@ -1,0 +1,1 @@
+"""Customer accounts and shipping."""

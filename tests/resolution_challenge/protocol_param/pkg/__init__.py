@@ -1,0 +1,1 @@
+"""Billing with pluggable payment gateways."""

@@ -1,0 +1,1 @@
+"""Money arithmetic for the cart."""

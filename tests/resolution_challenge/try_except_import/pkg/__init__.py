@@ -1,0 +1,1 @@
+"""Payload codec with an optional accelerated backend."""

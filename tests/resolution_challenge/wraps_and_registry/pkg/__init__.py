@@ -1,0 +1,1 @@
+"""Report exporters with timing and a plugin registry."""

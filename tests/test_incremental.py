@@ -1,0 +1,817 @@
+"""Incremental indexing: after any change, the graph equals a from-scratch index of the tree."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.store.sqlite import SQLiteStore
+from indexing_support import (
+    assert_same_as_fresh,
+    calls,
+    commit_all,
+    git,
+    git_init,
+    qualnames,
+    snapshot,
+    symbol_ids,
+    write,
+    write_tree,
+)
+
+REPO = "repo"
+
+
+class Workspace:
+    """A git work tree, a store, and the "incremental == fresh" check after every run."""
+
+    def __init__(self, tmp_path, files: dict[str, str], use_git: bool = True) -> None:
+        self.tmp = tmp_path
+        self.root = tmp_path / "work"
+        self.use_git = use_git
+        if use_git:
+            git_init(self.root)
+        write_tree(self.root, files)
+        if use_git:
+            commit_all(self.root, "initial")
+        self.store = SQLiteStore(tmp_path / "graph.db")
+
+    def index(self, check: bool = True, **kwargs):
+        kwargs.setdefault("workers", 1)
+        result = index_repository(self.store, self.root, name=REPO, **kwargs)
+        if check:
+            assert_same_as_fresh(self.store, self.root, REPO, self.tmp / "fresh")
+        return result
+
+    def write(self, rel: str, text: str) -> None:
+        write(self.root, rel, text)
+
+    def remove(self, rel: str) -> None:
+        (self.root / rel).unlink()
+
+    def calls(self) -> set[tuple[str, str]]:
+        return calls(self.store, REPO)
+
+    def qualnames(self) -> set[str]:
+        return qualnames(self.store, REPO)
+
+    def unresolved(self) -> set[tuple[str, str]]:
+        return {(path, u.name) for path, u in self.store.search_unresolved("", REPO, 100_000)}
+
+
+@pytest.fixture
+def make(tmp_path):
+    made: list[Workspace] = []
+
+    def factory(files: dict[str, str], use_git: bool = True) -> Workspace:
+        ws = Workspace(tmp_path, files, use_git)
+        made.append(ws)
+        return ws
+
+    yield factory
+    for ws in made:
+        ws.store.close()
+
+
+BASIC = {
+    "b.py": (
+        "def keep():\n    return 1\n\n\ndef drop():\n    return 2\n\n\n"
+        "class Widget:\n    def render(self):\n        return keep()\n"
+    ),
+    "a.py": (
+        "from b import Widget, drop, keep\n\n\n"
+        "def run():\n    keep()\n    drop()\n    Widget().render()\n"
+    ),
+    "c.py": "import b\n\n\ndef go():\n    return b.keep()\n",
+}
+
+
+# ---------------------------------------------------------------- nothing changed
+
+
+def test_unchanged_repository_parses_nothing_and_keeps_the_same_graph(make):
+    ws = make(BASIC)
+    first = ws.index()
+    assert first.parsed == 3
+    before = snapshot(ws.store, REPO)
+
+    again = ws.index()
+    assert again.parsed == 0
+    assert again.unchanged == 3
+    assert again.reresolved == 0
+    assert again.deleted == 0
+    assert snapshot(ws.store, REPO) == before
+
+    # touching files (new mtime, same bytes) is still no change
+    for name in BASIC:
+        ws.write(name, BASIC[name])
+    touched = ws.index()
+    assert touched.parsed == 0
+    assert touched.unchanged == 3
+    assert snapshot(ws.store, REPO) == before
+    # and the new mtimes were recorded: the next run does not even hash them
+    assert ws.index().parsed == 0
+
+
+def test_indexed_commit_follows_head(make):
+    ws = make(BASIC)
+    first = ws.index()
+    assert first.indexed_sha == git(ws.root, "rev-parse", "HEAD").strip()
+    assert not first.dirty
+    ws.write("c.py", "import b\n\n\ndef go():\n    return b.drop()\n")
+    dirty = ws.index()
+    assert dirty.dirty
+    head = commit_all(ws.root, "second")
+    clean = ws.index()
+    assert clean.indexed_sha == head
+    assert not clean.dirty
+    assert ws.store.get_repo(REPO).indexed_sha == head
+
+
+# ---------------------------------------------------------------- editing a file
+
+
+def test_editing_one_file_reparses_only_it_and_keeps_incoming_edges(make):
+    ws = make(BASIC)
+    ws.index()
+    assert ("a.run", "b.keep") in ws.calls()
+    assert ("a.run", "b.drop") in ws.calls()
+    assert ("c.go", "b.keep") in ws.calls()
+    keep_id = "repo:b.py#b.keep"
+    assert keep_id in symbol_ids(ws.store, REPO)
+
+    # drop() goes away, added() appears, keep() moves down by three lines
+    ws.write(
+        "b.py",
+        "# a comment\n# another\n\n"
+        "def keep():\n    return 1\n\n\ndef added():\n    return keep()\n\n\n"
+        "class Widget:\n    def render(self):\n        return added()\n",
+    )
+    result = ws.index()
+    assert result.parsed == 1
+    assert result.unchanged == 2
+
+    names = ws.qualnames()
+    assert "b.added" in names
+    assert "b.drop" not in names
+    (keep,) = [s for s in ws.store.find_symbols("b.keep", REPO, 10)]
+    assert keep.id == keep_id
+    assert keep.start_line == 4
+
+    edges = ws.calls()
+    # edges from files that did not change, into a function that still exists, survive
+    assert ("a.run", "b.keep") in edges
+    assert ("c.go", "b.keep") in edges
+    assert ("a.run", "b.Widget.render") in edges
+    # the edge into the deleted function is gone; the edited file's own edges are new
+    assert ("a.run", "b.drop") not in edges
+    assert ("b.Widget.render", "b.keep") not in edges
+    assert ("b.Widget.render", "b.added") in edges
+    assert ("b.added", "b.keep") in edges
+    incoming = {row.edge.src for row in ws.store.edges_of([keep_id], "in", ["CALLS"])}
+    assert incoming == {"repo:a.py#a.run", "repo:c.py#c.go", "repo:b.py#b.added"}
+    assert ("a.py", "drop") in ws.unresolved()
+
+
+def test_renamed_function_drops_the_callers_edge_until_the_caller_is_fixed(make):
+    ws = make(
+        {
+            "b.py": "def old_name():\n    return 1\n\n\ndef other():\n    return 2\n",
+            "a.py": (
+                "from b import old_name, other\n\n\ndef run():\n    old_name()\n    other()\n"
+            ),
+            "d.py": "import b\n\n\ndef via_module():\n    b.old_name()\n",
+            "unrelated.py": "def alone():\n    return 0\n",
+        }
+    )
+    ws.index()
+    assert {("a.run", "b.old_name"), ("a.run", "b.other"), ("d.via_module", "b.old_name")} <= (
+        ws.calls()
+    )
+
+    ws.write("b.py", "def new_name():\n    return 1\n\n\ndef other():\n    return 2\n")
+    result = ws.index()
+    assert result.parsed == 1
+    # a.py and d.py did not change but looked b up: they are re-resolved
+    assert result.reresolved >= 2
+    edges = ws.calls()
+    assert ("a.run", "b.old_name") not in edges
+    assert ("d.via_module", "b.old_name") not in edges
+    assert ("a.run", "b.other") in edges
+    assert "b.old_name" not in ws.qualnames()
+
+    ws.write("a.py", "from b import new_name, other\n\n\ndef run():\n    new_name()\n    other()\n")
+    result = ws.index()
+    assert result.parsed == 1
+    assert ("a.run", "b.new_name") in ws.calls()
+    assert ("a.run", "b.other") in ws.calls()
+    assert ("d.via_module", "b.new_name") not in ws.calls()
+
+    ws.write("d.py", "import b\n\n\ndef via_module():\n    b.new_name()\n")
+    ws.index()
+    assert ("d.via_module", "b.new_name") in ws.calls()
+
+
+def test_missing_module_added_later_resolves_the_importer_without_editing_it(make):
+    ws = make(
+        {
+            "app.py": (
+                "from tools.helpers import assist\nimport late\n\n\n"
+                "def main():\n    assist()\n    late.run()\n"
+            ),
+            "tools/__init__.py": "",
+        }
+    )
+    ws.index()
+    assert ws.calls() == set()
+    assert {("app.py", "assist"), ("app.py", "late.run")} <= ws.unresolved()
+
+    ws.write("tools/helpers.py", "def assist():\n    return 1\n")
+    result = ws.index()
+    assert result.parsed == 1
+    assert result.reresolved >= 1
+    assert ("app.main", "tools.helpers.assist") in ws.calls()
+    assert ("app.py", "assist") not in ws.unresolved()
+
+    ws.write("late.py", "def run():\n    return 2\n")
+    result = ws.index()
+    assert result.parsed == 1
+    assert result.reresolved >= 1
+    assert ("app.main", "late.run") in ws.calls()
+
+    # and back: removing the module makes the call unresolved again
+    ws.remove("tools/helpers.py")
+    result = ws.index()
+    assert result.deleted == 1
+    assert ("app.main", "tools.helpers.assist") not in ws.calls()
+    assert ("app.py", "assist") in ws.unresolved()
+
+
+# ---------------------------------------------------------------- deleting and moving files
+
+
+def test_deleting_a_file_removes_its_symbols_and_the_edges_into_them(make):
+    ws = make(BASIC)
+    ws.index()
+    ws.remove("b.py")
+    result = ws.index()
+    assert result.deleted == 1
+    assert result.parsed == 0
+    assert set(ws.store.files(REPO)) == {"a.py", "c.py"}
+    assert not any(q.startswith("b") for q in ws.qualnames())
+    assert not any(dst.startswith("b.") for _, dst in ws.calls())
+    assert not any(":b.py#" in sid for sid in symbol_ids(ws.store, REPO))
+    dangling = ws.store.edges_of(["repo:b.py#b.keep"], "in", ["CALLS", "REFERENCES"])
+    assert dangling == []
+    assert {("a.py", "keep"), ("c.py", "b.keep")} <= ws.unresolved()
+
+
+def test_git_mv_moves_symbols_to_the_new_path(make):
+    ws = make(BASIC)
+    ws.index()
+    (ws.root / "lib").mkdir()
+    git(ws.root, "mv", "b.py", "lib/b.py")  # lib/ is a source root: still module `b`
+    result = ws.index()
+    assert result.deleted == 1
+    assert set(ws.store.files(REPO)) == {"a.py", "c.py", "lib/b.py"}
+    ids = symbol_ids(ws.store, REPO)
+    assert "repo:lib/b.py#b.keep" in ids
+    assert "repo:b.py#b.keep" not in ids
+    assert ws.store.files(REPO)["lib/b.py"].module == "b"
+    incoming = {r.edge.src for r in ws.store.edges_of(["repo:lib/b.py#b.keep"], "in", ["CALLS"])}
+    assert {"repo:a.py#a.run", "repo:c.py#c.go"} <= incoming
+
+    git(ws.root, "mv", "lib/b.py", "renamed.py")  # a new module name: importers lose it
+    ws.index()
+    assert "renamed.keep" in ws.qualnames()
+    assert "b.keep" not in ws.qualnames()
+    assert ("a.run", "renamed.keep") not in ws.calls()
+    assert ("a.py", "keep") in ws.unresolved()
+    commit_all(ws.root, "moves")
+    ws.index()
+
+
+def test_adding_init_py_turns_a_folder_into_a_package_and_renames_its_modules(make):
+    ws = make(
+        {
+            "lib/util.py": "def helper():\n    return 1\n",
+            "lib/more.py": "from util import helper\n\n\ndef more():\n    return helper()\n",
+            "app.py": (
+                "import lib.util\nfrom util import helper\n\n\n"
+                "def by_package():\n    return lib.util.helper()\n\n\n"
+                "def by_root():\n    return helper()\n"
+            ),
+        }
+    )
+    ws.index()
+    assert {"util", "util.helper", "more.more"} <= ws.qualnames()
+    assert ("app.by_root", "util.helper") in ws.calls()
+    assert ("more.more", "util.helper") in ws.calls()
+
+    ws.write("lib/__init__.py", "")
+    result = ws.index()
+    assert result.parsed == 1  # only the new file; the moved modules keep their facts
+    names = ws.qualnames()
+    assert {"lib", "lib.util", "lib.util.helper", "lib.more.more"} <= names
+    assert "util.helper" not in names
+    assert ws.store.files(REPO)["lib/util.py"].module == "lib.util"
+    edges = ws.calls()
+    assert ("app.by_package", "lib.util.helper") in edges
+    assert ("app.by_root", "util.helper") not in edges
+    assert ("app.by_root", "lib.util.helper") not in edges
+
+    ws.remove("lib/__init__.py")
+    ws.index()
+    assert "util.helper" in ws.qualnames()
+    assert "lib.util.helper" not in ws.qualnames()
+    assert ("app.by_root", "util.helper") in ws.calls()
+
+
+# ---------------------------------------------------------------- re-exports
+
+
+def test_reexported_function_moving_to_another_module_updates_the_importer(make):
+    ws = make(
+        {
+            "pkg/__init__.py": "from pkg.impl import f\n",
+            "pkg/impl.py": "def f():\n    return 1\n",
+            "app.py": "from pkg import f\n\n\ndef main():\n    return f()\n",
+        }
+    )
+    ws.index()
+    assert ("app.main", "pkg.impl.f") in ws.calls()
+
+    # f moves to pkg/other.py and __init__ re-exports it from there; app.py is untouched
+    ws.write("pkg/other.py", "def f():\n    return 2\n")
+    ws.write("pkg/impl.py", "def g():\n    return 1\n")
+    ws.write("pkg/__init__.py", "from pkg.other import f\n")
+    result = ws.index()
+    assert result.parsed == 3
+    assert result.reresolved >= 1
+    edges = ws.calls()
+    assert ("app.main", "pkg.other.f") in edges
+    assert ("app.main", "pkg.impl.f") not in edges
+
+
+def test_reexport_chain_through_an_unchanged_init(make):
+    ws = make(
+        {
+            "pkg/__init__.py": "from .impl import *\n",
+            "pkg/impl.py": "__all__ = ['f']\n\n\ndef f():\n    return 1\n",
+            "pkg/other.py": "def f():\n    return 2\n",
+            "app.py": "from pkg import f\n\n\ndef main():\n    return f()\n",
+        }
+    )
+    ws.index()
+    assert ("app.main", "pkg.impl.f") in ws.calls()
+
+    # only impl.py changes: f now comes from other.py, re-exported by impl
+    ws.write("pkg/impl.py", "from pkg.other import f\n\n__all__ = ['f']\n")
+    result = ws.index()
+    assert result.parsed == 1
+    assert result.reresolved >= 1  # app.py (and __init__) did not change
+    edges = ws.calls()
+    assert ("app.main", "pkg.other.f") in edges
+    assert ("app.main", "pkg.impl.f") not in edges
+
+    # impl stops exporting f: the call no longer resolves
+    ws.write("pkg/impl.py", "__all__ = []\n")
+    ws.index()
+    assert not any(src == "app.main" for src, _ in ws.calls())
+    assert ("app.py", "f") in ws.unresolved()
+
+    # a new module in the chain: impl re-exports from a deeper module that appears later
+    ws.write("pkg/impl.py", "from pkg.deep.leaf import f\n\n__all__ = ['f']\n")
+    ws.index()
+    assert ("app.py", "f") in ws.unresolved()
+    ws.write("pkg/deep/__init__.py", "")
+    ws.write("pkg/deep/leaf.py", "def f():\n    return 3\n")
+    ws.index()
+    assert ("app.main", "pkg.deep.leaf.f") in ws.calls()
+
+
+def test_base_class_in_another_module_gaining_a_method(make):
+    ws = make(
+        {
+            "base.py": "class Base:\n    def start(self):\n        return 1\n",
+            "child.py": (
+                "from base import Base\n\n\nclass Child(Base):\n"
+                "    def run(self):\n        self.start()\n        return self.stop()\n"
+            ),
+        }
+    )
+    ws.index()
+    assert ("child.Child.run", "base.Base.start") in ws.calls()
+    assert ("child.py", "self.stop") in ws.unresolved()
+
+    ws.write(
+        "base.py",
+        "class Base:\n    def start(self):\n        return 1\n\n"
+        "    def stop(self):\n        return 0\n",
+    )
+    result = ws.index()
+    assert result.parsed == 1
+    assert result.reresolved >= 1
+    assert ("child.Child.run", "base.Base.stop") in ws.calls()
+
+    # the base class is renamed away: the subclass loses both edges
+    ws.write("base.py", "class Other:\n    def start(self):\n        return 1\n")
+    ws.index()
+    assert not any(dst.startswith("base.Base") for _, dst in ws.calls())
+
+
+# ---------------------------------------------------------------- many steps
+
+
+def test_a_long_sequence_of_random_edits_always_matches_a_fresh_index(make):
+    """Seeded random edits (add, change, delete, move, toggle __init__.py) on a small repo."""
+    rng = random.Random(20240611)
+    modules = ["m0", "m1", "m2", "pkg.m3", "pkg.m4", "pkg.sub.m5"]
+    functions = ["alpha", "beta", "gamma"]
+
+    def path_of(module: str) -> str:
+        return module.replace(".", "/") + ".py"
+
+    def source(module: str) -> str:
+        lines = []
+        imports = rng.sample(modules, 2)
+        for target in imports:
+            lines.append(f"import {target}")
+        lines.append("from pkg import exported")
+        for name in rng.sample(functions, rng.randint(1, 3)):
+            lines.append(f"\n\ndef {name}():")
+            for target in imports:
+                lines.append(f"    {target}.{rng.choice(functions)}()")
+            lines.append("    exported()")
+        return "\n".join(lines) + "\n"
+
+    files = {path_of(m): source(m) for m in modules}
+    files["pkg/__init__.py"] = "from pkg.m3 import alpha as exported\n"
+    files["pkg/sub/__init__.py"] = ""
+    ws = make(files)
+    ws.index()
+    assert ws.calls()
+
+    for _step in range(12):
+        action = rng.choice(["edit", "edit", "delete", "add", "init", "reexport"])
+        present = sorted(p for p in (ws.root).rglob("*.py") if ".git" not in p.parts)
+        rel_present = [str(p.relative_to(ws.root)) for p in present]
+        if action == "edit":
+            module = rng.choice(modules)
+            ws.write(path_of(module), source(module))
+        elif action == "delete":
+            candidates = [p for p in rel_present if not p.endswith("__init__.py")]
+            if candidates:
+                ws.remove(rng.choice(candidates))
+        elif action == "add":
+            module = rng.choice(modules)
+            ws.write(path_of(module), source(module))
+        elif action == "init":
+            init = "pkg/sub/__init__.py"
+            if init in rel_present:
+                ws.remove(init)
+            else:
+                ws.write(init, "")
+        else:
+            ws.write(
+                "pkg/__init__.py",
+                f"from {rng.choice(modules)} import {rng.choice(functions)} as exported\n",
+            )
+        if rng.random() < 0.3:
+            commit_all(ws.root, f"step {_step}")
+        ws.index()  # compares with a fresh index every time
+
+
+# ---------------------------------------------------------------- several repositories
+
+
+def test_two_repositories_in_one_store_stay_apart(tmp_path):
+    store = SQLiteStore(tmp_path / "shared.db")
+    one = git_init(tmp_path / "one")
+    write_tree(one, {"util.py": "def helper():\n    return 1\n", "main.py": BASIC["c.py"]})
+    write_tree(one, {"b.py": BASIC["b.py"]})
+    commit_all(one)
+    two = git_init(tmp_path / "two")
+    write_tree(
+        two,
+        {
+            "util.py": "def helper():\n    return 2\n\n\ndef only_two():\n    return helper()\n",
+            "app.py": "from util import helper\n\n\ndef run():\n    helper()\n",
+        },
+    )
+    commit_all(two)
+
+    index_repository(store, one, name="one", workers=1)
+    index_repository(store, two, name="two", workers=1)
+    assert {r.name for r in store.list_repos()} == {"one", "two"}
+    assert set(store.files("one")) == {"util.py", "main.py", "b.py"}
+    assert set(store.files("two")) == {"util.py", "app.py"}
+    assert "util.only_two" not in qualnames(store, "one")
+    assert "util.only_two" in qualnames(store, "two")
+    assert all(s.repo == "one" for s in store.find_symbols("util.helper", "one", 10))
+    assert {s.id for s in store.find_symbols("util.helper", None, 10)} == {
+        "one:util.py#util.helper",
+        "two:util.py#util.helper",
+    }
+    assert calls(store, "two") == {("app.run", "util.helper"), ("util.only_two", "util.helper")}
+    assert ("c.go", "b.keep") not in calls(store, "two")
+    before_one = snapshot(store, "one")
+    assert_same_as_fresh(store, one, "one", tmp_path / "fresh")
+    assert_same_as_fresh(store, two, "two", tmp_path / "fresh")
+
+    # re-index `two` after changes: `one` is not touched at all (not even its time stamp)
+    one_row = store.get_repo("one")
+    write(two, "util.py", "def renamed():\n    return 2\n")
+    (two / "app.py").unlink()
+    write(two, "extra.py", "from util import renamed\n\n\ndef x():\n    renamed()\n")
+    result = index_repository(store, two, name="two", workers=1)
+    assert result.deleted == 1
+    assert store.get_repo("one") == one_row
+    assert snapshot(store, "one") == before_one
+    assert_same_as_fresh(store, one, "one", tmp_path / "fresh")
+    assert_same_as_fresh(store, two, "two", tmp_path / "fresh")
+    assert calls(store, "two") == {("extra.x", "util.renamed")}
+
+    # the same tree under two names: independent copies
+    index_repository(store, one, name="one-copy", workers=1)
+    copy_ids = {sid.split(":", 1)[1] for sid in symbol_ids(store, "one-copy")}
+    assert copy_ids == {sid.split(":", 1)[1] for sid in symbol_ids(store, "one")}
+    store.delete_repo("one-copy")
+    assert snapshot(store, "one") == before_one
+    store.close()
+
+
+# ---------------------------------------------------------------- IMPORTS of submodules
+
+
+SUBMODULE = {
+    "pkg/__init__.py": "",
+    "pkg/sub.py": "def f():\n    return 1\n",
+    "app.py": "from pkg import sub\n",
+}
+
+
+def test_editing_an_importer_keeps_its_imports_edge_to_the_submodule(make):
+    ws = make(SUBMODULE)
+    ws.index()
+    assert ("app.py", "file", "pkg/sub.py", ["sub"]) in ws.store.import_links(REPO)
+
+    ws.write("app.py", "from pkg import sub\n# edited\n")
+    ws.index(check=False)
+    links = ws.store.import_links(REPO)
+    assert ("app.py", "file", "pkg/sub.py", ["sub"]) in links, links
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+
+def test_deleting_a_submodule_removes_the_imports_edge_to_it(make):
+    ws = make(SUBMODULE)
+    ws.index()
+    ws.remove("pkg/sub.py")
+    result = ws.index(check=False)
+    assert result.deleted == 1
+    links = ws.store.import_links(REPO)
+    assert not any(target == "pkg/sub.py" for _path, _kind, target, _names in links), links
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+
+# ---------------------------------------------------------------- determinism
+
+DETERMINISM = {
+    "base.py": "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    "app.py": (
+        "from base import *\n"
+        "from base import alpha as first\n"
+        "from base import beta as second\n"
+        "import base\n\n\n"
+        "class Handlers:\n"
+        "    callback = first\n"
+        "    callback = second\n\n"
+        "    def go(self):\n        return self.callback()\n\n\n"
+        "HANDLER = first\n"
+        "HANDLER = second\n"
+    ),
+}
+
+
+def test_indexing_the_same_tree_twice_gives_the_same_graph(tmp_path):
+    """A fresh index is reproducible: "incremental == fresh" depends on it."""
+    root = write_tree(tmp_path / "repo", DETERMINISM)
+    snapshots = []
+    first_lines = set()
+    for run in range(12):
+        store = SQLiteStore(tmp_path / f"run-{run}.db")
+        index_repository(store, root, name=REPO, workers=1)
+        snapshots.append(snapshot(store, REPO))
+        lines = {s.qualname: s.start_line for s in store.symbols_in_file(REPO, "app.py")}
+        first_lines.add((lines["app.Handlers.callback"], lines["app.HANDLER"]))
+        store.close()
+    differing = [
+        (run, part, sorted(snap[part] ^ snapshots[0][part])[:4])
+        for run, snap in enumerate(snapshots)
+        for part in snap
+        if snap[part] != snapshots[0][part]
+    ]
+    assert not differing, differing[:3]
+    # docs/resolution.md: a name defined twice in one scope is one symbol; the first
+    # definition gives it its lines
+    assert first_lines == {(8, 15)}
+
+
+# ---------------------------------------------------------------- paths that share a prefix
+
+
+def test_files_whose_paths_share_a_prefix_are_replaced_independently(make):
+    """`mod.py` and its stub `mod.pyi`, folders named `tools#2` and `price$`: editing one
+    file replaces exactly that file's symbols and edges."""
+    ws = make(
+        {
+            "mod.py": "def f():\n    return g()\n\n\ndef g():\n    return 1\n",
+            "mod.pyi": "def f() -> int: ...\ndef g() -> int: ...\n",
+            "tools#2/job.py": "from mod import f\n\n\ndef run():\n    return f()\n",
+            "tools#2/job_extra.py": "from mod import g\n\n\ndef run():\n    return g()\n",
+            "price$/calc.py": "from mod import g\n\n\ndef total():\n    return g()\n",
+        }
+    )
+    ws.index()
+    paths = {s.path for s in ws.store.find_symbols("f", REPO, 10)}
+    assert paths == {"mod.py", "mod.pyi"}
+    callers = {r.edge.src for r in ws.store.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
+    assert callers == {
+        "repo:mod.py#mod.f",
+        "repo:tools#2/job_extra.py#job_extra.run",
+        "repo:price$/calc.py#calc.total",
+    }
+
+    ws.write("tools#2/job.py", "from mod import g\n\n\ndef run():\n    return g()\n")
+    ws.index()
+    ws.write("mod.py", "def f():\n    return 0\n\n\ndef g():\n    return f()\n")
+    ws.index()
+    callers = {r.edge.src for r in ws.store.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
+    assert callers == {
+        "repo:tools#2/job.py#job.run",
+        "repo:tools#2/job_extra.py#job_extra.run",
+        "repo:price$/calc.py#calc.total",
+    }
+    assert {s.path for s in ws.store.find_symbols("f", REPO, 10)} == {"mod.py", "mod.pyi"}
+    ws.remove("tools#2/job.py")
+    ws.index()
+    assert "tools#2/job.py" not in ws.store.files(REPO)
+
+
+# ---------------------------------------------------------------- source roots
+
+
+def test_adding_a_pyproject_toml_renames_modules_and_reresolves_their_importers(make):
+    """A folder with a pyproject.toml is a source root: `proj/tool.py` stops being
+    `proj.tool` and becomes `tool`; files that imported `proj.tool` must be re-resolved."""
+    ws = make(
+        {
+            "proj/tool.py": "class Service:\n    def send(self):\n        return 1\n",
+            "app.py": "from proj.tool import Service\n\n\ndef use():\n    Service().send()\n",
+        }
+    )
+    ws.index()
+    assert ("app.use", "proj.tool.Service.send") in ws.calls()
+
+    ws.write("proj/pyproject.toml", "[project]\nname = 'proj'\n")
+    result = ws.index(check=False)
+    assert "tool.Service" in ws.qualnames()
+    assert "proj.tool.Service" not in ws.qualnames()
+    dangling = [
+        row.edge.dst
+        for row in ws.store.edges_of(["repo:app.py#app.use"], "out", ["CALLS"])
+        if row.other is None
+    ]
+    assert dangling == [], f"edges to symbols that no longer exist: {dangling}"
+    assert result.reresolved >= 1  # app.py consulted `proj.tool`
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+    ws.remove("proj/pyproject.toml")
+    ws.index()
+    assert ("app.use", "proj.tool.Service.send") in ws.calls()
+
+
+# ---------------------------------------------------------------- cycles
+
+
+STAR_CYCLE = {
+    "app.py": "class Client:\n    pass\n",
+    "p.py": "from q import *\n\n__all__ = ['Client']\n",
+    "q.py": "from app import Client\nfrom p import *\n",
+    "a_first.py": "from q import Client\n\n\ndef one():\n    Client()\n",
+    "user.py": "from p import Client\n\n\ndef u():\n    Client()\n",
+}
+FROM_CYCLE = {
+    "app.py": "class Client:\n    pass\n",
+    "p.py": "from q import Client\n",
+    "q.py": "from app import Client\nfrom p import Client\n",
+    "a_first.py": "from q import Client\n\n\ndef one():\n    Client()\n",
+    "user.py": "from p import Client\n\n\ndef u():\n    Client()\n",
+}
+
+
+@pytest.mark.parametrize("files", [STAR_CYCLE, FROM_CYCLE], ids=["star-imports", "from-imports"])
+def test_names_through_an_import_cycle_do_not_depend_on_resolution_order(make, files):
+    """`p` and `q` import each other. A fresh index resolves `a_first.py` (which asks `q`
+    first) before `user.py` (which asks `p`); an incremental run that only re-resolves
+    user.py asks `p` first. The graph must not depend on that order."""
+    ws = make(files)
+    ws.index(check=False)
+    assert ("a_first.one", "app.Client") in ws.calls()
+    fresh_calls = ws.calls()
+
+    ws.write("user.py", files["user.py"] + "# edited\n")
+    ws.index(check=False)
+    assert ws.calls() == fresh_calls
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+
+def test_star_import_cycle_resolves_like_python(make):
+    """In Python `p.Client` is `app.Client` whichever of p, q is imported first."""
+    ws = make(STAR_CYCLE)
+    ws.index()
+    assert ("user.u", "app.Client") in ws.calls()
+    assert ("a_first.one", "app.Client") in ws.calls()
+
+
+# ---------------------------------------------------------------- edits that look local
+
+
+MODELS = "class Client:\n    def send(self):\n        pass\n\n\nclass Server:\n    def send(self):\n        pass\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "edge_before", "edge_after"),
+    [
+        pytest.param(
+            "class Holder:\n    def __init__(self):\n        self.conn = Client()\n",
+            "class Holder:\n    def __init__(self):\n        self.conn = Server()\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="attribute-set-in-a-method-body",
+        ),
+        pytest.param(
+            "class Holder:\n    def connect(self):\n        c = Client()\n        self.conn = c\n",
+            "class Holder:\n    def connect(self):\n        c = Server()\n        self.conn = c\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="attribute-set-through-a-local",
+        ),
+        pytest.param(
+            "class Holder:\n    conn = Client()\n",
+            "class Holder:\n    conn = Server()\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="class-attribute",
+        ),
+        pytest.param(
+            "class Holder:\n    conn: Client\n",
+            "class Holder:\n    conn: Server\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="annotated-class-attribute",
+        ),
+        pytest.param(
+            "class Holder:\n    def __init__(self, conn: Client):\n        self.conn = conn\n",
+            "class Holder:\n    def __init__(self, conn: Server):\n        self.conn = conn\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="attribute-from-an-annotated-parameter",
+        ),
+    ],
+)
+def test_edits_in_one_file_that_change_what_its_importers_resolve(
+    make, before, after, edge_before, edge_after
+):
+    header = "from models import Client, Server\n\n\n"
+    ws = make(
+        {
+            "models.py": MODELS,
+            "b.py": header + before,
+            "a.py": "from b import Holder\n\n\ndef use(h: Holder):\n    h.conn.send()\n",
+        }
+    )
+    ws.index()
+    assert ("a.use", edge_before) in ws.calls()
+    ws.write("b.py", header + after)
+    ws.index()
+    assert ("a.use", edge_after) in ws.calls()
+
+
+def test_moving_a_def_below_a_star_import_changes_which_one_importers_get(make):
+    """Python binds in order: a `def f` after `from other import *` wins over the star
+    import's `f`, one before it loses. Moving the def changes no name and no signature."""
+    ws = make(
+        {
+            "other.py": "def f():\n    return 'other'\n",
+            "b.py": "def f():\n    return 'b'\n\n\nfrom other import *\n",
+            "a.py": "from b import f\n\n\ndef use():\n    f()\n",
+        }
+    )
+    ws.index()
+    assert ws.calls() == {("a.use", "other.f")}
+    ws.write("b.py", "from other import *\n\n\ndef f():\n    return 'b'\n")
+    ws.index(check=False)
+    assert ws.calls() == {("a.use", "b.f")}
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
