@@ -261,9 +261,12 @@ class _IndexRun:
         for source in discovery.files:
             state = states.get(source.path)
             module = self.module_map.by_path.get(source.path)
-            module_name = module.name if module else ""
+            # the names a file is known by (module and aliases): when they change, the file is
+            # rewritten (its symbol ids, and the aliases later runs compare against)
+            names = (module.name, " ".join(module.aliases)) if module else ("", "")
+            same_names = state is not None and (state.module, state.aliases) == names
             if state is not None and (state.size, state.mtime_ns) == (source.size, source.mtime_ns):
-                if state.module == module_name:
+                if same_names:
                     result.unchanged += 1
                 else:
                     renamed.append((source, state.sha256))
@@ -273,7 +276,7 @@ class _IndexRun:
                 skipped.append(Skipped(source.path, reason, source.size))
                 continue
             if state is not None and state.sha256 == sha:
-                if state.module == module_name:
+                if same_names:
                     result.unchanged += 1
                     touched.append(source)
                 else:

@@ -52,6 +52,7 @@ MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
 _WS = re.compile(r"\s+")
+_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,48}")
 # a module- or class-level assignment of one of these is a `variable` symbol
 _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "await"})
 
@@ -96,6 +97,13 @@ def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
     if kind == "identifier":
         return ["n", _text(node)]
     if kind == "attribute":
+        raw = node.text
+        if _DOTTED.fullmatch(raw):  # the common case, without walking the nodes
+            parts = raw.decode("utf-8").split(".")
+            encoded: list = ["n", parts[0]]
+            for part in parts[1:]:
+                encoded = ["a", encoded, part]
+            return encoded
         base = expr_of(node.child_by_field_name("object"), depth + 1)
         attr = node.child_by_field_name("attribute")
         if base is None or attr is None:
@@ -604,16 +612,13 @@ class _Extractor:
 
     def add_call(self, node: tree_sitter.Node, callee: tree_sitter.Node) -> None:
         lookup, source = self.scopes.locate(node.start_byte)
+        expr = expr_of(callee)
+        # the callee's text is kept for unresolved calls; a plain dotted name is its own text
+        text = (
+            None if callee.type in ("identifier", "attribute") and _plain(expr) else _short(callee)
+        )
         self.refs.append(
-            [
-                lookup,
-                source,
-                "c",
-                expr_of(callee),
-                node.start_byte,
-                node.start_point[0] + 1,
-                _short(callee),
-            ]
+            [lookup, source, "c", expr, node.start_byte, node.start_point[0] + 1, text]
         )
 
     def add_value_ref(self, node: tree_sitter.Node, positional: bool) -> None:
@@ -667,6 +672,13 @@ def _static_all(ex: _Extractor) -> list[str] | None:
     if ex.all_dynamic or ex.all_parts is None or any(p[0] != "lit" for p in ex.all_parts):
         return None
     return [name for part in ex.all_parts for name in part[1]]
+
+
+def _plain(expr: list | None) -> bool:
+    """A name or dotted name (rendered back exactly by the resolver)."""
+    while expr is not None and expr[0] == "a":
+        expr = expr[1]
+    return expr is not None and expr[0] == "n"
 
 
 def _document_order(node: tree_sitter.Node) -> tuple[int, int]:

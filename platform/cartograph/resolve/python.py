@@ -20,6 +20,7 @@ answer could change when a module changes.
 from __future__ import annotations
 
 import builtins
+import marshal
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -120,6 +121,7 @@ class ModuleFacts:
         "_firstparam",
         "facts",
         "is_package",
+        "limited",  # (scope, name) with a binding valid in a range only (comprehension, lambda)
         "name",
         "path",
         "symbol_ids",
@@ -141,9 +143,13 @@ class ModuleFacts:
     def bindings(self, scope: int) -> dict[str, list]:
         if self._bindings is None:
             tables: list[dict[str, list]] = [{} for _ in self.facts["scopes"]]
+            limited: set[tuple[int, str]] = set()
             for row in self.facts["bindings"]:
                 tables[row[0]].setdefault(row[1], []).append(row)
+                if row[4] is not None:
+                    limited.add((row[0], row[1]))
             self._bindings = tables
+            self.limited = limited
         return self._bindings[scope]
 
     def first_param(self, scope: int) -> str | None:
@@ -218,15 +224,18 @@ class Program:
         self.modules = modules
         self.loader = loader
         self._missing: set[str] = set()
-        self._tracker: list[set[str]] = [set()]
+        # one frame per computation in progress: the module names it consulted itself, and the
+        # dependency sets of the cached computations it used (unioned when it completes)
+        self._frames: list[tuple[set[str], list[frozenset[str]]]] = [(set(), [])]
         self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
         self._active: set[tuple] = set()
         self._stack: list[tuple] = []
         self._tainted: set[tuple] = set()
+        self._file_cache: dict[tuple[int, bytes], tuple] = {}
 
     # ------------------------------------------------------------ dependencies
     def _touch(self, name: str) -> None:
-        self._tracker[-1].add(name)
+        self._frames[-1][0].add(name)
 
     def module(self, name: str) -> ModuleFacts | None:
         self._touch(name)
@@ -251,7 +260,8 @@ class Program:
         """
         hit = self._memo.get(key)
         if hit is not None:
-            self._tracker[-1].update(hit[1])
+            if hit[1]:
+                self._frames[-1][1].append(hit[1])
             return hit[0]
         stack = self._stack
         if key in self._active or len(stack) >= MAX_EVALUATION_DEPTH:
@@ -260,18 +270,19 @@ class Program:
             return on_cycle
         self._active.add(key)
         stack.append(key)
-        self._tracker.append(set())
+        self._frames.append((set(), []))
         try:
             result = compute()
         finally:
-            deps = self._tracker.pop()
+            deps = _union(self._frames.pop())
             stack.pop()
             self._active.discard(key)
         if key in self._tainted:
             self._tainted.discard(key)
         else:
-            self._memo[key] = (result, frozenset(deps))
-        self._tracker[-1].update(deps)
+            self._memo[key] = (result, deps)
+        if deps:
+            self._frames[-1][1].append(deps)
         return result
 
     # ------------------------------------------------------------ modules
@@ -381,7 +392,9 @@ class Program:
                         same_scope = False
                         continue
                     if marker != "nonlocal":
-                        live = [r for r in rows if r[4] is None or r[2] <= pos < r[4]]
+                        live = rows
+                        if (current, name) in mod.limited:
+                            live = [r for r in rows if r[4] is None or r[2] <= pos < r[4]]
                         if live:
                             if same_scope:
                                 return self._binding_at(mod, current, live, pos)
@@ -399,7 +412,7 @@ class Program:
 
         A literal (`x = None`, a number, a container display) never hides an earlier binding.
         """
-        index = bisect_right([r[2] for r in rows], pos)
+        index = len(rows) if rows[-1][2] <= pos else bisect_right([r[2] for r in rows], pos)
         for row in reversed(rows[:index]):
             if _is_literal(row):
                 continue
@@ -861,12 +874,13 @@ class Program:
     # ------------------------------------------------------------ a file
     def resolve_file(self, mod: ModuleFacts) -> FileResolution:
         """Symbols, edges and unresolved calls of one module."""
-        self._tracker.append(set())
+        self._frames.append((set(), []))
         try:
             symbols = _symbols(self.repo, mod)
             edges: dict[tuple[str, str, str], Edge] = {}
             unresolved: list[Unresolved] = []
             ids = mod.symbol_ids
+            self._file_cache = {}
             for ref in mod.facts["refs"]:
                 self._resolve_ref(mod, ref, ids, edges, unresolved)
             for scope, row in enumerate(mod.scopes):
@@ -888,13 +902,28 @@ class Program:
                             unresolved.append(Unresolved(ids[scope], base, row[4], "", "base"))
             self._exports(mod, edges)
             imports = self._imports(mod)
-            deps = self._tracker[-1]
         finally:
-            self._tracker.pop()
+            deps = set(_union(self._frames.pop()))
         deps.discard(mod.name)
         return FileResolution(
             mod.path, mod.name, symbols, list(edges.values()), unresolved, deps, imports
         )
+
+    def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:
+        """evaluate(), remembered within one file for expressions whose meaning cannot depend
+        on where they stand: their first name is a parameter or comes from an outer scope
+        (`self.client.get`, an imported function) — the same call repeats a lot in a file."""
+        root = _root_name(expr)
+        if root is None or scope == 0:
+            return self.evaluate(mod, scope, expr, pos)
+        rows = mod.bindings(scope).get(root)
+        if rows and any(r[3][0] != "param" for r in rows):
+            return self.evaluate(mod, scope, expr, pos)
+        key = (scope, marshal.dumps(expr))
+        found = self._file_cache.get(key)
+        if found is None:
+            found = self._file_cache[key] = self.evaluate(mod, scope, expr, pos)
+        return found
 
     def _resolve_ref(self, mod, ref, ids, edges, unresolved) -> None:
         lookup, source, kind, expr, pos, line, text = ref
@@ -905,7 +934,7 @@ class Program:
                 return
             if expr[0] == "n" and expr[1] == "super":
                 return
-            value, via = self.evaluate(mod, lookup, expr, pos)
+            value, via = self._evaluate_ref(mod, lookup, expr, pos)
             if value is None:
                 unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
                 return
@@ -947,7 +976,7 @@ class Program:
                         edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via
                     )
             return
-        value, via = self.evaluate(mod, lookup, expr, pos)
+        value, via = self._evaluate_ref(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
             _add_edge(edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
 
@@ -1089,6 +1118,19 @@ def _is_property(row: list) -> bool:
 def _returns_self(row: list) -> bool:
     annotation = row[10]
     return annotation is not None and _last_name(annotation) == "Self" and annotation[0] in "na"
+
+
+EMPTY: frozenset[str] = frozenset()
+
+
+def _union(frame: tuple[set[str], list[frozenset[str]]]) -> frozenset[str]:
+    own, used = frame
+    if not used:
+        return frozenset(own) if own else EMPTY
+    distinct = {id(d): d for d in used}.values()
+    if not own and len(distinct) == 1:
+        return next(iter(distinct))
+    return frozenset(own).union(*distinct)
 
 
 def _root_name(expr: list | None) -> str | None:
