@@ -196,6 +196,28 @@ def test_a_stale_lock_written_by_another_process_does_not_block(tmp_path):
     store.close()
 
 
+def test_the_lock_of_a_killed_process_on_this_machine_is_not_waited_out(tmp_path):
+    """A run killed by SIGKILL or the OOM killer leaves an unexpired lock; its process is gone,
+    so the next run takes the lock at once instead of waiting for it to expire."""
+    root = small_repo(tmp_path)
+    db = tmp_path / "graph.db"
+    code = (
+        "import os, signal, socket, sys\n"
+        "from cartograph.store.sqlite import SQLiteStore\n"
+        "s = SQLiteStore(sys.argv[1])\n"
+        "owner = f'{socket.gethostname()}:{os.getpid()}:abc'\n"
+        "assert s.acquire_index_lock('r', owner, 300.0)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    killed = subprocess.run([sys.executable, "-c", code, str(db)], check=False)
+    assert killed.returncode == -9
+    store = SQLiteStore(db)
+    assert store.index_lock_holder("r") is not None  # still there, unexpired
+    result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
+    assert result.files == 1
+    store.close()
+
+
 def test_a_live_lock_blocks_and_names_the_repository(tmp_path):
     root = small_repo(tmp_path)
     store = SQLiteStore(tmp_path / "graph.db")

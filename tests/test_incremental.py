@@ -779,6 +779,22 @@ MODELS = "class Client:\n    def send(self):\n        pass\n\n\nclass Server:\n 
             "models.Server.send",
             id="attribute-from-an-annotated-parameter",
         ),
+        pytest.param(
+            "class Holder:\n    @property\n    def conn(self):\n        return Client()\n",
+            "class Holder:\n    @property\n    def conn(self):\n        return Server()\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="inferred-return-of-a-property",
+        ),
+        pytest.param(
+            "import models\n\n\nclass Holder:\n    @property\n    def conn(self):\n"
+            "        return models.Client()\n",
+            "import models\n\n\nclass Holder:\n    @property\n    def conn(self):\n"
+            "        return models.Server()\n",
+            "models.Client.send",
+            "models.Server.send",
+            id="inferred-return-through-a-module",
+        ),
     ],
 )
 def test_edits_in_one_file_that_change_what_its_importers_resolve(
@@ -814,4 +830,27 @@ def test_moving_a_def_below_a_star_import_changes_which_one_importers_get(make):
     ws.write("b.py", "from other import *\n\n\ndef f():\n    return 'b'\n")
     ws.index(check=False)
     assert ws.calls() == {("a.use", "b.f")}
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+
+def test_short_module_alias_appears_and_disappears_with_init_py(make):
+    """Without `pkg/__init__.py`, `pkg/m2.py` can also be imported as `m2` (a test runner
+    that puts pkg/ on sys.path); with it, only as `pkg.m2`. Importers of `m2` follow."""
+    ws = make(
+        {
+            "pkg/__init__.py": "",
+            "pkg/m2.py": "def f():\n    return 1\n",
+            "app.py": "from m2 import f\n\n\ndef main():\n    f()\n",
+        }
+    )
+    ws.index()
+    assert ws.calls() == set()
+
+    ws.remove("pkg/__init__.py")
+    ws.index()
+    assert ws.calls() == {("app.main", "pkg.m2.f")}
+
+    ws.write("pkg/__init__.py", "")
+    ws.index(check=False)
+    assert ws.calls() == set()
     assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")

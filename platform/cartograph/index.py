@@ -209,7 +209,7 @@ def _acquire(
 ) -> None:
     deadline = time.monotonic() + timeout
     told = False
-    while not store.acquire_index_lock(repo, owner, LOCK_TTL):
+    while not store.acquire_index_lock(repo, owner, LOCK_TTL, _dead_holder(store, repo)):
         if time.monotonic() > deadline:
             raise IndexingError(
                 f"another index run of {repo!r} holds its lock; gave up after "
@@ -220,6 +220,25 @@ def _acquire(
             progress(f"waiting for another index run of {repo!r} to finish")
             told = True
         time.sleep(0.1)
+
+
+def _dead_holder(store: GraphStore, repo: str) -> str | None:
+    """The lock's holder when it is a process of this machine that no longer runs (killed):
+    its lock need not be waited out."""
+    holder = store.index_lock_holder(repo)
+    if not holder:
+        return None
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return holder
+    except PermissionError:
+        return None  # alive, another user's
+    return None
 
 
 class _IndexRun:

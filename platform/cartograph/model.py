@@ -37,8 +37,9 @@ def symbol_id(repo: str, path: str, qualname: str) -> str:
 
 
 def split_symbol_id(sid: str) -> tuple[str, str, str]:
-    """`repo:path#qualname` → (repo, path, qualname)."""
-    head, _, qualname = sid.partition("#")
+    """`repo:path#qualname` → (repo, path, qualname). A path may hold `#` and `:`; a repository
+    name holds neither, and a qualname never holds `#`."""
+    head, _, qualname = sid.rpartition("#")
     repo, _, path = head.partition(":")
     return repo, path, qualname
 

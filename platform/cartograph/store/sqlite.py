@@ -194,14 +194,24 @@ class SQLiteStore(TraversalMixin):
                 db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
             db.execute("DELETE FROM repos WHERE name = ?", (name,))
 
-    def acquire_index_lock(self, repo: str, owner: str, ttl: float) -> bool:
+    def acquire_index_lock(
+        self, repo: str, owner: str, ttl: float, replacing: str | None = None
+    ) -> bool:
+        """Take the repository's index lock, unless another owner holds it unexpired (a holder
+        known to be dead can be named in `replacing`)."""
         now = time.time()
         with self._transaction() as db:
             row = db.execute("SELECT owner, expires FROM locks WHERE repo = ?", (repo,)).fetchone()
-            if row is not None and row[0] != owner and row[1] > now:
+            if row is not None and row[0] not in (owner, replacing) and row[1] > now:
                 return False
             db.execute("INSERT OR REPLACE INTO locks VALUES (?, ?, ?)", (repo, owner, now + ttl))
             return True
+
+    def index_lock_holder(self, repo: str) -> str | None:
+        row = self.db.execute(
+            "SELECT owner FROM locks WHERE repo = ? AND expires > ?", (repo, time.time())
+        ).fetchone()
+        return row[0] if row else None
 
     def refresh_index_lock(self, repo: str, owner: str, ttl: float) -> None:
         with self._transaction() as db:
