@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +78,8 @@ class DiscoveryError(ValueError):
 
 
 def language_of(path: str) -> str | None:
-    return LANGUAGES.get(os.path.splitext(path)[1])
+    dot = path.rfind(".")
+    return LANGUAGES.get(path[dot:]) if dot > path.rfind("/") else None
 
 
 def is_test_path(path: str) -> bool:
@@ -110,18 +112,22 @@ def _git_paths(root: Path) -> list[bytes] | None:
 
 
 def _walk_paths(root: Path) -> list[bytes]:
+    """Relative paths of the files under root, never entering ignored or symlinked folders."""
     found: list[bytes] = []
-    root_bytes = os.fsencode(root)
-    for directory, dirnames, filenames in os.walk(root_bytes, followlinks=False):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if os.fsdecode(d) not in IGNORED_DIRS and not d.endswith(b".egg-info")
-        )
-        rel_dir = os.path.relpath(directory, root_bytes)
-        for filename in filenames:
-            rel = filename if rel_dir == b"." else os.path.join(rel_dir, filename)
-            found.append(rel.replace(os.sep.encode(), b"/"))
+    pending: list[tuple[bytes, bytes]] = [(os.fsencode(root), b"")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if os.fsdecode(name) not in IGNORED_DIRS and not name.endswith(b".egg-info"):
+                    pending.append((entry.path, prefix + name + b"/"))
+            else:
+                found.append(prefix + name)
     return found
 
 
@@ -157,28 +163,33 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
             Skipped(raw.decode("utf-8", "replace"), "file name is not valid UTF-8")
         )
         return
-    if any(ch in path for ch in "\n\r\0") or path.startswith("/") or ".." in path.split("/"):
+    if (
+        "\n" in path
+        or "\r" in path
+        or "\0" in path
+        or path.startswith("/")
+        or ".." in path.split("/")
+    ):
         result.skipped.append(Skipped(path.replace("\n", "\\n"), "unsafe file name"))
         return
     language = language_of(path)
-    if any(part in IGNORED_DIRS for part in path.split("/")[:-1]) and not result.git:
+    if language is None:
+        # not indexed: only its name matters (project files mark source roots)
+        result.other_paths.append(path)
         return
-    full = root / path
+    full = f"{root}/{path}"
     try:
-        info = full.lstat()
+        info = os.lstat(full)
     except OSError:
         return  # listed by git but deleted from the work tree
-    if os.path.islink(full):
+    if stat.S_ISLNK(info.st_mode):
         target = os.path.realpath(full)
         if os.path.commonpath([target, str(root)]) != str(root):
             result.skipped.append(Skipped(path, "symlink leaves the repository"))
-        elif language is not None:
+        else:
             result.skipped.append(Skipped(path, "symlink (its target is indexed instead)"))
         return
-    if not full.is_file():
-        return
-    if language is None:
-        result.other_paths.append(path)
+    if not stat.S_ISREG(info.st_mode):
         return
     if info.st_size > max_bytes:
         result.skipped.append(Skipped(path, f"larger than {max_bytes} bytes", info.st_size))

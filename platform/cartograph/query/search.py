@@ -56,12 +56,20 @@ def search(
     if not words:
         raise QueryError("search needs at least one word or identifier")
     wanted = offset + limit + 1
-    exact = [
-        s for s in store.find_symbols(text.strip(), repo, wanted) if not kinds or s.kind in kinds
-    ]
-    exact.sort(key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0))
-    ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in exact]
-    seen = {s.id for s in exact}
+    # exact names first: as typed, and as an identifier ("get queryset" → get_queryset);
+    # library code before tests, then the most used
+    exact: dict[str, SymbolRow] = {}
+    for name in dict.fromkeys((text.strip(), "_".join(words))):
+        for symbol in store.find_symbols(name, repo, 50):
+            if not kinds or symbol.kind in kinds:
+                exact.setdefault(symbol.id, symbol)
+    usage = {sid: store.count_edges([sid], "in", ["CALLS", "REFERENCES"]) for sid in exact}
+    ordered = sorted(
+        exact.values(),
+        key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0, -usage[s.id]),
+    )
+    ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in ordered]
+    seen = set(exact)
     matches = []
     for row, score in store.search_symbols(words, repo, kinds, min(wanted * 3, 600), 0):
         if row.id not in seen:

@@ -8,7 +8,6 @@ that puts `src/acme` on `sys.path` lets `billing.invoice` import what is primari
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 SOURCE_DIR_NAMES = ("src", "lib", "python")
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -31,19 +30,20 @@ class ModuleMap:
         return self.by_name.get(module)
 
 
-def _is_identifier(part: str) -> bool:
-    return part.isidentifier()
+def _split(path: str) -> tuple[str, str]:
+    """(folder, file name) of a '/'-separated relative path; the root folder is ""."""
+    folder, _, name = path.rpartition("/")
+    return folder, name
 
 
 def source_roots(all_paths: set[str]) -> set[str]:
     """Folders that sit on sys.path: the repo root, src-like folders, project folders."""
     roots = {""}
     for path in all_paths:
-        pure = PurePosixPath(path)
-        if pure.name in PROJECT_FILES:
-            parent = str(pure.parent) if str(pure.parent) != "." else ""
-            roots.add(parent)
-            roots.add(f"{parent}/src" if parent else "src")
+        folder, name = _split(path)
+        if name in PROJECT_FILES:
+            roots.add(folder)
+            roots.add(f"{folder}/src" if folder else "src")
     for root in list(roots):
         for name in SOURCE_DIR_NAMES:
             roots.add(f"{root}/{name}" if root else name)
@@ -54,32 +54,28 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
     """Name every Python file; `all_paths` are every discovered file (for __init__ and roots)."""
     roots = source_roots(all_paths)
     package_dirs = {
-        str(PurePosixPath(p).parent) if "/" in p else ""
-        for p in all_paths
-        if PurePosixPath(p).name in ("__init__.py", "__init__.pyi")
+        folder for folder, name in map(_split, all_paths) if name in ("__init__.py", "__init__.pyi")
     }
     named: dict[str, ModuleName] = {}
     for path in sorted(python_paths):
-        pure = PurePosixPath(path)
-        stem = pure.name.rsplit(".", 1)[0]
+        directory, filename = _split(path)
+        stem = filename.rsplit(".", 1)[0]
         is_package = stem == "__init__"
-        directory = str(pure.parent) if str(pure.parent) != "." else ""
         parts: list[str] = [] if is_package else [stem]
         # climb the chain of regular packages
         current = directory
         while current and current in package_dirs:
-            dir_pure = PurePosixPath(current)
-            parts.append(dir_pure.name)
-            current = str(dir_pure.parent) if str(dir_pure.parent) != "." else ""
+            current, name = _split(current)
+            parts.append(name)
         names: list[list[str]] = [list(reversed(parts))]
         # then namespace folders up to the nearest source root
         namespace = list(parts)
         while current not in roots and current:
-            dir_pure = PurePosixPath(current)
-            if not _is_identifier(dir_pure.name):
+            parent, name = _split(current)
+            if not name.isidentifier():
                 break
-            namespace.append(dir_pure.name)
-            current = str(dir_pure.parent) if str(dir_pure.parent) != "." else ""
+            namespace.append(name)
+            current = parent
             names.append(list(reversed(namespace)))
         if current in roots and len(names) > 1:
             primary = names[-1]
@@ -91,9 +87,8 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
             continue
         # a file like migrations/0001_initial.py is not importable by an import statement but
         # is still a module (importlib finds it): it keeps its name, and has no aliases
-        primary_name = ".".join(primary)
-        alias_names = tuple(".".join(a) for a in aliases if all(_is_identifier(p) for p in a))
-        named[path] = ModuleName(primary_name, is_package, alias_names)
+        alias_names = tuple(".".join(a) for a in aliases if all(part.isidentifier() for part in a))
+        named[path] = ModuleName(".".join(primary), is_package, alias_names)
     return module_map(named)
 
 

@@ -29,6 +29,7 @@ from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
 MIGRATIONS = {1: "sqlite_001_initial.sql"}
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
+COMMON_TERM = 4000  # a search word matching more rows than this is too common to rank by
 _SYMBOL_COLUMNS = (
     "id, repo, path, name, qualname, kind, start_line, end_line, signature, doc, "
     "exported, parent, decorators"
@@ -56,6 +57,10 @@ def _symbol(row: tuple) -> SymbolRow:
 def _chunks(items: list, size: int = CHUNK) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
 
 def _marks(n: int) -> str:
@@ -477,30 +482,41 @@ class SQLiteStore(TraversalMixin):
     def search_symbols(
         self, words: list[str], repo: str | None, kinds: list[str] | None, limit: int, offset: int
     ) -> list[tuple[SymbolRow, float]]:
+        """BM25 over identifier-split text: all words (the last as a prefix), then any word.
+
+        A word that matches more than COMMON_TERM rows (`test` in a test-heavy repository) is
+        dropped when rarer words remain, and is never expanded as a prefix: ranking tens of
+        thousands of rows would cost more than it tells."""
         if not words:
             return []
+        counts = {w: self._term_rows(_quote(w)) for w in dict.fromkeys(words)}
+        kept = [w for w in words if counts[w] <= COMMON_TERM] or words
+        last = _quote(kept[-1])
+        if len(kept[-1]) >= 2 and self._term_rows(last + "*") <= COMMON_TERM:
+            last += "*"
+        expressions = [" AND ".join([*(_quote(w) for w in kept[:-1]), last])]
+        if len(kept) > 1:
+            expressions.append(" OR ".join(_quote(w) for w in kept))
+        rank = len(kept) != len(words) or all(counts[w] <= COMMON_TERM for w in kept)
         results: list[tuple[SymbolRow, float]] = []
         seen: set[str] = set()
-        quoted = ['"' + w.replace('"', '""') + '"' for w in words]
-        # every word (the last one as a prefix) first, then any word
-        expressions = [" AND ".join([*quoted[:-1], quoted[-1] + "*"])]
-        if len(quoted) > 1:
-            expressions.append(" OR ".join(q + "*" for q in quoted))
         wanted = limit + offset
         for expression in expressions:
             clauses = ["symbol_search MATCH ?"]
             args: list = [expression]
             if repo:
-                clauses.append("s.repo = ?")
-                args.append(repo)
+                clauses.append("s.id >= ? AND s.id < ?")
+                args.extend(repo_range(repo))
             if kinds:
                 clauses.append(f"s.kind IN ({_marks(len(kinds))})")
                 args.extend(kinds)
+            score = f"bm25(symbol_search, {SEARCH_WEIGHTS})" if rank else "0.0"
+            order = "score, s.qualname" if rank else "length(s.qualname), s.qualname"
             sql = (
                 f"SELECT {', '.join('s.' + c.strip() for c in _SYMBOL_COLUMNS.split(','))}, "
-                f"bm25(symbol_search, {SEARCH_WEIGHTS}) AS score "
+                f"{score} AS score "
                 f"FROM symbol_search JOIN symbols s ON s.rowid = symbol_search.rowid "
-                f"WHERE {' AND '.join(clauses)} ORDER BY score, s.qualname LIMIT ?"
+                f"WHERE {' AND '.join(clauses)} ORDER BY {order} LIMIT ?"
             )
             args.append(wanted + len(seen))
             for row in self.db.execute(sql, args):
@@ -511,6 +527,14 @@ class SQLiteStore(TraversalMixin):
             if len(results) >= wanted:
                 break
         return results[offset : offset + limit]
+
+    def _term_rows(self, expression: str) -> int:
+        """Rows matching an FTS expression, counted up to COMMON_TERM + 1."""
+        return self.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM symbol_search WHERE symbol_search MATCH ? "
+            "LIMIT ?)",
+            (expression, COMMON_TERM + 1),
+        ).fetchone()[0]
 
     def edges_of(
         self,
