@@ -417,17 +417,14 @@ class Program:
             if _is_literal(row):
                 continue
             return self.binding_value(mod, scope, row)
-        for row in rows[index:]:
-            if _is_literal(row):
-                continue
-            value = self.binding_value(mod, scope, row)
-            if value[0] is not None:
-                return value
-        return UNKNOWN
+        return self._first_resolving(mod, scope, rows[index:])
 
     def _final_binding(self, mod: ModuleFacts, scope: int, rows: list) -> tuple:
         """The value a name holds once its scope has run: its last binding that resolves."""
-        for row in reversed(rows):
+        return self._first_resolving(mod, scope, reversed(rows))
+
+    def _first_resolving(self, mod: ModuleFacts, scope: int, rows: Iterable[list]) -> tuple:
+        for row in rows:
             if _is_literal(row):
                 continue
             value = self.binding_value(mod, scope, row)
