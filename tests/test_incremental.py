@@ -854,3 +854,37 @@ def test_short_module_alias_appears_and_disappears_with_init_py(make):
     ws.index(check=False)
     assert ws.calls() == set()
     assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+
+
+# ---------------------------------------------------------------- a look at named files only
+
+
+def test_reindexing_named_files_equals_a_full_look(make):
+    """`files=[...]` (what an agent just edited) gives the graph a full look gives; a named
+    file that adds, deletes or renames a module falls back to the full look."""
+    ws = make(
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "from pkg.b import helper\n\n\ndef run():\n    return helper()\n",
+            "pkg/b.py": "def helper():\n    return 1\n",
+        }
+    )
+    ws.index()
+    ws.write("pkg/b.py", "def helper():\n    return 2\n\n\ndef extra():\n    return helper()\n")
+    result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/b.py"])
+    assert result.parsed == 1 and result.unchanged == 2
+    assert ("pkg.b.extra", "pkg.b.helper") in ws.calls()
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh1")
+
+    # renaming the function a's call binds to: a is re-resolved, though only b was named
+    ws.write("pkg/b.py", "def helper2():\n    return 2\n")
+    result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/b.py"])
+    assert result.reresolved == 1 and ("pkg.a.run", "pkg.b.helper") not in ws.calls()
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh2")
+
+    # a new module named: the whole tree is listed
+    ws.write("pkg/c.py", "from pkg.b import helper2\n\n\ndef go():\n    return helper2()\n")
+    ws.remove("pkg/a.py")
+    result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/c.py"])
+    assert result.deleted == 1 and ("pkg.c.go", "pkg.b.helper2") in ws.calls()
+    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh3")

@@ -44,6 +44,7 @@ def cmd_index(args: argparse.Namespace) -> None:
         max_bytes=args.max_bytes,
         workers=args.workers,
         progress=progress,
+        files=args.files,
     )
     summary = stats(store, result.repo)
     if args.json:
@@ -235,6 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=None, help="parser processes (default: CPU count)"
     )
     index.add_argument("--quiet", action="store_true", help="no progress messages")
+    index.add_argument(
+        "--files",
+        nargs="+",
+        metavar="FILE",
+        help="look only at these files (relative to PATH), e.g. the ones just edited",
+    )
 
     search = add("search", cmd_search, "find symbols by name or concept, ranked")
     search.add_argument("query")

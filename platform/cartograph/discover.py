@@ -67,6 +67,8 @@ class Discovery:
     head_sha: str = ""
     branch: str = ""
     dirty: bool = False
+    partial: bool = False  # only some named files were looked at (see discover_paths)
+    missing: list[str] = field(default_factory=list)  # named files that do not exist
 
     @property
     def all_paths(self) -> set[str]:
@@ -99,16 +101,47 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
 
 
-def _git_paths(root: Path) -> list[bytes] | None:
+def _git_many(root: Path, *commands: tuple[str, ...]) -> list[tuple[int, bytes]]:
+    """Run git commands side by side (a listing and a status each stat the whole tree)."""
+    running = [
+        subprocess.Popen(
+            ["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        for args in commands
+    ]
+    results = []
+    for process in running:
+        out, _ = process.communicate()
+        results.append((process.returncode, out))
+    return results
+
+
+def _git_listing(root: Path, result: Discovery) -> list[bytes] | None:
+    """Tracked and untracked-but-not-ignored files of a git work tree (None: not one), with
+    its HEAD, branch and whether it has uncommitted changes."""
     inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside.returncode != 0 or inside.stdout.strip() != b"true":
         return None
-    if _git(root, "check-ignore", "-q", ".").returncode == 0:
+    ignored, listed, head, status = _git_many(
+        root,
+        ("check-ignore", "-q", "."),
+        ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+        ("rev-parse", "HEAD", "--abbrev-ref", "HEAD"),
+        ("status", "--porcelain", "--untracked-files=no"),
+    )
+    if ignored[0] == 0 or listed[0] != 0:
         return None  # a folder the enclosing repository ignores: not its files, walk it
-    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-    if listed.returncode != 0:
-        return None
-    return [p for p in listed.stdout.split(b"\0") if p]
+    result.git = True
+    if head[0] == 0:
+        result.head_sha, result.branch = _head_and_branch(head[1])
+    result.dirty = bool(status[1].strip())
+    return [p for p in listed[1].split(b"\0") if p]
+
+
+def _head_and_branch(output: bytes) -> tuple[str, str]:
+    """Output of `git rev-parse HEAD --abbrev-ref HEAD`."""
+    lines = [*output.decode().split(), "", ""]
+    return lines[0], lines[1]
 
 
 def _walk_paths(root: Path) -> list[bytes]:
@@ -132,27 +165,44 @@ def _walk_paths(root: Path) -> list[bytes]:
 
 
 def discover(root: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Discovery:
+    root_path = _existing_folder(root)
+    result = Discovery(root_path)
+    raw_paths = _git_listing(root_path, result)
+    if raw_paths is None:
+        raw_paths = _walk_paths(root_path)
+    for raw in sorted(set(raw_paths)):
+        _classify(root_path, raw, max_bytes, result)
+    return result
+
+
+def discover_paths(
+    root: str | os.PathLike[str], paths: list[str], max_bytes: int = DEFAULT_MAX_BYTES
+) -> Discovery:
+    """Look only at the named files (relative to root), e.g. the ones an agent just edited."""
+    root_path = _existing_folder(root)
+    result = Discovery(root_path, partial=True)
+    head = _git(root_path, "rev-parse", "HEAD", "--abbrev-ref", "HEAD")
+    if head.returncode == 0:
+        result.git = True
+        result.head_sha, result.branch = _head_and_branch(head.stdout)
+    for path in dict.fromkeys(paths):
+        relative = os.path.relpath(os.path.join(root_path, path), root_path).replace(os.sep, "/")
+        if relative.startswith("../"):
+            raise DiscoveryError(f"{path} is outside {root_path}")
+        if not os.path.lexists(os.path.join(root_path, relative)):
+            result.missing.append(relative)
+            continue
+        _classify(root_path, os.fsencode(relative), max_bytes, result)
+    return result
+
+
+def _existing_folder(root: str | os.PathLike[str]) -> Path:
     root_path = Path(root).expanduser()
     if not root_path.exists():
         raise DiscoveryError(f"{root_path} does not exist")
     if not root_path.is_dir():
         raise DiscoveryError(f"{root_path} is not a folder")
-    root_path = root_path.resolve()
-    result = Discovery(root_path)
-    raw_paths = _git_paths(root_path)
-    if raw_paths is not None:
-        result.git = True
-        head = _git(root_path, "rev-parse", "HEAD")
-        result.head_sha = head.stdout.decode().strip() if head.returncode == 0 else ""
-        branch = _git(root_path, "rev-parse", "--abbrev-ref", "HEAD")
-        result.branch = branch.stdout.decode().strip() if branch.returncode == 0 else ""
-        status = _git(root_path, "status", "--porcelain", "--untracked-files=no")
-        result.dirty = bool(status.stdout.strip())
-    else:
-        raw_paths = _walk_paths(root_path)
-    for raw in sorted(set(raw_paths)):
-        _classify(root_path, raw, max_bytes, result)
-    return result
+    return root_path.resolve()
 
 
 def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None:

@@ -15,7 +15,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -26,8 +26,10 @@ from pathlib import Path
 from cartograph.discover import (
     DEFAULT_MAX_BYTES,
     Discovery,
+    DiscoveryError,
     SourceFile,
     discover,
+    discover_paths,
     is_test_path,
     read_source,
 )
@@ -46,7 +48,13 @@ from cartograph.parsing import (
     facts_version,
     interface_hash,
 )
-from cartograph.resolve.modules import ModuleMap, ModuleName, compute_module_map, module_map
+from cartograph.resolve.modules import (
+    PROJECT_FILES,
+    ModuleMap,
+    ModuleName,
+    compute_module_map,
+    module_map,
+)
 from cartograph.resolve.python import FileResolution, ModuleFacts, Program
 from cartograph.store.base import GraphStore
 
@@ -179,12 +187,20 @@ def index_repository(
     workers: int | None = None,
     lock_timeout: float = 600.0,
     progress: Callable[[str], None] | None = None,
+    files: Iterable[str] | None = None,
 ) -> IndexResult:
-    """Index (or re-index, incrementally) the repository at `path` into `store`."""
-    from cartograph.discover import DiscoveryError
+    """Index (or re-index, incrementally) the repository at `path` into `store`.
 
+    `files` (paths relative to `path`) limits the look to those files — what an agent or a
+    push just changed — instead of listing the whole tree. When they add, delete or rename
+    modules, or the repository was never indexed, the whole tree is listed anyway.
+    """
+    started = time.perf_counter()
     try:
-        discovery = discover(path, max_bytes=max_bytes)
+        if files is not None:
+            discovery = discover_paths(path, list(files), max_bytes=max_bytes)
+        else:
+            discovery = discover(path, max_bytes=max_bytes)
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
     repo_name = name or default_repo_name(discovery.root)
@@ -195,13 +211,35 @@ def index_repository(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _IndexRun(
+        if discovery.partial and not _partial_is_enough(store, repo_name, discovery):
+            discovery = discover(discovery.root, max_bytes=max_bytes)
+        run = _IndexRun(
             store, discovery, repo_name, owner, workers or os.cpu_count() or 1, progress
-        ).run()
+        )
+        run.result.seconds["discover"] = round(time.perf_counter() - started, 4)
+        return run.run()
+    except DiscoveryError as exc:
+        raise IndexingError(str(exc)) from exc
     finally:
         if gc_was_enabled:
             gc.enable()
         store.release_index_lock(repo_name, owner)
+
+
+def _partial_is_enough(store: GraphStore, repo: str, discovery: Discovery) -> bool:
+    """Looking at named files only is right when they are indexed modules that still exist
+    and are still indexable: then no module appears, disappears or changes its name."""
+    previous = store.get_repo(repo)
+    if previous is None or previous.index_format != INDEX_FORMAT:
+        return False
+    if discovery.missing or discovery.skipped:
+        return False
+    indexed = store.files(repo, [f.path for f in discovery.files])
+    for source in discovery.files:
+        name = source.path.rpartition("/")[2]
+        if source.path not in indexed or name.startswith("__init__.") or name in PROJECT_FILES:
+            return False
+    return True
 
 
 def _acquire(
@@ -269,10 +307,26 @@ class _IndexRun:
             store.delete_repo(self.repo)
         self.timer.lap("discover")
 
-        self.module_map = compute_module_map(
-            [f.path for f in discovery.files if f.language == "python"], discovery.all_paths
+        old_map = module_map(
+            {
+                path: ModuleName(
+                    state.module,
+                    path.endswith(("__init__.py", "__init__.pyi")),
+                    tuple(state.aliases.split()),
+                )
+                for path, state in states.items()
+                if state.module
+            }
         )
-        skipped = list(discovery.skipped)
+        if discovery.partial:  # named files only, none of which changes the layout
+            self.module_map = old_map
+            skipped = store.skipped(self.repo)
+        else:
+            self.module_map = compute_module_map(
+                [f.path for f in discovery.files if f.language == "python"], discovery.all_paths
+            )
+            skipped = list(discovery.skipped)
+
         renamed: list[tuple[SourceFile, str]] = []  # same content, new module name
         touched: list[SourceFile] = []  # same content, new mtime
         to_parse: list[tuple[str, str, bytes]] = []
@@ -303,7 +357,10 @@ class _IndexRun:
                 continue
             parsed_source[source.path] = (source, sha)
             to_parse.append((source.path, source.language, data))
-        present = {f.path for f in discovery.files} - {s.path for s in skipped}
+        if discovery.partial:
+            result.unchanged += len(states) - len(discovery.files)
+        listed = set(states) if discovery.partial else {f.path for f in discovery.files}
+        present = listed - {s.path for s in skipped}
         deleted = sorted(set(states) - present)
         result.files = len(present)
         result.deleted = len(deleted)
@@ -326,17 +383,6 @@ class _IndexRun:
         result.skipped = len(skipped)
         self.timer.lap("parse")
 
-        old_map = module_map(
-            {
-                path: ModuleName(
-                    state.module,
-                    path.endswith(("__init__.py", "__init__.pyi")),
-                    tuple(state.aliases.split()),
-                )
-                for path, state in states.items()
-                if state.module
-            }
-        )
         # files whose interface is unchanged (an edit inside a function body) do not change
         # what their dependents resolve to
         interface_changed = [
@@ -369,8 +415,9 @@ class _IndexRun:
         if states:
             store.clear_pending(self.repo)
         store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
-        store.set_skipped(self.repo, skipped)
-        store.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
+        if not discovery.partial:
+            store.set_skipped(self.repo, skipped)
+            store.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
         now = datetime.now(UTC).isoformat(timespec="seconds")
         store.upsert_repo(
             Repo(
@@ -381,14 +428,21 @@ class _IndexRun:
                 head_sha=discovery.head_sha,
                 indexed_sha=discovery.head_sha,
                 indexed_at=now,
-                dirty=discovery.dirty,
+                dirty=self._dirty(previous),
                 index_format=INDEX_FORMAT,
             )
         )
         result.indexed_sha = discovery.head_sha
-        result.dirty = discovery.dirty
+        result.dirty = self._dirty(previous)
         self.timer.lap("finish")
         return result
+
+    def _dirty(self, previous: Repo | None) -> bool:
+        """Uncommitted changes in the work tree; a look at named files cannot tell about the
+        others, so it keeps what the last full look saw (and counts its own changes)."""
+        if not self.discovery.partial:
+            return self.discovery.dirty
+        return bool(previous and previous.dirty) or bool(self.fresh)
 
     def _reuse_facts(self, source: SourceFile, sha: str) -> _Parsed | None:
         """A file whose content is unchanged but whose module name changed: reuse its facts."""
@@ -559,10 +613,10 @@ def _changed_module_names(old: ModuleMap, new: ModuleMap, paths: list[str]) -> s
     return names
 
 
-def _provided_packages(module_map: ModuleMap) -> list[str]:
+def _provided_packages(names: ModuleMap) -> list[str]:
     """Top-level importable names the repository provides (its Package nodes)."""
     tops = set()
-    for module in module_map.by_path.values():
+    for module in names.by_path.values():
         top = module.name.split(".")[0]
         if module.is_package or "." in module.name:
             tops.add(top)

@@ -188,15 +188,18 @@ def build_server(store_url: str | None = None) -> MCPServer:
         return GRAPH_SCHEMA
 
     @server.tool()
-    def index_repository(path: str = ".", name: str | None = None) -> str:
+    def index_repository(
+        path: str = ".", name: str | None = None, files: list[str] | None = None
+    ) -> str:
         """Index a repository folder, or re-index it after edits (incremental: only changed files
-        are parsed, and the files that depend on them are re-resolved). Returns a summary."""
+        are parsed, and the files that depend on them are re-resolved). After editing, pass the
+        edited files (relative to path) in `files` for the fastest refresh. Returns a summary."""
         from cartograph.index import index_repository as run_index
         from cartograph.query import stats
 
         with lock:
             try:
-                result = run_index(store(), path, name)
+                result = run_index(store(), path, name, files=files)
                 summary = stats(store(), result.repo)
             except (QueryError, IndexingError, StoreError) as exc:
                 raise ToolError(str(exc)) from exc
