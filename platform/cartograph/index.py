@@ -217,7 +217,13 @@ def index_repository(
             store, discovery, repo_name, owner, workers or os.cpu_count() or 1, progress
         )
         run.result.seconds["discover"] = round(time.perf_counter() - started, 4)
-        return run.run()
+        try:
+            return run.run()
+        finally:
+            # the symbol table's loader refers back to the run: break the cycle so its memory
+            # goes now, not in a later garbage collection that would stall the next call
+            run.program = None
+            run.fresh = {}
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
     finally:
