@@ -13,6 +13,7 @@ USE_TYPES = ["CALLS", "REFERENCES"]
 MAX_DEPTH = 10
 MAX_FANOUT = 50
 CONTEXT_EDGES = 15
+MAX_LISTED = 200  # members, subclasses and unresolved calls shown in one answer
 
 
 @dataclass(slots=True)
@@ -114,7 +115,7 @@ def neighbors(
     offset = max(0, int(offset))
     types = USE_TYPES if include_references else CALL_TYPES
     items, total = _neighbors(store, symbol, direction, types, limit, offset)
-    unresolved = store.unresolved_of([symbol.id]) if direction == "callees" else []
+    unresolved = store.unresolved_of([symbol.id])[:MAX_LISTED] if direction == "callees" else []
     next_offset = offset + limit if total > offset + limit else None
     envelope = Freshness(store).envelope([symbol, *(n.symbol for n in items)])
     return NeighborPage(symbol, direction, items, total, offset, next_offset, unresolved, envelope)
@@ -133,11 +134,13 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
     the first callers and callees, and its unresolved calls."""
     symbol = find_symbol(store, name, repo)
     parent = store.get_symbols([symbol.parent]).get(symbol.parent) if symbol.parent else None
-    members = store.members([symbol.id]) if symbol.kind in ("class", "module") else []
+    members = store.members([symbol.id])[:MAX_LISTED] if symbol.kind in ("class", "module") else []
     if symbol.kind == "module":
         members = [m for m in members if m.kind != "variable" or m.exported]
     bases = [r.other for r in store.edges_of([symbol.id], "out", ["INHERITS"]) if r.other]
-    subclasses = [r.other for r in store.edges_of([symbol.id], "in", ["INHERITS"]) if r.other]
+    subclasses = [
+        r.other for r in store.edges_of([symbol.id], "in", ["INHERITS"], MAX_LISTED) if r.other
+    ]
     overrides: list[SymbolRow] = []
     overridden_by: list[SymbolRow] = []
     if symbol.kind == "method" and parent is not None:
@@ -146,7 +149,7 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
 
     caller_items, caller_total = _neighbors(store, symbol, "callers", CALL_TYPES, CONTEXT_EDGES, 0)
     callee_items, callee_total = _neighbors(store, symbol, "callees", CALL_TYPES, CONTEXT_EDGES, 0)
-    unresolved = store.unresolved_of([symbol.id])
+    unresolved = store.unresolved_of([symbol.id])[:MAX_LISTED]
     referenced = [
         Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
         for r in store.edges_of([symbol.id], "in", ["REFERENCES"], CONTEXT_EDGES, 0)
