@@ -20,14 +20,13 @@ from cartograph.query import (
     to_data,
     trace,
 )
-from cartograph.store.sqlite import SQLiteStore
 from sample_repo import git, make_sample_repo
 
 
 @pytest.fixture
-def shop(tmp_path):
+def shop(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop-repo")
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
     index_repository(store, root, name="shop", workers=1)
     return store, root
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import pytest
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
 from helpers import CHALLENGE, expected, fixture_dirs, graph_edges
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs(), ids=lambda p: p.name)
-def test_resolution_fixture(fixture, tmp_path):
+def test_resolution_fixture(fixture, stores):
     spec = expected(fixture)
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
     index_repository(store, fixture, name="fixture", workers=1)
     actual = graph_edges(store, "fixture")
     wanted = {(t, s, d, v) for t, s, d, v in spec["edges"]}
@@ -32,9 +31,9 @@ def test_resolution_fixture(fixture, tmp_path):
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs(CHALLENGE), ids=lambda p: p.name)
-def test_challenge_fixture_invents_no_edge(fixture, tmp_path):
+def test_challenge_fixture_invents_no_edge(fixture, stores):
     spec = expected(fixture)
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
     index_repository(store, fixture, name="fixture", workers=1)
     actual = {edge[:3] for edge in graph_edges(store, "fixture")}
     invented = [e for e in spec["must_not"] if tuple(e) in actual]

@@ -418,6 +418,7 @@ class _IndexRun:
         self._resolve_and_write_all(tasks)
         self.timer.lap("resolve+write")
 
+        store.finish_run(self.repo)
         if states:
             store.clear_pending(self.repo)
         store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])

@@ -38,7 +38,9 @@ def open_store(url: str | None = None) -> GraphStore:
             raise StoreError(f"no file in store URL {url!r}: use sqlite:///path/to/graph.db")
         return SQLiteStore(path)
     if scheme in ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"):
-        raise StoreError(f"the Neo4j store is not available in this build ({url})")
+        from cartograph.store.neo4j import Neo4jStore
+
+        return Neo4jStore(url)
     raise StoreError(f"unknown store URL {url!r}: use sqlite:///path or neo4j://host:7687")
 
 

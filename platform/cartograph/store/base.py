@@ -79,6 +79,7 @@ class GraphStore(Protocol):
     def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None: ...
     def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None: ...
     def delete_files(self, repo: str, paths: Iterable[str]) -> None: ...
+    def finish_run(self, repo: str) -> None: ...  # after an index run's last write
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None: ...
     def set_skipped(self, repo: str, skipped: list[Skipped]) -> None: ...
     def set_packages(self, repo: str, names: Iterable[str], ecosystem: str) -> None: ...
@@ -161,61 +162,51 @@ class TraversalMixin:
     def shortest_path(
         self, src: str, dst: str, types: list[str], max_depth: int
     ) -> list[Edge] | None:
-        """Bidirectional BFS, one level at a time; the edges from src to dst, or None."""
+        """A shortest call path from src to dst, or None: of all the shortest ones, the one
+        whose sequence of symbol ids sorts first (so every store answers the same path)."""
         if src == dst:
             return []
-        forward: dict[str, tuple[int, Edge | None]] = {src: (0, None)}
-        backward: dict[str, tuple[int, Edge | None]] = {dst: (0, None)}
-        front, back = [src], [dst]
+        layers: list[set[str]] = [{src}]
+        successors: dict[str, dict[str, Edge]] = {}
+        seen = {src}
         for _ in range(max_depth):
-            if not front or not back:
-                return None
-            expand_forward = len(front) <= len(back)
-            frontier = front if expand_forward else back
-            visited, other = (forward, backward) if expand_forward else (backward, forward)
-            direction = "out" if expand_forward else "in"
-            rows = self.edges_of(frontier, direction, types)  # type: ignore[attr-defined]
-            rows.sort(key=lambda r: (r.edge.src, r.edge.dst))
-            new: list[str] = []
-            best: tuple[int, str] | None = None
+            frontier = sorted(layers[-1])
+            rows = self.edges_of(frontier, "out", types)  # type: ignore[attr-defined]
+            nxt: set[str] = set()
             for row in rows:
                 edge = row.edge
-                here, nxt = (edge.src, edge.dst) if expand_forward else (edge.dst, edge.src)
-                if nxt in visited:
+                if edge.dst in seen and edge.dst not in nxt:
                     continue
-                visited[nxt] = (visited[here][0] + 1, edge)
-                new.append(nxt)
-                if nxt in other:
-                    total = visited[nxt][0] + other[nxt][0]
-                    if best is None or total < best[0]:
-                        best = (total, nxt)
-            if best is not None:
-                return _join_path(best[1], forward, backward)
-            if expand_forward:
-                front = new
-            else:
-                back = new
-        return None
+                options = successors.setdefault(edge.src, {})
+                if edge.dst not in options or edge.type < options[edge.dst].type:
+                    options[edge.dst] = edge
+                nxt.add(edge.dst)
+            if not nxt:
+                return None
+            seen |= nxt
+            layers.append(nxt)
+            if dst in nxt:
+                break
+        else:
+            return None
+        # walk back: the nodes of each layer that lie on some shortest path to dst
+        on_path: list[set[str]] = [set() for _ in layers]
+        on_path[-1] = {dst}
+        for level in range(len(layers) - 2, -1, -1):
+            on_path[level] = {
+                node
+                for node in layers[level]
+                if any(n in on_path[level + 1] for n in successors.get(node, {}))
+            }
+        path: list[Edge] = []
+        node = src
+        for level in range(1, len(layers)):
+            options = successors[node]
+            node = min(n for n in options if n in on_path[level])
+            path.append(options[node])
+        return path
 
 
 def _trace_order(row: EdgeRow) -> tuple:
     other = row.other
     return (-row.edge.confidence, other.qualname if other else "", row.edge.src, row.edge.dst)
-
-
-def _join_path(
-    meet: str,
-    forward: dict[str, tuple[int, Edge | None]],
-    backward: dict[str, tuple[int, Edge | None]],
-) -> list[Edge]:
-    path: list[Edge] = []
-    node = meet
-    while (edge := forward[node][1]) is not None:
-        path.append(edge)
-        node = edge.src
-    path.reverse()
-    node = meet
-    while (edge := backward[node][1]) is not None:
-        path.append(edge)
-        node = edge.dst
-    return path

@@ -391,6 +391,9 @@ class SQLiteStore(TraversalMixin):
                     (repo, *chunk),
                 )
 
+    def finish_run(self, repo: str) -> None:
+        """Nothing to tidy: SQLite keeps edges by id, with no placeholder nodes."""
+
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
         """Record new (path, size, mtime_ns) of files whose content did not change."""
         if stats:

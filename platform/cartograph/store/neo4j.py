@@ -1,0 +1,1132 @@
+"""The team store: one Neo4j 5 graph (Community is enough) holding every repository.
+
+The nodes and relationships are the public schema of docs/graph-schema.md; bookkeeping lives on
+labels of its own (IndexState, UnresolvedCall, SkippedFile, IndexLock, CartographMeta) so that
+user queries over Repo/File/Symbol/Package see only the graph.
+
+Writes are batched (`UNWIND $rows`) in managed transactions, which the driver retries on
+transient errors; a file's nodes and outgoing relationships are replaced in the transaction that
+writes it. Symbols that survive an edit keep their node, so relationships other files hold to
+them survive too (the same ids, the same edges as SQLite).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from cartograph.identifiers import search_text
+from cartograph.model import (
+    SCHEMA_VERSION,
+    Edge,
+    EdgeWrite,
+    FileRecord,
+    FileWrite,
+    Repo,
+    Skipped,
+    SymbolRow,
+    Unresolved,
+    file_id,
+)
+from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+
+SEARCH_WEIGHTS = {"search_name": 10, "search_qualname": 5, "search_context": 1}
+COMMON_TERM = 4000  # as in the SQLite store: a word matching more symbols is not ranked by
+CHUNK = 2000
+EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
+_SYMBOL_FIELDS = (
+    "id",
+    "repo",
+    "path",
+    "name",
+    "qualname",
+    "kind",
+    "start_line",
+    "end_line",
+    "signature",
+    "doc",
+    "exported",
+    "parent",
+    "decorators",
+)
+_SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in _SYMBOL_FIELDS) + "}"
+_OTHER_RETURN = _SYMBOL_RETURN.replace("s.", "o.")
+
+SCHEMA = [
+    "CREATE CONSTRAINT repo_name IF NOT EXISTS FOR (n:Repo) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT file_id IF NOT EXISTS FOR (n:File) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT symbol_id IF NOT EXISTS FOR (n:Symbol) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT package_id IF NOT EXISTS FOR (n:Package) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT index_state_id IF NOT EXISTS FOR (n:IndexState) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT index_lock_repo IF NOT EXISTS FOR (n:IndexLock) REQUIRE n.repo IS UNIQUE",
+    "CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (n:CartographMeta) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX symbol_file IF NOT EXISTS FOR (n:Symbol) ON (n.repo, n.path)",
+    "CREATE INDEX symbol_name IF NOT EXISTS FOR (n:Symbol) ON (n.name)",
+    "CREATE INDEX symbol_qualname IF NOT EXISTS FOR (n:Symbol) ON (n.qualname)",
+    "CREATE INDEX symbol_parent IF NOT EXISTS FOR (n:Symbol) ON (n.parent)",
+    "CREATE INDEX file_repo IF NOT EXISTS FOR (n:File) ON (n.repo)",
+    "CREATE INDEX unresolved_src IF NOT EXISTS FOR (n:UnresolvedCall) ON (n.src)",
+    "CREATE INDEX unresolved_file IF NOT EXISTS FOR (n:UnresolvedCall) ON (n.repo, n.path)",
+    "CREATE INDEX index_state_repo IF NOT EXISTS FOR (n:IndexState) ON (n.repo)",
+    "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
+    "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
+    "ON EACH [n.search_name, n.search_qualname, n.search_context] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+]
+
+
+def parse_url(url: str) -> tuple[str, tuple[str, str] | None, str | None]:
+    """`neo4j://user:pass@host:7687/db` → (driver URI, auth, database)."""
+    parts = urlsplit(url)
+    if not parts.hostname:
+        raise StoreError(f"no host in Neo4j store URL {url!r}: use neo4j://host:7687")
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    uri = f"{parts.scheme}://{host}:{parts.port or 7687}"
+    user = unquote(parts.username) if parts.username else os.environ.get("CARTOGRAPH_NEO4J_USER")
+    password = (
+        unquote(parts.password)
+        if parts.password is not None
+        else os.environ.get("CARTOGRAPH_NEO4J_PASSWORD")
+    )
+    auth = (user, password or "") if user else None
+    database = parts.path.strip("/") or None
+    return uri, auth, database
+
+
+def _symbol(row: dict) -> SymbolRow:
+    return SymbolRow(
+        row["id"],
+        row["repo"],
+        row["path"],
+        row["name"],
+        row["qualname"],
+        row["kind"],
+        row["start_line"],
+        row["end_line"],
+        row["signature"],
+        row["doc"],
+        bool(row["exported"]),
+        row["parent"],
+        list(row["decorators"] or []),
+    )
+
+
+def _symbol_props(s: SymbolRow) -> dict:
+    return {
+        "id": s.id,
+        "repo": s.repo,
+        "path": s.path,
+        "name": s.name,
+        "qualname": s.qualname,
+        "kind": s.kind,
+        "start_line": s.start_line,
+        "end_line": s.end_line,
+        "signature": s.signature,
+        "doc": s.doc,
+        "exported": s.exported,
+        "parent": s.parent,
+        "decorators": s.decorators,
+        "search_name": search_text(s.name),
+        "search_qualname": search_text(s.qualname),
+        "search_context": search_text(f"{s.path} {s.doc}"),
+    }
+
+
+def _edge(record: Any) -> Edge:
+    return Edge(
+        record["type"],
+        record["src"],
+        record["dst"],
+        list(record["lines"] or []),
+        record["count"],
+        record["via"],
+        record["confidence"],
+    )
+
+
+def _lucene(word: str, prefix: bool) -> str:
+    escaped = "".join("\\" + c if c in '+-&|!(){}[]^"~*?:\\/' else c for c in word)
+    term = escaped + ("*" if prefix else "")
+    return "(" + " ".join(f"{field}:{term}^{w}" for field, w in SEARCH_WEIGHTS.items()) + ")"
+
+
+class Neo4jStore(TraversalMixin):
+    def __init__(self, url: str) -> None:
+        try:
+            import neo4j
+            from neo4j.exceptions import AuthError, ServiceUnavailable
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise StoreError("the neo4j driver is not installed: pip install neo4j") from exc
+        self.url = url
+        uri, auth, self.database = parse_url(url)
+        self._neo4j = neo4j
+        try:
+            self.driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=auth,
+                max_connection_lifetime=3600,
+                connection_timeout=15.0,
+                notifications_min_severity="OFF",  # "unknown property" hints on a young graph
+            )
+            self.driver.verify_connectivity()
+        except AuthError as exc:
+            raise StoreError(f"Neo4j at {uri} rejected the credentials: {exc.message}") from exc
+        except (ServiceUnavailable, OSError) as exc:
+            raise StoreError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+        except neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j at {uri}: {exc}") from exc
+        self._bootstrap()
+
+    # ------------------------------------------------------------------ plumbing
+    def _session(self, **options):
+        return self.driver.session(database=self.database, **options)
+
+    def _read(self, query: str, **params) -> list:
+        try:
+            records, _, _ = self.driver.execute_query(
+                query, params, database_=self.database, routing_="r"
+            )
+        except self._neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j query failed: {exc.message}") from exc
+        except (self._neo4j.exceptions.ServiceUnavailable, OSError) as exc:
+            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+        return records
+
+    def _write(self, work) -> Any:
+        """Run `work(tx)` in one managed write transaction (retried on transient errors)."""
+        try:
+            with self._session() as session:
+                return session.execute_write(work)
+        except self._neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j write failed: {exc.message}") from exc
+        except (
+            self._neo4j.exceptions.ServiceUnavailable,
+            self._neo4j.exceptions.SessionExpired,
+            OSError,
+        ) as exc:
+            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+
+    def _run_auto(self, query: str, **params) -> None:
+        """An auto-commit query (needed for CALL { … } IN TRANSACTIONS)."""
+        try:
+            with self._session() as session:
+                session.run(query, params).consume()
+        except self._neo4j.exceptions.Neo4jError as exc:
+            raise StoreError(f"Neo4j write failed: {exc.message}") from exc
+        except (self._neo4j.exceptions.ServiceUnavailable, OSError) as exc:
+            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+
+    def _bootstrap(self) -> None:
+        records = self._read("MATCH (m:CartographMeta {key: 'schema'}) RETURN m.version AS v")
+        version = records[0]["v"] if records else 0
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the Neo4j graph at {self.url} has schema version {version}; this Cartograph "
+                f"knows {SCHEMA_VERSION}. Upgrade Cartograph."
+            )
+        if version == SCHEMA_VERSION:
+            return
+        for statement in SCHEMA:
+            self._run_auto(statement)
+        self._run_auto("CALL db.awaitIndexes(300)")
+        self._write(
+            lambda tx: tx.run(
+                "MERGE (m:CartographMeta {key: 'schema'}) SET m.version = $v", v=SCHEMA_VERSION
+            ).consume()
+        )
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def schema_version(self) -> int:
+        records = self._read("MATCH (m:CartographMeta {key: 'schema'}) RETURN m.version AS v")
+        return records[0]["v"] if records else 0
+
+    # ------------------------------------------------------------------ repositories
+    def upsert_repo(self, repo: Repo) -> None:
+        props = {
+            "name": repo.name,
+            "root": repo.root,
+            "url": repo.url,
+            "default_branch": repo.default_branch,
+            "head_sha": repo.head_sha,
+            "indexed_sha": repo.indexed_sha,
+            "indexed_at": repo.indexed_at,
+            "dirty": repo.dirty,
+            "index_format": repo.index_format,
+        }
+        self._write(
+            lambda tx: tx.run(
+                "MERGE (r:Repo {name: $name}) SET r += $props", name=repo.name, props=props
+            ).consume()
+        )
+
+    def get_repo(self, name: str) -> Repo | None:
+        records = self._read("MATCH (r:Repo {name: $name}) RETURN r", name=name)
+        return _repo(records[0]["r"]) if records else None
+
+    def list_repos(self) -> list[Repo]:
+        return [_repo(r["r"]) for r in self._read("MATCH (r:Repo) RETURN r ORDER BY r.name")]
+
+    def delete_repo(self, name: str) -> None:
+        """Delete a repository's nodes in batches (a big repository is millions of rows)."""
+        for label in ("Symbol", "UnresolvedCall", "IndexState", "File", "SkippedFile"):
+            self._run_auto(
+                f"MATCH (n:{label} {{repo: $repo}}) "
+                f"CALL {{ WITH n DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
+                repo=name,
+            )
+        self._write(
+            lambda tx: tx.run(
+                "OPTIONAL MATCH (l:IndexLock {repo: $repo}) DETACH DELETE l "
+                "WITH 1 AS x OPTIONAL MATCH (r:Repo {name: $repo}) DETACH DELETE r",
+                repo=name,
+            ).consume()
+        )
+
+    def acquire_index_lock(
+        self, repo: str, owner: str, ttl: float, replacing: str | None = None
+    ) -> bool:
+        """One atomic write on the repository's lock node: take it when it is free, expired,
+        ours, or held by `replacing` (a dead holder)."""
+        now = time.time()
+
+        def work(tx):
+            record = tx.run(
+                "MERGE (l:IndexLock {repo: $repo}) "
+                "ON CREATE SET l.owner = $owner, l.expires = $expires "
+                "WITH l, l.owner IN [$owner, $replacing] OR l.expires < $now AS free "
+                "SET l.owner = CASE WHEN free THEN $owner ELSE l.owner END, "
+                "    l.expires = CASE WHEN free THEN $expires ELSE l.expires END "
+                "RETURN free",
+                repo=repo,
+                owner=owner,
+                replacing=replacing or owner,
+                now=now,
+                expires=now + ttl,
+            ).single()
+            return bool(record["free"])
+
+        return self._write(work)
+
+    def index_lock_holder(self, repo: str) -> str | None:
+        records = self._read(
+            "MATCH (l:IndexLock {repo: $repo}) WHERE l.expires > $now RETURN l.owner AS owner",
+            repo=repo,
+            now=time.time(),
+        )
+        return records[0]["owner"] if records else None
+
+    def refresh_index_lock(self, repo: str, owner: str, ttl: float) -> None:
+        self._write(
+            lambda tx: tx.run(
+                "MATCH (l:IndexLock {repo: $repo, owner: $owner}) SET l.expires = $expires",
+                repo=repo,
+                owner=owner,
+                expires=time.time() + ttl,
+            ).consume()
+        )
+
+    def release_index_lock(self, repo: str, owner: str) -> None:
+        self._write(
+            lambda tx: tx.run(
+                "MATCH (l:IndexLock {repo: $repo, owner: $owner}) DELETE l", repo=repo, owner=owner
+            ).consume()
+        )
+
+    # ------------------------------------------------------------------ index writes
+    def file_states(self, repo: str) -> dict[str, FileState]:
+        records = self._read(
+            "MATCH (f:File {repo: $repo}) WHERE f.stub IS NULL "
+            "RETURN f.path AS path, f.sha256 AS sha256, f.size AS size, f.mtime_ns AS mtime_ns, "
+            "f.module AS module, f.language AS language, f.interface AS interface, "
+            "f.aliases AS aliases",
+            repo=repo,
+        )
+        return {
+            r["path"]: FileState(
+                r["sha256"],
+                r["size"],
+                r["mtime_ns"],
+                r["module"],
+                r["language"],
+                r["interface"],
+                r["aliases"],
+            )
+            for r in records
+        }
+
+    def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
+        ids = [file_id(repo, p) for p in paths]
+        found: dict[str, bytes] = {}
+        for start in range(0, len(ids), CHUNK):
+            records = self._read(
+                "UNWIND $ids AS id MATCH (i:IndexState {id: id}) WHERE i.facts IS NOT NULL "
+                "RETURN i.path AS path, i.facts AS facts",
+                ids=ids[start : start + CHUNK],
+            )
+            found.update((r["path"], bytes(r["facts"])) for r in records)
+        return found
+
+    @staticmethod
+    def _clear_file_rows(tx, repo: str, files: list[dict], symbols: bool) -> None:
+        """Remove what files contribute; `files` rows: {path, id, keep: surviving symbol ids}."""
+        tx.run(
+            "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path})"
+            "-[r:CALLS|REFERENCES|INHERITS]->() DELETE r",
+            files=files,
+            repo=repo,
+        ).consume()
+        if symbols:
+            tx.run(
+                "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
+                "WHERE NOT s.id IN f.keep DETACH DELETE s",
+                files=files,
+                repo=repo,
+            ).consume()
+        tx.run(
+            "UNWIND $files AS f MATCH (u:UnresolvedCall {repo: $repo, path: f.path}) DELETE u",
+            files=files,
+            repo=repo,
+        ).consume()
+        tx.run(
+            "UNWIND $files AS f MATCH (:File {id: f.id})-[r:IMPORTS]->() DELETE r", files=files
+        ).consume()
+
+    def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
+        """Write files in one transaction: each file's rows replace what it had before."""
+        if not writes:
+            return
+        files = [
+            {
+                "id": w.record.id,
+                "path": w.record.path,
+                "keep": [s.id for s in w.symbols],
+                "props": {
+                    "id": w.record.id,
+                    "repo": repo,
+                    "path": w.record.path,
+                    "language": w.record.language,
+                    "sha256": w.record.sha256,
+                    "size": w.record.size,
+                    "mtime_ns": w.record.mtime_ns,
+                    "lines": w.record.lines,
+                    "is_test": w.record.is_test,
+                    "module": w.record.module,
+                    "parse_errors": w.record.parse_errors,
+                    "interface": w.record.interface,
+                    "aliases": w.record.aliases,
+                },
+                "facts": w.facts,
+                "deps": w.deps,
+            }
+            for w in writes
+        ]
+        symbols = [_symbol_props(s) for w in writes for s in w.symbols]
+        links = self._link_rows(
+            repo, [(w.record.path, w.edges, w.unresolved, w.imports) for w in writes]
+        )
+
+        def work(tx):
+            if replace:
+                self._clear_file_rows(tx, repo, files, symbols=True)
+            tx.run(
+                "MERGE (r:Repo {name: $repo}) WITH r "
+                "UNWIND $files AS f MERGE (file:File {id: f.id}) "
+                "SET file += f.props, file.stub = null MERGE (r)-[:CONTAINS]->(file) "
+                "MERGE (i:IndexState {id: f.id}) "
+                "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps",
+                files=files,
+                repo=repo,
+            ).consume()
+            for start in range(0, len(symbols), CHUNK):
+                tx.run(
+                    "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) "
+                    "SET s += row, s.stub = null "
+                    "WITH s, row MATCH (f:File {id: row.repo + ':' + row.path}) "
+                    "MERGE (f)-[:DEFINES]->(s)",
+                    rows=symbols[start : start + CHUNK],
+                ).consume()
+            for start in range(0, len(symbols), CHUNK):
+                tx.run(
+                    "UNWIND $rows AS row WITH row WHERE row.parent IS NOT NULL "
+                    "MATCH (p:Symbol {id: row.parent}), (c:Symbol {id: row.id}) "
+                    "MERGE (p)-[:HAS_MEMBER]->(c)",
+                    rows=symbols[start : start + CHUNK],
+                ).consume()
+            self._write_links(tx, repo, links)
+
+        self._write(work)
+
+    @staticmethod
+    def _link_rows(repo: str, per_file: list[tuple]) -> dict[str, list]:
+        edges: dict[str, list] = {t: [] for t in EDGE_TYPES}
+        unresolved, imports, packages = [], [], []
+        for path, file_edges, file_unresolved, file_imports in per_file:
+            for e in file_edges:
+                edges[e.type].append(
+                    {
+                        "src": e.src,
+                        "dst": e.dst,
+                        "lines": e.lines,
+                        "count": e.count,
+                        "via": e.via,
+                        "confidence": e.confidence,
+                    }
+                )
+            unresolved.extend(
+                {
+                    "repo": repo,
+                    "path": path,
+                    "src": u.src,
+                    "name": u.name,
+                    "line": u.line,
+                    "external": u.external,
+                    "kind": u.kind,
+                }
+                for u in file_unresolved
+            )
+            for link in file_imports:
+                row = {"src": file_id(repo, path), "names": link.names}
+                if link.target_kind == "file":
+                    imports.append({**row, "dst": file_id(repo, link.target), "path": link.target})
+                else:
+                    packages.append({**row, "name": link.target})
+        return {"edges": edges, "unresolved": unresolved, "imports": imports, "packages": packages}
+
+    @staticmethod
+    def _write_links(tx, repo: str, links: dict[str, list]) -> None:
+        for etype, rows in links["edges"].items():
+            for start in range(0, len(rows), CHUNK):
+                # a target in a file written later in this run is created as a stub and filled
+                # in when its file is written (stubs left at the end of a run are removed)
+                tx.run(
+                    "UNWIND $rows AS e MATCH (a:Symbol {id: e.src}) "
+                    "MERGE (b:Symbol {id: e.dst}) ON CREATE SET b.stub = true, b.repo = $repo "
+                    f"CREATE (a)-[r:{etype}]->(b) SET r.lines = e.lines, r.count = e.count, "
+                    "r.via = e.via, r.confidence = e.confidence",
+                    rows=rows[start : start + CHUNK],
+                    repo=repo,
+                ).consume()
+        unresolved = links["unresolved"]
+        for start in range(0, len(unresolved), CHUNK):
+            tx.run(
+                "UNWIND $rows AS u CREATE (n:UnresolvedCall) SET n = u",
+                rows=unresolved[start : start + CHUNK],
+            ).consume()
+        if links["imports"]:
+            tx.run(
+                "UNWIND $rows AS i MATCH (a:File {id: i.src}) "
+                "MERGE (b:File {id: i.dst}) ON CREATE SET b.stub = true, b.repo = $repo, "
+                "b.path = i.path CREATE (a)-[:IMPORTS {names: i.names}]->(b)",
+                rows=links["imports"],
+                repo=repo,
+            ).consume()
+        if links["packages"]:
+            tx.run(
+                "UNWIND $rows AS i MATCH (a:File {id: i.src}) "
+                "MERGE (p:Package {id: 'package:' + i.name}) "
+                "ON CREATE SET p.name = i.name, p.ecosystem = 'pypi' "
+                "CREATE (a)-[:IMPORTS {names: i.names}]->(p)",
+                rows=links["packages"],
+            ).consume()
+
+    def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None:
+        if not writes:
+            return
+        files = [{"id": file_id(repo, w.path), "path": w.path, "deps": w.deps} for w in writes]
+        links = self._link_rows(repo, [(w.path, w.edges, w.unresolved, w.imports) for w in writes])
+
+        def work(tx):
+            self._clear_file_rows(tx, repo, files, symbols=False)
+            tx.run(
+                "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) SET i.deps = f.deps",
+                files=files,
+            ).consume()
+            self._write_links(tx, repo, links)
+
+        self._write(work)
+
+    def delete_files(self, repo: str, paths: Iterable[str]) -> None:
+        rows = [{"id": file_id(repo, p), "path": p} for p in paths]
+        if not rows:
+            return
+
+        def work(tx):
+            tx.run(
+                "UNWIND $rows AS f MATCH (s:Symbol {repo: $repo, path: f.path}) DETACH DELETE s",
+                rows=rows,
+                repo=repo,
+            ).consume()
+            tx.run(
+                "UNWIND $rows AS f MATCH (u:UnresolvedCall {repo: $repo, path: f.path}) DELETE u",
+                rows=rows,
+                repo=repo,
+            ).consume()
+            tx.run(
+                "UNWIND $rows AS f OPTIONAL MATCH (file:File {id: f.id}) "
+                "OPTIONAL MATCH (i:IndexState {id: f.id}) DETACH DELETE file, i",
+                rows=rows,
+            ).consume()
+
+        self._write(work)
+
+    def finish_run(self, repo: str) -> None:
+        """Remove placeholders a run created for targets that never appeared."""
+        self._write(
+            lambda tx: tx.run(
+                "MATCH (n {repo: $repo, stub: true}) WHERE n:Symbol OR n:File DETACH DELETE n",
+                repo=repo,
+            ).consume()
+        )
+
+    def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
+        if not stats:
+            return
+        rows = [{"id": file_id(repo, p), "size": size, "mtime": mtime} for p, size, mtime in stats]
+        self._write(
+            lambda tx: tx.run(
+                "UNWIND $rows AS r MATCH (f:File {id: r.id}) SET f.size = r.size, "
+                "f.mtime_ns = r.mtime",
+                rows=rows,
+            ).consume()
+        )
+
+    def set_skipped(self, repo: str, skipped: list[Skipped]) -> None:
+        rows = [{"path": s.path, "reason": s.reason, "size": s.size} for s in skipped]
+
+        def work(tx):
+            tx.run("MATCH (s:SkippedFile {repo: $repo}) DELETE s", repo=repo).consume()
+            tx.run(
+                "UNWIND $rows AS r CREATE (s:SkippedFile) SET s = r, s.repo = $repo",
+                rows=rows,
+                repo=repo,
+            ).consume()
+
+        self._write(work)
+
+    def set_packages(self, repo: str, names: Iterable[str], ecosystem: str) -> None:
+        rows = sorted(set(names))
+
+        def work(tx):
+            tx.run(
+                "MATCH (:Repo {name: $repo})-[r:PROVIDES]->(p:Package {ecosystem: $eco}) DELETE r",
+                repo=repo,
+                eco=ecosystem,
+            ).consume()
+            tx.run(
+                "MERGE (r:Repo {name: $repo}) WITH r UNWIND $names AS name "
+                "MERGE (p:Package {id: 'package:' + name}) "
+                "ON CREATE SET p.name = name, p.ecosystem = $eco MERGE (r)-[:PROVIDES]->(p)",
+                repo=repo,
+                names=rows,
+                eco=ecosystem,
+            ).consume()
+
+        self._write(work)
+
+    def dependents(self, repo: str, modules: Iterable[str]) -> set[str]:
+        records = self._read(
+            "MATCH (i:IndexState {repo: $repo}) WHERE any(m IN i.deps WHERE m IN $modules) "
+            "RETURN i.path AS path",
+            repo=repo,
+            modules=sorted(set(modules)),
+        )
+        return {r["path"] for r in records}
+
+    def add_pending(self, repo: str, modules: Iterable[str]) -> None:
+        names = sorted(set(modules))
+        self._write(
+            lambda tx: tx.run(
+                "MERGE (r:Repo {name: $repo}) "
+                "SET r.pending = [m IN coalesce(r.pending, []) WHERE NOT m IN $names] + $names",
+                repo=repo,
+                names=names,
+            ).consume()
+        )
+
+    def pending(self, repo: str) -> set[str]:
+        records = self._read("MATCH (r:Repo {name: $repo}) RETURN r.pending AS p", repo=repo)
+        return set(records[0]["p"] or []) if records else set()
+
+    def clear_pending(self, repo: str) -> None:
+        self._write(
+            lambda tx: tx.run("MATCH (r:Repo {name: $repo}) REMOVE r.pending", repo=repo).consume()
+        )
+
+    # ------------------------------------------------------------------ reads
+    def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]:
+        ids = sorted(set(ids))
+        found: dict[str, SymbolRow] = {}
+        for start in range(0, len(ids), CHUNK):
+            records = self._read(
+                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE s.stub IS NULL "
+                f"RETURN {_SYMBOL_RETURN} AS s",
+                ids=ids[start : start + CHUNK],
+            )
+            for r in records:
+                found[r["s"]["id"]] = _symbol(r["s"])
+        return found
+
+    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+        """Exact matches: id, qualname, name, or a dotted suffix of the qualname."""
+        repo_clause = " AND s.repo = $repo" if repo else ""
+        if "#" in text:
+            records = self._read(
+                f"MATCH (s:Symbol {{id: $text}}) WHERE s.stub IS NULL{repo_clause} "
+                f"RETURN {_SYMBOL_RETURN} AS s",
+                text=text,
+                repo=repo,
+            )
+            if records:
+                return [_symbol(r["s"]) for r in records]
+        records = self._read(
+            f"MATCH (s:Symbol {{qualname: $text}}) WHERE s.stub IS NULL{repo_clause} "
+            f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.repo, s.path LIMIT $limit",
+            text=text,
+            repo=repo,
+            limit=limit,
+        )
+        if records:
+            return [_symbol(r["s"]) for r in records]
+        name = text.rpartition(".")[2]
+        records = self._read(
+            f"MATCH (s:Symbol {{name: $name}}) WHERE s.stub IS NULL{repo_clause} "
+            f"RETURN {_SYMBOL_RETURN} AS s "
+            f"ORDER BY size(s.qualname), s.qualname, s.repo LIMIT 1000",
+            name=name,
+            repo=repo,
+        )
+        rows = [_symbol(r["s"]) for r in records]
+        if "." in text:
+            suffix = "." + text
+            rows = [r for r in rows if r.qualname.endswith(suffix)]
+        return rows[:limit]
+
+    def _term_rows(self, query: str) -> int:
+        records = self._read(
+            "CALL db.index.fulltext.queryNodes('symbol_search', $q, {limit: $cap}) "
+            "YIELD node RETURN count(node) AS n",
+            q=query,
+            cap=COMMON_TERM + 1,
+        )
+        return records[0]["n"]
+
+    def search_symbols(
+        self, words: list[str], repo: str | None, kinds: list[str] | None, limit: int, offset: int
+    ) -> list[tuple[SymbolRow, float]]:
+        """Lucene BM25 over the same identifier-split text as the SQLite store, with the same
+        field weights, the same handling of common words, and the same fallback."""
+        if not words:
+            return []
+        counts = {w: self._term_rows(_lucene(w, False)) for w in dict.fromkeys(words)}
+        kept = [w for w in words if counts[w] <= COMMON_TERM] or words
+        prefix = len(kept[-1]) >= 2 and self._term_rows(_lucene(kept[-1], True)) <= COMMON_TERM
+        terms = [_lucene(w, False) for w in kept[:-1]] + [_lucene(kept[-1], prefix)]
+        queries = [" AND ".join(terms)]
+        if len(kept) > 1:
+            queries.append(" OR ".join(_lucene(w, False) for w in kept))
+        rank = len(kept) != len(words) or all(counts[w] <= COMMON_TERM for w in kept)
+        wanted = limit + offset
+        results: list[tuple[SymbolRow, float]] = []
+        seen: set[str] = set()
+        for query in queries:
+            filters = ["node.stub IS NULL"]
+            if repo:
+                filters.append("node.repo = $repo")
+            if kinds:
+                filters.append("node.kind IN $kinds")
+            order = "score DESC, s.qualname" if rank else "size(s.qualname), s.qualname"
+            records = self._read(
+                "CALL db.index.fulltext.queryNodes('symbol_search', $q) YIELD node, score "
+                f"WHERE {' AND '.join(filters)} WITH node AS s, score "
+                f"RETURN {_SYMBOL_RETURN} AS s, score ORDER BY {order} LIMIT $n",
+                q=query,
+                repo=repo,
+                kinds=kinds,
+                n=wanted + len(seen),
+            )
+            for record in records:
+                row = _symbol(record["s"])
+                if row.id in seen:
+                    continue
+                seen.add(row.id)
+                results.append((row, float(record["score"]) if rank else 0.0))
+            if len(results) >= wanted:
+                break
+        return results[offset : offset + limit]
+
+    def edges_of(
+        self,
+        ids: Iterable[str],
+        direction: str,
+        types: Iterable[str],
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[EdgeRow]:
+        ids = list(ids)
+        types = list(types)
+        if not ids or not types:
+            return []
+        pattern = (
+            "(o:Symbol)-[r]->(s:Symbol {id: id})"
+            if direction == "in"
+            else "(s:Symbol {id: id})-[r]->(o:Symbol)"
+        )
+        near, far = ("r_dst", "r_src") if direction == "in" else ("r_src", "r_dst")
+        page = " SKIP $offset LIMIT $limit" if limit is not None else ""
+        result: list[EdgeRow] = []
+        for start in range(0, len(ids), CHUNK):
+            records = self._read(
+                f"UNWIND $ids AS id MATCH {pattern} WHERE type(r) IN $types "
+                "WITH r, o, startNode(r).id AS r_src, endNode(r).id AS r_dst "
+                "RETURN type(r) AS type, r_src AS src, r_dst AS dst, r.lines AS lines, "
+                "r.count AS count, r.via AS via, r.confidence AS confidence, "
+                f"CASE WHEN o.stub IS NULL THEN {_OTHER_RETURN} END AS other "
+                f"ORDER BY {near}, other.repo, other.path, other.start_line, {far}{page}",
+                ids=ids[start : start + CHUNK],
+                types=types,
+                offset=offset,
+                limit=limit if limit is not None else 0,
+            )
+            for r in records:
+                other = _symbol(r["other"]) if r["other"] is not None else None
+                result.append(EdgeRow(_edge(r), other))
+        return result
+
+    def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int:
+        pattern = (
+            "()-[r]->(:Symbol {id: id})" if direction == "in" else "(:Symbol {id: id})-[r]->()"
+        )
+        records = self._read(
+            f"UNWIND $ids AS id MATCH {pattern} WHERE type(r) IN $types RETURN count(r) AS n",
+            ids=list(ids),
+            types=list(types),
+        )
+        return records[0]["n"]
+
+    def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]:
+        found: list[SymbolRow] = []
+        for parent in dict.fromkeys(parent_ids):
+            records = self._read(
+                f"MATCH (s:Symbol {{parent: $parent}}) WHERE s.stub IS NULL "
+                f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
+                parent=parent,
+            )
+            found.extend(_symbol(r["s"]) for r in records)
+        return found
+
+    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
+        records = self._read(
+            f"MATCH (s:Symbol {{repo: $repo, path: $path}}) WHERE s.stub IS NULL "
+            f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
+            repo=repo,
+            path=path,
+        )
+        return [_symbol(r["s"]) for r in records]
+
+    def files(self, repo: str, paths: Iterable[str] | None = None) -> dict[str, FileRecord]:
+        fields = (
+            "f.repo AS repo, f.path AS path, f.language AS language, f.sha256 AS sha256, "
+            "f.size AS size, f.mtime_ns AS mtime_ns, f.lines AS lines, f.is_test AS is_test, "
+            "f.module AS module, f.parse_errors AS parse_errors"
+        )
+        if paths is None:
+            records = self._read(
+                f"MATCH (f:File {{repo: $repo}}) WHERE f.stub IS NULL RETURN {fields} "
+                f"ORDER BY f.path",
+                repo=repo,
+            )
+        else:
+            records = self._read(
+                f"UNWIND $ids AS id MATCH (f:File {{id: id}}) WHERE f.stub IS NULL RETURN {fields}",
+                ids=[file_id(repo, p) for p in set(paths)],
+            )
+        return {
+            r["path"]: FileRecord(
+                r["repo"],
+                r["path"],
+                r["language"],
+                r["sha256"],
+                r["size"],
+                r["mtime_ns"],
+                r["lines"],
+                bool(r["is_test"]),
+                r["module"],
+                r["parse_errors"],
+            )
+            for r in records
+        }
+
+    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
+        records = self._read(
+            "UNWIND $ids AS id MATCH (u:UnresolvedCall {src: id}) "
+            "RETURN u.src AS src, u.name AS name, u.line AS line, u.external AS external, "
+            "u.kind AS kind ORDER BY src, line, name",
+            ids=list(src_ids),
+        )
+        return [
+            Unresolved(r["src"], r["name"], r["line"], r["external"], r["kind"]) for r in records
+        ]
+
+    def unresolved_names(self, repo: str, kind: str = "call") -> set[str]:
+        records = self._read(
+            "MATCH (u:UnresolvedCall {repo: $repo, kind: $kind}) RETURN DISTINCT u.name AS name",
+            repo=repo,
+            kind=kind,
+        )
+        return {r["name"] for r in records}
+
+    def search_unresolved(
+        self, name: str, repo: str | None, limit: int
+    ) -> list[tuple[str, Unresolved]]:
+        records = self._read(
+            "MATCH (u:UnresolvedCall) WHERE ($repo IS NULL OR u.repo = $repo) "
+            "AND u.name CONTAINS $name "
+            "RETURN u.path AS path, u.src AS src, u.name AS name, u.line AS line, "
+            "u.external AS external, u.kind AS kind ORDER BY src, line LIMIT $limit",
+            repo=repo,
+            name=name,
+            limit=limit,
+        )
+        return [
+            (r["path"], Unresolved(r["src"], r["name"], r["line"], r["external"], r["kind"]))
+            for r in records
+        ]
+
+    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
+        records = self._read(
+            "MATCH (s:Symbol {repo: $repo}) WHERE s.path STARTS WITH $prefix "
+            "AND s.kind IN ['function', 'method', 'class'] AND s.stub IS NULL "
+            "RETURN " + _SYMBOL_RETURN + " AS s, "
+            "COUNT { (o:Symbol)-[:CALLS|REFERENCES|INHERITS]->(s) WHERE o <> s } AS incoming "
+            "ORDER BY s.path, s.start_line",
+            repo=repo,
+            prefix=path_prefix,
+        )
+        return [(_symbol(r["s"]), r["incoming"]) for r in records]
+
+    def import_links(self, repo: str) -> list[tuple[str, str, str, list[str]]]:
+        records = self._read(
+            "MATCH (f:File {repo: $repo})-[r:IMPORTS]->(t) "
+            "RETURN f.path AS path, CASE WHEN t:File THEN 'file' ELSE 'package' END AS kind, "
+            "CASE WHEN t:File THEN t.path ELSE t.name END AS target, r.names AS names "
+            "ORDER BY path, kind, target",
+            repo=repo,
+        )
+        return [(r["path"], r["kind"], r["target"], list(r["names"])) for r in records]
+
+    def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
+        records = self._read(
+            "MATCH (a:Symbol {repo: $repo})-[:CALLS]->(s:Symbol) WHERE a <> s "
+            "AND s.kind <> 'class' AND s.stub IS NULL "
+            "WITH s, count(*) AS n RETURN " + _SYMBOL_RETURN + " AS s, n "
+            "ORDER BY n DESC, s.qualname LIMIT $limit",
+            repo=repo,
+            limit=limit,
+        )
+        return [(_symbol(r["s"]), r["n"]) for r in records]
+
+    def stats(self, repo: str) -> dict:
+        kinds = {
+            r["kind"]: r["n"]
+            for r in self._read(
+                "MATCH (s:Symbol {repo: $repo}) WHERE s.stub IS NULL "
+                "RETURN s.kind AS kind, count(*) AS n ORDER BY kind",
+                repo=repo,
+            )
+        }
+        languages = {
+            r["language"]: {"files": r["n"], "lines": r["lines"]}
+            for r in self._read(
+                "MATCH (f:File {repo: $repo}) WHERE f.stub IS NULL "
+                "RETURN f.language AS language, count(*) AS n, sum(f.lines) AS lines "
+                "ORDER BY language",
+                repo=repo,
+            )
+        }
+        edge_rows = self._read(
+            "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->() "
+            "RETURN type(r) AS type, r.via AS via, count(*) AS n, "
+            "sum(CASE WHEN type(r) = 'CALLS' AND NOT (r.via = 'constructor' AND "
+            "endNode(r).name = '__init__') THEN r.count ELSE 0 END) AS sites "
+            "ORDER BY type, via",
+            repo=repo,
+        )
+        edges = {f"{r['type']}/{r['via']}": r["n"] for r in edge_rows}
+        unresolved = self._read(
+            "MATCH (u:UnresolvedCall {repo: $repo, kind: 'call'}) "
+            "RETURN count(*) AS n, sum(CASE WHEN u.external <> '' THEN 1 ELSE 0 END) AS ext",
+            repo=repo,
+        )[0]
+        imports = {
+            r["kind"]: r["n"]
+            for r in self._read(
+                "MATCH (f:File {repo: $repo})-[:IMPORTS]->(t) "
+                "RETURN CASE WHEN t:File THEN 'file' ELSE 'package' END AS kind, count(*) AS n",
+                repo=repo,
+            )
+        }
+        errors = self._read(
+            "MATCH (f:File {repo: $repo}) WHERE f.parse_errors > 0 RETURN count(f) AS n", repo=repo
+        )[0]["n"]
+        return {
+            "symbols": kinds,
+            "languages": languages,
+            "edges": edges,
+            "resolved_call_sites": sum(r["sites"] for r in edge_rows),
+            "unresolved_call_sites": unresolved["n"],
+            "unresolved_external": unresolved["ext"] or 0,
+            "imports": imports,
+            "files_with_syntax_errors": errors,
+        }
+
+    def skipped(self, repo: str) -> list[Skipped]:
+        records = self._read(
+            "MATCH (s:SkippedFile {repo: $repo}) RETURN s.path AS path, s.reason AS reason, "
+            "s.size AS size ORDER BY path",
+            repo=repo,
+        )
+        return [Skipped(r["path"], r["reason"], r["size"]) for r in records]
+
+    def export(self, repo: str) -> Iterator[dict]:
+        repo_row = self.get_repo(repo)
+        if repo_row is None:
+            return
+        yield {
+            "type": "node",
+            "label": "Repo",
+            "id": repo,
+            "name": repo,
+            "indexed_sha": repo_row.indexed_sha,
+            "indexed_at": repo_row.indexed_at,
+        }
+        for record in self.files(repo).values():
+            yield {
+                "type": "node",
+                "label": "File",
+                "id": record.id,
+                "repo": repo,
+                "path": record.path,
+                "language": record.language,
+                "sha256": record.sha256,
+                "lines": record.lines,
+                "is_test": record.is_test,
+            }
+            yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
+        records = self._read(
+            f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.stub IS NULL "
+            f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.path, s.start_line, s.qualname",
+            repo=repo,
+        )
+        for record in records:
+            symbol = _symbol(record["s"])
+            yield {
+                "type": "node",
+                "label": "Symbol",
+                "id": symbol.id,
+                "repo": repo,
+                "path": symbol.path,
+                "name": symbol.name,
+                "qualname": symbol.qualname,
+                "kind": symbol.kind,
+                "start_line": symbol.start_line,
+                "end_line": symbol.end_line,
+                "signature": symbol.signature,
+                "doc": symbol.doc,
+                "exported": symbol.exported,
+                "decorators": symbol.decorators,
+            }
+            yield {
+                "type": "edge",
+                "label": "DEFINES",
+                "src": file_id(repo, symbol.path),
+                "dst": symbol.id,
+            }
+            if symbol.parent:
+                yield {
+                    "type": "edge",
+                    "label": "HAS_MEMBER",
+                    "src": symbol.parent,
+                    "dst": symbol.id,
+                }
+        records = self._read(
+            "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+            "RETURN type(r) AS type, a.id AS src, b.id AS dst, r.lines AS lines, "
+            "r.count AS count, r.via AS via, r.confidence AS confidence "
+            "ORDER BY type, src, dst",
+            repo=repo,
+        )
+        for r in records:
+            yield {
+                "type": "edge",
+                "label": r["type"],
+                "src": r["src"],
+                "dst": r["dst"],
+                "lines": list(r["lines"]),
+                "count": r["count"],
+                "via": r["via"],
+                "confidence": r["confidence"],
+            }
+        for path, kind, target, names in self.import_links(repo):
+            dst = file_id(repo, target) if kind == "file" else f"package:{target}"
+            yield {
+                "type": "edge",
+                "label": "IMPORTS",
+                "src": file_id(repo, path),
+                "dst": dst,
+                "names": names,
+            }
+        for r in self._read(
+            "MATCH (:Repo {name: $repo})-[:PROVIDES]->(p:Package) "
+            "RETURN p.name AS name, p.ecosystem AS eco ORDER BY name",
+            repo=repo,
+        ):
+            yield {
+                "type": "node",
+                "label": "Package",
+                "id": f"package:{r['name']}",
+                "name": r["name"],
+                "ecosystem": r["eco"],
+            }
+            yield {"type": "edge", "label": "PROVIDES", "src": repo, "dst": f"package:{r['name']}"}
+
+    # ------------------------------------------------------------------ traversals
+    def shortest_path(
+        self, src: str, dst: str, types: list[str], max_depth: int
+    ) -> list[Edge] | None:
+        """Cypher's allShortestPaths, then the path whose node ids sort first — the same
+        choice the breadth-first version makes."""
+        if src == dst:
+            return []
+        records = self._read(
+            "MATCH (a:Symbol {id: $src}), (b:Symbol {id: $dst}) "
+            f"MATCH p = allShortestPaths((a)-[:{'|'.join(types)}*..{int(max_depth)}]->(b)) "
+            "WITH p LIMIT 1000 "
+            "RETURN [n IN nodes(p) | n.id] AS ids, "
+            "[r IN relationships(p) | {type: type(r), src: startNode(r).id, dst: endNode(r).id, "
+            "lines: r.lines, count: r.count, via: r.via, confidence: r.confidence}] AS rels",
+            src=src,
+            dst=dst,
+        )
+        if not records:
+            return None
+        best = min(records, key=lambda r: r["ids"])
+        return [_edge(r) for r in best["rels"]]
+
+
+def _repo(node: Any) -> Repo:
+    return Repo(
+        node.get("name"),
+        node.get("root") or "",
+        node.get("url") or "",
+        node.get("default_branch") or "",
+        node.get("head_sha") or "",
+        node.get("indexed_sha") or "",
+        node.get("indexed_at") or "",
+        bool(node.get("dirty")),
+        node.get("index_format") or "",
+    )
