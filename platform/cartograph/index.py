@@ -15,7 +15,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -148,12 +148,15 @@ def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[
 _FORKED_RUN: _IndexRun | None = None
 
 
-def _resolve_chunk(tasks: list[tuple[str, str]]) -> tuple[int, int]:
-    """Worker: resolve and write a share of the files, through its own store connection."""
+def _resolve_chunk(tasks: list[tuple[str, str]]) -> tuple[int, int] | list[tuple[list, list]]:
+    """Worker: resolve a share of the files; write them through its own store connection when
+    the store takes concurrent writers, else hand the batches back to the parent to write."""
     from cartograph.store import open_store
 
     run = _FORKED_RUN
     assert run is not None
+    if not run.store.concurrent_writers:
+        return list(run.resolve_batches(tasks))
     store = open_store(run.store.url)
     try:
         return run.resolve_and_write(store, tasks)
@@ -464,8 +467,10 @@ class _IndexRun:
         return _Parsed(source, sha, facts, blob, interface_hash(source.language, facts))
 
     def _resolve_and_write_all(self, tasks: list[tuple[str, str]]) -> None:
-        """Resolve and write every task; on several cores, in forked workers that share the
-        symbol table and each write their own transactions."""
+        """Resolve and write every task. On several cores, forked workers share the symbol
+        table; each writes its own transactions (SQLite serializes them), or — for a store
+        whose concurrent writers would contend on the same nodes (Neo4j) — sends its batches
+        back for this process to write, one transaction at a time."""
         global _FORKED_RUN
         if self.workers <= 1 or len(tasks) < PARALLEL_MIN_FILES:
             symbols, edges = self.resolve_and_write(self.store, tasks)
@@ -473,38 +478,51 @@ class _IndexRun:
             # contiguous shares keep a package's files together (they consult the same modules)
             size = -(-len(tasks) // (self.workers * 4))
             chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+            symbols = edges = 0
             _FORKED_RUN = self
             try:
                 with ProcessPoolExecutor(
                     max_workers=self.workers, mp_context=get_context("fork")
                 ) as pool:
-                    counts = list(pool.map(_resolve_chunk, chunks))
+                    for done in pool.map(_resolve_chunk, chunks):
+                        if isinstance(done, tuple):
+                            symbols, edges = symbols + done[0], edges + done[1]
+                            continue
+                        for file_writes, edge_writes in done:
+                            counts = self._write_batch(self.store, file_writes, edge_writes)
+                            symbols, edges = symbols + counts[0], edges + counts[1]
             finally:
                 _FORKED_RUN = None
-            symbols = sum(c[0] for c in counts)
-            edges = sum(c[1] for c in counts)
         self.result.symbols_written += symbols
         self.result.edges_written += edges
 
     def resolve_and_write(self, store: GraphStore, tasks: list[tuple[str, str]]) -> tuple[int, int]:
         """Resolve files and write them in batches; each file in one transaction."""
         symbols = edges = 0
+        for file_writes, edge_writes in self.resolve_batches(tasks):
+            counts = self._write_batch(store, file_writes, edge_writes)
+            symbols, edges = symbols + counts[0], edges + counts[1]
+        return symbols, edges
+
+    def _write_batch(
+        self, store: GraphStore, file_writes: list[FileWrite], edge_writes: list[EdgeWrite]
+    ) -> tuple[int, int]:
+        if file_writes:
+            store.write_files(self.repo, file_writes, replace=self.replace)
+        if edge_writes:
+            store.write_edges(self.repo, edge_writes)
+        store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+        return (
+            sum(len(w.symbols) for w in file_writes),
+            sum(len(w.edges) for w in file_writes) + sum(len(w.edges) for w in edge_writes),
+        )
+
+    def resolve_batches(
+        self, tasks: list[tuple[str, str]]
+    ) -> Iterator[tuple[list[FileWrite], list[EdgeWrite]]]:
+        """Resolve files, WRITE_BATCH at a time: (rewritten files, re-resolved files)."""
         file_writes: list[FileWrite] = []
         edge_writes: list[EdgeWrite] = []
-
-        def flush() -> None:
-            nonlocal symbols, edges
-            if file_writes:
-                store.write_files(self.repo, file_writes, replace=self.replace)
-                symbols += sum(len(w.symbols) for w in file_writes)
-                edges += sum(len(w.edges) for w in file_writes)
-            if edge_writes:
-                store.write_edges(self.repo, edge_writes)
-                edges += sum(len(w.edges) for w in edge_writes)
-            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
-            file_writes.clear()
-            edge_writes.clear()
-
         for path, kind in tasks:
             if kind == "file":
                 file_writes.append(self._file_write(self.fresh[path]))
@@ -524,9 +542,10 @@ class _IndexRun:
                     )
                 )
             if len(file_writes) + len(edge_writes) >= WRITE_BATCH:
-                flush()
-        flush()
-        return symbols, edges
+                yield file_writes, edge_writes
+                file_writes, edge_writes = [], []
+        if file_writes or edge_writes:
+            yield file_writes, edge_writes
 
     def _program(self) -> Program:
         """The symbol table: fresh facts in memory, every other module loaded from the store

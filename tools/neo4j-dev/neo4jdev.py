@@ -3,7 +3,8 @@
 
 No Docker and no server tarball: a tiny Maven project (``pom.xml`` beside this file)
 pulls ``org.neo4j:neo4j`` from Maven Central, and ``dev.cartograph.Neo4jDev`` runs it
-with Bolt on ``127.0.0.1:PORT``, authentication off and the HTTP connector off.
+with Bolt on ``127.0.0.1:PORT``, authentication off (unless a password is given) and
+the HTTP connector off.
 
 Library use (pure stdlib; import it by path, it is not a package)::
 
@@ -13,15 +14,27 @@ Library use (pure stdlib; import it by path, it is not a package)::
     finally:
         server.stop()
 
+    server = neo4jdev.start(password="s3cret-pw")  # authentication on: user neo4j
+    server.auth        # ("neo4j", "s3cret-pw"), what the driver takes
+    server.auth_url    # bolt://neo4j:s3cret-pw@127.0.0.1:PORT
+
 Command line::
 
-    python tools/neo4j-dev/neo4jdev.py start  [--port 7687] [--data DIR]
+    python tools/neo4j-dev/neo4jdev.py start  [--port 7687] [--data DIR] [--password PW]
     python tools/neo4j-dev/neo4jdev.py status [--port 7687] [--data DIR]
     python tools/neo4j-dev/neo4jdev.py stop   [--data DIR]
     python tools/neo4j-dev/neo4jdev.py build  [--force]
 
 Environment: ``NEO4J_DEV_HEAP`` (JVM max heap, default ``1g``), ``NEO4J_DEV_PAGECACHE``
-(default ``256m``), ``NEO4J_DEV_JAVA_OPTS`` (extra JVM flags), ``JAVA_HOME``.
+(default ``256m``), ``NEO4J_DEV_JAVA_OPTS`` (extra JVM flags), ``NEO4J_DEV_JAVA`` (the
+``java`` to run; else ``$JAVA_HOME/bin/java``, else ``java`` on PATH),
+``NEO4J_DEV_PASSWORD`` (the CLI's default for ``--password``).
+
+Authentication: with a password (8 characters or more, Neo4j's minimum) the server runs
+with ``dbms.security.auth_enabled=true`` and user ``neo4j`` has that password, no change
+required, before ``start()`` returns. The password lives in the data directory's system
+database: a restart on the same directory with the same password keeps it; a restart
+without one turns authentication off again (the stored user stays).
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 TOOL_DIR = Path(__file__).resolve().parent
 POM = TOOL_DIR / "pom.xml"
@@ -59,6 +73,8 @@ DEFAULT_PORT = 7687  # CLI default; start() picks a free port when none is given
 DEFAULT_DATA_DIR = Path.home() / ".local" / "share" / "cartograph" / "neo4j-dev"
 DEFAULT_HEAP = "1g"
 DEFAULT_PAGECACHE = "256m"
+PASSWORD_ENV = "NEO4J_DEV_PASSWORD"  # how the launcher gets the password (not argv)
+MIN_PASSWORD = 8
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 
@@ -118,6 +134,13 @@ def _which_or_fail(tool: str, hint: str) -> str:
 
 
 def java_executable() -> str:
+    """``$NEO4J_DEV_JAVA``, else ``$JAVA_HOME/bin/java``, else ``java`` on PATH.
+    Neo4j 5.26 supports Java 17 and 21 (newer ones run, slower and with warnings)."""
+    explicit = os.environ.get("NEO4J_DEV_JAVA")
+    if explicit:
+        if not (Path(explicit).is_file() and os.access(explicit, os.X_OK)):
+            raise Neo4jDevError(f"NEO4J_DEV_JAVA={explicit} is not an executable file")
+        return explicit
     java_home = os.environ.get("JAVA_HOME")
     if java_home:
         candidate = Path(java_home) / "bin" / "java"
@@ -304,9 +327,17 @@ class Server:
         process: subprocess.Popen | None = None,
         remove_data_on_stop: bool = False,
         started_in: float | None = None,
+        password: str | None = None,
     ) -> None:
         self.port = port
         self.url = f"bolt://127.0.0.1:{port}"
+        self.password = password
+        # (user, password) when authentication is on, else None: what the driver takes
+        self.auth = ("neo4j", password) if password else None
+        # the URL with the credentials in it (Cartograph's store URLs take this form)
+        self.auth_url = (
+            f"bolt://neo4j:{quote(password, safe='')}@127.0.0.1:{port}" if password else self.url
+        )
         self.pid = pid
         self.data_dir = Path(data_dir)
         self.log_path = Path(log_path)
@@ -386,6 +417,7 @@ def _write_state(server: Server) -> None:
         "pid": server.pid,
         "port": server.port,
         "url": server.url,
+        "auth": bool(server.password),
         "data_dir": str(server.data_dir),
         "log_path": str(server.log_path),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -434,6 +466,7 @@ def start(
     pagecache: str | None = None,
     timeout: float = START_TIMEOUT,
     detach: bool = False,
+    password: str | None = None,
 ) -> Server:
     """Build if needed, launch the server in the background and wait until it serves.
 
@@ -446,7 +479,12 @@ def start(
     interpreter exit and it shuts itself down if this process dies (``--watch-pid``),
     which is what a pytest session fixture wants. ``detach=True`` (the CLI) leaves it
     running for ``neo4jdev.py stop``.
+
+    ``password`` turns authentication on: user ``neo4j`` with that password (at least 8
+    characters), set before this returns; ``server.auth`` and ``server.auth_url`` carry it.
     """
+    if password is not None and len(password) < MIN_PASSWORD:
+        raise Neo4jDevError(f"the password needs at least {MIN_PASSWORD} characters")
     build()
     remove_data = data_dir is None
     if data_dir is None:
@@ -461,7 +499,9 @@ def start(
         )
 
     try:
-        server = _start_on_free_or_given_port(port, data_dir, heap, pagecache, timeout, detach)
+        server = _start_on_free_or_given_port(
+            port, data_dir, heap, pagecache, timeout, detach, password or None
+        )
     except BaseException:
         if remove_data:
             shutil.rmtree(data_dir, ignore_errors=True)
@@ -477,6 +517,7 @@ def _start_on_free_or_given_port(
     pagecache: str | None,
     timeout: float,
     detach: bool,
+    password: str | None = None,
 ) -> Server:
     attempts = 1 if port is not None else 3  # a picked free port can be taken meanwhile
     last_error: Neo4jDevError | None = None
@@ -486,7 +527,7 @@ def _start_on_free_or_given_port(
             last_error = Neo4jDevError(f"port {chosen} on 127.0.0.1 is already in use")
             continue
         try:
-            return _launch(chosen, data_dir, heap, pagecache, timeout, detach)
+            return _launch(chosen, data_dir, heap, pagecache, timeout, detach, password)
         except _PortTaken as e:
             last_error = Neo4jDevError(str(e))
     assert last_error is not None
@@ -504,18 +545,24 @@ def _launch(
     pagecache: str | None,
     timeout: float,
     detach: bool,
+    password: str | None = None,
 ) -> Server:
     log_path = data_dir / LOG_NAME
     cmd = java_command(
         port, data_dir, heap=heap, pagecache=pagecache, watch_pid=None if detach else os.getpid()
     )
+    env = {k: v for k, v in os.environ.items() if k != PASSWORD_ENV}
+    if password:
+        env[PASSWORD_ENV] = password
     started = time.monotonic()
     with open(log_path, "wb") as log:
-        log.write(f"# {shlex.join(cmd)}\n".encode())
+        auth_note = f" ({PASSWORD_ENV} set: authentication on)" if password else ""
+        log.write(f"# {shlex.join(cmd)}{auth_note}\n".encode())
         log.flush()
         process = subprocess.Popen(
             cmd,
             cwd=data_dir,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -523,7 +570,12 @@ def _launch(
             close_fds=True,
         )
     server = Server(
-        port=port, pid=process.pid, data_dir=data_dir, log_path=log_path, process=process
+        port=port,
+        pid=process.pid,
+        data_dir=data_dir,
+        log_path=log_path,
+        process=process,
+        password=password,
     )
     if not detach:
         _LIVE.add(server)
@@ -579,7 +631,8 @@ def _rss_kib(pid: int) -> int | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="neo4jdev.py", description="Run a local Neo4j (embedded, Bolt only, no auth)."
+        prog="neo4jdev.py",
+        description="Run a local Neo4j (embedded, Bolt only, no auth unless --password).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (
@@ -604,6 +657,12 @@ def main(argv: list[str] | None = None) -> int:
                 help=f"page cache (env NEO4J_DEV_PAGECACHE, default {DEFAULT_PAGECACHE})",
             )
             p.add_argument("--timeout", type=float, default=START_TIMEOUT)
+            p.add_argument(
+                "--password",
+                default=os.environ.get(PASSWORD_ENV) or None,
+                help=f"turn authentication on: user neo4j with this password "
+                f"(env {PASSWORD_ENV}; at least {MIN_PASSWORD} characters)",
+            )
     b = sub.add_parser("build", help="build the launcher with Maven (done by start as needed)")
     b.add_argument("--force", action="store_true")
     b.add_argument("--verbose", action="store_true")
@@ -629,6 +688,7 @@ def main(argv: list[str] | None = None) -> int:
                 pagecache=args.pagecache,
                 timeout=args.timeout,
                 detach=True,
+                password=args.password,
             )
             print(server.url)
             print(

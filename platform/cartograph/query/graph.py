@@ -204,8 +204,8 @@ def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) 
             frontier.append(other.id)
         if not frontier:
             break
-        for member in store.members(frontier):
-            if member.name == name and member.kind == "method":
+        for member in store.members(frontier, name):
+            if member.kind == "method":
                 found.append(member)
     if direction == "out" and found:
         return found[:1] + [f for f in found[1:] if f.parent != found[0].parent][:4]

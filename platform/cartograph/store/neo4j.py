@@ -1,8 +1,9 @@
 """The team store: one Neo4j 5 graph (Community is enough) holding every repository.
 
 The nodes and relationships are the public schema of docs/graph-schema.md; bookkeeping lives on
-labels of its own (IndexState, UnresolvedCall, SkippedFile, IndexLock, CartographMeta) so that
-user queries over Repo/File/Symbol/Package see only the graph.
+labels of its own (IndexState, SkippedFile, IndexLock, CartographMeta) so that user queries
+over Repo/File/Symbol/Package see only the graph. Calls the resolver could not bind are lists on
+their Symbol (`unresolved`, `unresolved_lines`, `unresolved_from`; `external_bases`).
 
 Writes are batched (`UNWIND $rows`) in managed transactions, which the driver retries on
 transient errors; a file's nodes and outgoing relationships are replaced in the transaction that
@@ -68,13 +69,12 @@ SCHEMA = [
     "CREATE INDEX symbol_qualname IF NOT EXISTS FOR (n:Symbol) ON (n.qualname)",
     "CREATE INDEX symbol_parent IF NOT EXISTS FOR (n:Symbol) ON (n.parent)",
     "CREATE INDEX file_repo IF NOT EXISTS FOR (n:File) ON (n.repo)",
-    "CREATE INDEX unresolved_src IF NOT EXISTS FOR (n:UnresolvedCall) ON (n.src)",
-    "CREATE INDEX unresolved_file IF NOT EXISTS FOR (n:UnresolvedCall) ON (n.repo, n.path)",
     "CREATE INDEX index_state_repo IF NOT EXISTS FOR (n:IndexState) ON (n.repo)",
     "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
     "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
     "ON EACH [n.search_name, n.search_qualname, n.search_context] "
-    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
+    "`fulltext.eventually_consistent`: true}}",
 ]
 
 
@@ -147,6 +147,40 @@ def _edge(record: Any) -> Edge:
     )
 
 
+_NO_UNRESOLVED = {
+    "unresolved": None,
+    "unresolved_lines": None,
+    "unresolved_from": None,
+    "external_bases": None,
+}
+
+
+def _unresolved_lists(unresolved: list[Unresolved]) -> dict[str, dict]:
+    """Unresolved calls and bases of a file, as the list properties of their symbols."""
+    lists: dict[str, dict] = {}
+    for u in unresolved:
+        entry = lists.setdefault(
+            u.src,
+            {
+                "unresolved": [],
+                "unresolved_lines": [],
+                "unresolved_from": [],
+                "external_bases": [],
+            },
+        )
+        if u.kind == "base":
+            entry["external_bases"].append(u.name)
+        else:
+            entry["unresolved"].append(u.name)
+            entry["unresolved_lines"].append(u.line)
+            entry["unresolved_from"].append(u.external)
+    for entry in lists.values():
+        for key, value in entry.items():
+            if not value:
+                entry[key] = None
+    return lists
+
+
 def _lucene(word: str, prefix: bool) -> str:
     escaped = "".join("\\" + c if c in '+-&|!(){}[]^"~*?:\\/' else c for c in word)
     term = escaped + ("*" if prefix else "")
@@ -154,6 +188,8 @@ def _lucene(word: str, prefix: bool) -> str:
 
 
 class Neo4jStore(TraversalMixin):
+    concurrent_writers = False
+
     def __init__(self, url: str) -> None:
         try:
             import neo4j
@@ -273,7 +309,7 @@ class Neo4jStore(TraversalMixin):
 
     def delete_repo(self, name: str) -> None:
         """Delete a repository's nodes in batches (a big repository is millions of rows)."""
-        for label in ("Symbol", "UnresolvedCall", "IndexState", "File", "SkippedFile"):
+        for label in ("Symbol", "IndexState", "File", "SkippedFile"):
             self._run_auto(
                 f"MATCH (n:{label} {{repo: $repo}}) "
                 f"CALL {{ WITH n DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
@@ -388,11 +424,6 @@ class Neo4jStore(TraversalMixin):
                 repo=repo,
             ).consume()
         tx.run(
-            "UNWIND $files AS f MATCH (u:UnresolvedCall {repo: $repo, path: f.path}) DELETE u",
-            files=files,
-            repo=repo,
-        ).consume()
-        tx.run(
             "UNWIND $files AS f MATCH (:File {id: f.id})-[r:IMPORTS]->() DELETE r", files=files
         ).consume()
 
@@ -425,10 +456,14 @@ class Neo4jStore(TraversalMixin):
             }
             for w in writes
         ]
-        symbols = [_symbol_props(s) for w in writes for s in w.symbols]
-        links = self._link_rows(
-            repo, [(w.record.path, w.edges, w.unresolved, w.imports) for w in writes]
-        )
+        symbols = []
+        for w in writes:
+            unresolved = _unresolved_lists(w.unresolved)
+            for symbol in w.symbols:
+                row = _symbol_props(symbol)
+                row.update(unresolved.get(symbol.id, _NO_UNRESOLVED))
+                symbols.append(row)
+        links = self._link_rows(repo, [(w.record.path, w.edges, w.imports) for w in writes])
 
         def work(tx):
             if replace:
@@ -442,19 +477,19 @@ class Neo4jStore(TraversalMixin):
                 files=files,
                 repo=repo,
             ).consume()
+            # new files have no DEFINES/HAS_MEMBER yet: CREATE them; a file written again keeps
+            # the ones of its surviving symbols: MERGE
+            link = "MERGE" if replace else "CREATE"
             for start in range(0, len(symbols), CHUNK):
+                # a file's symbols come parents first, so a member's parent already exists
                 tx.run(
                     "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) "
                     "SET s += row, s.stub = null "
                     "WITH s, row MATCH (f:File {id: row.repo + ':' + row.path}) "
-                    "MERGE (f)-[:DEFINES]->(s)",
-                    rows=symbols[start : start + CHUNK],
-                ).consume()
-            for start in range(0, len(symbols), CHUNK):
-                tx.run(
-                    "UNWIND $rows AS row WITH row WHERE row.parent IS NOT NULL "
-                    "MATCH (p:Symbol {id: row.parent}), (c:Symbol {id: row.id}) "
-                    "MERGE (p)-[:HAS_MEMBER]->(c)",
+                    f"{link} (f)-[:DEFINES]->(s) "
+                    "WITH s, row OPTIONAL MATCH (p:Symbol {id: row.parent}) "
+                    "FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | "
+                    f"  {link} (p)-[:HAS_MEMBER]->(s))",
                     rows=symbols[start : start + CHUNK],
                 ).consume()
             self._write_links(tx, repo, links)
@@ -464,8 +499,8 @@ class Neo4jStore(TraversalMixin):
     @staticmethod
     def _link_rows(repo: str, per_file: list[tuple]) -> dict[str, list]:
         edges: dict[str, list] = {t: [] for t in EDGE_TYPES}
-        unresolved, imports, packages = [], [], []
-        for path, file_edges, file_unresolved, file_imports in per_file:
+        imports, packages = [], []
+        for path, file_edges, file_imports in per_file:
             for e in file_edges:
                 edges[e.type].append(
                     {
@@ -477,25 +512,13 @@ class Neo4jStore(TraversalMixin):
                         "confidence": e.confidence,
                     }
                 )
-            unresolved.extend(
-                {
-                    "repo": repo,
-                    "path": path,
-                    "src": u.src,
-                    "name": u.name,
-                    "line": u.line,
-                    "external": u.external,
-                    "kind": u.kind,
-                }
-                for u in file_unresolved
-            )
             for link in file_imports:
                 row = {"src": file_id(repo, path), "names": link.names}
                 if link.target_kind == "file":
                     imports.append({**row, "dst": file_id(repo, link.target), "path": link.target})
                 else:
                     packages.append({**row, "name": link.target})
-        return {"edges": edges, "unresolved": unresolved, "imports": imports, "packages": packages}
+        return {"edges": edges, "imports": imports, "packages": packages}
 
     @staticmethod
     def _write_links(tx, repo: str, links: dict[str, list]) -> None:
@@ -511,12 +534,6 @@ class Neo4jStore(TraversalMixin):
                     rows=rows[start : start + CHUNK],
                     repo=repo,
                 ).consume()
-        unresolved = links["unresolved"]
-        for start in range(0, len(unresolved), CHUNK):
-            tx.run(
-                "UNWIND $rows AS u CREATE (n:UnresolvedCall) SET n = u",
-                rows=unresolved[start : start + CHUNK],
-            ).consume()
         if links["imports"]:
             tx.run(
                 "UNWIND $rows AS i MATCH (a:File {id: i.src}) "
@@ -538,13 +555,27 @@ class Neo4jStore(TraversalMixin):
         if not writes:
             return
         files = [{"id": file_id(repo, w.path), "path": w.path, "deps": w.deps} for w in writes]
-        links = self._link_rows(repo, [(w.path, w.edges, w.unresolved, w.imports) for w in writes])
+        links = self._link_rows(repo, [(w.path, w.edges, w.imports) for w in writes])
+        unresolved = [
+            {"id": sid, **lists}
+            for w in writes
+            for sid, lists in _unresolved_lists(w.unresolved).items()
+        ]
 
         def work(tx):
             self._clear_file_rows(tx, repo, files, symbols=False)
             tx.run(
                 "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) SET i.deps = f.deps",
                 files=files,
+            ).consume()
+            tx.run(
+                "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
+                "REMOVE s.unresolved, s.unresolved_lines, s.unresolved_from, s.external_bases",
+                files=files,
+                repo=repo,
+            ).consume()
+            tx.run(
+                "UNWIND $rows AS u MATCH (s:Symbol {id: u.id}) SET s += u", rows=unresolved
             ).consume()
             self._write_links(tx, repo, links)
 
@@ -562,11 +593,6 @@ class Neo4jStore(TraversalMixin):
                 repo=repo,
             ).consume()
             tx.run(
-                "UNWIND $rows AS f MATCH (u:UnresolvedCall {repo: $repo, path: f.path}) DELETE u",
-                rows=rows,
-                repo=repo,
-            ).consume()
-            tx.run(
                 "UNWIND $rows AS f OPTIONAL MATCH (file:File {id: f.id}) "
                 "OPTIONAL MATCH (i:IndexState {id: f.id}) DETACH DELETE file, i",
                 rows=rows,
@@ -575,13 +601,15 @@ class Neo4jStore(TraversalMixin):
         self._write(work)
 
     def finish_run(self, repo: str) -> None:
-        """Remove placeholders a run created for targets that never appeared."""
+        """Remove placeholders a run created for targets that never appeared, and wait for the
+        search index (updated in the background during the run) to catch up."""
         self._write(
             lambda tx: tx.run(
                 "MATCH (n {repo: $repo, stub: true}) WHERE n:Symbol OR n:File DETACH DELETE n",
                 repo=repo,
             ).consume()
         )
+        self._run_auto("CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
 
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
         if not stats:
@@ -798,23 +826,26 @@ class Neo4jStore(TraversalMixin):
         return result
 
     def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int:
-        pattern = (
-            "()-[r]->(:Symbol {id: id})" if direction == "in" else "(:Symbol {id: id})-[r]->()"
-        )
+        arrow = "<-[r]-()" if direction == "in" else "-[r]->()"
         records = self._read(
-            f"UNWIND $ids AS id MATCH {pattern} WHERE type(r) IN $types RETURN count(r) AS n",
+            f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) MATCH (s){arrow} "
+            "WHERE type(r) IN $types RETURN count(r) AS n",
             ids=list(ids),
             types=list(types),
         )
         return records[0]["n"]
 
-    def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]:
+    def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
+        parents = list(dict.fromkeys(parent_ids))
         found: list[SymbolRow] = []
-        for parent in dict.fromkeys(parent_ids):
+        for start in range(0, len(parents), CHUNK):
             records = self._read(
-                f"MATCH (s:Symbol {{parent: $parent}}) WHERE s.stub IS NULL "
-                f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
-                parent=parent,
+                f"UNWIND range(0, size($parents) - 1) AS i WITH i, $parents[i] AS parent "
+                f"MATCH (s:Symbol {{parent: parent}}) WHERE s.stub IS NULL "
+                f"AND ($name IS NULL OR s.name = $name) "
+                f"RETURN {_SYMBOL_RETURN} AS s ORDER BY i, s.start_line, s.qualname",
+                parents=parents[start : start + CHUNK],
+                name=name,
             )
             found.extend(_symbol(r["s"]) for r in records)
         return found
@@ -861,41 +892,46 @@ class Neo4jStore(TraversalMixin):
             for r in records
         }
 
-    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
+    def _unresolved_rows(self, where: str, **params) -> list[tuple[str, Unresolved]]:
+        """(path, Unresolved) of the symbols `where` selects (`s` is the symbol)."""
         records = self._read(
-            "UNWIND $ids AS id MATCH (u:UnresolvedCall {src: id}) "
-            "RETURN u.src AS src, u.name AS name, u.line AS line, u.external AS external, "
-            "u.kind AS kind ORDER BY src, line, name",
-            ids=list(src_ids),
+            f"MATCH (s:Symbol) WHERE {where} "
+            "AND (s.unresolved IS NOT NULL OR s.external_bases IS NOT NULL) "
+            "RETURN s.id AS src, s.path AS path, s.start_line AS line, s.unresolved AS names, "
+            "s.unresolved_lines AS lines, s.unresolved_from AS froms, "
+            "s.external_bases AS bases",
+            **params,
         )
-        return [
-            Unresolved(r["src"], r["name"], r["line"], r["external"], r["kind"]) for r in records
-        ]
+        found: list[tuple[str, Unresolved]] = []
+        for r in records:
+            for name, line, external in zip(
+                r["names"] or [], r["lines"] or [], r["froms"] or [], strict=True
+            ):
+                found.append((r["path"], Unresolved(r["src"], name, line, external, "call")))
+            for name in r["bases"] or []:
+                found.append((r["path"], Unresolved(r["src"], name, r["line"], "", "base")))
+        return found
+
+    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
+        rows = self._unresolved_rows("s.id IN $ids", ids=list(src_ids))
+        return sorted((u for _, u in rows), key=lambda u: (u.src, u.line, u.name))
 
     def unresolved_names(self, repo: str, kind: str = "call") -> set[str]:
+        field = "unresolved" if kind == "call" else "external_bases"
         records = self._read(
-            "MATCH (u:UnresolvedCall {repo: $repo, kind: $kind}) RETURN DISTINCT u.name AS name",
+            f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.{field} IS NOT NULL "
+            f"UNWIND s.{field} AS name RETURN DISTINCT name",
             repo=repo,
-            kind=kind,
         )
         return {r["name"] for r in records}
 
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
     ) -> list[tuple[str, Unresolved]]:
-        records = self._read(
-            "MATCH (u:UnresolvedCall) WHERE ($repo IS NULL OR u.repo = $repo) "
-            "AND u.name CONTAINS $name "
-            "RETURN u.path AS path, u.src AS src, u.name AS name, u.line AS line, "
-            "u.external AS external, u.kind AS kind ORDER BY src, line LIMIT $limit",
-            repo=repo,
-            name=name,
-            limit=limit,
-        )
-        return [
-            (r["path"], Unresolved(r["src"], r["name"], r["line"], r["external"], r["kind"]))
-            for r in records
-        ]
+        rows = self._unresolved_rows("($repo IS NULL OR s.repo = $repo)", repo=repo)
+        rows = [(p, u) for p, u in rows if name in u.name]
+        rows.sort(key=lambda item: (item[1].src, item[1].line, item[1].name))
+        return rows[:limit]
 
     def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
         records = self._read(
@@ -958,8 +994,9 @@ class Neo4jStore(TraversalMixin):
         )
         edges = {f"{r['type']}/{r['via']}": r["n"] for r in edge_rows}
         unresolved = self._read(
-            "MATCH (u:UnresolvedCall {repo: $repo, kind: 'call'}) "
-            "RETURN count(*) AS n, sum(CASE WHEN u.external <> '' THEN 1 ELSE 0 END) AS ext",
+            "MATCH (s:Symbol {repo: $repo}) WHERE s.unresolved IS NOT NULL "
+            "RETURN sum(size(s.unresolved)) AS n, "
+            "sum(size([f IN s.unresolved_from WHERE f <> ''])) AS ext",
             repo=repo,
         )[0]
         imports = {
@@ -978,7 +1015,7 @@ class Neo4jStore(TraversalMixin):
             "languages": languages,
             "edges": edges,
             "resolved_call_sites": sum(r["sites"] for r in edge_rows),
-            "unresolved_call_sites": unresolved["n"],
+            "unresolved_call_sites": unresolved["n"] or 0,
             "unresolved_external": unresolved["ext"] or 0,
             "imports": imports,
             "files_with_syntax_errors": errors,

@@ -68,6 +68,8 @@ def _marks(n: int) -> str:
 
 
 class SQLiteStore(TraversalMixin):
+    concurrent_writers = True
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path).expanduser()
         self.url = f"sqlite:///{self.path}"
@@ -583,14 +585,15 @@ class SQLiteStore(TraversalMixin):
             ).fetchone()[0]
         return total
 
-    def members(self, parent_ids: Iterable[str]) -> list[SymbolRow]:
+    def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         # members share their parent's id as prefix: `repo:path#pkg.mod.Class.` ... `Class/`
         found: list[SymbolRow] = []
+        named = " AND name = ?" if name is not None else ""
         for parent in dict.fromkeys(parent_ids):
             rows = self.db.execute(
-                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id > ? AND id < ? AND parent = ? "
-                f"ORDER BY start_line, qualname",
-                (parent + ".", parent + "/", parent),
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id > ? AND id < ? AND parent = ?"
+                f"{named} ORDER BY start_line, qualname",
+                (parent + ".", parent + "/", parent, *((name,) if name is not None else ())),
             )
             found.extend(_symbol(r) for r in rows)
         return found
@@ -650,7 +653,7 @@ class SQLiteStore(TraversalMixin):
         sql = (
             "SELECT src, name, line, external, kind FROM unresolved WHERE name LIKE ? ESCAPE '\\'"
             + (" AND src >= ? AND src < ?" if repo else "")
-            + " ORDER BY src, line LIMIT ?"
+            + " ORDER BY src, line, name LIMIT ?"
         )
         args = (pattern, *repo_range(repo), limit) if repo else (pattern, limit)
         return [(split_symbol_id(r[0])[1], Unresolved(*r)) for r in self.db.execute(sql, args)]

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -21,8 +22,8 @@ import org.neo4j.graphdb.Transaction;
 
 /**
  * A development/test Neo4j server: the embedded Community DBMS with Bolt on
- * 127.0.0.1:PORT, no authentication, no HTTP, small page cache and tiny
- * transaction-log retention.
+ * 127.0.0.1:PORT, no authentication (unless a password is given), no HTTP, small
+ * page cache and tiny transaction-log retention.
  *
  * <pre>
  *   java [jvm flags] -cp target/classes:target/lib/* dev.cartograph.Neo4jDev \
@@ -37,6 +38,11 @@ import org.neo4j.graphdb.Transaction;
  * test runs so a killed test process does not leave a server behind).
  * {@code --conf FILE} loads extra neo4j.conf-style settings; the settings this
  * launcher sets itself take precedence.
+ * With the environment variable {@code NEO4J_DEV_PASSWORD} set (at least 8
+ * characters), authentication is on and user {@code neo4j} has that password (no
+ * change required) before READY is printed; the password is kept in the data
+ * directory's system database, so a restart on the same directory keeps it. (An
+ * environment variable rather than a flag: a command line is visible to every user.)
  * Exit codes: 0 after a clean shutdown, 2 on bad arguments, 1 on a failed start.
  */
 public final class Neo4jDev {
@@ -76,6 +82,13 @@ public final class Neo4jDev {
             System.exit(2);
         }
 
+        final String password = System.getenv("NEO4J_DEV_PASSWORD");
+        final boolean auth = password != null && !password.isEmpty();
+        if (auth && password.length() < 8) {
+            System.err.println("NEO4J_DEV_PASSWORD must have at least 8 characters (Neo4j's minimum)");
+            System.exit(2);
+        }
+
         final Path home = data.toAbsolutePath().normalize();
         try {
             Files.createDirectories(home);
@@ -95,7 +108,7 @@ public final class Neo4jDev {
                 .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
                 .setConfig(HttpConnector.enabled, false)
                 .setConfig(HttpsConnector.enabled, false)
-                .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                .setConfig(GraphDatabaseSettings.auth_enabled, auth)
                 .setConfig(GraphDatabaseSettings.pagecache_memory, parseBytes(pagecache))
                 // Keep only the newest transaction log file, rotate small, do not
                 // preallocate: a throw-away dev/test store stays a few MB on disk.
@@ -141,6 +154,9 @@ public final class Neo4jDev {
                 tx.execute("RETURN 1").close();
                 tx.commit();
             }
+            if (auth) {
+                setPassword(dbms, password);
+            }
         } catch (Throwable t) {
             System.err.println("FAILED: default database did not come up: " + t);
             t.printStackTrace();
@@ -182,6 +198,31 @@ public final class Neo4jDev {
             System.err.println("Neo4jDev: watched process " + pid + " exited; shutting down");
             System.exit(0);
         });
+    }
+
+    /**
+     * Give user {@code neo4j} the password, no change required (the embedded API runs
+     * administration commands on the system database with full rights). Setting the
+     * password it already has is refused by Neo4j; that is fine on a restart.
+     */
+    private static void setPassword(DatabaseManagementService dbms, String password) {
+        GraphDatabaseService system = dbms.database("system");
+        try {
+            system.executeTransactionally(
+                    "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED",
+                    Map.of("password", password));
+        } catch (RuntimeException e) {
+            String message = String.valueOf(e.getMessage());
+            Throwable cause = e.getCause();
+            while (cause != null) {
+                message += " / " + cause.getMessage();
+                cause = cause.getCause();
+            }
+            if (!message.contains("cannot be the same")) {
+                throw e;
+            }
+        }
+        System.err.println("Neo4jDev: authentication on (user neo4j)");
     }
 
     private static String need(String flag, String value) {
