@@ -84,13 +84,13 @@ def parse_floor(root: Path, workers: int, repeat: int) -> float:
     return min(times)
 
 
-def _index_in_subprocess(root: Path, db: Path, name: str) -> dict:
+def _index_in_subprocess(root: Path, store_url: str, name: str) -> dict:
     """A full index in a fresh interpreter, reporting its time and peak memory."""
     code = (
         "import json, resource, sys, time\n"
-        "from cartograph.store.sqlite import SQLiteStore\n"
+        "from cartograph.store import open_store\n"
         "from cartograph.index import index_repository\n"
-        "store = SQLiteStore(sys.argv[1])\n"
+        "store = open_store(sys.argv[1])\n"
         "t = time.perf_counter()\n"
         "r = index_repository(store, sys.argv[2], sys.argv[3])\n"
         "elapsed = time.perf_counter() - t\n"
@@ -100,7 +100,7 @@ def _index_in_subprocess(root: Path, db: Path, name: str) -> dict:
         "  'worker_rss_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(db), str(root), name],
+        [sys.executable, "-c", code, store_url, str(root), name],
         capture_output=True,
         text=True,
         check=True,
@@ -153,7 +153,7 @@ def measure_corpus(name: str, repeat: int, workers: int) -> dict:
         runs = []
         for _ in range(repeat):
             _clean_store(db)
-            runs.append(_index_in_subprocess(root, db, name))
+            runs.append(_index_in_subprocess(root, f"sqlite:///{db}", name))
         best = min(runs, key=lambda r: r["seconds"])
         out["full_index_seconds"] = round(best["seconds"], 3)
         out["full_index_runs"] = [round(r["seconds"], 3) for r in runs]

@@ -71,6 +71,7 @@ SCHEMA = [
     "CREATE INDEX file_repo IF NOT EXISTS FOR (n:File) ON (n.repo)",
     "CREATE INDEX index_state_repo IF NOT EXISTS FOR (n:IndexState) ON (n.repo)",
     "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
+    "CREATE INDEX stub_repo IF NOT EXISTS FOR (n:Stub) ON (n.repo)",
     "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
     "ON EACH [n.search_name, n.search_qualname, n.search_context] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
@@ -376,7 +377,7 @@ class Neo4jStore(TraversalMixin):
     # ------------------------------------------------------------------ index writes
     def file_states(self, repo: str) -> dict[str, FileState]:
         records = self._read(
-            "MATCH (f:File {repo: $repo}) WHERE f.stub IS NULL "
+            "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
             "RETURN f.path AS path, f.sha256 AS sha256, f.size AS size, f.mtime_ns AS mtime_ns, "
             "f.module AS module, f.language AS language, f.interface AS interface, "
             "f.aliases AS aliases",
@@ -471,7 +472,7 @@ class Neo4jStore(TraversalMixin):
             tx.run(
                 "MERGE (r:Repo {name: $repo}) WITH r "
                 "UNWIND $files AS f MERGE (file:File {id: f.id}) "
-                "SET file += f.props, file.stub = null MERGE (r)-[:CONTAINS]->(file) "
+                "SET file += f.props REMOVE file:Stub MERGE (r)-[:CONTAINS]->(file) "
                 "MERGE (i:IndexState {id: f.id}) "
                 "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps",
                 files=files,
@@ -484,7 +485,7 @@ class Neo4jStore(TraversalMixin):
                 # a file's symbols come parents first, so a member's parent already exists
                 tx.run(
                     "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) "
-                    "SET s += row, s.stub = null "
+                    "SET s += row REMOVE s:Stub "
                     "WITH s, row MATCH (f:File {id: row.repo + ':' + row.path}) "
                     f"{link} (f)-[:DEFINES]->(s) "
                     "WITH s, row OPTIONAL MATCH (p:Symbol {id: row.parent}) "
@@ -524,11 +525,11 @@ class Neo4jStore(TraversalMixin):
     def _write_links(tx, repo: str, links: dict[str, list]) -> None:
         for etype, rows in links["edges"].items():
             for start in range(0, len(rows), CHUNK):
-                # a target in a file written later in this run is created as a stub and filled
+                # a target in a file written later in this run is created as a :Stub and filled
                 # in when its file is written (stubs left at the end of a run are removed)
                 tx.run(
                     "UNWIND $rows AS e MATCH (a:Symbol {id: e.src}) "
-                    "MERGE (b:Symbol {id: e.dst}) ON CREATE SET b.stub = true, b.repo = $repo "
+                    "MERGE (b:Symbol {id: e.dst}) ON CREATE SET b:Stub, b.repo = $repo "
                     f"CREATE (a)-[r:{etype}]->(b) SET r.lines = e.lines, r.count = e.count, "
                     "r.via = e.via, r.confidence = e.confidence",
                     rows=rows[start : start + CHUNK],
@@ -537,7 +538,7 @@ class Neo4jStore(TraversalMixin):
         if links["imports"]:
             tx.run(
                 "UNWIND $rows AS i MATCH (a:File {id: i.src}) "
-                "MERGE (b:File {id: i.dst}) ON CREATE SET b.stub = true, b.repo = $repo, "
+                "MERGE (b:File {id: i.dst}) ON CREATE SET b:Stub, b.repo = $repo, "
                 "b.path = i.path CREATE (a)-[:IMPORTS {names: i.names}]->(b)",
                 rows=links["imports"],
                 repo=repo,
@@ -605,7 +606,7 @@ class Neo4jStore(TraversalMixin):
         search index (updated in the background during the run) to catch up."""
         self._write(
             lambda tx: tx.run(
-                "MATCH (n {repo: $repo, stub: true}) WHERE n:Symbol OR n:File DETACH DELETE n",
+                "MATCH (n:Stub {repo: $repo}) DETACH DELETE n",
                 repo=repo,
             ).consume()
         )
@@ -691,7 +692,7 @@ class Neo4jStore(TraversalMixin):
         found: dict[str, SymbolRow] = {}
         for start in range(0, len(ids), CHUNK):
             records = self._read(
-                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE s.stub IS NULL "
+                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE NOT s:Stub "
                 f"RETURN {_SYMBOL_RETURN} AS s",
                 ids=ids[start : start + CHUNK],
             )
@@ -704,7 +705,7 @@ class Neo4jStore(TraversalMixin):
         repo_clause = " AND s.repo = $repo" if repo else ""
         if "#" in text:
             records = self._read(
-                f"MATCH (s:Symbol {{id: $text}}) WHERE s.stub IS NULL{repo_clause} "
+                f"MATCH (s:Symbol {{id: $text}}) WHERE NOT s:Stub{repo_clause} "
                 f"RETURN {_SYMBOL_RETURN} AS s",
                 text=text,
                 repo=repo,
@@ -712,7 +713,7 @@ class Neo4jStore(TraversalMixin):
             if records:
                 return [_symbol(r["s"]) for r in records]
         records = self._read(
-            f"MATCH (s:Symbol {{qualname: $text}}) WHERE s.stub IS NULL{repo_clause} "
+            f"MATCH (s:Symbol {{qualname: $text}}) WHERE NOT s:Stub{repo_clause} "
             f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.repo, s.path LIMIT $limit",
             text=text,
             repo=repo,
@@ -722,7 +723,7 @@ class Neo4jStore(TraversalMixin):
             return [_symbol(r["s"]) for r in records]
         name = text.rpartition(".")[2]
         records = self._read(
-            f"MATCH (s:Symbol {{name: $name}}) WHERE s.stub IS NULL{repo_clause} "
+            f"MATCH (s:Symbol {{name: $name}}) WHERE NOT s:Stub{repo_clause} "
             f"RETURN {_SYMBOL_RETURN} AS s "
             f"ORDER BY size(s.qualname), s.qualname, s.repo LIMIT 1000",
             name=name,
@@ -762,7 +763,7 @@ class Neo4jStore(TraversalMixin):
         results: list[tuple[SymbolRow, float]] = []
         seen: set[str] = set()
         for query in queries:
-            filters = ["node.stub IS NULL"]
+            filters = ["NOT node:Stub"]
             if repo:
                 filters.append("node.repo = $repo")
             if kinds:
@@ -813,7 +814,7 @@ class Neo4jStore(TraversalMixin):
                 "WITH r, o, startNode(r).id AS r_src, endNode(r).id AS r_dst "
                 "RETURN type(r) AS type, r_src AS src, r_dst AS dst, r.lines AS lines, "
                 "r.count AS count, r.via AS via, r.confidence AS confidence, "
-                f"CASE WHEN o.stub IS NULL THEN {_OTHER_RETURN} END AS other "
+                f"CASE WHEN NOT o:Stub THEN {_OTHER_RETURN} END AS other "
                 f"ORDER BY {near}, other.repo, other.path, other.start_line, {far}{page}",
                 ids=ids[start : start + CHUNK],
                 types=types,
@@ -841,7 +842,7 @@ class Neo4jStore(TraversalMixin):
         for start in range(0, len(parents), CHUNK):
             records = self._read(
                 f"UNWIND range(0, size($parents) - 1) AS i WITH i, $parents[i] AS parent "
-                f"MATCH (s:Symbol {{parent: parent}}) WHERE s.stub IS NULL "
+                f"MATCH (s:Symbol {{parent: parent}}) WHERE NOT s:Stub "
                 f"AND ($name IS NULL OR s.name = $name) "
                 f"RETURN {_SYMBOL_RETURN} AS s ORDER BY i, s.start_line, s.qualname",
                 parents=parents[start : start + CHUNK],
@@ -852,7 +853,7 @@ class Neo4jStore(TraversalMixin):
 
     def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
         records = self._read(
-            f"MATCH (s:Symbol {{repo: $repo, path: $path}}) WHERE s.stub IS NULL "
+            f"MATCH (s:Symbol {{repo: $repo, path: $path}}) WHERE NOT s:Stub "
             f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
             repo=repo,
             path=path,
@@ -867,13 +868,12 @@ class Neo4jStore(TraversalMixin):
         )
         if paths is None:
             records = self._read(
-                f"MATCH (f:File {{repo: $repo}}) WHERE f.stub IS NULL RETURN {fields} "
-                f"ORDER BY f.path",
+                f"MATCH (f:File {{repo: $repo}}) WHERE NOT f:Stub RETURN {fields} ORDER BY f.path",
                 repo=repo,
             )
         else:
             records = self._read(
-                f"UNWIND $ids AS id MATCH (f:File {{id: id}}) WHERE f.stub IS NULL RETURN {fields}",
+                f"UNWIND $ids AS id MATCH (f:File {{id: id}}) WHERE NOT f:Stub RETURN {fields}",
                 ids=[file_id(repo, p) for p in set(paths)],
             )
         return {
@@ -936,7 +936,7 @@ class Neo4jStore(TraversalMixin):
     def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
         records = self._read(
             "MATCH (s:Symbol {repo: $repo}) WHERE s.path STARTS WITH $prefix "
-            "AND s.kind IN ['function', 'method', 'class'] AND s.stub IS NULL "
+            "AND s.kind IN ['function', 'method', 'class'] AND NOT s:Stub "
             "RETURN " + _SYMBOL_RETURN + " AS s, "
             "COUNT { (o:Symbol)-[:CALLS|REFERENCES|INHERITS]->(s) WHERE o <> s } AS incoming "
             "ORDER BY s.path, s.start_line",
@@ -958,7 +958,7 @@ class Neo4jStore(TraversalMixin):
     def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
         records = self._read(
             "MATCH (a:Symbol {repo: $repo})-[:CALLS]->(s:Symbol) WHERE a <> s "
-            "AND s.kind <> 'class' AND s.stub IS NULL "
+            "AND s.kind <> 'class' AND NOT s:Stub "
             "WITH s, count(*) AS n RETURN " + _SYMBOL_RETURN + " AS s, n "
             "ORDER BY n DESC, s.qualname LIMIT $limit",
             repo=repo,
@@ -970,7 +970,7 @@ class Neo4jStore(TraversalMixin):
         kinds = {
             r["kind"]: r["n"]
             for r in self._read(
-                "MATCH (s:Symbol {repo: $repo}) WHERE s.stub IS NULL "
+                "MATCH (s:Symbol {repo: $repo}) WHERE NOT s:Stub "
                 "RETURN s.kind AS kind, count(*) AS n ORDER BY kind",
                 repo=repo,
             )
@@ -978,7 +978,7 @@ class Neo4jStore(TraversalMixin):
         languages = {
             r["language"]: {"files": r["n"], "lines": r["lines"]}
             for r in self._read(
-                "MATCH (f:File {repo: $repo}) WHERE f.stub IS NULL "
+                "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
                 "RETURN f.language AS language, count(*) AS n, sum(f.lines) AS lines "
                 "ORDER BY language",
                 repo=repo,
@@ -1055,7 +1055,7 @@ class Neo4jStore(TraversalMixin):
             }
             yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
         records = self._read(
-            f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.stub IS NULL "
+            f"MATCH (s:Symbol {{repo: $repo}}) WHERE NOT s:Stub "
             f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.path, s.start_line, s.qualname",
             repo=repo,
         )
