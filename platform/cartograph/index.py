@@ -56,7 +56,7 @@ from cartograph.resolve.modules import (
     module_map,
 )
 from cartograph.resolve.python import FileResolution, ModuleFacts, Program
-from cartograph.store.base import GraphStore
+from cartograph.store.base import GraphStore, StoreError
 
 log = logging.getLogger("cartograph.index")
 
@@ -232,7 +232,19 @@ def index_repository(
     finally:
         if gc_was_enabled:
             gc.enable()
-        store.release_index_lock(repo_name, owner)
+        _release(store, repo_name, owner)
+
+
+def _release(store: GraphStore, repo: str, owner: str) -> None:
+    """Release the index lock; when the store is gone (the error that stopped the run is the
+    one to report), the lock expires by itself."""
+    import sys
+
+    try:
+        store.release_index_lock(repo, owner)
+    except StoreError:
+        if sys.exc_info()[0] is None:
+            raise
 
 
 def _partial_is_enough(store: GraphStore, repo: str, discovery: Discovery) -> bool:
