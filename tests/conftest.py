@@ -48,6 +48,13 @@ class Stores:
         self.opened.append(store)
         return store
 
+    def blank(self) -> None:
+        """Make the store as a first user finds it. SQLite: nothing to do (a name never opened
+        has no file yet). Neo4j: drop Cartograph's schema (constraints, indexes, the schema
+        version node), so the next open creates it, as on a new server."""
+        if self.kind == "neo4j":
+            drop_neo4j_schema(self.neo4j_url)
+
     def close(self) -> None:
         for store in self.opened:
             store.close()
@@ -62,6 +69,17 @@ def wipe_neo4j(url: str) -> None:
             "MATCH (n) WHERE NOT n:CartographMeta "
             "CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
         ).consume()
+
+
+def drop_neo4j_schema(url: str) -> None:
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(url, auth=None) as driver, driver.session() as session:
+        session.run("MATCH (m:CartographMeta) DELETE m").consume()
+        for record in list(session.run("SHOW CONSTRAINTS YIELD name")):
+            session.run(f"DROP CONSTRAINT `{record['name']}`").consume()
+        for record in list(session.run("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP'")):
+            session.run(f"DROP INDEX `{record['name']}`").consume()
 
 
 @pytest.fixture(params=BACKENDS)

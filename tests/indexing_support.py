@@ -1,14 +1,18 @@
-"""Helpers for the indexing tests: real git work trees and "incremental == from scratch"."""
+"""Helpers for the indexing tests: real git work trees and "incremental == from scratch".
+
+"From scratch" is an index of the same tree under another repository name in the same store
+(SQLite file or Neo4j graph), compared with the ids mapped back, then deleted."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
 from helpers import graph_edges
 
 GIT_IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@e", "-c", "commit.gpgsign=false")
@@ -78,9 +82,28 @@ def calls(store, repo: str) -> set[tuple[str, str]]:
     return {(src, dst) for kind, src, dst, _via in graph_edges(store, repo) if kind == "CALLS"}
 
 
-def snapshot(store, repo: str) -> dict[str, set[str]]:
+def renamer(repo: str, as_repo: str | None):
+    """Maps the ids of `repo` to those of `as_repo`: the Repo node's id is the name, file ids
+    are `repo:path`, symbol ids `repo:path#qualname`."""
+    if as_repo is None or as_repo == repo:
+        return lambda value: value
+    prefix = f"{repo}:"
+
+    def rename(value):
+        if value == repo:
+            return as_repo
+        if isinstance(value, str) and value.startswith(prefix):
+            return f"{as_repo}:{value[len(prefix) :]}"
+        return value
+
+    return rename
+
+
+def snapshot(store, repo: str, as_repo: str | None = None) -> dict[str, set[str]]:
     """Everything a user can read back about a repository, in comparable form (the time of the
-    run left out)."""
+    run left out). With `as_repo`, the repository's name in ids is replaced by that one (to
+    compare a copy indexed under another name)."""
+    rename = renamer(repo, as_repo)
     parts: dict[str, set[str]] = {
         "nodes": set(),
         "edges": set(),
@@ -91,39 +114,65 @@ def snapshot(store, repo: str) -> dict[str, set[str]]:
     for item in store.export(repo):
         item = dict(item)
         item.pop("indexed_at", None)
+        for key in ("id", "src", "dst", "repo"):
+            if key in item:
+                item[key] = rename(item[key])
+        if item["label"] == "Repo":
+            item["name"] = rename(item["name"])
         key = "nodes" if item["type"] == "node" else "edges"
         parts[key].add(json.dumps(item, sort_keys=True))
     parts["graph_edges"] = {json.dumps(e) for e in graph_edges(store, repo)}
     parts["unresolved"] = {
-        json.dumps([path, u.src, u.name, u.line, u.external])
+        json.dumps([path, rename(u.src), u.name, u.line, u.external])
         for path, u in store.search_unresolved("", repo, 1_000_000)
     }
     parts["skipped"] = {json.dumps([s.path, s.reason, s.size]) for s in store.skipped(repo)}
     return parts
 
 
-def fresh_snapshot(root: Path, repo: str, scratch: Path) -> dict[str, set[str]]:
-    scratch.mkdir(parents=True, exist_ok=True)
-    number = len(list(scratch.glob("fresh-*.db")))
-    store = SQLiteStore(scratch / f"fresh-{number}.db")
+@contextlib.contextmanager
+def fresh_index(
+    store, root: Path, repo: str, suffix: str = "fresh", workers: int = 1
+) -> Iterator[str]:
+    """Index `root` from scratch into the same store (for Neo4j: the same graph) under another
+    repository name, `repo.suffix`; yields that name and deletes the repository afterwards."""
+    fresh = f"{repo}.{suffix}"
+    store.delete_repo(fresh)  # left behind by an interrupted test
     try:
-        index_repository(store, root, name=repo, workers=1)
-        return snapshot(store, repo)
+        index_repository(store, root, name=fresh, workers=workers)
+        yield fresh
     finally:
-        store.close()
+        store.delete_repo(fresh)
 
 
-def assert_same_as_fresh(store, root: Path, repo: str, scratch: Path) -> None:
-    """The incrementally maintained graph equals a from-scratch index of the same tree."""
-    incremental = snapshot(store, repo)
-    fresh = fresh_snapshot(root, repo, scratch)
+def fresh_snapshot(store, root: Path, repo: str) -> dict[str, set[str]]:
+    """The snapshot of a from-scratch index of `root`, with ids as if it were `repo`."""
+    with fresh_index(store, root, repo) as fresh:
+        return snapshot(store, fresh, as_repo=repo)
+
+
+def differences(
+    actual: dict[str, set[str]],
+    wanted: dict[str, set[str]],
+    names: tuple[str, str] = ("the incremental index", "a fresh index"),
+) -> list[str]:
     problems = []
-    for part in incremental:
-        stale = sorted(incremental[part] - fresh[part])
-        missing = sorted(fresh[part] - incremental[part])
+    width = max(len(n) for n in names)
+    for part in actual:
+        stale = sorted(actual[part] - wanted[part])
+        missing = sorted(wanted[part] - actual[part])
         if stale or missing:
             problems.append(
-                f"{part}:\n  only in the incremental index: {stale}\n"
-                f"  only in a fresh index:        {missing}"
+                f"{part}:\n  only in {names[0]}:{' ' * (width - len(names[0]))} {stale}\n"
+                f"  only in {names[1]}:{' ' * (width - len(names[1]))} {missing}"
             )
+    return problems
+
+
+def assert_same_as_fresh(store, root: Path, repo: str) -> None:
+    """The incrementally maintained graph equals a from-scratch index of the same tree (made in
+    a store of the same backend, and compared exactly)."""
+    incremental = snapshot(store, repo)
+    fresh = fresh_snapshot(store, root, repo)
+    problems = differences(incremental, fresh)
     assert not problems, "incremental index differs from a fresh one\n" + "\n".join(problems)

@@ -78,3 +78,17 @@ def neo4j_session_server(tmp_path_factory: Any, *, timeout: float | None = None)
             "It needs Java 17+ (`java`) and Maven (`mvn`) with access to Maven Central; "
             "see tools/neo4j-dev/README.md."
         ) from e
+
+
+def start_private_server(
+    data_dir: Path, *, port: int | None = None, password: str | None = None
+) -> Any:
+    """Start another Neo4j server of the test's own (to stop, kill or restart), on
+    ``data_dir`` (kept by ``stop()``), on ``port`` (else a free one), with authentication
+    on when ``password`` is given. Raises :class:`Neo4jTestServerError` (never skips)."""
+    neo4jdev = load_neo4jdev()
+    try:
+        neo4jdev.build()
+        return neo4jdev.start(port=port, data_dir=data_dir, password=password)
+    except neo4jdev.Neo4jDevError as e:
+        raise Neo4jTestServerError(f"could not start a private Neo4j test server: {e}") from e

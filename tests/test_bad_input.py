@@ -1,5 +1,7 @@
 """Hostile and broken input: every file is indexed or skipped with a reason, never a crash,
-and a failed run leaves the previous graph as it was."""
+and a failed run leaves the previous graph as it was. Everything runs on both stores (SQLite
+and a real Neo4j server) except what is about the SQLite file itself (read-only, corrupt):
+those tests say `sqlite_file` in their names."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 
 import pytest
 from cartograph.index import IndexingError, index_repository
+from cartograph.query import QueryError, search
 from cartograph.store.base import StoreError
 from cartograph.store.sqlite import SQLiteStore
 from indexing_support import (
@@ -27,10 +30,8 @@ TWO_FUNCTIONS = "def inner():\n    return 1\n\n\ndef outer():\n    return inner(
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = SQLiteStore(tmp_path / "graph.db")
-    yield s
-    s.close()
+def store(stores):
+    return stores.open()
 
 
 def skipped_reasons(store, repo="r") -> dict[str, str]:
@@ -91,7 +92,7 @@ def test_file_that_is_nothing_but_garbage(tmp_path, store):
     assert "garbage.py" in result.syntax_errors
     assert "unterminated.py" in result.syntax_errors
     assert ("ok.outer", "ok.inner") in calls(store, "r")
-    assert_same_as_fresh(store, root, "r", tmp_path / "fresh")
+    assert_same_as_fresh(store, root, "r")
 
 
 # ---------------------------------------------------------------- encodings and binaries
@@ -371,6 +372,44 @@ def test_sql_metacharacters_in_names_and_source_are_data(tmp_path, store):
     assert store.find_symbols("' OR 1=1 --", None, 10) == []
 
 
+def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path, store):
+    """The Neo4j store passes everything as parameters and escapes full-text queries; the
+    SQLite store must take the same input."""
+    root = write_tree(
+        tmp_path / "repo",
+        {
+            "brace}` .py": TWO_FUNCTIONS,
+            "lucene.py": (
+                'def star_q():\n    """*:* OR name:x^10 AND (a || b) ~ \\\\"""\n'
+                "    return other()\n\n\ndef other():\n    return 1\n"
+            ),
+        },
+    )
+    name = "c` }) MATCH (n) DETACH DELETE n RETURN 'x"
+    index_repository(store, root, name="r", workers=1)
+    index_repository(store, root, name=name, workers=1)
+    assert {r.name for r in store.list_repos()} == {"r", name}
+    assert (
+        calls(store, name)
+        == calls(store, "r")
+        == {
+            ("lucene.star_q", "lucene.other"),
+            ("brace}` .outer", "brace}` .inner"),
+        }
+    )
+    assert_same_as_fresh(store, root, name)
+    for text in ["*:*", 'star" OR q', "name:x^10", "a || b", "\\", "(((", "star_q~", "-other"]:
+        try:
+            hits = search(store, text, repo="r")
+        except QueryError:
+            continue  # no word in it: a clean error
+        assert all(h.symbol.repo == "r" for h in hits.hits)
+    assert search(store, "star q", repo=name).hits[0].symbol.qualname == "lucene.star_q"
+    store.delete_repo(name)
+    assert {r.name for r in store.list_repos()} == {"r"}
+    assert calls(store, "r")
+
+
 # ---------------------------------------------------------------- failed runs leave the graph
 
 
@@ -391,23 +430,23 @@ def read_only(*paths):
             os.chmod(path, 0o644 if path.is_file() else 0o755)
 
 
-@pytest.fixture
-def indexed(tmp_path):
+def index_small_repo(tmp_path, store):
     root = git_init(tmp_path / "repo")
     write_tree(root, {"a.py": TWO_FUNCTIONS, "b.py": "from a import outer\n\nouter()\n"})
     commit_all(root)
-    db = tmp_path / "store" / "graph.db"
-    store = SQLiteStore(db)
     index_repository(store, root, name="r", workers=1)
-    before = snapshot(store, "r")
-    before_row = store.get_repo("r")
     assert ("b", "a.outer") in calls(store, "r")
-    yield root, db, store, before, before_row
-    store.close()
+    return root, snapshot(store, "r"), store.get_repo("r")
+
+
+@pytest.fixture
+def indexed(tmp_path, store):
+    root, before, before_row = index_small_repo(tmp_path, store)
+    return root, store, before, before_row
 
 
 def test_indexing_a_path_that_is_gone_keeps_the_previous_graph(indexed, tmp_path):
-    root, _db, store, before, before_row = indexed
+    root, store, before, before_row = indexed
     moved = tmp_path / "moved"
     root.rename(moved)
     with pytest.raises(IndexingError) as info:
@@ -418,7 +457,7 @@ def test_indexing_a_path_that_is_gone_keeps_the_previous_graph(indexed, tmp_path
 
 
 def test_a_run_that_cannot_get_the_lock_keeps_the_previous_graph(indexed):
-    root, _db, store, before, _before_row = indexed
+    root, store, before, _before_row = indexed
     write(root, "a.py", "def replaced():\n    pass\n")
     assert store.acquire_index_lock("r", "someone-else", 300.0)
     with pytest.raises(IndexingError) as info:
@@ -430,8 +469,8 @@ def test_a_run_that_cannot_get_the_lock_keeps_the_previous_graph(indexed):
     assert "a.replaced" in qualnames(store, "r")
 
 
-def test_an_interrupted_run_keeps_the_previous_graph_and_releases_its_lock(indexed, tmp_path):
-    root, _db, store, before, before_row = indexed
+def test_an_interrupted_run_keeps_the_previous_graph_and_releases_its_lock(indexed):
+    root, store, before, before_row = indexed
     write(root, "a.py", "def replaced():\n    pass\n")
     write(root, "c.py", "def new():\n    pass\n")
 
@@ -445,11 +484,13 @@ def test_an_interrupted_run_keeps_the_previous_graph_and_releases_its_lock(index
     # the lock went with the run: the next one does not wait
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.parsed == 2
-    assert_same_as_fresh(store, root, "r", tmp_path / "fresh")
+    assert_same_as_fresh(store, root, "r")
 
 
-def test_read_only_store_gives_a_clean_error_and_keeps_the_graph(indexed):
-    root, db, store, before, before_row = indexed
+def test_read_only_sqlite_file_gives_a_clean_error_and_keeps_the_graph(tmp_path):
+    db = tmp_path / "store" / "graph.db"
+    store = SQLiteStore(db)
+    root, before, before_row = index_small_repo(tmp_path, store)
     store.close()
     write(root, "a.py", "def replaced():\n    pass\n")
     with read_only(db):
@@ -475,7 +516,7 @@ def test_read_only_store_gives_a_clean_error_and_keeps_the_graph(indexed):
         reopened.close()
 
 
-def test_corrupt_store_file_is_a_clean_error(tmp_path):
+def test_corrupt_sqlite_file_is_a_clean_error(tmp_path):
     db = tmp_path / "graph.db"
     db.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError) as info:
@@ -483,21 +524,21 @@ def test_corrupt_store_file_is_a_clean_error(tmp_path):
     assert str(db) in str(info.value)
 
 
-def test_index_run_in_a_child_process_prints_no_traceback_for_a_bad_path(tmp_path):
+def test_index_run_in_a_child_process_prints_no_traceback_for_a_bad_path(tmp_path, stores):
     """What a script sees: IndexingError, a one-line message naming the path."""
     code = (
         "import sys\n"
         "from cartograph.index import IndexingError, index_repository\n"
-        "from cartograph.store.sqlite import SQLiteStore\n"
+        "from cartograph.store import open_store\n"
         "try:\n"
-        "    index_repository(SQLiteStore(sys.argv[1]), sys.argv[2], name='r', workers=1)\n"
+        "    index_repository(open_store(sys.argv[1]), sys.argv[2], name='r', workers=1)\n"
         "except IndexingError as exc:\n"
         "    print('error:', exc)\n"
         "    sys.exit(2)\n"
     )
     target = tmp_path / "not here"
     done = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path / "g.db"), str(target)],
+        [sys.executable, "-c", code, stores.url(), str(target)],
         capture_output=True,
         text=True,
         check=False,
@@ -507,3 +548,4 @@ def test_index_run_in_a_child_process_prints_no_traceback_for_a_bad_path(tmp_pat
     assert done.stdout.startswith("error: ")
     assert str(target) in done.stdout
     assert len(done.stdout.strip().splitlines()) == 1
+    assert stores.open().list_repos() == []

@@ -1,4 +1,5 @@
-"""The `cartograph` command, run as a real subprocess the way a developer or an agent runs it."""
+"""The `cartograph` command, run as a real subprocess the way a developer or an agent runs it,
+against both stores (a SQLite file and a real Neo4j server, given by URL)."""
 
 from __future__ import annotations
 
@@ -27,16 +28,16 @@ def run(*args: str, store: str, cwd=None, check: bool = True) -> subprocess.Comp
 
 
 @pytest.fixture
-def indexed(tmp_path):
+def indexed(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop")
-    store = f"sqlite:///{tmp_path / 'graph.db'}"
+    store = stores.url()
     run("index", str(root), "--name", "shop", store=store)
     return root, store
 
 
-def test_index_defaults_to_the_current_folder_and_prints_a_summary(tmp_path):
+def test_index_defaults_to_the_current_folder_and_prints_a_summary(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop")
-    store = f"sqlite:///{tmp_path / 'graph.db'}"
+    store = stores.url()
     done = run("index", store=store, cwd=root)
     assert "indexed shop" in done.stdout and "5 files" in done.stdout
     assert "call sites:" in done.stdout and "symbols:" in done.stdout
@@ -44,11 +45,21 @@ def test_index_defaults_to_the_current_folder_and_prints_a_summary(tmp_path):
     assert "0 parsed, 5 unchanged" in again.stdout
 
 
-def test_store_option_and_environment(tmp_path):
+def test_store_option_and_environment(tmp_path, stores):
+    """--store wins over $CARTOGRAPH_STORE."""
     root = make_sample_repo(tmp_path / "shop")
-    db = tmp_path / "other.db"
-    run("--store", f"sqlite:///{db}", "index", str(root), store="sqlite:///unused.db", cwd=tmp_path)
-    assert db.exists() and not (tmp_path / "unused.db").exists()
+    run(
+        "--store",
+        stores.url("other"),
+        "index",
+        str(root),
+        store="sqlite://unused.db",  # relative: would be created in cwd
+        cwd=tmp_path,
+    )
+    assert not (tmp_path / "unused.db").exists()
+    assert [r.name for r in stores.open("other").list_repos()] == ["shop"]
+    out = run("repos", store=stores.url("other")).stdout
+    assert out.startswith("shop ")
 
 
 def test_queries_print_compact_text(indexed):

@@ -1,4 +1,7 @@
-"""Index runs of one store from several processes at once, and locks left by dead runs."""
+"""Index runs of one store from several processes at once, and locks left by dead runs.
+
+Every test runs on both stores: the child processes open the store by URL (a SQLite file, or
+the Neo4j server, where the index lock is a node of the graph)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,16 @@ from collections import Counter
 
 import pytest
 from cartograph.index import IndexingError, index_repository
-from cartograph.store.sqlite import SQLiteStore
-from indexing_support import calls, commit_all, git_init, snapshot, write_tree
+from indexing_support import (
+    assert_same_as_fresh,
+    calls,
+    commit_all,
+    differences,
+    fresh_index,
+    git_init,
+    snapshot,
+    write_tree,
+)
 
 MODULES = 200
 
@@ -19,10 +30,10 @@ MODULES = 200
 CHILD = """
 import json, sys
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
-store_path, root, name = sys.argv[1:4]
+from cartograph.store import open_store
+store_url, root, name = sys.argv[1:4]
 sys.stdin.readline()
-store = SQLiteStore(store_path)
+store = open_store(store_url)
 result = index_repository(store, root, name=name, workers=2, lock_timeout=120)
 print(json.dumps({"files": result.files, "parsed": result.parsed,
                   "unchanged": result.unchanged, "symbols": result.symbols_written}))
@@ -63,24 +74,36 @@ def counts(store, repo: str) -> Counter:
     return found
 
 
-def run_children(jobs: list[tuple[str, str, str]]) -> list[dict]:
-    """Start one child per (store, root, name), release them together, wait for all."""
+def start_together(script: str, argvs: list[list[str]]) -> list[tuple[int, str, str]]:
+    """Start one child per argv, release them together (each waits for a line on stdin after
+    its imports), wait for all; (exit code, stdout, stderr) of each. No child outlives this
+    call (one still writing into the next test's store would spoil it)."""
     children = [
         subprocess.Popen(
-            [sys.executable, "-c", CHILD, *job],
+            [sys.executable, "-c", script, *argv],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for job in jobs
+        for argv in argvs
     ]
-    for child in children:  # all are importing now; let them go together
-        child.stdin.write("go\n")
-        child.stdin.flush()
+    try:
+        for child in children:  # all are importing now; let them go together
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        return [(child, *child.communicate(timeout=120)) for child in children]
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+
+
+def run_children(jobs: list[tuple[str, str, str]]) -> list[dict]:
+    """Index with one child per (store URL, root, name), started together; their results."""
     results = []
-    for child in children:
-        out, err = child.communicate(timeout=120)
+    for child, out, err in start_together(CHILD, [list(job) for job in jobs]):
         assert child.returncode == 0, f"child failed:\n{err}"
         assert "Traceback" not in err
         results.append(json.loads(out.strip().splitlines()[-1]))
@@ -92,69 +115,97 @@ def big_repo(tmp_path_factory):
     root = git_init(tmp_path_factory.mktemp("big") / "repo")
     make_repo(root)
     commit_all(root)
-    single = SQLiteStore(tmp_path_factory.mktemp("single") / "graph.db")
-    result = index_repository(single, root, name="big", workers=2)
-    assert result.files == MODULES + 2
-    reference = (counts(single, "big"), snapshot(single, "big"))
-    single.close()
-    return root, reference
+    return root
 
 
-def test_two_processes_indexing_the_same_repository_end_like_one_run(big_repo, tmp_path):
-    root, (reference_counts, reference_snapshot) = big_repo
-    db = tmp_path / "shared.db"  # does not exist yet: both children create it
-    results = run_children([(str(db), str(root), "big"), (str(db), str(root), "big")])
+OPEN_CHILD = """
+import sys
+from cartograph.store import open_store
+sys.stdin.readline()
+store = open_store(sys.argv[1])
+print(len(store.list_repos()))
+store.close()
+"""
 
-    store = SQLiteStore(db)
-    assert counts(store, "big") == reference_counts
-    assert snapshot(store, "big") == reference_snapshot
+
+def test_processes_opening_a_new_store_at_once_all_succeed(stores):
+    """Nothing is there yet and every process creates it at the same moment (SQLite: the
+    file and its tables; Neo4j: the schema's constraints and indexes). A few rounds: it is
+    a race."""
+    for round_ in range(4):
+        stores.blank()
+        name = f"new-{round_}"
+        failures = []
+        for child, out, err in start_together(OPEN_CHILD, [[stores.url(name)]] * 3):
+            if child.returncode != 0 or out.strip() != "0":
+                lines = err.strip().splitlines() or [out]
+                failures.append(next((x for x in reversed(lines) if "Error:" in x), lines[-1]))
+        assert not failures, f"round {round_}: {failures}"
+        assert stores.open(name).list_repos() == []
+
+
+def test_two_processes_indexing_the_same_repository_end_like_one_run(big_repo, stores):
+    root = big_repo
+    url = stores.url("shared")
+    store = stores.open("shared")
+    results = run_children([(url, str(root), "big"), (url, str(root), "big")])
+
+    # one run of one process (with as many workers), in the same store under another name
+    with fresh_index(store, root, "big", suffix="single", workers=2) as name:
+        assert counts(store, name) == counts(store, "big")
+        assert snapshot(store, name, as_repo="big") == snapshot(store, "big")
     assert ("app.main", "pkg.mod_0.f_0") in calls(store, "big")
     # the runs took turns: one did the work, the other found nothing to do
     assert sorted(r["parsed"] for r in results) == [0, MODULES + 2]
     assert sorted(r["unchanged"] for r in results) == [0, MODULES + 2]
     assert all(r["files"] == MODULES + 2 for r in results)
     # no lock is left behind
+    assert store.index_lock_holder("big") is None
     assert store.acquire_index_lock("big", "next-run", 10.0)
-    store.close()
 
 
-def test_three_processes_on_an_existing_index_after_a_change(tmp_path):
+def test_the_graph_does_not_depend_on_the_number_of_workers(big_repo, stores):
+    """Forked workers resolve shares of the files, each with the symbol table as it was when
+    they forked; what a call resolves to must not depend on that (nor on the order)."""
+    store = stores.open()
+    with (
+        fresh_index(store, big_repo, "big", suffix="one-worker", workers=1) as one,
+        fresh_index(store, big_repo, "big", suffix="two-workers", workers=2) as two,
+    ):
+        alone, shared = snapshot(store, one, as_repo="big"), snapshot(store, two, "big")
+    problems = differences(shared, alone, ("the index by 2 workers", "the index by 1 worker"))
+    assert not problems, "the number of workers changes the graph\n" + "\n".join(problems)
+
+
+def test_three_processes_on_an_existing_index_after_a_change(tmp_path, stores):
     modules = 100
     work = make_repo(tmp_path / "work", modules=modules)
-    db = tmp_path / "shared.db"
-    store = SQLiteStore(db)
+    store = stores.open("shared")
     index_repository(store, work, name="big", workers=2)
-    store.close()
 
     make_repo(work, modules=modules, salt=" (changed)")  # all docstrings but the last change
-    results = run_children([(str(db), str(work), "big")] * 3)
+    url = stores.url("shared")
+    results = run_children([(url, str(work), "big")] * 3)
     assert sorted(r["parsed"] for r in results) == [0, 0, modules - 1]
 
-    store = SQLiteStore(db)
-    fresh = SQLiteStore(tmp_path / "fresh.db")
-    index_repository(fresh, work, name="big", workers=1)
-    assert counts(store, "big") == counts(fresh, "big")
-    assert snapshot(store, "big") == snapshot(fresh, "big")
+    with fresh_index(store, work, "big") as fresh:
+        assert counts(store, "big") == counts(store, fresh)
+        assert snapshot(store, "big") == snapshot(store, fresh, as_repo="big")
     (f_5,) = store.find_symbols("pkg.mod_5.f_5", "big", 5)
     assert f_5.doc == "Function 5 (changed)."
-    store.close()
-    fresh.close()
 
 
-def test_two_processes_indexing_different_repositories_into_one_store(tmp_path):
+def test_two_processes_indexing_different_repositories_into_one_store(tmp_path, stores):
     one = make_repo(tmp_path / "one", modules=80)
     two = make_repo(tmp_path / "two", modules=70, salt="!")
-    db = tmp_path / "shared.db"
-    results = run_children([(str(db), str(one), "one"), (str(db), str(two), "two")])
+    url = stores.url("shared")
+    results = run_children([(url, str(one), "one"), (url, str(two), "two")])
     assert [r["parsed"] for r in results] == [82, 72]
 
-    store = SQLiteStore(db)
+    store = stores.open("shared")
+    assert {r.name for r in store.list_repos()} == {"one", "two"}
     for root, name in ((one, "one"), (two, "two")):
-        fresh = SQLiteStore(tmp_path / f"fresh-{name}.db")
-        index_repository(fresh, root, name=name, workers=1)
-        assert snapshot(store, name) == snapshot(fresh, name)
-        fresh.close()
-    store.close()
+        assert_same_as_fresh(store, root, name)
 
 
 # ---------------------------------------------------------------- locks
@@ -167,9 +218,9 @@ def small_repo(tmp_path):
     )
 
 
-def test_a_stale_lock_does_not_block_a_new_run(tmp_path):
+def test_a_stale_lock_does_not_block_a_new_run(tmp_path, stores):
     root = small_repo(tmp_path)
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
     # a run on another machine died long ago: its lock has expired
     assert store.acquire_index_lock("r", "other-host:4242:deadbeef", -1.0)
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
@@ -177,50 +228,47 @@ def test_a_stale_lock_does_not_block_a_new_run(tmp_path):
     assert calls(store, "r") == {("a.f", "a.g")}
     # and the run released its own lock
     assert store.acquire_index_lock("r", "someone", 10.0)
-    store.close()
 
 
-def test_a_stale_lock_written_by_another_process_does_not_block(tmp_path):
+def test_a_stale_lock_written_by_another_process_does_not_block(tmp_path, stores):
     root = small_repo(tmp_path)
-    db = tmp_path / "graph.db"
     code = (
         "import sys\n"
-        "from cartograph.store.sqlite import SQLiteStore\n"
-        "s = SQLiteStore(sys.argv[1])\n"
+        "from cartograph.store import open_store\n"
+        "s = open_store(sys.argv[1])\n"
         "assert s.acquire_index_lock('r', 'crashed-run', -5.0)\n"
+        "s.close()\n"
     )
-    subprocess.run([sys.executable, "-c", code, str(db)], check=True)
-    store = SQLiteStore(db)
+    subprocess.run([sys.executable, "-c", code, stores.url()], check=True)
+    store = stores.open()
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.files == 1
-    store.close()
 
 
-def test_the_lock_of_a_killed_process_on_this_machine_is_not_waited_out(tmp_path):
+def test_the_lock_of_a_killed_process_on_this_machine_is_not_waited_out(tmp_path, stores):
     """A run killed by SIGKILL or the OOM killer leaves an unexpired lock; its process is gone,
     so the next run takes the lock at once instead of waiting for it to expire."""
     root = small_repo(tmp_path)
-    db = tmp_path / "graph.db"
     code = (
         "import os, signal, socket, sys\n"
-        "from cartograph.store.sqlite import SQLiteStore\n"
-        "s = SQLiteStore(sys.argv[1])\n"
+        "from cartograph.store import open_store\n"
+        "s = open_store(sys.argv[1])\n"
         "owner = f'{socket.gethostname()}:{os.getpid()}:abc'\n"
         "assert s.acquire_index_lock('r', owner, 300.0)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    killed = subprocess.run([sys.executable, "-c", code, str(db)], check=False)
+    killed = subprocess.run([sys.executable, "-c", code, stores.url()], check=False)
     assert killed.returncode == -9
-    store = SQLiteStore(db)
+    store = stores.open()
     assert store.index_lock_holder("r") is not None  # still there, unexpired
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.files == 1
-    store.close()
+    assert store.index_lock_holder("r") is None
 
 
-def test_a_live_lock_blocks_and_names_the_repository(tmp_path):
+def test_a_live_lock_blocks_and_names_the_repository(tmp_path, stores):
     root = small_repo(tmp_path)
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
     assert store.acquire_index_lock("r", "busy-run", 300.0)
     assert not store.acquire_index_lock("r", "another", 300.0)
     messages = []
@@ -234,12 +282,11 @@ def test_a_live_lock_blocks_and_names_the_repository(tmp_path):
     # once the holder is done, the run goes through
     store.release_index_lock("r", "busy-run")
     assert index_repository(store, root, name="r", workers=1, lock_timeout=0).files == 1
-    store.close()
 
 
-def test_the_lock_is_released_when_a_run_fails(tmp_path):
+def test_the_lock_is_released_when_a_run_fails(tmp_path, stores):
     root = small_repo(tmp_path)
-    store = SQLiteStore(tmp_path / "graph.db")
+    store = stores.open()
 
     def boom(_message: str) -> None:
         raise RuntimeError("disk on fire")
@@ -247,7 +294,6 @@ def test_the_lock_is_released_when_a_run_fails(tmp_path):
     with pytest.raises(RuntimeError):
         index_repository(store, root, name="r", workers=1, progress=boom)
     assert index_repository(store, root, name="r", workers=1, lock_timeout=0).parsed == 1
-    store.close()
 
 
 # ---------------------------------------------------------------- a run killed half-way
@@ -255,27 +301,27 @@ def test_the_lock_is_released_when_a_run_fails(tmp_path):
 KILLED_CHILD = """
 import os, signal, sys
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
-store_path, root, name, when = sys.argv[1:5]
+from cartograph.store import open_store
+store_url, root, name, when = sys.argv[1:5]
 
 def kill_at(frame, event, arg):
     # the process dies (SIGKILL: no cleanup at all) as the store is asked to `when`
     if event == "call" and frame.f_code.co_name == when:
         os.kill(os.getpid(), signal.SIGKILL)
 
-store = SQLiteStore(store_path)
+store = open_store(store_url)
 sys.setprofile(kill_at)
 index_repository(store, root, name=name, workers=1)
 """
 
 
-def clear_lock_of_dead_run(db, repo: str) -> None:
-    """The killed run's lock lives on for LOCK_TTL; expire it as if that time had passed."""
-    import sqlite3
-
-    with sqlite3.connect(db) as conn:
-        assert conn.execute("SELECT count(*) FROM locks WHERE repo = ?", (repo,)).fetchone()[0]
-        conn.execute("UPDATE locks SET expires = 0 WHERE repo = ?", (repo,))
+def clear_lock_of_dead_run(store, repo: str) -> None:
+    """The killed run's lock lives on for LOCK_TTL; expire it as if that time had passed (its
+    owner may take it again: with a lifetime in the past)."""
+    holder = store.index_lock_holder(repo)
+    assert holder is not None
+    assert store.acquire_index_lock(repo, holder, -1.0)
+    assert store.index_lock_holder(repo) is None
 
 
 @pytest.mark.parametrize(
@@ -283,7 +329,7 @@ def clear_lock_of_dead_run(db, repo: str) -> None:
     ["write_edges", "write_files"],
     ids=["killed-before-dependents-are-rewritten", "killed-after-deleting-files"],
 )
-def test_the_run_after_a_killed_run_repairs_the_graph(tmp_path, when):
+def test_the_run_after_a_killed_run_repairs_the_graph(tmp_path, stores, when):
     root = write_tree(
         tmp_path / "repo",
         {
@@ -293,28 +339,21 @@ def test_the_run_after_a_killed_run_repairs_the_graph(tmp_path, when):
             "c.py": "from gone import doomed\n\n\ndef run():\n    doomed()\n",
         },
     )
-    db = tmp_path / "graph.db"
-    store = SQLiteStore(db)
+    store = stores.open()
     index_repository(store, root, name="r", workers=1)
     assert calls(store, "r") == {("a.run", "b.old_name"), ("c.run", "gone.doomed")}
-    store.close()
 
     write_tree(root, {"b.py": "def new_name():\n    return 1\n"})
     (root / "gone.py").unlink()
     child = subprocess.run(
-        [sys.executable, "-c", KILLED_CHILD, str(db), str(root), "r", when],
+        [sys.executable, "-c", KILLED_CHILD, stores.url(), str(root), "r", when],
         capture_output=True,
         text=True,
         check=False,
     )
     assert child.returncode == -9, f"the run was not killed at {when}: {child.stderr}"
 
-    clear_lock_of_dead_run(db, "r")
-    store = SQLiteStore(db)
+    clear_lock_of_dead_run(store, "r")
     index_repository(store, root, name="r", workers=1, lock_timeout=0)
-    fresh = SQLiteStore(tmp_path / "fresh.db")
-    index_repository(fresh, root, name="r", workers=1)
-    assert calls(store, "r") == calls(fresh, "r") == set()
-    assert snapshot(store, "r") == snapshot(fresh, "r")
-    store.close()
-    fresh.close()
+    assert calls(store, "r") == set()
+    assert_same_as_fresh(store, root, "r")

@@ -1,4 +1,5 @@
-"""Incremental indexing: after any change, the graph equals a from-scratch index of the tree."""
+"""Incremental indexing: after any change, the graph equals a from-scratch index of the tree.
+Every test runs on both stores (SQLite and a real Neo4j server)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import random
 
 import pytest
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
 from indexing_support import (
     assert_same_as_fresh,
     calls,
@@ -26,7 +26,7 @@ REPO = "repo"
 class Workspace:
     """A git work tree, a store, and the "incremental == fresh" check after every run."""
 
-    def __init__(self, tmp_path, files: dict[str, str], use_git: bool = True) -> None:
+    def __init__(self, tmp_path, stores, files: dict[str, str], use_git: bool = True) -> None:
         self.tmp = tmp_path
         self.root = tmp_path / "work"
         self.use_git = use_git
@@ -35,13 +35,13 @@ class Workspace:
         write_tree(self.root, files)
         if use_git:
             commit_all(self.root, "initial")
-        self.store = SQLiteStore(tmp_path / "graph.db")
+        self.store = stores.open()
 
     def index(self, check: bool = True, **kwargs):
         kwargs.setdefault("workers", 1)
         result = index_repository(self.store, self.root, name=REPO, **kwargs)
         if check:
-            assert_same_as_fresh(self.store, self.root, REPO, self.tmp / "fresh")
+            assert_same_as_fresh(self.store, self.root, REPO)
         return result
 
     def write(self, rel: str, text: str) -> None:
@@ -61,17 +61,11 @@ class Workspace:
 
 
 @pytest.fixture
-def make(tmp_path):
-    made: list[Workspace] = []
-
+def make(tmp_path, stores):
     def factory(files: dict[str, str], use_git: bool = True) -> Workspace:
-        ws = Workspace(tmp_path, files, use_git)
-        made.append(ws)
-        return ws
+        return Workspace(tmp_path, stores, files, use_git)
 
-    yield factory
-    for ws in made:
-        ws.store.close()
+    return factory  # `stores` closes the stores
 
 
 BASIC = {
@@ -486,8 +480,8 @@ def test_a_long_sequence_of_random_edits_always_matches_a_fresh_index(make):
 # ---------------------------------------------------------------- several repositories
 
 
-def test_two_repositories_in_one_store_stay_apart(tmp_path):
-    store = SQLiteStore(tmp_path / "shared.db")
+def test_two_repositories_in_one_store_stay_apart(tmp_path, stores):
+    store = stores.open("shared")
     one = git_init(tmp_path / "one")
     write_tree(one, {"util.py": "def helper():\n    return 1\n", "main.py": BASIC["c.py"]})
     write_tree(one, {"b.py": BASIC["b.py"]})
@@ -517,8 +511,8 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path):
     assert calls(store, "two") == {("app.run", "util.helper"), ("util.only_two", "util.helper")}
     assert ("c.go", "b.keep") not in calls(store, "two")
     before_one = snapshot(store, "one")
-    assert_same_as_fresh(store, one, "one", tmp_path / "fresh")
-    assert_same_as_fresh(store, two, "two", tmp_path / "fresh")
+    assert_same_as_fresh(store, one, "one")
+    assert_same_as_fresh(store, two, "two")
 
     # re-index `two` after changes: `one` is not touched at all (not even its time stamp)
     one_row = store.get_repo("one")
@@ -529,8 +523,8 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path):
     assert result.deleted == 1
     assert store.get_repo("one") == one_row
     assert snapshot(store, "one") == before_one
-    assert_same_as_fresh(store, one, "one", tmp_path / "fresh")
-    assert_same_as_fresh(store, two, "two", tmp_path / "fresh")
+    assert_same_as_fresh(store, one, "one")
+    assert_same_as_fresh(store, two, "two")
     assert calls(store, "two") == {("extra.x", "util.renamed")}
 
     # the same tree under two names: independent copies
@@ -539,7 +533,7 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path):
     assert copy_ids == {sid.split(":", 1)[1] for sid in symbol_ids(store, "one")}
     store.delete_repo("one-copy")
     assert snapshot(store, "one") == before_one
-    store.close()
+    assert {r.name for r in store.list_repos()} == {"one", "two"}
 
 
 # ---------------------------------------------------------------- IMPORTS of submodules
@@ -561,7 +555,7 @@ def test_editing_an_importer_keeps_its_imports_edge_to_the_submodule(make):
     ws.index(check=False)
     links = ws.store.import_links(REPO)
     assert ("app.py", "file", "pkg/sub.py", ["sub"]) in links, links
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
 
 def test_deleting_a_submodule_removes_the_imports_edge_to_it(make):
@@ -572,7 +566,7 @@ def test_deleting_a_submodule_removes_the_imports_edge_to_it(make):
     assert result.deleted == 1
     links = ws.store.import_links(REPO)
     assert not any(target == "pkg/sub.py" for _path, _kind, target, _names in links), links
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
 
 # ---------------------------------------------------------------- determinism
@@ -594,18 +588,20 @@ DETERMINISM = {
 }
 
 
-def test_indexing_the_same_tree_twice_gives_the_same_graph(tmp_path):
-    """A fresh index is reproducible: "incremental == fresh" depends on it."""
+def test_indexing_the_same_tree_twice_gives_the_same_graph(tmp_path, stores):
+    """A fresh index is reproducible: "incremental == fresh" depends on it. (SQLite: a new
+    file each run; Neo4j: the repository deleted after each run.)"""
     root = write_tree(tmp_path / "repo", DETERMINISM)
     snapshots = []
     first_lines = set()
     for run in range(12):
-        store = SQLiteStore(tmp_path / f"run-{run}.db")
+        store = stores.open(f"run-{run}")
         index_repository(store, root, name=REPO, workers=1)
         snapshots.append(snapshot(store, REPO))
         lines = {s.qualname: s.start_line for s in store.symbols_in_file(REPO, "app.py")}
         first_lines.add((lines["app.Handlers.callback"], lines["app.HANDLER"]))
-        store.close()
+        store.delete_repo(REPO)
+        assert store.list_repos() == []
     differing = [
         (run, part, sorted(snap[part] ^ snapshots[0][part])[:4])
         for run, snap in enumerate(snapshots)
@@ -685,7 +681,7 @@ def test_adding_a_pyproject_toml_renames_modules_and_reresolves_their_importers(
     ]
     assert dangling == [], f"edges to symbols that no longer exist: {dangling}"
     assert result.reresolved >= 1  # app.py consulted `proj.tool`
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
     ws.remove("proj/pyproject.toml")
     ws.index()
@@ -724,7 +720,7 @@ def test_names_through_an_import_cycle_do_not_depend_on_resolution_order(make, f
     ws.write("user.py", files["user.py"] + "# edited\n")
     ws.index(check=False)
     assert ws.calls() == fresh_calls
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
 
 def test_star_import_cycle_resolves_like_python(make):
@@ -830,7 +826,7 @@ def test_moving_a_def_below_a_star_import_changes_which_one_importers_get(make):
     ws.write("b.py", "from other import *\n\n\ndef f():\n    return 'b'\n")
     ws.index(check=False)
     assert ws.calls() == {("a.use", "b.f")}
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
 
 def test_short_module_alias_appears_and_disappears_with_init_py(make):
@@ -853,7 +849,7 @@ def test_short_module_alias_appears_and_disappears_with_init_py(make):
     ws.write("pkg/__init__.py", "")
     ws.index(check=False)
     assert ws.calls() == set()
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
 
 # ---------------------------------------------------------------- a look at named files only
@@ -874,17 +870,17 @@ def test_reindexing_named_files_equals_a_full_look(make):
     result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/b.py"])
     assert result.parsed == 1 and result.unchanged == 2
     assert ("pkg.b.extra", "pkg.b.helper") in ws.calls()
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh1")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
     # renaming the function a's call binds to: a is re-resolved, though only b was named
     ws.write("pkg/b.py", "def helper2():\n    return 2\n")
     result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/b.py"])
     assert result.reresolved == 1 and ("pkg.a.run", "pkg.b.helper") not in ws.calls()
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh2")
+    assert_same_as_fresh(ws.store, ws.root, REPO)
 
     # a new module named: the whole tree is listed
     ws.write("pkg/c.py", "from pkg.b import helper2\n\n\ndef go():\n    return helper2()\n")
     ws.remove("pkg/a.py")
     result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/c.py"])
     assert result.deleted == 1 and ("pkg.c.go", "pkg.b.helper2") in ws.calls()
-    assert_same_as_fresh(ws.store, ws.root, REPO, ws.tmp / "fresh3")
+    assert_same_as_fresh(ws.store, ws.root, REPO)

@@ -1,4 +1,5 @@
-"""The MCP server over stdio, driven by the official MCP SDK client — as an agent would."""
+"""The MCP server over stdio, driven by the official MCP SDK client — as an agent would — on
+both stores (a SQLite file and a real Neo4j server, given by URL)."""
 
 from __future__ import annotations
 
@@ -39,9 +40,9 @@ async def _session(store_url: str, cwd: str, calls):
         return await calls(client)
 
 
-def test_every_tool_through_the_sdk_client(tmp_path):
+def test_every_tool_through_the_sdk_client(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop")
-    store_url = f"sqlite:///{tmp_path / 'graph.db'}"
+    store_url = stores.url()
 
     async def calls(client):
         listed = await client.list_tools()
@@ -94,9 +95,9 @@ def test_every_tool_through_the_sdk_client(tmp_path):
     assert is_error and "no symbol named 'NoSuchThing'" in message
 
 
-def test_reindex_after_an_edit_refreshes_answers(tmp_path):
+def test_reindex_after_an_edit_refreshes_answers(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop")
-    store_url = f"sqlite:///{tmp_path / 'graph.db'}"
+    store_url = stores.url()
 
     async def calls(client):
         await client.call_tool("index_repository", {"path": str(root), "name": "shop"})
