@@ -34,6 +34,7 @@ def _emit(args: argparse.Namespace, answer: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> None:
     from cartograph.index import index_repository
     from cartograph.query import stats
+    from cartograph.store import display_url
 
     store = _store(args)
     progress = None if args.json or args.quiet else (lambda msg: print(f"… {msg}", file=sys.stderr))
@@ -60,7 +61,7 @@ def cmd_index(args: argparse.Namespace) -> None:
     )
     print(
         f"indexed {result.repo} from {result.root} in {result.total_seconds:.2f} s "
-        f"({result.files} files: {changed}) into {store.url}"
+        f"({result.files} files: {changed}) into {display_url(store.url)}"
     )
     if result.syntax_errors:
         shown = ", ".join(result.syntax_errors[:5])
@@ -320,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except (QueryError, IndexingError, StoreError, CliError) as exc:
-        print(f"cartograph: {exc}", file=sys.stderr)
+        print("cartograph: " + " ".join(str(exc).split()), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import os
 import socket
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -79,9 +80,10 @@ INDEX_FORMAT_SOURCES = (
 )
 INDEX_FORMAT = _index_format()
 PARALLEL_MIN_FILES = 64
+RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
 PARSE_CHUNK = 48
 WRITE_BATCH = 256
-LOCK_TTL = 300.0
+LOCK_TTL = 120.0  # refreshed after every write batch; a crashed run's lock lapses after this
 
 
 class IndexingError(RuntimeError):
@@ -155,10 +157,13 @@ def _resolve_chunk(tasks: list[tuple[str, str]]) -> tuple[int, int] | list[tuple
 
     run = _FORKED_RUN
     assert run is not None
-    if not run.store.concurrent_writers:
-        return list(run.resolve_batches(tasks))
+    # a connection inherited over fork is the parent's: this process reads (lazily loaded
+    # facts) and writes through its own
     store = open_store(run.store.url)
+    run.reads = store
     try:
+        if not run.store.concurrent_writers:
+            return list(run.resolve_batches(tasks))
         return run.resolve_and_write(store, tasks)
     finally:
         store.close()
@@ -213,6 +218,7 @@ def index_repository(
     _acquire(store, repo_name, owner, lock_timeout, progress)
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     try:
         if discovery.partial and not _partial_is_enough(store, repo_name, discovery):
             discovery = discover(discovery.root, max_bytes=max_bytes)
@@ -238,12 +244,11 @@ def index_repository(
 def _release(store: GraphStore, repo: str, owner: str) -> None:
     """Release the index lock; when the store is gone (the error that stopped the run is the
     one to report), the lock expires by itself."""
-    import sys
-
+    propagating = sys.exc_info()[0] is not None
     try:
         store.release_index_lock(repo, owner)
     except StoreError:
-        if sys.exc_info()[0] is None:
+        if not propagating:
             raise
 
 
@@ -311,6 +316,7 @@ class _IndexRun:
         progress: Callable[[str], None] | None,
     ) -> None:
         self.store = store
+        self.reads = store  # where facts are loaded from (a forked worker's own connection)
         self.discovery = discovery
         self.repo = repo
         self.owner = owner
@@ -573,7 +579,7 @@ class _IndexRun:
         modules = {
             name: by_path[path] for name, path in module_map.by_name.items() if path in by_path
         }
-        store, repo = self.store, self.repo
+        repo = self.repo
         sources = {f.path: f for f in self.discovery.files}
 
         def load(name: str) -> ModuleFacts | None:
@@ -582,7 +588,7 @@ class _IndexRun:
                 return None
             if path in by_path:
                 return by_path[path]
-            blob = store.load_facts(repo, [path]).get(path)
+            blob = self.reads.load_facts(repo, [path]).get(path)
             facts = decode_facts(blob) if blob else None
             if facts is None or facts.get("v") != facts_version("python"):
                 # stored facts written by an older parser: read the file again

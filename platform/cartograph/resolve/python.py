@@ -109,7 +109,16 @@ INJECTORS = frozenset({"Depends", "Security"})
 CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 UNKNOWN: tuple = (None, None)
-MAX_EVALUATION_DEPTH = 120
+MAX_EVALUATION_DEPTH = 60
+
+
+class _TooDeep(Exception):
+    """Raised where a chain of computations grows too deep, caught by the outermost one."""
+
+    def __init__(self, key: tuple, compute: Callable[[], object], on_cycle: object) -> None:
+        self.key, self.compute, self.on_cycle = key, compute, on_cycle
+
+
 BUILTIN_VALUE = ("builtin",)
 
 
@@ -256,7 +265,10 @@ class Program:
         A computation that runs into itself (`a = b; b = a`, two modules star-importing each
         other) gets `on_cycle` at the point of recursion; every computation in that cycle is
         then left out of the cache, so what a question answers never depends on which question
-        was asked first. Chains deeper than MAX_EVALUATION_DEPTH are cut the same way.
+        was asked first. A chain deeper than MAX_EVALUATION_DEPTH (200 classes, each the base
+        of the next) is answered from its far end: the outermost computation steps back, asks
+        the deepest question first, caches it, and tries again — the same answer as a shallow
+        start would give.
         """
         hit = self._memo.get(key)
         if hit is not None:
@@ -264,10 +276,36 @@ class Program:
                 self._frames[-1][1].append(hit[1])
             return hit[0]
         stack = self._stack
-        if key in self._active or len(stack) >= MAX_EVALUATION_DEPTH:
-            start = stack.index(key) if key in self._active else 0
-            self._tainted.update(stack[start:])
+        if key in self._active:
+            self._tainted.update(stack[stack.index(key) :])
             return on_cycle
+        if len(stack) >= MAX_EVALUATION_DEPTH:
+            raise _TooDeep(key, compute, on_cycle)
+        outermost = not stack
+        while True:
+            try:
+                return self._compute(key, compute)
+            except _TooDeep as deep:
+                if not outermost:
+                    raise
+                self._settle(deep)
+
+    def _settle(self, deep: _TooDeep) -> None:
+        """Answer a too-deep question (and any deeper one it runs into) from the top."""
+        pending = [deep]
+        while pending:
+            current = pending[-1]
+            try:
+                self._compute(current.key, current.compute)
+            except _TooDeep as deeper:
+                pending.append(deeper)
+                continue
+            pending.pop()
+            if current.key not in self._memo:  # part of a cycle: nothing to build on
+                raise RecursionError(f"resolution chain too deep at {current.key!r}")
+
+    def _compute(self, key: tuple, compute: Callable[[], object]) -> object:
+        stack = self._stack
         self._active.add(key)
         stack.append(key)
         self._frames.append((set(), []))
@@ -879,7 +917,10 @@ class Program:
             ids = mod.symbol_ids
             self._file_cache = {}
             for ref in mod.facts["refs"]:
-                self._resolve_ref(mod, ref, ids, edges, unresolved)
+                try:
+                    self._resolve_ref(mod, ref, ids, edges, unresolved)
+                except RecursionError:  # generated code beyond any sensible depth
+                    unresolved.append(Unresolved(ids[ref[1]], ref[6] or "?", ref[5], ""))
             for scope, row in enumerate(mod.scopes):
                 if row[0] == "class":
                     info = self.class_info(mod, scope)

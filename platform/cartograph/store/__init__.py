@@ -23,6 +23,16 @@ def default_store_url() -> str:
     return f"sqlite:///{Path(data_home) / 'cartograph' / 'graph.db'}"
 
 
+def display_url(url: str) -> str:
+    """A store URL fit to print: any password removed."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest.split("/", 1)[0]:
+        return url
+    credentials, _, host = rest.partition("@")
+    user = credentials.partition(":")[0]
+    return f"{scheme}://{user}@{host}" if user else f"{scheme}://{host}"
+
+
 def open_store(url: str | None = None) -> GraphStore:
     url = url or default_store_url()
     scheme, sep, rest = url.partition("://")
@@ -44,4 +54,11 @@ def open_store(url: str | None = None) -> GraphStore:
     raise StoreError(f"unknown store URL {url!r}: use sqlite:///path or neo4j://host:7687")
 
 
-__all__ = ["ENV_STORE", "GraphStore", "StoreError", "default_store_url", "open_store"]
+__all__ = [
+    "ENV_STORE",
+    "GraphStore",
+    "StoreError",
+    "default_store_url",
+    "display_url",
+    "open_store",
+]

@@ -97,6 +97,16 @@ def parse_url(url: str) -> tuple[str, tuple[str, str] | None, str | None]:
     return uri, auth, database
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's explanation, on one line and without repeating the address."""
+    text = _one_line(str(exc))
+    return text.rpartition("(reason ")[2].rstrip(")") if "(reason " in text else text
+
+
 def _symbol(row: dict) -> SymbolRow:
     return SymbolRow(
         row["id"],
@@ -197,9 +207,11 @@ class Neo4jStore(TraversalMixin):
             from neo4j.exceptions import AuthError, ServiceUnavailable
         except ImportError as exc:  # pragma: no cover - a dependency of the package
             raise StoreError("the neo4j driver is not installed: pip install neo4j") from exc
-        self.url = url
+        self.url = url  # with credentials: forked workers reopen the store from it
         uri, auth, self.database = parse_url(url)
+        self.address = uri if not self.database else f"{uri}/{self.database}"  # for messages
         self._neo4j = neo4j
+        self.driver = None
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 uri,
@@ -210,12 +222,21 @@ class Neo4jStore(TraversalMixin):
             )
             self.driver.verify_connectivity()
         except AuthError as exc:
-            raise StoreError(f"Neo4j at {uri} rejected the credentials: {exc.message}") from exc
+            self._close_quietly()
+            raise StoreError(
+                f"Neo4j at {self.address} rejected the credentials: {_one_line(exc.message)}"
+            ) from exc
         except (ServiceUnavailable, OSError) as exc:
-            raise StoreError(f"cannot reach Neo4j at {uri}: {exc}") from exc
+            self._close_quietly()
+            raise StoreError(f"cannot reach Neo4j at {self.address}: {_reason(exc)}") from exc
         except neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j at {uri}: {exc}") from exc
+            self._close_quietly()
+            raise StoreError(f"Neo4j at {self.address}: {_one_line(str(exc))}") from exc
         self._bootstrap()
+
+    def _close_quietly(self) -> None:
+        if self.driver is not None:
+            self.driver.close()
 
     # ------------------------------------------------------------------ plumbing
     def _session(self, **options):
@@ -227,9 +248,11 @@ class Neo4jStore(TraversalMixin):
                 query, params, database_=self.database, routing_="r"
             )
         except self._neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j query failed: {exc.message}") from exc
+            raise StoreError(f"Neo4j query failed: {_one_line(exc.message)}") from exc
         except (self._neo4j.exceptions.ServiceUnavailable, OSError) as exc:
-            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+            raise StoreError(
+                f"lost the connection to Neo4j at {self.address}: {_reason(exc)}"
+            ) from exc
         return records
 
     def _write(self, work) -> Any:
@@ -238,13 +261,15 @@ class Neo4jStore(TraversalMixin):
             with self._session() as session:
                 return session.execute_write(work)
         except self._neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j write failed: {exc.message}") from exc
+            raise StoreError(f"Neo4j write failed: {_one_line(exc.message)}") from exc
         except (
             self._neo4j.exceptions.ServiceUnavailable,
             self._neo4j.exceptions.SessionExpired,
             OSError,
         ) as exc:
-            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+            raise StoreError(
+                f"lost the connection to Neo4j at {self.address}: {_reason(exc)}"
+            ) from exc
 
     def _run_auto(self, query: str, **params) -> None:
         """An auto-commit query (needed for CALL { … } IN TRANSACTIONS)."""
@@ -252,28 +277,45 @@ class Neo4jStore(TraversalMixin):
             with self._session() as session:
                 session.run(query, params).consume()
         except self._neo4j.exceptions.Neo4jError as exc:
-            raise StoreError(f"Neo4j write failed: {exc.message}") from exc
+            raise StoreError(f"Neo4j write failed: {_one_line(exc.message)}") from exc
         except (self._neo4j.exceptions.ServiceUnavailable, OSError) as exc:
-            raise StoreError(f"lost the connection to Neo4j at {self.url}: {exc}") from exc
+            raise StoreError(
+                f"lost the connection to Neo4j at {self.address}: {_reason(exc)}"
+            ) from exc
 
     def _bootstrap(self) -> None:
         records = self._read("MATCH (m:CartographMeta {key: 'schema'}) RETURN m.version AS v")
         version = records[0]["v"] if records else 0
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"the Neo4j graph at {self.url} has schema version {version}; this Cartograph "
+                f"the Neo4j graph at {self.address} has schema version {version}; this Cartograph "
                 f"knows {SCHEMA_VERSION}. Upgrade Cartograph."
             )
         if version == SCHEMA_VERSION:
             return
         for statement in SCHEMA:
-            self._run_auto(statement)
+            self._schema_statement(statement)
         self._run_auto("CALL db.awaitIndexes(300)")
         self._write(
             lambda tx: tx.run(
                 "MERGE (m:CartographMeta {key: 'schema'}) SET m.version = $v", v=SCHEMA_VERSION
             ).consume()
         )
+
+    def _schema_statement(self, statement: str) -> None:
+        """Create a constraint or index; several processes creating a new graph at once race
+        for the same schema lock (a deadlock) or create the same rule: retry, or accept it."""
+        for attempt in range(10):
+            try:
+                self._run_auto(statement)
+                return
+            except StoreError as exc:
+                message = str(exc)
+                if "already exists" in message:
+                    return
+                if ("Deadlock" not in message and "can't acquire" not in message) or attempt == 9:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
 
     def close(self) -> None:
         self.driver.close()
