@@ -67,7 +67,7 @@ def wipe_neo4j(url: str) -> None:
     with neo4j.GraphDatabase.driver(url, auth=None) as driver, driver.session() as session:
         session.run(
             "MATCH (n) WHERE NOT n:CartographMeta "
-            "CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
         ).consume()
 
 

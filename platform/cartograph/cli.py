@@ -46,6 +46,7 @@ def cmd_index(args: argparse.Namespace) -> None:
         workers=args.workers,
         progress=progress,
         files=args.files,
+        history=not args.no_history,
     )
     summary = stats(store, result.repo)
     if args.json:
@@ -63,6 +64,15 @@ def cmd_index(args: argparse.Namespace) -> None:
         f"indexed {result.repo} from {result.root} in {result.total_seconds:.2f} s "
         f"({result.files} files: {changed}) into {display_url(store.url)}"
     )
+    if result.history is not None and (result.history.commits or result.history.rebuilt):
+        mined = result.history
+        print(
+            f"history: {mined.commits} commits mined ({mined.touches} file and "
+            f"{mined.symbol_touches} symbol changes) in {mined.seconds:.2f} s"
+            + ("; mined again from scratch (history was rewritten)" if mined.rebuilt else "")
+        )
+    for note in result.notes:
+        print(note)
     if result.syntax_errors:
         shown = ", ".join(result.syntax_errors[:5])
         print(
@@ -185,6 +195,30 @@ def cmd_export(args: argparse.Namespace) -> None:
             out.close()
 
 
+def cmd_history(args: argparse.Namespace) -> None:
+    from cartograph.query.history import history
+
+    _emit(args, history(_store(args), args.target, args.repo, args.limit, args.offset))
+
+
+def cmd_co_changes(args: argparse.Namespace) -> None:
+    from cartograph.query.history import co_changes
+
+    _emit(args, co_changes(_store(args), args.target, args.repo, args.limit, args.min_count))
+
+
+def cmd_owners(args: argparse.Namespace) -> None:
+    from cartograph.query.history import owners
+
+    _emit(args, owners(_store(args), args.target, args.repo, args.limit))
+
+
+def cmd_explain(args: argparse.Namespace) -> None:
+    from cartograph.query.history import explain
+
+    _emit(args, explain(_store(args), args.symbol, args.repo))
+
+
 def cmd_mcp(args: argparse.Namespace) -> None:
     from cartograph.mcp_server import run_stdio
 
@@ -237,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=None, help="parser processes (default: CPU count)"
     )
     index.add_argument("--quiet", action="store_true", help="no progress messages")
+    index.add_argument(
+        "--no-history", action="store_true", help="do not mine git history after indexing"
+    )
     index.add_argument(
         "--files",
         nargs="+",
@@ -297,6 +334,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     stats = add("stats", cmd_stats, "counts, skipped files, unresolved-call rate, stale files")
     stats.add_argument("--repo")
+
+    hist = add("history", cmd_history, "the latest commits that changed a file or a symbol")
+    hist.add_argument("target", help="a file path or a symbol")
+    hist.add_argument("--repo")
+    paging(hist)
+
+    co = add(
+        "co-changes", cmd_co_changes, "files or symbols that usually change together with this one"
+    )
+    co.add_argument("target", help="a file path or a symbol")
+    co.add_argument("--repo")
+    co.add_argument("--limit", type=int, default=20)
+    co.add_argument("--min-count", type=int, default=2, help="shared commits needed (default 2)")
+
+    own = add(
+        "owners", cmd_owners, "who knows a file, a folder or a symbol (recent work counts more)"
+    )
+    own.add_argument("target", help="a file path, a folder or a symbol")
+    own.add_argument("--repo")
+    own.add_argument("--limit", type=int, default=10)
+
+    exp = add(
+        "explain",
+        cmd_explain,
+        "a symbol's context with its last commits, owners and co-change partners",
+    )
+    exp.add_argument("symbol")
+    exp.add_argument("--repo")
 
     repos = add("repos", cmd_repos, "list indexed repositories")
     del repos

@@ -34,6 +34,7 @@ from cartograph.discover import (
     is_test_path,
     read_source,
 )
+from cartograph.history.mine import MineResult
 from cartograph.model import (
     EdgeWrite,
     FileRecord,
@@ -106,6 +107,8 @@ class IndexResult:
     indexed_sha: str = ""
     dirty: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
+    history: MineResult | None = None  # the commits mined after indexing (git work trees)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def total_seconds(self) -> float:
@@ -196,12 +199,14 @@ def index_repository(
     lock_timeout: float = 600.0,
     progress: Callable[[str], None] | None = None,
     files: Iterable[str] | None = None,
+    history: bool = True,
 ) -> IndexResult:
     """Index (or re-index, incrementally) the repository at `path` into `store`.
 
     `files` (paths relative to `path`) limits the look to those files — what an agent or a
     push just changed — instead of listing the whole tree. When they add, delete or rename
     modules, or the repository was never indexed, the whole tree is listed anyway.
+    In a git work tree, the commits not mined yet are then added to the graph (`history`).
     """
     started = time.perf_counter()
     try:
@@ -227,18 +232,40 @@ def index_repository(
         )
         run.result.seconds["discover"] = round(time.perf_counter() - started, 4)
         try:
-            return run.run()
+            result = run.run()
         finally:
             # the symbol table's loader refers back to the run: break the cycle so its memory
             # goes now, not in a later garbage collection that would stall the next call
             run.program = None
             run.fresh = {}
+        if history and discovery.git and discovery.head_sha:
+            _mine(store, discovery.root, repo_name, result, progress)
+        return result
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
     finally:
         if gc_was_enabled:
             gc.enable()
         _release(store, repo_name, owner)
+
+
+def _mine(
+    store: GraphStore,
+    root: Path,
+    repo: str,
+    result: IndexResult,
+    progress: Callable[[str], None] | None,
+) -> None:
+    from cartograph.history.mine import HistoryError, mine_history
+
+    started = time.perf_counter()
+    try:
+        result.history = mine_history(store, root, repo, progress=progress)
+    except (HistoryError, RuntimeError) as exc:
+        if isinstance(exc, StoreError):
+            raise
+        result.notes.append(f"history not mined: {exc}")
+    result.seconds["history"] = round(time.perf_counter() - started, 4)
 
 
 def _release(store: GraphStore, repo: str, owner: str) -> None:

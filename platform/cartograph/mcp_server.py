@@ -43,6 +43,9 @@ Edges
   (callbacks, decorators, type annotations, __all__ exports)
 - (Symbol)-[:INHERITS]->(Symbol); (File)-[:IMPORTS {names}]->(File | Package)
 - (Repo)-[:PROVIDES]->(Package)
+- (Person {email, name, bot})-[:AUTHORED]->(Commit {sha, repo, message, at})
+- (Commit)-[:TOUCHED {added, deleted}]->(File); (Commit)-[:TOUCHED {lines}]->(Symbol)
+- (File)-[:CO_CHANGES {count, weight}]->(File), and the same between symbols
 via: scope | import | self | inheritance | super | constructor | annotation | return |
 injection | export — how the target was found (docs/resolution.md).
 Calls the resolver cannot prove (dynamic dispatch, getattr, untyped values, external
@@ -181,6 +184,50 @@ def build_server(store_url: str | None = None) -> MCPServer:
         from cartograph.query.common import pick_repo
 
         return answer(lambda s: overview(s, pick_repo(s, repo, os.getcwd())), as_json)
+
+    @server.tool()
+    def history(
+        target: str,
+        repo: str | None = None,
+        limit: int = 20,
+        offset: int = 0,
+        as_json: bool = False,
+    ) -> str:
+        """The latest commits that changed a file (a path) or a symbol, newest first, with
+        authors and messages: "why is it like this?"."""
+        from cartograph.query.history import history as run
+
+        return answer(lambda s: run(s, target, repo, limit, offset), as_json)
+
+    @server.tool()
+    def co_changes(
+        target: str,
+        repo: str | None = None,
+        limit: int = 20,
+        min_count: int = 2,
+        as_json: bool = False,
+    ) -> str:
+        """Files (for a path) or symbols (for a symbol) that usually change in the same commits,
+        with counts and weights: what else to look at when changing this."""
+        from cartograph.query.history import co_changes as run
+
+        return answer(lambda s: run(s, target, repo, limit, min_count), as_json)
+
+    @server.tool()
+    def owners(target: str, repo: str | None = None, limit: int = 10, as_json: bool = False) -> str:
+        """Who changed a file, a folder or a symbol most (recent work weighing more), and what
+        CODEOWNERS says: whom to ask or to request a review from."""
+        from cartograph.query.history import owners as run
+
+        return answer(lambda s: run(s, target, repo, limit), as_json)
+
+    @server.tool()
+    def explain(symbol: str, repo: str | None = None, as_json: bool = False) -> str:
+        """One call for "who wrote this and what depends on it": a symbol's context (location,
+        signature, callers, callees) plus its last commits, owners and co-change partners."""
+        from cartograph.query.history import explain as run
+
+        return answer(lambda s: run(s, symbol, repo), as_json)
 
     @server.tool()
     def get_schema() -> str:

@@ -6,9 +6,10 @@ both together (and add a store migration).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: code graph; 2: git history
 
 SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
 EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
@@ -55,6 +56,8 @@ class Repo:
     indexed_at: str = ""
     dirty: bool = False  # the work tree had uncommitted changes when indexed
     index_format: str = ""  # cartograph.index.INDEX_FORMAT that wrote it (internal)
+    mined_sha: str = ""  # the last commit whose history is in the graph
+    codeowners: str = ""  # the CODEOWNERS text at that commit
 
     @property
     def id(self) -> str:
@@ -158,3 +161,57 @@ class EdgeWrite:
     unresolved: list[Unresolved]
     imports: list[ImportLink]
     deps: list[str]
+
+
+@dataclass(slots=True)
+class CommitRow:
+    sha: str
+    message: str
+    at: str  # ISO 8601, the author's date
+    author: str  # email
+    parents: int
+    files: int  # files the commit changed (all of them, indexed or not)
+    ordinal: int = 0  # position in history, counting up from the oldest mined commit
+
+
+@dataclass(slots=True)
+class PersonRow:
+    email: str
+    name: str
+    bot: bool
+
+
+@dataclass(slots=True)
+class HistoryBatch:
+    """Commits mined together, written in one transaction with what they add up to."""
+
+    commits: list[CommitRow] = field(default_factory=list)
+    people: list[PersonRow] = field(default_factory=list)
+    file_touches: list[tuple[str, str, int, int]] = field(default_factory=list)  # sha, path, +, -
+    symbol_touches: list[tuple[str, str, int]] = field(default_factory=list)  # sha, id, lines
+    file_changes: Counter = field(default_factory=Counter)  # path → commits that count
+    file_pairs: Counter = field(default_factory=Counter)  # (a, b), a < b → commits
+    symbol_changes: Counter = field(default_factory=Counter)
+    symbol_pairs: Counter = field(default_factory=Counter)
+
+
+@dataclass(slots=True)
+class Touch:
+    """A commit's change to a file or symbol, with who made it (for history and owners)."""
+
+    sha: str
+    at: str
+    message: str
+    author: str  # email
+    name: str
+    bot: bool
+    target: str  # path or symbol id
+    added: int
+    deleted: int
+
+
+@dataclass(slots=True)
+class CoChange:
+    other: str  # path or symbol id
+    count: int
+    weight: float

@@ -14,6 +14,7 @@ from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
+from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners, Partner
 from cartograph.query.overview import Overview, Stats
 from cartograph.query.search import SearchResult
 
@@ -289,6 +290,80 @@ def _stats(stats: Stats) -> str:
     return "\n".join(out)
 
 
+def _commit_line(touch) -> str:
+    who = touch.name or touch.author
+    if "#" in touch.target:  # a symbol: the lines its hunks touched
+        change = f"{touch.added} lines"
+    else:
+        change = f"+{touch.added}/-{touch.deleted}"
+    subject = touch.message.splitlines()[0][:90] if touch.message else ""
+    return f"  {touch.sha[:10]} {touch.at[:10]} {who}  {change}  {subject}"
+
+
+def _history(page: HistoryPage) -> str:
+    out = [_header(page.envelope), f"history of {page.target.kind} {page.target.label}:"]
+    if not page.entries:
+        out.append("  no commit in the mined history changed it")
+    out.extend(_commit_line(t) for t in page.entries)
+    if page.next_offset is not None:
+        out.append(f"  … more: repeat with --offset {page.next_offset}")
+    return "\n".join(out)
+
+
+def _partner(partner: Partner) -> str:
+    where = f"  {_where(partner.symbol)}" if partner.symbol else ""
+    return f"  {partner.weight:.2f}  x{partner.count}  {partner.name}{where}"
+
+
+def _cochanges(result: CoChanges) -> str:
+    out = [_header(result.envelope),
+           f"changes together with {result.target.kind} {result.target.label} "
+           f"(weight = shared commits / the fewer commits of the two; seen at least "
+           f"{result.min_count} times):"]  # fmt: skip
+    if not result.partners:
+        out.append("  nothing yet")
+    out.extend(_partner(p) for p in result.partners)
+    return "\n".join(out)
+
+
+def _owner_lines(result: Owners) -> list[str]:
+    out = []
+    for owner in result.owners:
+        bot = " [bot]" if owner.bot else ""
+        out.append(
+            f"  {owner.share:6.1%}  {owner.name} <{owner.email}>{bot}  {owner.commits} commits, "
+            f"{owner.lines} lines, last {owner.last[:10]}"
+        )
+    if result.codeowners:
+        out.append("  CODEOWNERS: " + " ".join(result.codeowners))
+    return out
+
+
+def _owners(result: Owners) -> str:
+    out = [_header(result.envelope),
+           f"owners of {result.target.kind} {result.target.label} (changed lines, halved every "
+           f"{result.half_life_days:.0f} days of age):"]  # fmt: skip
+    lines = _owner_lines(result)
+    out.extend(lines or ["  no commit in the mined history changed it"])
+    return "\n".join(out)
+
+
+def _explain(result: Explanation) -> str:
+    out = [_context(result.context).rstrip()]
+    out.append("last commits:" if result.history else "last commits: none mined")
+    out.extend(_commit_line(t) for t in result.history)
+    if result.owners.owners or result.owners.codeowners:
+        out.append("owners:")
+        out.extend(_owner_lines(result.owners)[:6])
+    if result.partners:
+        out.append("symbols that change with it:")
+        out.extend(_partner(p) for p in result.partners)
+    if result.file_partners:
+        out.append("files that change with its file:")
+        out.extend(_partner(p) for p in result.file_partners)
+    return "\n".join(out)
+
+
 _RENDERERS = {
     SearchResult: _search,
     NeighborPage: _neighbors,
@@ -298,4 +373,8 @@ _RENDERERS = {
     DeadCodeReport: _dead,
     Overview: _overview,
     Stats: _stats,
+    HistoryPage: _history,
+    CoChanges: _cochanges,
+    Owners: _owners,
+    Explanation: _explain,
 }

@@ -33,6 +33,7 @@ from cartograph.model import (
     file_id,
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+from cartograph.store.neo4j_history import Neo4jHistory
 
 SEARCH_WEIGHTS = {"search_name": 10, "search_qualname": 5, "search_context": 1}
 COMMON_TERM = 4000  # as in the SQLite store: a word matching more symbols is not ranked by
@@ -72,6 +73,12 @@ SCHEMA = [
     "CREATE INDEX index_state_repo IF NOT EXISTS FOR (n:IndexState) ON (n.repo)",
     "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
     "CREATE INDEX stub_repo IF NOT EXISTS FOR (n:Stub) ON (n.repo)",
+    # schema version 2: history
+    "CREATE CONSTRAINT commit_id IF NOT EXISTS FOR (n:Commit) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT person_email IF NOT EXISTS FOR (n:Person) REQUIRE n.email IS UNIQUE",
+    "CREATE CONSTRAINT retired_file_id IF NOT EXISTS FOR (n:RetiredFile) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX commit_repo IF NOT EXISTS FOR (n:Commit) ON (n.repo)",
+    "CREATE INDEX retired_file_repo IF NOT EXISTS FOR (n:RetiredFile) ON (n.repo)",
     "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
     "ON EACH [n.search_name, n.search_qualname, n.search_context] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
@@ -198,7 +205,7 @@ def _lucene(word: str, prefix: bool) -> str:
     return "(" + " ".join(f"{field}:{term}^{w}" for field, w in SEARCH_WEIGHTS.items()) + ")"
 
 
-class Neo4jStore(TraversalMixin):
+class Neo4jStore(Neo4jHistory, TraversalMixin):
     concurrent_writers = False
 
     def __init__(self, url: str) -> None:
@@ -352,10 +359,10 @@ class Neo4jStore(TraversalMixin):
 
     def delete_repo(self, name: str) -> None:
         """Delete a repository's nodes in batches (a big repository is millions of rows)."""
-        for label in ("Symbol", "IndexState", "File", "SkippedFile"):
+        for label in ("Symbol", "IndexState", "File", "RetiredFile", "Commit", "SkippedFile"):
             self._run_auto(
                 f"MATCH (n:{label} {{repo: $repo}}) "
-                f"CALL {{ WITH n DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
+                f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
                 repo=name,
             )
         self._write(
@@ -632,6 +639,18 @@ class Neo4jStore(TraversalMixin):
         def work(tx):
             tx.run(
                 "UNWIND $rows AS f MATCH (s:Symbol {repo: $repo, path: f.path}) DETACH DELETE s",
+                rows=rows,
+                repo=repo,
+            ).consume()
+            # a file with history keeps its node (and its past) as a RetiredFile
+            # (a path deleted before, re-added and deleted again joins its earlier history)
+            tx.run(
+                "UNWIND $rows AS f MATCH (file:File {id: f.id}) "
+                "WHERE EXISTS { (:Commit)-[:TOUCHED]->(file) } "
+                "MERGE (old:RetiredFile {id: f.id}) ON CREATE SET old.repo = $repo, "
+                "old.path = f.path "
+                "WITH file, old MATCH (c:Commit)-[t:TOUCHED]->(file) "
+                "CREATE (c)-[:TOUCHED {added: t.added, deleted: t.deleted}]->(old) DELETE t",
                 rows=rows,
                 repo=repo,
             ).consume()
@@ -1208,4 +1227,6 @@ def _repo(node: Any) -> Repo:
         node.get("indexed_at") or "",
         bool(node.get("dirty")),
         node.get("index_format") or "",
+        node.get("mined_sha") or "",
+        node.get("codeowners") or "",
     )

@@ -25,8 +25,9 @@ from cartograph.model import (
     split_symbol_id,
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+from cartograph.store.sqlite_history import SQLiteHistory
 
-MIGRATIONS = {1: "sqlite_001_initial.sql"}
+MIGRATIONS = {1: "sqlite_001_initial.sql", 2: "sqlite_002_history.sql"}
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
 COMMON_TERM = 4000  # a search word matching more rows than this is too common to rank by
@@ -67,7 +68,7 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(TraversalMixin):
+class SQLiteStore(SQLiteHistory, TraversalMixin):
     concurrent_writers = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -161,7 +162,10 @@ class SQLiteStore(TraversalMixin):
 
     def _upsert_repo(self, db: sqlite3.Connection, repo: Repo) -> None:
         db.execute(
-            "INSERT INTO repos VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET "
+            # the history columns (mined_sha, codeowners) are set by set_history_state only
+            "INSERT INTO repos (name, root, url, default_branch, head_sha, indexed_sha, "
+            "indexed_at, dirty, index_format) VALUES (?,?,?,?,?,?,?,?,?) "
+            "ON CONFLICT(name) DO UPDATE SET "
             "root=excluded.root, url=excluded.url, default_branch=excluded.default_branch, "
             "head_sha=excluded.head_sha, indexed_sha=excluded.indexed_sha, "
             "indexed_at=excluded.indexed_at, dirty=excluded.dirty, "
@@ -197,7 +201,9 @@ class SQLiteStore(TraversalMixin):
             for table in ("symbols", "edges", "unresolved"):
                 column = "id" if table == "symbols" else "src"
                 db.execute(f"DELETE FROM {table} WHERE {column} >= ? AND {column} < ?", (low, high))
-            for table in ("imports", "deps", "files", "skipped", "packages", "pending", "locks"):
+            for table in ("imports", "deps", "files", "skipped", "packages", "pending", "locks",
+                          "commits", "touches", "symbol_touches", "file_changes", "cochanges",
+                          "symbol_changes", "symbol_cochanges"):  # fmt: skip
                 db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
             db.execute("DELETE FROM repos WHERE name = ?", (name,))
 
@@ -897,7 +903,10 @@ def _decode_lines(text: str) -> list[int]:
 
 
 def _repo(row: tuple) -> Repo:
-    return Repo(row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8])
+    history = tuple(row[9:11]) if len(row) > 9 else ("", "")
+    return Repo(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], *history
+    )
 
 
 def _statements(script: str) -> list[str]:

@@ -1,0 +1,1 @@
+"""Git history in the graph: commits, people, touches, co-change and ownership."""
