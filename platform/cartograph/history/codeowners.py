@@ -62,8 +62,11 @@ def _compile(pattern: str) -> re.Pattern[str]:
             index += 1
     regex = "".join(parts)
     prefix = "" if anchored else "(?:.*/)?"
-    # a name matches the file itself or everything under a folder of that name
-    suffix = "/.*" if directory else "(?:/.*)?"
+    # a name matches the file itself or everything under a folder of that name; a last part
+    # with a wildcard matches only its own level (GitHub: `docs/*` is not docs/deep/x.md)
+    last = body.rsplit("/", 1)[-1]
+    flat = ("*" in last or "?" in last) and last != "**"
+    suffix = "/.*" if directory else ("" if flat else "(?:/.*)?")
     if body == "*":
         return re.compile(".*")
     return re.compile(f"^{prefix}{regex}{suffix}$")

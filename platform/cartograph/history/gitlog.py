@@ -15,6 +15,8 @@ from pathlib import Path
 
 _START = "\x1e\x1f"  # record separator: never in a patch or a commit message
 _FORMAT = f"{_START}%H%x1f%P%x1f%aN%x1f%aE%x1f%aI%x1f%B%x1e"
+_CONTENT = frozenset("+- ")  # first characters of patch lines (and of ---/+++ file headers)
+_STATUS = frozenset("ACDMRTU")  # --name-status letters
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 BOT_MARKERS = (
     "[bot]",
@@ -79,9 +81,11 @@ def _unquote(path: str) -> str:
     return path
 
 
-def read_commits(root: Path, revisions: str) -> Iterator[CommitRecord]:
+def read_commits(root: Path, revisions: str, hunks: bool = True) -> Iterator[CommitRecord]:
     """Commits of `revisions` (e.g. "HEAD" or "abc123..HEAD"), newest first, descendants
-    before their ancestors."""
+    before their ancestors; with `hunks=False` only which files each commit added, deleted,
+    renamed or changed (the same renames, much less to read)."""
+    diff = ["-p", "-U0", "--no-ext-diff", "--no-textconv"] if hunks else ["--name-status"]
     command = [
         "git",
         "-C",
@@ -92,10 +96,7 @@ def read_commits(root: Path, revisions: str) -> Iterator[CommitRecord]:
         "--topo-order",
         "--no-color",
         "-M",
-        "-p",
-        "-U0",
-        "--no-ext-diff",
-        "--no-textconv",
+        *diff,
         f"--format={_FORMAT}",
         revisions,
         "--",
@@ -119,6 +120,10 @@ def _parse(lines) -> Iterator[CommitRecord]:
     header: list[str] | None = None
     change: FileChange | None = None
     for line in lines:
+        # most lines are a patch's content, not needed: drop them before anything else
+        # (a message line may start like them, but it is read only while `header` is open)
+        if line[:1] in _CONTENT and header is None:
+            continue
         if line.startswith(_START):
             if commit is not None:
                 yield commit
@@ -137,6 +142,9 @@ def _parse(lines) -> Iterator[CommitRecord]:
             continue
         if commit is None:
             continue
+        if "\t" in line and line[:1] in _STATUS:  # --name-status: "M\tpath", "R090\told\tnew"
+            commit.changes.append(_name_status(line.rstrip("\n")))
+            continue
         if line.startswith("diff --git "):
             change = FileChange(None, None)
             commit.changes.append(change)
@@ -152,8 +160,6 @@ def _parse(lines) -> Iterator[CommitRecord]:
                 change.hunks.append(
                     (int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d))
                 )
-        elif line.startswith(("+", "-", " ")) and not line.startswith(("+++ ", "--- ")):
-            continue  # content lines: not needed
         elif line.startswith("new file mode"):
             change.old_path = None
         elif line.startswith("deleted file mode"):
@@ -180,6 +186,20 @@ def _header(parts: list[str]) -> CommitRecord:
         at=at,
         message=message.strip()[:4000],
     )
+
+
+def _name_status(line: str) -> FileChange:
+    status, *paths = line.split("\t")
+    paths = [_unquote(p) for p in paths]
+    if status[0] == "A":
+        return FileChange(None, paths[0])
+    if status[0] == "D":
+        return FileChange(paths[0], None)
+    if status[0] == "R":
+        return FileChange(paths[0], paths[1])
+    if status[0] == "C":  # a copy: the new file is another file
+        return FileChange(None, paths[1])
+    return FileChange(paths[0], paths[0])
 
 
 def _diff_paths(line: str) -> tuple[str, str]:

@@ -45,6 +45,32 @@ class LineMap:
         start, end, head = self.segments[index]
         return head + (min(line, end - 1) - start)
 
+    def head_runs(self, first: int, last: int) -> list[tuple[int, int, int]]:
+        """`lookup_near` for the lines [first, last] at once: (first, last, lines each) runs of
+        HEAD lines — a run of lines that moved together, or one line standing for the `lines
+        each` replaced lines that belong to it."""
+        runs: list[tuple[int, int, int]] = []
+        segments, count = self.segments, len(self.segments)
+        index = bisect_right(self.starts, first) - 1
+        line = first
+        if index < 0:  # lines above the first that survives belong nowhere
+            if not count or self.starts[0] > last:
+                return runs
+            index, line = 0, self.starts[0]
+        while line <= last and index < count:
+            start, end, head = segments[index]
+            if line < end:
+                upto = min(last, end - 1)
+                runs.append((head + line - start, head + upto - start, 1))
+                line = upto + 1
+            gap_end = min(last, (self.starts[index + 1] if index + 1 < count else INFINITY) - 1)
+            if line <= gap_end:
+                anchor = head + end - 1 - start
+                runs.append((anchor, anchor, gap_end - line + 1))
+                line = gap_end + 1
+            index += 1
+        return runs
+
     def parent(self, hunks: list[tuple[int, int, int, int]]) -> LineMap:
         """The map of the version before a commit, given the commit's hunks (old a,b new c,d,
         as `git diff -U0` prints them) and this map of the version after it."""

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import combinations
+from itertools import combinations, pairwise
 from pathlib import Path
 
 from cartograph.history.codeowners import read_codeowners
@@ -54,11 +54,19 @@ class MineResult:
 
 
 class _Spans:
-    """Innermost function/method/class at a line of a file at HEAD."""
+    """Innermost function/method/class at the lines of a file at HEAD."""
 
     def __init__(self, spans: list[tuple[int, int, str]]) -> None:
         self.spans = sorted(spans)
         self.starts = [s[0] for s in self.spans]
+        # what `at` answers is the same between two span boundaries: keep it as pieces
+        bounds = sorted({s[0] for s in self.spans} | {s[1] + 1 for s in self.spans})
+        self.pieces: list[tuple[int, int, str]] = []  # first, last line, symbol
+        for low, high in pairwise(bounds):
+            symbol = self.at(low)
+            if symbol is not None:
+                self.pieces.append((low, high - 1, symbol))
+        self.piece_starts = [p[0] for p in self.pieces]
 
     def at(self, line: int) -> str | None:
         index = bisect_right(self.starts, line) - 1
@@ -68,6 +76,19 @@ class _Spans:
                 return symbol
             index -= 1
         return None
+
+    def charge(self, first: int, last: int, each: int, lines: Counter[str]) -> None:
+        """Add `each` for every line in [first, last] to the symbol holding it."""
+        index = max(0, bisect_right(self.piece_starts, first) - 1)
+        pieces = self.pieces
+        while index < len(pieces):
+            low, high, symbol = pieces[index]
+            if low > last:
+                break
+            overlap = min(high, last) - max(low, first) + 1
+            if overlap > 0:
+                lines[symbol] += overlap * each
+            index += 1
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -116,6 +137,15 @@ def mine_history(
     total = _git(root, "rev-list", "--count", revisions)
     newest = store.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
     files = set(store.files(repo))
+    counted_files: set[str] = set()  # whose change counts moved: their pairs' weights too
+    counted_symbols: set[str] = set()
+    if since:
+        # what was mined before sits under the paths and symbols of then: follow the files
+        # renamed since, forget those deleted (or replaced by another file of the same name)
+        moved_files, moved_symbols = _remap_earlier_history(store, root, repo, revisions, files)
+        result.renamed = sum(1 for old, new in moved_files.items() if new and new != old)
+        counted_files.update(new for new in moved_files.values() if new)
+        counted_symbols.update(new for new in moved_symbols.values() if new)
     spans = {path: _Spans(items) for path, items in store.symbol_spans(repo, SYMBOL_KINDS).items()}
     walk = _Walk(files, spans, max_files)
     batch = HistoryBatch()
@@ -124,18 +154,79 @@ def mine_history(
         walk.add(commit, batch, people_seen, newest - result.commits)
         result.commits += 1
         if len(batch.commits) >= BATCH_COMMITS:
+            counted_files.update(batch.file_changes)
+            counted_symbols.update(batch.symbol_changes)
             _flush(store, repo, batch, result)
             batch = HistoryBatch()
+    counted_files.update(batch.file_changes)
+    counted_symbols.update(batch.symbol_changes)
     _flush(store, repo, batch, result)
-    moves = {old: new for old, new in walk.current_of.items() if new and old != new}
-    if since and moves:
-        # history mined earlier sits under the paths of then; follow the renames since
-        store.rename_history(repo, moves)
-        result.renamed = len(moves)
-    store.refresh_cochange_weights(repo)
+    if since:
+        store.refresh_cochange_weights(repo, counted_files, counted_symbols)
+    else:
+        store.refresh_cochange_weights(repo)
     store.set_history_state(repo, head_sha, codeowners)
     result.seconds = round(time.perf_counter() - started, 3)
     return result
+
+
+def _remap_earlier_history(
+    store: GraphStore, root: Path, repo: str, revisions: str, files: set[str]
+) -> tuple[dict[str, str | None], dict[str, str | None]]:
+    """Re-key the history mined before `revisions` to the files and symbols at HEAD, as
+    mining it all again would: a file renamed since keeps its past under its new path (its
+    symbols under their new ids), a file deleted since — or replaced by another file of the
+    same name — loses it, and so does a symbol no longer in the index. Runs before the new
+    commits are written, so only the earlier history moves."""
+    walk = _Walk(files, {}, 0)
+    for commit in read_commits(root, revisions, hunks=False):
+        for change in commit.changes:
+            walk.step_back(change, None)
+    file_map = {old: new for old, new in walk.current_of.items() if new != old}
+    orphan_files, orphan_symbols = store.history_orphans(repo)
+    for path in orphan_files:  # gone from the index (or back in it, unchanged in git)
+        file_map.setdefault(path, path if path in files else None)
+    symbol_map: dict[str, str | None] = {}
+    targets = {new for new in file_map.values() if new}
+    modules = {path: record.module for path, record in store.files(repo, targets).items()}
+    for path, symbols in store.history_symbols(repo, list(file_map)).items():
+        new_path = file_map[path]
+        for symbol in symbols:
+            symbol_map[symbol] = (
+                _moved_symbol(repo, symbol, path, new_path, modules.get(new_path))
+                if new_path
+                else None
+            )
+    existing = store.get_symbols(new for new in symbol_map.values() if new)
+    for symbol, new in symbol_map.items():
+        if new is not None and new not in existing:
+            symbol_map[symbol] = None  # nothing of that name at the new place
+    back = store.get_symbols(orphan_symbols)
+    for symbol in orphan_symbols:
+        symbol_map.setdefault(symbol, symbol if symbol in back else None)
+    if file_map or symbol_map:
+        store.remap_history(repo, file_map, symbol_map)
+    return file_map, symbol_map
+
+
+def _moved_symbol(
+    repo: str, symbol: str, old_path: str, new_path: str, new_module: str | None
+) -> str | None:
+    """The id a symbol of a moved file has in the file at its new path: the same name inside
+    the module (`util.helper` in util.py is `lib.util.helper` in lib/util.py)."""
+    qualname = symbol.partition("#")[2]
+    if new_module is None or not qualname:
+        return None
+    # the old module name is a dotted tail of the old path ("src/pkg/util.py" → pkg.util)
+    stem = old_path.rsplit(".", 1)[0].split("/")
+    if stem[-1] in ("__init__", "index"):
+        stem = stem[:-1]
+    for start in range(len(stem)):
+        module = ".".join(stem[start:])
+        if qualname == module or qualname.startswith(module + "."):
+            inner = qualname[len(module) :]
+            return f"{repo}:{new_path}#{new_module}{inner}"
+    return None
 
 
 def _utc(stamp: str) -> str:
@@ -201,14 +292,9 @@ class _Walk:
                     batch.symbol_pairs[pair] += 1
 
     def _change(self, commit, change, batch, touched_files, touched_symbols) -> None:
-        own, parent = change.new_path, change.old_path
-        if own is None:  # deleted here: before this commit it is another file than any at HEAD
-            if parent is not None:
-                self.current_of[parent] = None
-                self.maps.pop(parent, None)
-            return
-        current = self.current_of.get(own)
-        line_map = self.maps.get(own)
+        own = change.new_path
+        current = self.current_of.get(own) if own is not None else None
+        line_map = self.maps.get(own) if own is not None else None
         if current is not None and line_map is not None:
             touched_files.append(current)
             batch.file_touches.append((commit.sha, current, change.added, change.deleted))
@@ -216,15 +302,22 @@ class _Walk:
             if spans is not None:
                 lines: Counter[str] = Counter()
                 for first, last in changed_lines(change.hunks):
-                    for line in range(first, last + 1):
-                        at_head = line_map.lookup_near(line)
-                        symbol = spans.at(at_head) if at_head is not None else None
-                        if symbol is not None:
-                            lines[symbol] += 1
+                    for head_first, head_last, each in line_map.head_runs(first, last):
+                        spans.charge(head_first, head_last, each, lines)
                 for symbol, count in lines.items():
                     touched_symbols[symbol] += count
                     batch.symbol_touches.append((commit.sha, symbol, count))
-        # step back to the version before this commit
+        self.step_back(change, line_map)
+
+    def step_back(self, change, line_map: LineMap | None) -> None:
+        """Move to the version before `change`: where its paths' files are at HEAD then."""
+        own, parent = change.new_path, change.old_path
+        if own is None:  # deleted here: before this commit it is another file than any at HEAD
+            if parent is not None:
+                self.current_of[parent] = None
+                self.maps.pop(parent, None)
+            return
+        current = self.current_of.get(own)
         if parent is None:  # added here: an older file of this name is another file
             self.current_of[own] = None
             self.maps.pop(own, None)

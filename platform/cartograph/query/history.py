@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from cartograph.history.codeowners import owners_of
-from cartograph.model import CoChange, SymbolRow, Touch, split_symbol_id
+from cartograph.model import CoChange, SymbolRow, Touch
 from cartograph.query.common import (
     Envelope,
     Freshness,
@@ -107,7 +107,7 @@ def resolve_target(store: GraphStore, text: str, repo: str | None = None) -> Tar
         return Target("file", files[0], path)
     if len(files) > 1:
         raise QueryError(f"{path} is in several repositories ({', '.join(files)}): add --repo")
-    folders = [r for r in repos if any(p.startswith(path + "/") for p in store.files(r))]
+    folders = [r for r in repos if store.files(r, under=path)]
     if len(folders) == 1:
         return Target("folder", folders[0], path)
     symbol = find_symbol(store, text, repo)
@@ -172,7 +172,9 @@ def owners(
         touches = store.touches_under(target.repo, target.path, exact=target.kind == "file")
     ranked = _rank(touches, half_life_days)[: clamp(limit, 10)]
     repo_row = store.get_repo(target.repo)
-    codeowners = list(owners_of(repo_row.codeowners, target.path)) if repo_row else []
+    # a folder is asked as "folder/": the rules for it, not for a file of the same name
+    asked = target.path + "/" if target.kind == "folder" else target.path
+    codeowners = list(owners_of(repo_row.codeowners, asked)) if repo_row else []
     return Owners(target, ranked, codeowners, half_life_days, _envelope(store, target))
 
 
@@ -193,15 +195,12 @@ def explain(store: GraphStore, name: str, repo: str | None = None) -> Explanatio
 
 
 def _symbol_partners(store: GraphStore, found: list[CoChange]) -> list[Partner]:
+    """Partners still in the index (one gone since the last mining is no partner)."""
     symbols = store.get_symbols(c.other for c in found)
     return [
-        Partner(
-            symbols[c.other].qualname if c.other in symbols else split_symbol_id(c.other)[2],
-            c.count,
-            c.weight,
-            symbols.get(c.other),
-        )
+        Partner(symbols[c.other].qualname, c.count, c.weight, symbols[c.other])
         for c in found
+        if c.other in symbols
     ]
 
 

@@ -57,6 +57,13 @@ _SYMBOL_FIELDS = (
 _SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in _SYMBOL_FIELDS) + "}"
 _OTHER_RETURN = _SYMBOL_RETURN.replace("s.", "o.")
 
+# relabel a node that leaves the index with history: it keeps only its past (TOUCHED,
+# CO_CHANGES, changes) until the next mining moves it to where it went or forgets it
+_RETIRE = (
+    "OPTIONAL MATCH ({node})-[r]-() WHERE NOT type(r) IN ['TOUCHED', 'CO_CHANGES'] "
+    "DELETE r WITH DISTINCT {node} REMOVE {node}:{label} SET {node}:{retired}"
+)
+
 SCHEMA = [
     "CREATE CONSTRAINT repo_name IF NOT EXISTS FOR (n:Repo) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT file_id IF NOT EXISTS FOR (n:File) REQUIRE n.id IS UNIQUE",
@@ -76,9 +83,11 @@ SCHEMA = [
     # schema version 2: history
     "CREATE CONSTRAINT commit_id IF NOT EXISTS FOR (n:Commit) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT person_email IF NOT EXISTS FOR (n:Person) REQUIRE n.email IS UNIQUE",
-    "CREATE CONSTRAINT retired_file_id IF NOT EXISTS FOR (n:RetiredFile) REQUIRE n.id IS UNIQUE",
     "CREATE INDEX commit_repo IF NOT EXISTS FOR (n:Commit) ON (n.repo)",
+    "CREATE INDEX retired_file_id IF NOT EXISTS FOR (n:RetiredFile) ON (n.id)",
     "CREATE INDEX retired_file_repo IF NOT EXISTS FOR (n:RetiredFile) ON (n.repo)",
+    "CREATE INDEX retired_symbol_id IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.id)",
+    "CREATE INDEX retired_symbol_repo IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.repo)",
     "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
     "ON EACH [n.search_name, n.search_qualname, n.search_context] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
@@ -359,7 +368,15 @@ class Neo4jStore(Neo4jHistory, TraversalMixin):
 
     def delete_repo(self, name: str) -> None:
         """Delete a repository's nodes in batches (a big repository is millions of rows)."""
-        for label in ("Symbol", "IndexState", "File", "RetiredFile", "Commit", "SkippedFile"):
+        for label in (
+            "Symbol",
+            "RetiredSymbol",
+            "IndexState",
+            "File",
+            "RetiredFile",
+            "Commit",
+            "SkippedFile",
+        ):
             self._run_auto(
                 f"MATCH (n:{label} {{repo: $repo}}) "
                 f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
@@ -467,6 +484,15 @@ class Neo4jStore(Neo4jHistory, TraversalMixin):
             repo=repo,
         ).consume()
         if symbols:
+            # a symbol leaving with history keeps it until the next mining (see delete_files)
+            tx.run(
+                "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
+                "WHERE NOT s.id IN f.keep "
+                "AND (s.changes IS NOT NULL OR EXISTS { (:Commit)-[:TOUCHED]->(s) }) "
+                f"{_RETIRE.format(node='s', label='Symbol', retired='RetiredSymbol')}",
+                files=files,
+                repo=repo,
+            ).consume()
             tx.run(
                 "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
                 "WHERE NOT s.id IN f.keep DETACH DELETE s",
@@ -637,20 +663,20 @@ class Neo4jStore(Neo4jHistory, TraversalMixin):
             return
 
         def work(tx):
+            # a file or symbol with history keeps its node, relabelled (_RETIRE)
+            for label, retired, match in (
+                ("Symbol", "RetiredSymbol", "MATCH (n:Symbol {repo: $repo, path: f.path})"),
+                ("File", "RetiredFile", "MATCH (n:File {id: f.id})"),
+            ):
+                tx.run(
+                    f"UNWIND $rows AS f {match} "
+                    "WHERE n.changes IS NOT NULL OR EXISTS { (:Commit)-[:TOUCHED]->(n) } "
+                    f"{_RETIRE.format(node='n', label=label, retired=retired)}",
+                    rows=rows,
+                    repo=repo,
+                ).consume()
             tx.run(
                 "UNWIND $rows AS f MATCH (s:Symbol {repo: $repo, path: f.path}) DETACH DELETE s",
-                rows=rows,
-                repo=repo,
-            ).consume()
-            # a file with history keeps its node (and its past) as a RetiredFile
-            # (a path deleted before, re-added and deleted again joins its earlier history)
-            tx.run(
-                "UNWIND $rows AS f MATCH (file:File {id: f.id}) "
-                "WHERE EXISTS { (:Commit)-[:TOUCHED]->(file) } "
-                "MERGE (old:RetiredFile {id: f.id}) ON CREATE SET old.repo = $repo, "
-                "old.path = f.path "
-                "WITH file, old MATCH (c:Commit)-[t:TOUCHED]->(file) "
-                "CREATE (c)-[:TOUCHED {added: t.added, deleted: t.deleted}]->(old) DELETE t",
                 rows=rows,
                 repo=repo,
             ).consume()
@@ -921,13 +947,21 @@ class Neo4jStore(Neo4jHistory, TraversalMixin):
         )
         return [_symbol(r["s"]) for r in records]
 
-    def files(self, repo: str, paths: Iterable[str] | None = None) -> dict[str, FileRecord]:
+    def files(
+        self, repo: str, paths: Iterable[str] | None = None, under: str | None = None
+    ) -> dict[str, FileRecord]:
         fields = (
             "f.repo AS repo, f.path AS path, f.language AS language, f.sha256 AS sha256, "
             "f.size AS size, f.mtime_ns AS mtime_ns, f.lines AS lines, f.is_test AS is_test, "
             "f.module AS module, f.parse_errors AS parse_errors"
         )
-        if paths is None:
+        if under is not None:
+            records = self._read(
+                f"MATCH (f:File) WHERE f.id STARTS WITH $prefix AND NOT f:Stub "
+                f"RETURN {fields} ORDER BY f.path",
+                prefix=file_id(repo, under.strip("/") + "/"),
+            )
+        elif paths is None:
             records = self._read(
                 f"MATCH (f:File {{repo: $repo}}) WHERE NOT f:Stub RETURN {fields} ORDER BY f.path",
                 repo=repo,

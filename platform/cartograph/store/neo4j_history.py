@@ -1,6 +1,7 @@
 """Git history in the Neo4j store: (Person)-[:AUTHORED]->(Commit)-[:TOUCHED]->(File|Symbol),
 (File)-[:CO_CHANGES]->(File) and the same between symbols; `changes` counts on files and
-symbols. A file that leaves the index but has history keeps its node as :RetiredFile."""
+symbols. A file or symbol that leaves the index with history keeps its node as :RetiredFile or
+:RetiredSymbol (with only its past) until the next mining re-keys or forgets it."""
 
 from __future__ import annotations
 
@@ -12,14 +13,8 @@ _TOUCH_RETURN = (
     "c.sha AS sha, c.at AS at, c.message AS message, p.email AS author, p.name AS name, "
     "p.bot AS bot, c.ordinal AS ordinal"
 )
-# a file with history, indexed (File) or gone from the index (RetiredFile)
-_FILE_BY_ID = (
-    "CALL () { MATCH (x:File {id: $id}) RETURN x UNION MATCH (x:RetiredFile {id: $id}) RETURN x } "
-)
-_FILES_UNDER = (
-    "CALL () { MATCH (x:File {repo: $repo}) WHERE x.path STARTS WITH $prefix RETURN x "
-    "UNION MATCH (x:RetiredFile {repo: $repo}) WHERE x.path STARTS WITH $prefix RETURN x } "
-)
+_FILE_BY_ID = "MATCH (x:File {id: $id}) "
+_FILES_UNDER = "MATCH (x:File {repo: $repo}) WHERE x.path STARTS WITH $prefix "
 
 
 def _touch(record, target: str, added: int, deleted: int) -> Touch:
@@ -50,6 +45,7 @@ class Neo4jHistory:
                 "author": c.author,
                 "parents": c.parents,
                 "files": c.files,
+                "ordinal": c.ordinal,
             }
             for c in batch.commits
         ]
@@ -111,47 +107,103 @@ class Neo4jHistory:
 
         self._write(work)  # type: ignore[attr-defined]
 
-    def rename_history(self, repo: str, moves: dict[str, str]) -> None:
-        """History kept under old paths follows the files to their new paths."""
-        rows = [{"old": file_id(repo, o), "new": file_id(repo, n)} for o, n in moves.items()]
+    def history_orphans(self, repo: str) -> tuple[set[str], set[str]]:
+        records = self._read(  # type: ignore[attr-defined]
+            "MATCH (n:RetiredFile|RetiredSymbol {repo: $repo}) "
+            "RETURN n:RetiredFile AS file, n.path AS path, n.id AS id",
+            repo=repo,
+        )
+        paths = {r["path"] for r in records if r["file"]}
+        return paths, {r["id"] for r in records if not r["file"]}
+
+    def history_symbols(self, repo: str, paths: Iterable[str]) -> dict[str, set[str]]:
+        records = self._read(  # type: ignore[attr-defined]
+            "UNWIND $paths AS path MATCH (n:Symbol|RetiredSymbol {repo: $repo, path: path}) "
+            "WHERE n.changes IS NOT NULL OR EXISTS { (:Commit)-[:TOUCHED]->(n) } "
+            "RETURN DISTINCT path, n.id AS id",
+            repo=repo,
+            paths=list(paths),
+        )
+        found: dict[str, set[str]] = {}
+        for r in records:
+            found.setdefault(r["path"], set()).add(r["id"])
+        return found
+
+    def remap_history(
+        self, repo: str, files: dict[str, str | None], symbols: dict[str, str | None]
+    ) -> None:
+        """Re-key history at once (a → b and b → c move a's past to b and b's to c); None
+        forgets it. Counts and pairs that meet under one node add up. Every retired node of
+        the repository is gone afterwards."""
+        file_ids = {
+            file_id(repo, old): (file_id(repo, new) if new else None) for old, new in files.items()
+        }
 
         def work(tx):
-            for row in rows:
-                tx.run(
-                    _FILE_BY_ID.replace("$id", "$old") + "WITH x AS old "
-                    "MATCH (new:File {id: $new}) WHERE old <> new "
-                    "SET new.changes = coalesce(new.changes, 0) + coalesce(old.changes, 0) "
-                    "REMOVE old.changes "
-                    "WITH old, new OPTIONAL MATCH (c:Commit)-[t:TOUCHED]->(old) "
-                    "FOREACH (_ IN CASE WHEN t IS NULL THEN [] ELSE [1] END | "
-                    "  CREATE (c)-[:TOUCHED {added: t.added, deleted: t.deleted}]->(new) "
-                    "  DELETE t)",
-                    old=row["old"],
-                    new=row["new"],
-                ).consume()
-                pairs = tx.run(
-                    _FILE_BY_ID.replace("$id", "$old") + "MATCH (x)-[r:CO_CHANGES]-(o) "
-                    "WITH r, o.id AS other, r.count AS n DELETE r RETURN other, n",
-                    old=row["old"],
-                ).data()
-                merged: dict[tuple[str, str], int] = {}
-                for pair in pairs:
-                    if pair["other"] != row["new"]:
-                        key = tuple(sorted((row["new"], pair["other"])))
-                        merged[key] = merged.get(key, 0) + pair["n"]
-                tx.run(
-                    "UNWIND $rows AS x MATCH (a:File {id: x.a}) MATCH (b:File {id: x.b}) "
-                    "MERGE (a)-[r:CO_CHANGES]->(b) ON CREATE SET r.count = x.n, r.weight = 0.0 "
-                    "ON MATCH SET r.count = r.count + x.n",
-                    rows=[{"a": a, "b": b, "n": n} for (a, b), n in merged.items()],
-                ).consume()
-                tx.run(
-                    "MATCH (old:RetiredFile {id: $old}) WHERE NOT EXISTS { ()-[:TOUCHED]->(old) } "
-                    "DETACH DELETE old",
-                    old=row["old"],
-                ).consume()
+            for live, retired, mapping in (
+                ("File", "RetiredFile", file_ids),
+                ("Symbol", "RetiredSymbol", symbols),
+            ):
+                if mapping:
+                    self._remap(tx, live, retired, mapping)
+            tx.run(
+                "MATCH (n:RetiredFile|RetiredSymbol {repo: $repo}) DETACH DELETE n", repo=repo
+            ).consume()
 
         self._write(work)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _remap(tx, live: str, retired: str, mapping: dict[str, str | None]) -> None:
+        sources = list(mapping)
+        nodes = f"UNWIND $ids AS id MATCH (x:{live}|{retired} {{id: id}}) "
+        touches = tx.run(
+            nodes + "MATCH (c:Commit)-[t:TOUCHED]->(x) "
+            "WITH x, c, t, properties(t) AS props DELETE t "
+            "RETURN x.id AS source, c.id AS commit, props",
+            ids=sources,
+        ).data()
+        counts = tx.run(
+            nodes + "WITH x, x.changes AS n REMOVE x.changes RETURN x.id AS source, n",
+            ids=sources,
+        ).data()
+        pairs = tx.run(
+            nodes + "MATCH (x)-[r:CO_CHANGES]-() WITH DISTINCT r "
+            "WITH r, startNode(r).id AS a, endNode(r).id AS b, r.count AS n DELETE r "
+            "RETURN a, b, n",
+            ids=sources,
+        ).data()
+        moved_touches = [
+            {"commit": t["commit"], "target": mapping[t["source"]], "props": t["props"]}
+            for t in touches
+            if mapping[t["source"]]
+        ]
+        moved_counts: dict[str, int] = {}
+        for row in counts:
+            target = mapping[row["source"]]
+            if target and row["n"]:
+                moved_counts[target] = moved_counts.get(target, 0) + row["n"]
+        moved_pairs: dict[tuple[str, str], int] = {}
+        for row in pairs:
+            a, b = mapping.get(row["a"], row["a"]), mapping.get(row["b"], row["b"])
+            if a and b and a != b:
+                key = (min(a, b), max(a, b))
+                moved_pairs[key] = moved_pairs.get(key, 0) + row["n"]
+        tx.run(
+            f"UNWIND $rows AS t MATCH (c:Commit {{id: t.commit}}) MATCH (x:{live} {{id: t.target}}) "
+            "CREATE (c)-[r:TOUCHED]->(x) SET r = t.props",
+            rows=moved_touches,
+        ).consume()
+        tx.run(
+            f"UNWIND $rows AS x MATCH (n:{live} {{id: x.id}}) "
+            "SET n.changes = coalesce(n.changes, 0) + x.n",
+            rows=[{"id": k, "n": n} for k, n in moved_counts.items()],
+        ).consume()
+        tx.run(
+            f"UNWIND $rows AS x MATCH (a:{live} {{id: x.a}}) MATCH (b:{live} {{id: x.b}}) "
+            "MERGE (a)-[r:CO_CHANGES]->(b) ON CREATE SET r.count = x.n, r.weight = 0.0 "
+            "ON MATCH SET r.count = r.count + x.n",
+            rows=[{"a": a, "b": b, "n": n} for (a, b), n in moved_pairs.items()],
+        ).consume()
 
     def clear_history(self, repo: str) -> None:
         self._run_auto(  # type: ignore[attr-defined]
@@ -167,22 +219,42 @@ class Neo4jHistory:
             ).consume()
             tx.run("MATCH (n:File {repo: $repo}) REMOVE n.changes", repo=repo).consume()
             tx.run("MATCH (n:Symbol {repo: $repo}) REMOVE n.changes", repo=repo).consume()
-            tx.run("MATCH (n:RetiredFile {repo: $repo}) DETACH DELETE n", repo=repo).consume()
+            tx.run(
+                "MATCH (n:RetiredFile|RetiredSymbol {repo: $repo}) DETACH DELETE n", repo=repo
+            ).consume()
             tx.run("MATCH (r:Repo {name: $repo}) SET r.mined_sha = ''", repo=repo).consume()
 
         self._write(work)  # type: ignore[attr-defined]
 
-    def refresh_cochange_weights(self, repo: str) -> None:
-        """weight = count / min(changes of a, changes of b)."""
+    def refresh_cochange_weights(
+        self, repo: str, files: Iterable[str] | None = None, symbols: Iterable[str] | None = None
+    ) -> None:
+        """weight = count / min(changes of a, changes of b), for every pair or (given the files
+        and symbols whose change counts moved) for the pairs that hold one of them."""
+        weight = (
+            "WITH DISTINCT r, CASE WHEN a.changes < b.changes THEN a.changes ELSE b.changes END "
+            "AS m SET r.weight = round(toFloat(r.count) / CASE WHEN m > 1 THEN m ELSE 1 END, 4)"
+        )
+        everything = files is None and symbols is None
+        keys = {
+            "File": [file_id(repo, p) for p in files or ()],
+            "Symbol": list(symbols or ()),
+        }
 
         def work(tx):
             for label in ("File", "Symbol"):
-                tx.run(
-                    f"MATCH (a:{label} {{repo: $repo}})-[r:CO_CHANGES]->(b) "
-                    "WITH r, CASE WHEN a.changes < b.changes THEN a.changes ELSE b.changes END AS m "
-                    "SET r.weight = round(toFloat(r.count) / CASE WHEN m > 1 THEN m ELSE 1 END, 4)",
-                    repo=repo,
-                ).consume()
+                if everything:
+                    tx.run(
+                        f"MATCH (a:{label} {{repo: $repo}})-[r:CO_CHANGES]->(b) {weight}",
+                        repo=repo,
+                    ).consume()
+                    continue
+                for start in range(0, len(keys[label]), 5000):
+                    tx.run(
+                        f"UNWIND $ids AS id MATCH (:{label} {{id: id}})-[r:CO_CHANGES]-() "
+                        f"WITH DISTINCT r WITH r, startNode(r) AS a, endNode(r) AS b {weight}",
+                        ids=keys[label][start : start + 5000],
+                    ).consume()
 
         self._write(work)  # type: ignore[attr-defined]
 
@@ -241,7 +313,7 @@ class Neo4jHistory:
             "ORDER BY ordinal DESC, path",
             id=file_id(repo, path),
             repo=repo,
-            prefix=path,
+            prefix=path.strip("/") + "/",
         )
         return [_touch(r, r["path"], r["added"], r["deleted"]) for r in records]
 

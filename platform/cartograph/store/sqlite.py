@@ -612,11 +612,20 @@ class SQLiteStore(SQLiteHistory, TraversalMixin):
         )
         return [_symbol(r) for r in rows]
 
-    def files(self, repo: str, paths: Iterable[str] | None = None) -> dict[str, FileRecord]:
+    def files(
+        self, repo: str, paths: Iterable[str] | None = None, under: str | None = None
+    ) -> dict[str, FileRecord]:
         columns = (
             "repo, path, language, sha256, size, mtime_ns, lines, is_test, module, parse_errors"
         )
-        if paths is None:
+        if under is not None:
+            folder = under.strip("/")
+            rows = self.db.execute(
+                f"SELECT {columns} FROM files WHERE repo = ? AND path >= ? AND path < ? "
+                "ORDER BY path",
+                (repo, folder + "/", folder + "0"),  # "0" sorts right after "/"
+            ).fetchall()
+        elif paths is None:
             rows = self.db.execute(
                 f"SELECT {columns} FROM files WHERE repo = ? ORDER BY path", (repo,)
             ).fetchall()

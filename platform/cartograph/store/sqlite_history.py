@@ -62,31 +62,86 @@ class SQLiteHistory:
             [(repo, a, b, n) for (a, b), n in pairs.items()],
         )
 
-    def rename_history(self, repo: str, moves: dict[str, str]) -> None:
-        """History kept under old paths follows the files to their new paths."""
+    def history_orphans(self, repo: str) -> tuple[set[str], set[str]]:
+        paths = {
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT t.path FROM touches t WHERE t.repo = ? AND NOT EXISTS "
+                "(SELECT 1 FROM files f WHERE f.repo = t.repo AND f.path = t.path)",
+                (repo,),
+            )
+        }
+        symbols = {
+            r[0]
+            for r in self.db.execute(
+                "SELECT symbol FROM (SELECT DISTINCT symbol FROM symbol_touches "
+                "WHERE symbol >= ? AND symbol < ?) WHERE NOT EXISTS "
+                "(SELECT 1 FROM symbols s WHERE s.id = symbol)",
+                (f"{repo}:", f"{repo};"),
+            )
+        }
+        return paths, symbols
+
+    def history_symbols(self, repo: str, paths: Iterable[str]) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for path in paths:
+            prefix = f"{repo}:{path}#"
+            for (symbol,) in self.db.execute(
+                "SELECT DISTINCT symbol FROM symbol_touches WHERE symbol >= ? AND symbol < ?",
+                (prefix, prefix + "\U0010ffff"),
+            ):
+                found.setdefault(path, set()).add(symbol)
+        return found
+
+    def remap_history(
+        self, repo: str, files: dict[str, str | None], symbols: dict[str, str | None]
+    ) -> None:
+        """Re-key history at once (a → b and b → c move a's past to b and b's to c); None
+        forgets it. Counts and pairs that meet under one key add up."""
         with self._transaction() as db:  # type: ignore[attr-defined]
-            for old, new in moves.items():
-                db.execute(
-                    "UPDATE touches SET path = ? WHERE repo = ? AND path = ?", (new, repo, old)
-                )
-                row = db.execute(
-                    "DELETE FROM file_changes WHERE repo = ? AND path = ? RETURNING changes",
-                    (repo, old),
-                ).fetchone()
-                if row:
-                    self._add_counts(db, "file_changes", "path", repo, {new: row[0]})
-                pairs = db.execute(
-                    "DELETE FROM cochanges WHERE repo = ? AND (a = ? OR b = ?) "
-                    "RETURNING a, b, count",
-                    (repo, old, old),
-                ).fetchall()
-                moved: dict[tuple[str, str], int] = {}
-                for a, b, count in pairs:
-                    a, b = (new if a == old else a), (new if b == old else b)
-                    if a != b:
-                        key = (min(a, b), max(a, b))
-                        moved[key] = moved.get(key, 0) + count
-                self._add_pairs(db, "cochanges", repo, moved)
+            for mapping, touches, column, changes, pairs in (
+                (files, "touches", "path", "file_changes", "cochanges"),
+                (symbols, "symbol_touches", "symbol", "symbol_changes", "symbol_cochanges"),
+            ):
+                if mapping:
+                    self._remap(db, repo, mapping, touches, column, changes, pairs)
+
+    def _remap(self, db, repo, mapping, touches, column, changes, pairs) -> None:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS remap (old TEXT PRIMARY KEY, new TEXT)")
+        db.execute("DELETE FROM remap")
+        db.executemany("INSERT INTO remap VALUES (?, ?)", mapping.items())
+        db.execute(
+            f"DELETE FROM {touches} WHERE repo = ? AND {column} IN "
+            "(SELECT old FROM remap WHERE new IS NULL)",
+            (repo,),
+        )
+        db.execute(
+            f"UPDATE {touches} SET {column} = (SELECT new FROM remap WHERE old = {column}) "
+            f"WHERE repo = ? AND {column} IN (SELECT old FROM remap WHERE new IS NOT NULL)",
+            (repo,),
+        )
+        counts = db.execute(
+            f"DELETE FROM {changes} WHERE repo = ? AND {column} IN (SELECT old FROM remap) "
+            f"RETURNING {column}, changes",
+            (repo,),
+        ).fetchall()
+        moved_counts: dict[str, int] = {}
+        for key, n in counts:
+            if mapping[key]:
+                moved_counts[mapping[key]] = moved_counts.get(mapping[key], 0) + n
+        self._add_counts(db, changes, column, repo, moved_counts)
+        found = db.execute(
+            f"DELETE FROM {pairs} WHERE repo = ? AND (a IN (SELECT old FROM remap) "
+            "OR b IN (SELECT old FROM remap)) RETURNING a, b, count",
+            (repo,),
+        ).fetchall()
+        moved_pairs: dict[tuple[str, str], int] = {}
+        for a, b, n in found:
+            a, b = mapping.get(a, a), mapping.get(b, b)
+            if a and b and a != b:
+                key = (min(a, b), max(a, b))
+                moved_pairs[key] = moved_pairs.get(key, 0) + n
+        self._add_pairs(db, pairs, repo, moved_pairs)
 
     def clear_history(self, repo: str) -> None:
         with self._transaction() as db:  # type: ignore[attr-defined]
@@ -95,18 +150,34 @@ class SQLiteHistory:
                 db.execute(f"DELETE FROM {table} WHERE repo = ?", (repo,))
             db.execute("UPDATE repos SET mined_sha = '' WHERE name = ?", (repo,))
 
-    def refresh_cochange_weights(self, repo: str) -> None:
-        """weight = count / min(changes of a, changes of b)."""
+    def refresh_cochange_weights(
+        self, repo: str, files: Iterable[str] | None = None, symbols: Iterable[str] | None = None
+    ) -> None:
+        """weight = count / min(changes of a, changes of b), for every pair or (given the files
+        and symbols whose change counts moved) for the pairs that hold one of them."""
+        everything = files is None and symbols is None
         with self._transaction() as db:  # type: ignore[attr-defined]
-            for pairs, changes, column in (
-                ("cochanges", "file_changes", "path"),
-                ("symbol_cochanges", "symbol_changes", "symbol"),
+            for pairs, changes, column, keys in (
+                ("cochanges", "file_changes", "path", files),
+                ("symbol_cochanges", "symbol_changes", "symbol", symbols),
             ):
-                db.execute(
+                weight = (
                     f"UPDATE {pairs} AS p SET weight = round(p.count * 1.0 / max(1, min("
                     f"(SELECT changes FROM {changes} c WHERE c.repo = p.repo AND c.{column} = p.a), "
                     f"(SELECT changes FROM {changes} c WHERE c.repo = p.repo AND c.{column} = p.b)"
-                    f")), 4) WHERE p.repo = ?",
+                    f")), 4) WHERE p.repo = ?"
+                )
+                if everything:
+                    db.execute(weight, (repo,))
+                    continue
+                db.execute("CREATE TEMP TABLE IF NOT EXISTS weight_keys (key TEXT PRIMARY KEY)")
+                db.execute("DELETE FROM weight_keys")
+                db.executemany(
+                    "INSERT OR IGNORE INTO weight_keys VALUES (?)", ((k,) for k in keys or ())
+                )
+                db.execute(
+                    weight + " AND (p.a IN (SELECT key FROM weight_keys) "
+                    "OR p.b IN (SELECT key FROM weight_keys))",
                     (repo,),
                 )
 
@@ -135,6 +206,7 @@ class SQLiteHistory:
     def file_history(self, repo: str, path: str, limit: int, offset: int = 0) -> list[Touch]:
         rows = self.db.execute(
             f"SELECT {_TOUCH_COLUMNS}, t.path, t.added, t.deleted FROM touches t "
+            f"JOIN files f ON f.repo = t.repo AND f.path = t.path "  # not a file gone since
             f"JOIN commits c ON c.repo = t.repo AND c.sha = t.sha "
             f"LEFT JOIN people p ON p.email = c.author "
             f"WHERE t.repo = ? AND t.path = ? ORDER BY c.ordinal DESC LIMIT ? OFFSET ?",
@@ -154,10 +226,12 @@ class SQLiteHistory:
 
     def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
         """Every touch of a file (exact) or of the files under a folder, with its author."""
+        folder = path.strip("/") + "/"
         where = "t.path = ?" if exact else "t.path >= ? AND t.path < ?"
-        args = (path,) if exact else (path, path + "\U0010ffff")
+        args = (path,) if exact else (folder, folder + "\U0010ffff")
         rows = self.db.execute(
             f"SELECT {_TOUCH_COLUMNS}, t.path, t.added, t.deleted FROM touches t "
+            f"JOIN files f ON f.repo = t.repo AND f.path = t.path "  # not a file gone since
             f"JOIN commits c ON c.repo = t.repo AND c.sha = t.sha "
             f"LEFT JOIN people p ON p.email = c.author "
             f"WHERE t.repo = ? AND {where} ORDER BY c.ordinal DESC, t.path",

@@ -1,5 +1,5 @@
 -- Schema version 2: git history. Keyed by (repo, path) and symbol id, so a file's history
--- survives its deletion from the index and follows it through renames (rename_history).
+-- outlives the index rows until mining re-keys it (remap_history: renames, deletions).
 
 ALTER TABLE repos ADD COLUMN mined_sha TEXT NOT NULL DEFAULT '';
 ALTER TABLE repos ADD COLUMN codeowners TEXT NOT NULL DEFAULT '';
