@@ -978,6 +978,19 @@ def test_renames_in_a_chain_and_a_renamed_symbol_between_runs(tmp_path, stores):
         incremental[name].pop("co"), fresh[name].pop("co")
     assert incremental == fresh
 
+    # mining again from scratch gives new_name old_name's lines, as a fresh repository has
+    done = cli(stores.url(), "index", str(repo.root), "--name", "chain", "--remine")
+    assert done.returncode == 0, done.stderr
+    assert "history: 5 commits mined" in done.stdout
+    assert "history: history mined again from scratch, as asked" in done.stdout
+    assert [t.message for t in history(store, "new_name", "chain").entries] == [
+        "rename old_name",
+        "two",
+        "one",
+    ]
+    everything = (["b.py", "c.py", "tool.py"], ["first", "second", "other", "new_name"])
+    assert view(store, "chain", *everything) == fresh_view(store, repo.root, "chain", *everything)
+
 
 def test_force_push_mines_history_again_from_scratch(tmp_path, stores):
     repo, (c1, c2, c3) = make_incremental_repo(tmp_path / "push")

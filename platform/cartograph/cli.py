@@ -47,6 +47,7 @@ def cmd_index(args: argparse.Namespace) -> None:
         progress=progress,
         files=args.files,
         history=not args.no_history,
+        remine=args.remine,
     )
     summary = stats(store, result.repo)
     if args.json:
@@ -69,8 +70,9 @@ def cmd_index(args: argparse.Namespace) -> None:
         print(
             f"history: {mined.commits} commits mined ({mined.touches} file and "
             f"{mined.symbol_touches} symbol changes) in {mined.seconds:.2f} s"
-            + ("; mined again from scratch (history was rewritten)" if mined.rebuilt else "")
         )
+        for note in mined.notes:
+            print(f"history: {note}")
     for note in result.notes:
         print(note)
     if result.syntax_errors:
@@ -273,6 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--quiet", action="store_true", help="no progress messages")
     index.add_argument(
         "--no-history", action="store_true", help="do not mine git history after indexing"
+    )
+    index.add_argument(
+        "--remine",
+        action="store_true",
+        help="forget the mined history and mine all of it again",
     )
     index.add_argument(
         "--files",

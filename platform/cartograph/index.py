@@ -200,13 +200,15 @@ def index_repository(
     progress: Callable[[str], None] | None = None,
     files: Iterable[str] | None = None,
     history: bool = True,
+    remine: bool = False,
 ) -> IndexResult:
     """Index (or re-index, incrementally) the repository at `path` into `store`.
 
     `files` (paths relative to `path`) limits the look to those files — what an agent or a
     push just changed — instead of listing the whole tree. When they add, delete or rename
     modules, or the repository was never indexed, the whole tree is listed anyway.
-    In a git work tree, the commits not mined yet are then added to the graph (`history`).
+    In a git work tree, the commits not mined yet are then added to the graph (`history`;
+    `remine`: forget the mined history and mine all of it again).
     """
     started = time.perf_counter()
     try:
@@ -239,7 +241,7 @@ def index_repository(
             run.program = None
             run.fresh = {}
         if history and discovery.git and discovery.head_sha:
-            _mine(store, discovery.root, repo_name, result, progress)
+            _mine(store, discovery.root, repo_name, result, progress, remine)
         return result
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
@@ -255,12 +257,13 @@ def _mine(
     repo: str,
     result: IndexResult,
     progress: Callable[[str], None] | None,
+    rebuild: bool,
 ) -> None:
     from cartograph.history.mine import HistoryError, mine_history
 
     started = time.perf_counter()
     try:
-        result.history = mine_history(store, root, repo, progress=progress)
+        result.history = mine_history(store, root, repo, progress=progress, rebuild=rebuild)
     except (HistoryError, RuntimeError) as exc:
         if isinstance(exc, StoreError):
             raise

@@ -106,9 +106,10 @@ def mine_history(
     *,
     max_files: int = DEFAULT_MAX_FILES,
     progress: Callable[[str], None] | None = None,
+    rebuild: bool = False,
 ) -> MineResult:
     """Mine the commits of `root` not mined yet into `store` (the repository must be indexed;
-    the caller holds its index lock)."""
+    the caller holds its index lock); `rebuild` forgets what was mined and mines it all."""
     started = time.perf_counter()
     root = Path(root)
     head = _git(root, "rev-parse", "--verify", "-q", "HEAD")
@@ -120,6 +121,11 @@ def mine_history(
         raise HistoryError(f"repository {repo!r} is not indexed: index it first")
     result = MineResult(repo, head_sha, row.mined_sha)
     codeowners = read_codeowners(root)
+    if rebuild and row.mined_sha:
+        store.clear_history(repo)
+        row.mined_sha = ""
+        result.rebuilt = True
+        result.notes.append("history mined again from scratch, as asked")
     if row.mined_sha == head_sha:
         if codeowners != row.codeowners:
             store.set_history_state(repo, head_sha, codeowners)
