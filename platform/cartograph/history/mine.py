@@ -91,6 +91,25 @@ class _Spans:
             index += 1
 
 
+class _SpansByPath(dict):
+    """The `_Spans` of each file at HEAD: all read at once for a whole history, or file by
+    file, as commits reach them, for a few new commits."""
+
+    def __init__(self, store: GraphStore, repo: str, eager: bool) -> None:
+        super().__init__()
+        self.store, self.repo, self.eager = store, repo, eager
+        if eager:
+            for path, items in store.symbol_spans(repo, SYMBOL_KINDS).items():
+                self[path] = _Spans(items)
+
+    def __missing__(self, path: str) -> _Spans | None:
+        if self.eager:
+            return None
+        items = self.store.symbol_spans(self.repo, SYMBOL_KINDS, [path]).get(path)
+        self[path] = spans = _Spans(items) if items else None
+        return spans
+
+
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
@@ -152,7 +171,7 @@ def mine_history(
         result.renamed = sum(1 for old, new in moved_files.items() if new and new != old)
         counted_files.update(new for new in moved_files.values() if new)
         counted_symbols.update(new for new in moved_symbols.values() if new)
-    spans = {path: _Spans(items) for path, items in store.symbol_spans(repo, SYMBOL_KINDS).items()}
+    spans = _SpansByPath(store, repo, eager=not since)
     walk = _Walk(files, spans, max_files)
     batch = HistoryBatch()
     people_seen: set[str] = set()
@@ -255,7 +274,7 @@ def _flush(store: GraphStore, repo: str, batch: HistoryBatch, result: MineResult
 class _Walk:
     """History newest first: where each path of each version lives at HEAD, and its line map."""
 
-    def __init__(self, files: set[str], spans: dict[str, _Spans], max_files: int) -> None:
+    def __init__(self, files: set[str], spans: dict[str, _Spans | None], max_files: int) -> None:
         self.current_of: dict[str, str | None] = {path: path for path in files}
         self.maps: dict[str, LineMap] = {path: LineMap.identity() for path in files}
         self.spans = spans
@@ -304,7 +323,7 @@ class _Walk:
         if current is not None and line_map is not None:
             touched_files.append(current)
             batch.file_touches.append((commit.sha, current, change.added, change.deleted))
-            spans = self.spans.get(current)
+            spans = self.spans[current]
             if spans is not None:
                 lines: Counter[str] = Counter()
                 for first, last in changed_lines(change.hunks):

@@ -269,14 +269,23 @@ class Neo4jHistory:
         )
 
     def symbol_spans(
-        self, repo: str, kinds: Iterable[str]
+        self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None
     ) -> dict[str, list[tuple[int, int, str]]]:
-        records = self._read(  # type: ignore[attr-defined]
-            "MATCH (s:Symbol {repo: $repo}) WHERE s.kind IN $kinds AND NOT s:Stub "
-            "RETURN s.path AS path, s.start_line AS start, s.end_line AS end, s.id AS id",
-            repo=repo,
-            kinds=list(kinds),
-        )
+        returns = "RETURN s.path AS path, s.start_line AS start, s.end_line AS end, s.id AS id"
+        if paths is None:
+            records = self._read(  # type: ignore[attr-defined]
+                f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
+                repo=repo,
+                kinds=list(kinds),
+            )
+        else:
+            records = self._read(  # type: ignore[attr-defined]
+                "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path}) "
+                f"WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
+                repo=repo,
+                kinds=list(kinds),
+                paths=list(paths),
+            )
         spans: dict[str, list[tuple[int, int, str]]] = {}
         for r in records:
             spans.setdefault(r["path"], []).append((r["start"], r["end"], r["id"]))

@@ -175,11 +175,8 @@ class SQLiteHistory:
                 db.executemany(
                     "INSERT OR IGNORE INTO weight_keys VALUES (?)", ((k,) for k in keys or ())
                 )
-                db.execute(
-                    weight + " AND (p.a IN (SELECT key FROM weight_keys) "
-                    "OR p.b IN (SELECT key FROM weight_keys))",
-                    (repo,),
-                )
+                for end in ("a", "b"):  # one indexed look-up each (an OR would scan)
+                    db.execute(weight + f" AND p.{end} IN (SELECT key FROM weight_keys)", (repo,))
 
     def set_history_state(self, repo: str, mined_sha: str, codeowners: str) -> None:
         with self._transaction() as db:  # type: ignore[attr-defined]
@@ -189,15 +186,24 @@ class SQLiteHistory:
             )
 
     def symbol_spans(
-        self, repo: str, kinds: Iterable[str]
+        self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None
     ) -> dict[str, list[tuple[int, int, str]]]:
         kinds = list(kinds)
         spans: dict[str, list[tuple[int, int, str]]] = {}
-        rows = self.db.execute(
-            f"SELECT path, start_line, end_line, id FROM symbols WHERE id >= ? AND id < ? "
-            f"AND kind IN ({','.join('?' * len(kinds))})",
-            (f"{repo}:", f"{repo};", *kinds),
-        )
+        kind_marks = ",".join("?" * len(kinds))
+        if paths is None:
+            ranges = [(f"{repo}:", f"{repo};")]
+        else:  # a file's symbols are the id range ['repo:path#', 'repo:path$')
+            ranges = [(f"{repo}:{p}#", f"{repo}:{p}$") for p in paths]
+        rows = [
+            row
+            for low, high in ranges
+            for row in self.db.execute(
+                f"SELECT path, start_line, end_line, id FROM symbols WHERE id >= ? AND id < ? "
+                f"AND kind IN ({kind_marks})",
+                (low, high, *kinds),
+            )
+        ]
         for path, start, end, sid in rows:
             spans.setdefault(path, []).append((start, end, sid))
         return spans
