@@ -241,7 +241,7 @@ def index_repository(
             run.program = None
             run.fresh = {}
         if history and discovery.git and discovery.head_sha:
-            _mine(store, discovery.root, repo_name, result, progress, remine)
+            _mine(store, discovery, repo_name, result, progress, remine)
         return result
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
@@ -253,7 +253,7 @@ def index_repository(
 
 def _mine(
     store: GraphStore,
-    root: Path,
+    discovery: Discovery,
     repo: str,
     result: IndexResult,
     progress: Callable[[str], None] | None,
@@ -263,7 +263,15 @@ def _mine(
 
     started = time.perf_counter()
     try:
-        result.history = mine_history(store, root, repo, progress=progress, rebuild=rebuild)
+        # up to the commit the index reflects, so both halves of the graph agree
+        result.history = mine_history(
+            store,
+            discovery.root,
+            repo,
+            progress=progress,
+            rebuild=rebuild,
+            head_sha=discovery.head_sha,
+        )
     except (HistoryError, RuntimeError) as exc:
         if isinstance(exc, StoreError):
             raise

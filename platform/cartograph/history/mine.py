@@ -126,15 +126,18 @@ def mine_history(
     max_files: int = DEFAULT_MAX_FILES,
     progress: Callable[[str], None] | None = None,
     rebuild: bool = False,
+    head_sha: str | None = None,
 ) -> MineResult:
-    """Mine the commits of `root` not mined yet into `store` (the repository must be indexed;
-    the caller holds its index lock); `rebuild` forgets what was mined and mines it all."""
+    """Mine the commits of `root` up to `head_sha` (default: HEAD) not mined yet into `store`
+    (the repository must be indexed; the caller holds its index lock); `rebuild` forgets what
+    was mined and mines it all."""
     started = time.perf_counter()
     root = Path(root)
-    head = _git(root, "rev-parse", "--verify", "-q", "HEAD")
-    if head.returncode != 0:
-        raise HistoryError(f"{root} has no commits to mine")
-    head_sha = head.stdout.strip()
+    if not head_sha:
+        head = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+        if head.returncode != 0:
+            raise HistoryError(f"{root} has no commits to mine")
+        head_sha = head.stdout.strip()
     row = store.get_repo(repo)
     if row is None:
         raise HistoryError(f"repository {repo!r} is not indexed: index it first")

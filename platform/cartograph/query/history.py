@@ -100,6 +100,9 @@ def resolve_target(store: GraphStore, text: str, repo: str | None = None) -> Tar
     if not text:
         raise QueryError("give a file path, a folder, or a symbol")
     check_repo(store, repo)
+    if "#" in text:  # a symbol id (repo:path#qualname): no path has one
+        symbol = find_symbol(store, text, repo)
+        return Target("symbol", symbol.repo, symbol.path, symbol)
     repos = [repo] if repo else [r.name for r in store.list_repos()]
     path = text.strip("/") if not text.startswith("./") else text[2:]
     files = [r for r in repos if path in store.files(r, [path])]
@@ -166,6 +169,12 @@ def owners(
     """Who changed a file, a folder or a symbol most, recent work weighing more; and what
     CODEOWNERS says."""
     target = resolve_target(store, text, repo)
+    answer = _owners(store, target, limit, half_life_days)
+    answer.envelope = _envelope(store, target)
+    return answer
+
+
+def _owners(store: GraphStore, target: Target, limit: int | None, half_life_days: float) -> Owners:
     if target.symbol is not None:
         touches = store.symbol_history(target.symbol.id, 100_000)
     else:
@@ -175,7 +184,7 @@ def owners(
     # a folder is asked as "folder/": the rules for it, not for a file of the same name
     asked = target.path + "/" if target.kind == "folder" else target.path
     codeowners = list(owners_of(repo_row.codeowners, asked)) if repo_row else []
-    return Owners(target, ranked, codeowners, half_life_days, _envelope(store, target))
+    return Owners(target, ranked, codeowners, half_life_days)
 
 
 def explain(store: GraphStore, name: str, repo: str | None = None) -> Explanation:
@@ -185,7 +194,8 @@ def explain(store: GraphStore, name: str, repo: str | None = None) -> Explanatio
     recent = store.symbol_history(symbol.id, 5)
     if not recent:  # a symbol too small to be charged a hunk: its file's history
         recent = store.file_history(symbol.repo, symbol.path, 5)
-    who = owners(store, symbol.id)
+    who = _owners(store, Target("symbol", symbol.repo, symbol.path, symbol), 10, HALF_LIFE_DAYS)
+    who.envelope = ctx.envelope
     partners = _symbol_partners(store, store.symbol_cochanges(symbol.id, MIN_COCHANGE, 8))
     file_partners = [
         Partner(c.other, c.count, c.weight)

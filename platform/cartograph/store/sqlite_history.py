@@ -253,11 +253,12 @@ class SQLiteHistory:
         return self._pairs("symbol_cochanges", repo, symbol, min_count, limit)
 
     def _pairs(self, table: str, repo: str, key: str, min_count: int, limit: int) -> list[CoChange]:
-        rows = self.db.execute(
-            f"SELECT CASE WHEN a = ? THEN b ELSE a END AS other, count, weight FROM {table} "
-            f"WHERE repo = ? AND (a = ? OR b = ?) AND count >= ? "
-            f"ORDER BY weight DESC, count DESC, other LIMIT ?",
-            (key, repo, key, key, min_count, limit),
+        rows = self.db.execute(  # each half one indexed look-up (an OR would scan the repo)
+            f"SELECT b AS other, count, weight FROM {table} WHERE repo = ? AND a = ? "
+            f"AND count >= ? UNION ALL "
+            f"SELECT a AS other, count, weight FROM {table} WHERE repo = ? AND b = ? "
+            f"AND count >= ? ORDER BY weight DESC, count DESC, other LIMIT ?",
+            (repo, key, min_count, repo, key, min_count, limit),
         )
         return [CoChange(*r) for r in rows]
 
