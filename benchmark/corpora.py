@@ -15,6 +15,9 @@ CACHE = Path(
     os.environ.get("CARTOGRAPH_CORPORA", Path.home() / ".cache" / "cartograph" / "corpora")
 )
 CORPORA = {"django": "5.1.4", "networkx": "3.4.2", "click": "8.1.7"}
+# npm packages that ship their TypeScript sources (src/*.ts) beside the built JavaScript
+NPM_CORPORA = {"rxjs": "7.8.1", "@loopback/rest": "15.0.16"}
+NPM_REGISTRY = os.environ.get("CARTOGRAPH_NPM_REGISTRY", "https://registry.npmjs.org")
 
 
 def fetch(name: str, version: str | None = None) -> Path:
@@ -52,6 +55,30 @@ def fetch(name: str, version: str | None = None) -> Path:
     root = CACHE / top
     marker.write_text(str(root))
     return root
+
+
+def fetch_npm(name: str, version: str | None = None) -> Path:
+    """The unpacked npm tarball of a package (its `package/` folder), downloaded once."""
+    import urllib.request
+
+    version = version or NPM_CORPORA[name]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    slug = f"npm-{name.replace('/', '-').lstrip('@')}-{version}"
+    root = CACHE / slug
+    if (root / "package" / "package.json").exists():
+        return root / "package"
+    downloads = CACHE / "downloads"
+    downloads.mkdir(exist_ok=True)
+    archive = downloads / f"{slug}.tgz"
+    if not archive.exists():
+        url = f"{NPM_REGISTRY}/{name}/-/{name.rpartition('/')[2]}-{version}.tgz"
+        with urllib.request.urlopen(url, timeout=120) as response:
+            partial = archive.with_suffix(".part")
+            partial.write_bytes(response.read())
+            partial.rename(archive)
+    with tarfile.open(archive) as tar:
+        tar.extractall(root, filter="data")
+    return root / "package"
 
 
 def _find_archive(folder: Path, name: str, version: str) -> Path | None:

@@ -26,6 +26,10 @@ def graph_edges(store, repo: str) -> set[tuple[str, str, str, str | None]]:
     return found
 
 
+def ts_fixture_root() -> Path:
+    return Path(__file__).parent / "resolution_ts"
+
+
 def fixture_dirs(root: Path = RESOLUTION_FIXTURES) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and (p / "expected.json").exists())
 

@@ -45,7 +45,19 @@ IGNORED_DIRS = frozenset(
         "target",
     }
 )
-LANGUAGES = {".py": "python", ".pyi": "python"}
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+}
+MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js")
 TEST_DIRS = frozenset({"tests"})
 
 
@@ -89,9 +101,13 @@ def is_test_path(path: str) -> bool:
     name = parts[-1]
     if (
         name.startswith("test_")
-        or name.endswith(("_test.py", "_tests.py"))
+        or name.endswith(("_test.py", "_tests.py", "_test.go", "Test.java", "Tests.java"))
         or name == "conftest.py"
+        or ".test." in name
+        or ".spec." in name
     ):
+        return True
+    if "__tests__" in parts[:-1]:
         return True
     # `tests/` anywhere; `test/` only at the top (django/test/ is a library, not tests)
     return any(part in TEST_DIRS for part in parts[:-1]) or (len(parts) > 1 and parts[0] == "test")
@@ -226,6 +242,9 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
     if language is None:
         # not indexed: only its name matters (project files mark source roots)
         result.other_paths.append(path)
+        return
+    if path.endswith(MINIFIED_SUFFIXES):
+        result.skipped.append(Skipped(path, "minified bundle"))
         return
     full = f"{root}/{path}"
     try:

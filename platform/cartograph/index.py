@@ -32,6 +32,7 @@ from cartograph.discover import (
     discover,
     discover_paths,
     is_test_path,
+    language_of,
     read_source,
 )
 from cartograph.history.mine import MineResult
@@ -48,13 +49,17 @@ from cartograph.parsing import (
     encode_facts,
     extract_facts,
     facts_version,
+    family,
     interface_hash,
 )
+from cartograph.resolve.ecma import EcmaProgram
 from cartograph.resolve.modules import (
+    CONFIG_ALIAS,
     PROJECT_FILES,
     ModuleMap,
     ModuleName,
     compute_module_map,
+    file_module,
     module_map,
 )
 from cartograph.resolve.python import FileResolution, ModuleFacts, Program
@@ -69,16 +74,26 @@ def _index_format() -> str:
     digest = hashlib.sha256()
     package = resources.files("cartograph")
     for part in INDEX_FORMAT_SOURCES:
-        digest.update(package.joinpath(part).read_bytes())
+        source = package.joinpath(part)
+        digest.update(source.read_bytes() if source.is_file() else part.encode())
     return f"1-{digest.hexdigest()[:16]}"
 
 
 INDEX_FORMAT_SOURCES = (
     "parsing/python.py",
     "parsing/queries/python.scm",
+    "parsing/ecma.py",
+    "parsing/tags.py",
     "resolve/python.py",
     "resolve/modules.py",
+    "resolve/ecma.py",
+    "resolve/generic.py",
 )
+# files whose content changes how a family's imports resolve (see _module_map)
+CONFIG_FILES = {
+    "ecma": ("tsconfig.json", "jsconfig.json", "package.json"),
+    "generic": ("go.mod",),
+}
 INDEX_FORMAT = _index_format()
 PARALLEL_MIN_FILES = 64
 RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
@@ -361,6 +376,7 @@ class _IndexRun:
         self.workers = workers
         self.progress = progress or (lambda _msg: None)
         self.result = IndexResult(repo, str(discovery.root))
+        self.sources = {f.path: f for f in discovery.files}
         self.timer = _Timer(self.result)
 
     def run(self) -> IndexResult:
@@ -387,9 +403,7 @@ class _IndexRun:
             self.module_map = old_map
             skipped = store.skipped(self.repo)
         else:
-            self.module_map = compute_module_map(
-                [f.path for f in discovery.files if f.language == "python"], discovery.all_paths
-            )
+            self.module_map = self._module_map()
             skipped = list(discovery.skipped)
 
         renamed: list[tuple[SourceFile, str]] = []  # same content, new module name
@@ -458,6 +472,12 @@ class _IndexRun:
         changed_names = _changed_module_names(
             old_map, self.module_map, [*interface_changed, *deleted]
         )
+        # a file appearing in or leaving a folder changes what same-package names mean there
+        changed_names |= {
+            _folder_name(path)
+            for path in [*interface_changed, *deleted]
+            if family_of_path(path) == "generic"
+        }
         dependents: set[str] = set()
         if states:
             # names an interrupted run left pending are re-resolved too; record ours before
@@ -502,6 +522,24 @@ class _IndexRun:
         result.dirty = self._dirty(previous)
         self.timer.lap("finish")
         return result
+
+    def _module_map(self) -> ModuleMap:
+        """Every indexed file's module name: Python files by Python's rules, other files by
+        their path; a digest of the configuration that steers their imports rides along as an
+        alias, so a changed tsconfig.json or go.mod resolves those files again."""
+        discovery = self.discovery
+        python = [f.path for f in discovery.files if f.language == "python"]
+        named = dict(compute_module_map(python, discovery.all_paths).by_path)
+        digests = {
+            kind: _config_digest(discovery.root, discovery.all_paths, names)
+            for kind, names in CONFIG_FILES.items()
+        }
+        for source in discovery.files:
+            kind = family(source.language)
+            if kind != "python":
+                alias = (digests[kind],) if digests[kind] else ()
+                named[source.path] = ModuleName(file_module(source.path), False, alias)
+        return module_map(named)
 
     def _dirty(self, previous: Repo | None) -> bool:
         """Uncommitted changes in the work tree; a look at named files cannot tell about the
@@ -583,11 +621,9 @@ class _IndexRun:
             if kind == "file":
                 file_writes.append(self._file_write(self.fresh[path]))
             else:
-                module = self.module_map.by_path.get(path)
-                mod = self.program.module(module.name) if module else None
-                if mod is None or mod.path != path:
+                resolution = self._resolution(path, None)
+                if resolution is None:
                     continue
-                resolution = self.program.resolve_file(mod)
                 edge_writes.append(
                     EdgeWrite(
                         path,
@@ -604,42 +640,95 @@ class _IndexRun:
             yield file_writes, edge_writes
 
     def _program(self) -> Program:
-        """The symbol table: fresh facts in memory, every other module loaded from the store
-        when a resolution first consults it."""
-        module_map, fresh = self.module_map, self.fresh
+        """The symbol tables: fresh facts in memory, every other file's facts loaded from the
+        store when a resolution first consults it. One per family of languages."""
+        module_map = self.module_map
         by_path: dict[str, ModuleFacts] = {}
-        for path, parsed in fresh.items():
-            module = module_map.by_path.get(path)
-            if module is not None:
-                by_path[path] = ModuleFacts(
-                    module.name, path, module.is_package, parsed.facts, self.repo
-                )
-        modules = {
-            name: by_path[path] for name, path in module_map.by_name.items() if path in by_path
-        }
-        repo = self.repo
-        sources = {f.path: f for f in self.discovery.files}
 
-        def load(name: str) -> ModuleFacts | None:
+        def load_module(name: str) -> ModuleFacts | None:
             path = module_map.by_name.get(name)
-            if path is None:
+            if path is None or family_of_path(path) != "python":
                 return None
-            if path in by_path:
-                return by_path[path]
-            blob = self.reads.load_facts(repo, [path]).get(path)
-            facts = decode_facts(blob) if blob else None
-            if facts is None or facts.get("v") != facts_version("python"):
-                # stored facts written by an older parser: read the file again
-                source = sources.get(path)
-                data = read_source(self.discovery.root, source)[0] if source else None
-                if data is None:
+            if path not in by_path:
+                facts = self._facts_of(path)
+                if facts is None:
                     return None
-                facts = extract_facts("python", data)
-            module = module_map.by_path[path]
-            by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, repo)
+                module = module_map.by_path[path]
+                by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
             return by_path[path]
 
-        return Program(self.repo, modules, load)
+        python_modules = {
+            name: load_module(name)
+            for name, path in module_map.by_name.items()
+            if path in self.fresh and family_of_path(path) == "python"
+        }
+        by_family: dict[str, list[str]] = {"ecma": [], "generic": []}
+        for path in module_map.by_path:
+            kind = family_of_path(path)
+            if kind in by_family:
+                by_family[kind].append(path)
+        all_paths = set(module_map.by_path) | set(self.discovery.other_paths)
+        self.ecma = EcmaProgram(
+            self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths
+        )
+        self.generic = None
+        if by_family["generic"]:
+            from cartograph.resolve.generic import GenericProgram
+
+            self.generic = GenericProgram(
+                self.repo, by_family["generic"], self._facts_of, self._read_text
+            )
+        return Program(self.repo, python_modules, load_module)
+
+    def _facts_of(self, path: str) -> dict | None:
+        """A file's facts: parsed in this run, else stored, else read and parsed again (stored
+        facts written by an older parser)."""
+        parsed = self.fresh.get(path)
+        if parsed is not None:
+            return parsed.facts
+        language = language_of(path)
+        if language is None:
+            return None
+        blob = self.reads.load_facts(self.repo, [path]).get(path)
+        facts = decode_facts(blob) if blob else None
+        if facts is None or facts.get("v") != facts_version(language):
+            source = self.sources.get(path)
+            data = read_source(self.discovery.root, source)[0] if source else None
+            if data is None:
+                return None
+            facts = extract_facts(language, data)
+        return facts
+
+    def _read_text(self, path: str) -> str | None:
+        try:
+            return (self.discovery.root / path).read_text("utf-8", "replace")
+        except OSError:
+            return None
+
+    def _resolution(self, path: str, parsed: _Parsed | None) -> FileResolution | None:
+        """Resolve one file with its family's resolver; dependencies as module names."""
+        kind = family_of_path(path)
+        if kind == "python":
+            module = self.module_map.by_path.get(path)
+            if module is None:
+                return None
+            mod = self.program.module(module.name)
+            if mod is None or mod.path != path:
+                if parsed is None:
+                    return None
+                mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
+            return self.program.resolve_file(mod)
+        if kind == "ecma":
+            resolution = self.ecma.resolve_file(path)
+            resolution.deps = {file_module(p) for p in resolution.deps}
+        elif self.generic is not None:
+            resolution = self.generic.resolve_file(path)
+            consulted = resolution.deps | {path}
+            resolution.deps = {file_module(p) for p in resolution.deps}
+            resolution.deps |= {_folder_name(p) for p in consulted}
+        else:
+            return None
+        return resolution
 
     def _file_write(self, parsed: _Parsed) -> FileWrite:
         source = parsed.source
@@ -659,12 +748,9 @@ class _IndexRun:
             parsed.interface,
             " ".join(module.aliases) if module else "",
         )
-        if module is None:
+        resolution = self._resolution(source.path, parsed)
+        if resolution is None:
             return FileWrite(record, parsed.blob, [], [], [], [], [])
-        mod = self.program.module(module.name)
-        if mod is None or mod.path != source.path:
-            mod = ModuleFacts(module.name, source.path, module.is_package, facts, self.repo)
-        resolution: FileResolution = self.program.resolve_file(mod)
         return FileWrite(
             record,
             parsed.blob,
@@ -674,6 +760,32 @@ class _IndexRun:
             _import_links(resolution),
             sorted(resolution.deps),
         )
+
+
+def family_of_path(path: str) -> str | None:
+    language = language_of(path)
+    return family(language) if language else None
+
+
+def _folder_name(path: str) -> str:
+    """A pseudo module name for a folder: files of a generic-tier language depend on the set
+    of files in their package's folder."""
+    return f"~dir:{path.rpartition('/')[0]}"
+
+
+def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> str:
+    """CONFIG_ALIAS + a digest of every configuration file with one of these names."""
+    digest = hashlib.blake2b(digest_size=8)
+    found = False
+    for path in sorted(all_paths):
+        if path.rpartition("/")[2] in names and "node_modules/" not in path:
+            found = True
+            digest.update(path.encode() + b"\0")
+            try:
+                digest.update((root / path).read_bytes())
+            except OSError:
+                digest.update(b"<unreadable>")
+    return CONFIG_ALIAS + digest.hexdigest() if found else ""
 
 
 def _import_links(resolution: FileResolution) -> list[ImportLink]:
@@ -699,6 +811,8 @@ def _provided_packages(names: ModuleMap) -> list[str]:
     """Top-level importable names the repository provides (its Package nodes)."""
     tops = set()
     for module in names.by_path.values():
+        if module.name.startswith("//"):
+            continue  # not a Python module
         top = module.name.split(".")[0]
         if module.is_package or "." in module.name:
             tops.add(top)

@@ -1,40 +1,56 @@
-"""tree-sitter parsing: bytes of one file → its facts (plain data, no store, no other files)."""
+"""tree-sitter parsing: bytes of one file → its facts (plain data, no store, no other files).
+
+Three families share the pipeline: Python (`parsing.python`), TypeScript/JavaScript
+(`parsing.ecma`) and the tags-driven tier for other languages (`parsing.tags`).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import zlib
+from types import ModuleType
 
 FACTS_MAGIC = b"CGF1"
+ECMA_LANGUAGES = frozenset({"typescript", "tsx", "javascript"})
+
+
+def family(language: str) -> str:
+    """ "python", "ecma" or "generic": which parser and resolver a language uses."""
+    if language == "python":
+        return "python"
+    if language in ECMA_LANGUAGES:
+        return "ecma"
+    return "generic"
+
+
+def _parser_module(language: str) -> ModuleType:
+    kind = family(language)
+    if kind == "python":
+        from cartograph.parsing import python as module
+    elif kind == "ecma":
+        from cartograph.parsing import ecma as module
+    else:
+        from cartograph.parsing import tags as module
+    return module
 
 
 def extract_facts(language: str, source: bytes) -> dict:
     """Facts for one file in `language` (see each language module for the layout)."""
-    if language == "python":
-        from cartograph.parsing.python import extract
-
-        return extract(source)
-    raise ValueError(f"no parser for {language}")
+    module = _parser_module(language)
+    if module.__name__.endswith(".python"):
+        return module.extract(source)
+    return module.extract(language, source)
 
 
 def facts_version(language: str) -> int:
-    if language == "python":
-        from cartograph.parsing.python import FACTS_VERSION
-
-        return FACTS_VERSION
-    raise ValueError(f"no parser for {language}")
+    return _parser_module(language).FACTS_VERSION
 
 
 def interface_hash(language: str, facts: dict) -> str:
-    """A digest of what other files can observe of this one (see parsing.python.interface_of):
+    """A digest of what other files can observe of this one (see each parser's interface_of):
     unchanged, an edit does not re-resolve the files that depend on it."""
-    import hashlib
-
-    if language == "python":
-        from cartograph.parsing.python import interface_of
-
-        return hashlib.blake2b(interface_of(facts), digest_size=12).hexdigest()
-    raise ValueError(f"no parser for {language}")
+    return hashlib.blake2b(_parser_module(language).interface_of(facts), digest_size=12).hexdigest()
 
 
 def encode_facts(facts: dict) -> bytes:

@@ -14,6 +14,17 @@ PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
+# an alias starting with this is the digest of the configuration a file was resolved under
+# (tsconfig.json, package.json, go.mod): when it changes, the file is resolved again
+CONFIG_ALIAS = "~cfg:"
+
+
+def file_module(path: str) -> str:
+    """The module name of a file outside Python's module system: its path, marked so that it
+    never equals a dotted Python name."""
+    return f"//{path}"
+
+
 @dataclass(frozen=True, slots=True)
 class ModuleName:
     name: str
@@ -99,6 +110,8 @@ def module_map(named: dict[str, ModuleName]) -> ModuleMap:
     alias_claims: dict[str, list[str]] = {}
     for path, module in sorted(named.items()):
         for alias in module.aliases:
+            if alias.startswith(CONFIG_ALIAS):
+                continue  # a configuration digest, not a name (see index._module_map)
             alias_claims.setdefault(alias, []).append(path)
     for path, module in sorted(named.items(), key=lambda kv: (kv[0].endswith(".pyi"), kv[0])):
         result.by_name.setdefault(module.name, path)

@@ -1,0 +1,1004 @@
+"""TypeScript, TSX and JavaScript (ES modules, CommonJS, JSX) facts with tree-sitter's Query API.
+
+`extract(language, source)` returns plain data (it crosses process boundaries and is stored
+compressed beside the file). It knows nothing of paths or other files: qualnames are relative
+to the module ("Class.method"); `cartograph.resolve.ecma` turns facts into symbols and edges.
+
+Facts layout (version FACTS_VERSION):
+- scopes:   [kind, name, rel_qualname, parent, start_line, end_line, signature, doc, exported,
+             info, start_byte, end_byte]   scope 0 is the module. kind: module | class |
+             interface | enum | type | function | method | object (an object literal bound to
+             a name: its methods are members). info: classes {"ext": expr, "impl": [types],
+             "dec": [expr]}, functions {"params": [[name, type, property]], "ret": type,
+             "static": bool, "dec": [expr]}.
+- bindings: [scope, name, binding, start, end]  a name bound in a scope, visible between byte
+            offsets start..end (None, None: the whole scope). binding: ["def", scope] |
+            ["val", expr, type] | ["param", type] | ["imp", source, imported] (imported: a
+            name, "default" or "*") | ["req", source, imported | None]
+- members:  [class_scope, name, value_expr, type, via]  what `this.name` holds: constructor
+            parameter properties (via "injection"), field declarations ("annotation" when
+            typed), `this.name = value` in a method (value decides).
+- refs:     [scope, kind, expr, line, pos]  kind: "c" call, "n" new, "r" a value used
+            (callback), "j" a JSX element, "t" a type named in an annotation (expr is a type),
+            "d" a decorator.
+- exports:  [exported, local]  `export function f`, `export { a as b }`, `export default x`
+            (exported "default"), `exports.x = y`, `module.exports = {a}`;
+            local "=" + scope index as text when the export is an unnamed definition.
+- module_value: the local name `module.exports = name` makes the whole module (CommonJS).
+- reexports: [source, imported, exported]  `export { a as b } from`, `export * from` ("*",
+            "*"), `export * as ns from` ("*", "ns").
+- imports:  [source, names, line, kind]  every module a file loads (kind: "esm", "cjs",
+            "dynamic", "type"), for the IMPORTS relation.
+- errors:   number of syntax-error regions (the rest of the file is still extracted).
+
+Expressions: ["n", name] | ["a", base, attr] | ["c", func] | ["new", class_expr] | ["this"] |
+["super"] | None. Types: ["n", name] | ["a", base, name] | ["g", base, [args]] |
+["u", [alternatives]] | ["arr", element] | None.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import re
+from functools import cache
+
+import tree_sitter
+
+FACTS_VERSION = 1
+LANGUAGES = ("typescript", "tsx", "javascript")
+MAX_TEXT = 120
+MAX_DEPTH = 48
+MAX_SIGNATURE = 300
+_WS = re.compile(r"\s+")
+
+_FUNCTION_NODES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "function",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+    }
+)
+_METHOD_NODES = frozenset({"method_definition", "method_signature", "abstract_method_signature"})
+_CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+_NAMED_VALUE_PARENTS = frozenset({"variable_declarator", "pair", "public_field_definition"})
+
+_COMMON_QUERY = """
+(function_declaration) @def
+(generator_function_declaration) @def
+(class_declaration) @def
+(class) @def
+(method_definition) @def
+(arrow_function) @def
+(function_expression) @def
+(variable_declarator value: (object) @def.object)
+
+(call_expression) @call
+(new_expression) @new
+(import_statement) @import
+(export_statement) @export
+(variable_declarator) @var
+(assignment_expression) @assign
+
+(arguments [(identifier) (member_expression)] @ref)
+(pair value: [(identifier) (member_expression)] @ref)
+(array [(identifier) (member_expression)] @ref)
+(return_statement [(identifier) (member_expression)] @ref)
+(ERROR) @error
+"""
+
+_JSX_QUERY = """
+(jsx_expression [(identifier) (member_expression)] @ref)
+(jsx_opening_element name: (_) @jsx)
+(jsx_self_closing_element name: (_) @jsx)
+"""
+
+_TS_QUERY = """
+(abstract_class_declaration) @def
+(interface_declaration) @def
+(type_alias_declaration) @def
+(enum_declaration) @def
+(public_field_definition) @field
+(type_annotation) @type
+(method_signature) @def
+(abstract_method_signature) @def
+"""
+
+_JS_QUERY = """
+(field_definition) @field
+"""
+
+
+@cache
+def _language(language: str) -> tree_sitter.Language:
+    if language == "javascript":
+        import tree_sitter_javascript
+
+        return tree_sitter.Language(tree_sitter_javascript.language())
+    import tree_sitter_typescript
+
+    if language == "tsx":
+        return tree_sitter.Language(tree_sitter_typescript.language_tsx())
+    return tree_sitter.Language(tree_sitter_typescript.language_typescript())
+
+
+@cache
+def _query(language: str) -> tree_sitter.Query:
+    extra = _JS_QUERY if language == "javascript" else _TS_QUERY
+    if language != "typescript":
+        extra += _JSX_QUERY
+    return tree_sitter.Query(_language(language), _COMMON_QUERY + extra)
+
+
+@cache
+def _parser(language: str) -> tree_sitter.Parser:
+    return tree_sitter.Parser(_language(language))
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
+    text = _WS.sub(" ", node.text.decode("utf-8", "replace")).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _string(node: tree_sitter.Node | None) -> str | None:
+    """The value of a string literal (or a template without substitutions)."""
+    if node is None:
+        return None
+    if node.type == "string":
+        return "".join(_text(c) for c in node.named_children if c.type == "string_fragment")
+    if node.type == "template_string" and not any(
+        c.type == "template_substitution" for c in node.named_children
+    ):
+        return "".join(_text(c) for c in node.named_children if c.type == "string_fragment")
+    return None
+
+
+# ---------------------------------------------------------------- expressions and types
+
+
+def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+    if node is None or depth > MAX_DEPTH:
+        return None
+    kind = node.type
+    if kind in ("identifier", "shorthand_property_identifier"):
+        return ["n", _text(node)]
+    if kind == "this":
+        return ["this"]
+    if kind == "super":
+        return ["super"]
+    if kind == "member_expression":
+        base = expr_of(node.child_by_field_name("object"), depth + 1)
+        prop = node.child_by_field_name("property")
+        if base is None or prop is None or prop.type == "private_property_identifier":
+            return None if base is None or prop is None else ["a", base, _text(prop)]
+        return ["a", base, _text(prop)]
+    if kind == "call_expression":
+        func = expr_of(node.child_by_field_name("function"), depth + 1)
+        return ["c", func] if func is not None else None
+    if kind == "new_expression":
+        cls = expr_of(node.child_by_field_name("constructor"), depth + 1)
+        return ["new", cls] if cls is not None else None
+    if kind in ("parenthesized_expression", "non_null_expression", "await_expression"):
+        inner = node.named_children
+        return expr_of(inner[0], depth + 1) if inner else None
+    if kind in ("as_expression", "satisfies_expression", "type_assertion"):
+        inner = node.named_children
+        if kind == "as_expression" and len(inner) == 2:
+            typ = type_of(inner[1], depth + 1)
+            if typ is not None:
+                return ["cast", typ]
+        return expr_of(inner[0], depth + 1) if inner else None
+    return None
+
+
+def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+    if node is None or depth > MAX_DEPTH:
+        return None
+    kind = node.type
+    if kind == "type_annotation":
+        inner = node.named_children
+        return type_of(inner[0], depth + 1) if inner else None
+    if kind in ("type_identifier", "identifier"):
+        return ["n", _text(node)]
+    if kind == "nested_type_identifier":
+        parts = _text(node).split(".")
+        encoded: list = ["n", parts[0]]
+        for part in parts[1:]:
+            encoded = ["a", encoded, part]
+        return encoded
+    if kind == "generic_type":
+        base = type_of(node.named_children[0], depth + 1)
+        args_node = node.child_by_field_name("type_arguments")
+        args = []
+        if args_node is not None:
+            args = [type_of(c, depth + 1) for c in args_node.named_children]
+        return ["g", base, args] if base is not None else None
+    if kind == "union_type":
+        alternatives = [type_of(c, depth + 1) for c in node.named_children]
+        return ["u", [a for a in alternatives if a is not None]]
+    if kind == "array_type":
+        inner = node.named_children
+        return ["arr", type_of(inner[0], depth + 1)] if inner else None
+    if kind in ("parenthesized_type", "readonly_type"):
+        inner = node.named_children
+        return type_of(inner[0], depth + 1) if inner else None
+    return None
+
+
+def type_names(typ: list | None) -> list[list]:
+    """Every named type a type mentions (for REFERENCES)."""
+    if typ is None:
+        return []
+    tag = typ[0]
+    if tag in ("n", "a"):
+        return [typ]
+    if tag == "g":
+        found = type_names(typ[1])
+        for arg in typ[2]:
+            found += type_names(arg)
+        return found
+    if tag == "u":
+        return [n for alt in typ[1] for n in type_names(alt)]
+    if tag == "arr":
+        return type_names(typ[1])
+    return []
+
+
+# ---------------------------------------------------------------- extraction
+
+
+class _Extractor:
+    def __init__(self, language: str, source: bytes) -> None:
+        self.language = language
+        self.source = source
+        tree = _parser(language).parse(source)
+        self.root = tree.root_node
+        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+        self.facts: dict = {
+            "v": FACTS_VERSION,
+            "lines": lines,
+            "errors": 0,
+            "scopes": [["module", "", "", -1, 1, max(lines, 1), "", "", True, {}, 0, len(source)]],
+            "bindings": [],
+            "members": [],
+            "refs": [],
+            "exports": [],
+            "module_value": None,
+            "reexports": [],
+            "imports": [],
+        }
+        self.scope_of_node: dict[int, int] = {self.root.id: 0}
+
+    # -- scopes
+    def enclosing(self, node: tree_sitter.Node) -> int:
+        """The scope a node's code runs in: its nearest ancestor that is a scope."""
+        current = node.parent
+        while current is not None:
+            found = self.scope_of_node.get(current.id)
+            if found is not None:
+                return found
+            current = current.parent
+        return 0
+
+    def run(self) -> dict:
+        captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
+        defs = sorted(
+            [*captures.get("def", []), *captures.get("def.object", [])],
+            key=lambda n: (n.start_byte, -n.end_byte),
+        )
+        for node in defs:  # outer definitions first: parents are known before children
+            self.definition(node)
+        self.facts["errors"] = len(captures.get("error", []))
+        for node in captures.get("import", []):
+            self.import_statement(node)
+        for node in captures.get("export", []):
+            self.export_statement(node)
+        for node in captures.get("var", []):
+            self.variable(node)
+        for node in captures.get("field", []):
+            self.field(node)
+        for node in captures.get("assign", []):
+            self.assignment(node)
+        for node in captures.get("call", []):
+            self.call(node)
+        for node in captures.get("new", []):
+            self.new(node)
+        for node in captures.get("ref", []):
+            self.value_ref(node)
+        for node in captures.get("jsx", []):
+            self.jsx(node)
+        for node in captures.get("type", []):
+            self.type_ref(node)
+        return self.facts
+
+    def add_scope(self, node, kind, name, parent, info, exported=False, sig_node=None) -> int:
+        scopes = self.facts["scopes"]
+        parent_rel = scopes[parent][2] if parent else ""
+        rel = f"{parent_rel}.{name}" if parent_rel else name
+        signature = _signature(sig_node or node)
+        index = len(scopes)
+        scopes.append(
+            [
+                kind,
+                name,
+                rel,
+                parent,
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                signature,
+                _doc(node),
+                exported,
+                info,
+                node.start_byte,
+                node.end_byte,
+            ]
+        )
+        self.scope_of_node[node.id] = index
+        return index
+
+    def definition(self, node: tree_sitter.Node) -> None:
+        kind = node.type
+        parent = self.enclosing(node)
+        scopes = self.facts["scopes"]
+        exported = node.parent is not None and node.parent.type == "export_statement"
+        if kind == "object":  # `const api = { get() {} }`
+            declarator = node.parent
+            name_node = declarator.child_by_field_name("name")
+            if name_node is None or name_node.type != "identifier":
+                return
+            index = self.add_scope(node, "object", _text(name_node), parent, {}, sig_node=node)
+            scopes[index][8] = _declaration_exported(declarator)
+            self.bind(parent, _text(name_node), ["def", index])
+            return
+        name_node = node.child_by_field_name("name")
+        name = _text(name_node) if name_node is not None else None
+        sig_node = node
+        owner = node.parent
+        if kind in ("arrow_function", "function_expression", "function", "class") or (
+            kind in ("generator_function",)
+        ):
+            # named by what it is bound to: a variable, an object property, a class field
+            if owner is not None and owner.type in _NAMED_VALUE_PARENTS:
+                key = owner.child_by_field_name("name") or owner.child_by_field_name("key")
+                if key is None or key.type not in (
+                    "identifier",
+                    "property_identifier",
+                    "string",
+                    "private_property_identifier",
+                ):
+                    self.anonymous(node, parent)
+                    return
+                name = _text(key) if key.type != "string" else _string(key)
+                if (
+                    owner.type == "variable_declarator"
+                    and owner.child_by_field_name("value") != node
+                ):
+                    self.anonymous(node, parent)
+                    return
+                if owner.type == "pair" and self.scope_of_node.get(owner.parent.id) is None:
+                    self.anonymous(node, parent)  # an object literal that is not a named scope
+                    return
+                sig_node = owner
+                if owner.type == "variable_declarator":
+                    exported = _declaration_exported(owner)
+            elif owner is not None and owner.type == "export_statement" and name is None:
+                name = "default"  # `export default function () {}` / `export default class {}`
+            elif owner is not None and owner.type == "assignment_expression":
+                target = owner.child_by_field_name("left")
+                tail = _exports_target(target)
+                if tail is None:
+                    self.anonymous(node, parent)
+                    return
+                if name is None:  # a named class or function expression keeps its name
+                    name = tail if tail != "=" else "default"
+                exported = True
+            elif name is None:
+                self.anonymous(node, parent)
+                return
+        if name is None:
+            self.anonymous(node, parent)
+            return
+        parent_kind = scopes[parent][0]
+        if kind in _CLASS_NODES:
+            info = {
+                "ext": None,
+                "impl": [],
+                "dec": [
+                    e
+                    for e in (expr_of(_decorator_expr(d)) for d in _decorators(node))
+                    if e is not None
+                ],
+            }
+            for child in node.named_children:
+                if child.type == "class_heritage":
+                    self.heritage(child, info)
+            index = self.add_scope(node, "class", name, parent, info, exported, sig_node)
+        elif kind == "interface_declaration":
+            info = {"ext": None, "impl": []}
+            for child in node.named_children:
+                if child.type == "extends_type_clause":
+                    info["impl"] = [type_of(c) for c in child.named_children]
+            index = self.add_scope(node, "interface", name, parent, info, exported, sig_node)
+        elif kind == "type_alias_declaration":
+            info = {"value": type_of(node.child_by_field_name("value"))}
+            index = self.add_scope(node, "type", name, parent, info, exported, sig_node)
+        elif kind == "enum_declaration":
+            index = self.add_scope(node, "enum", name, parent, {}, exported, sig_node)
+        else:
+            is_method = kind in _METHOD_NODES or (
+                owner is not None and owner.type in ("public_field_definition", "field_definition")
+            )
+            if owner is not None and owner.type == "pair" and parent_kind == "object":
+                is_method = True
+            if kind in _METHOD_NODES and parent_kind == "object":
+                is_method = True
+            info = self.function_info(node)
+            if kind in _METHOD_NODES or owner.type in (
+                "public_field_definition",
+                "field_definition",
+            ):
+                info["static"] = any(
+                    c.type == "static"
+                    for c in (owner if owner.type != "class_body" else node).children
+                )
+                info["dec"] = [
+                    e
+                    for e in (expr_of(_decorator_expr(d)) for d in _decorators(node))
+                    if e is not None
+                ]
+            if kind in _METHOD_NODES and any(
+                c.type in ("get", "set") for c in node.children if not c.is_named
+            ):
+                info["accessor"] = True
+            index = self.add_scope(
+                node, "method" if is_method else "function", name, parent, info, exported, sig_node
+            )
+            self.bind_params(index, node)
+        # a declaration binds its name in the enclosing scope (members do not)
+        if parent_kind not in ("class", "object", "interface") and kind not in _METHOD_NODES:
+            bound = not (owner is not None and owner.type in ("pair",))
+            if bound and not (owner is not None and owner.type == "assignment_expression"):
+                self.bind(parent, name, ["def", index])
+        if kind in ("function_expression", "class") and name_node is not None:
+            # a named function expression sees its own name
+            self.bind(index, _text(name_node), ["def", index])
+
+    def anonymous(self, node: tree_sitter.Node, parent: int) -> None:
+        """A function nobody names (a callback): its code belongs to the enclosing scope, its
+        parameters shadow outer names inside it only."""
+        params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        if params is None:
+            return
+        for name, typ, _prop in _parameters(params):
+            self.bind(parent, name, ["param", typ], node.start_byte, node.end_byte)
+
+    def function_info(self, node: tree_sitter.Node) -> dict:
+        params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
+        ret = node.child_by_field_name("return_type")
+        return {
+            "params": _parameters(params) if params is not None else [],
+            "ret": type_of(ret),
+            "static": False,
+            "dec": [],
+            "async": any(c.type == "async" for c in node.children),
+            "arrow": node.type == "arrow_function",
+        }
+
+    def bind_params(self, scope: int, node: tree_sitter.Node) -> None:
+        info = self.facts["scopes"][scope][9]
+        parent = self.facts["scopes"][scope][3]
+        for name, typ, prop in info["params"]:
+            self.bind(scope, name, ["param", typ])
+            if prop and self.facts["scopes"][scope][1] == "constructor":
+                self.facts["members"].append([parent, name, None, typ, "injection"])
+
+    def heritage(self, node: tree_sitter.Node, info: dict) -> None:
+        for clause in node.named_children:
+            if clause.type == "extends_clause":
+                value = clause.child_by_field_name("value")
+                info["ext"] = expr_of(value) if value is not None else None
+            elif clause.type == "implements_clause":
+                info["impl"] = [type_of(c) for c in clause.named_children]
+            elif clause.type not in ("comment",):  # JavaScript: class_heritage holds the value
+                info["ext"] = expr_of(clause)
+
+    def bind(self, scope: int, name: str, binding: list, start=None, end=None) -> None:
+        self.facts["bindings"].append([scope, name, binding, start, end])
+
+    # -- modules
+    def import_statement(self, node: tree_sitter.Node) -> None:
+        source = _string(node.child_by_field_name("source"))
+        if source is None:
+            return
+        type_only = any(c.type == "type" for c in node.children if not c.is_named)
+        names: list[str] = []
+        scope = self.enclosing(node)
+        for clause in node.named_children:
+            if clause.type != "import_clause":
+                continue
+            for part in clause.named_children:
+                if part.type == "identifier":
+                    self.bind(scope, _text(part), ["imp", source, "default"])
+                    names.append("default")
+                elif part.type == "namespace_import":
+                    for ident in part.named_children:
+                        if ident.type == "identifier":
+                            self.bind(scope, _text(ident), ["imp", source, "*"])
+                            names.append("*")
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        if spec.type != "import_specifier":
+                            continue
+                        imported = spec.child_by_field_name("name")
+                        alias = spec.child_by_field_name("alias") or imported
+                        if imported is None:
+                            continue
+                        imported_name = (
+                            _string(imported) if imported.type == "string" else _text(imported)
+                        )
+                        self.bind(scope, _text(alias), ["imp", source, imported_name])
+                        names.append(imported_name)
+        self.facts["imports"].append(
+            [source, names, node.start_point[0] + 1, "type" if type_only else "esm"]
+        )
+
+    def export_statement(self, node: tree_sitter.Node) -> None:
+        exports = self.facts["exports"]
+        source = _string(node.child_by_field_name("source"))
+        declaration = node.child_by_field_name("declaration")
+        value = node.child_by_field_name("value")
+        is_default = any(c.type == "default" for c in node.children if not c.is_named)
+        if source is not None:
+            names: list[str] = []
+            clause = None
+            for child in node.named_children:
+                if child.type in ("export_clause", "namespace_export"):
+                    clause = child
+            if clause is None:
+                self.facts["reexports"].append([source, "*", "*"])
+                names.append("*")
+            elif clause.type == "namespace_export":
+                alias = clause.named_children[-1] if clause.named_children else None
+                self.facts["reexports"].append([source, "*", _text(alias) if alias else "*"])
+                names.append("*")
+            else:
+                for spec in clause.named_children:
+                    if spec.type != "export_specifier":
+                        continue
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    if name is None:
+                        continue
+                    self.facts["reexports"].append([source, _text(name), _text(alias)])
+                    names.append(_text(name))
+            self.facts["imports"].append([source, names, node.start_point[0] + 1, "esm"])
+            return
+        if declaration is not None:
+            if declaration.type in ("lexical_declaration", "variable_declaration"):
+                for declarator in declaration.named_children:
+                    if declarator.type == "variable_declarator":
+                        name = declarator.child_by_field_name("name")
+                        if name is not None and name.type == "identifier":
+                            exports.append([_text(name), _text(name)])
+            else:
+                name = declaration.child_by_field_name("name")
+                if name is not None:
+                    exports.append(["default" if is_default else _text(name), _text(name)])
+            return
+        if is_default and value is not None:
+            if value.type == "identifier":
+                exports.append(["default", _text(value)])
+            elif value.type in _FUNCTION_NODES or value.type in _CLASS_NODES:
+                index = self.scope_of_node.get(value.id)
+                if index is not None:
+                    exports.append(["default", f"={index}"])
+            else:
+                expr = expr_of(value)
+                if expr is not None:
+                    exports.append(["default", ["expr", expr]])
+            return
+        for child in node.named_children:
+            if child.type == "export_clause":
+                for spec in child.named_children:
+                    if spec.type != "export_specifier":
+                        continue
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    if name is not None:
+                        exports.append([_text(alias), _text(name)])
+
+    def variable(self, node: tree_sitter.Node) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        scope = self.enclosing(node)
+        if name is None:
+            return
+        if name.type == "object_pattern":  # const { a, b: c } = require('x') / = obj
+            source = _require_source(value)
+            for prop in name.named_children:
+                if prop.type == "shorthand_property_identifier_pattern":
+                    local = imported = _text(prop)
+                elif prop.type == "pair_pattern":
+                    key, val = prop.child_by_field_name("key"), prop.child_by_field_name("value")
+                    if key is None or val is None or val.type != "identifier":
+                        continue
+                    imported, local = _text(key), _text(val)
+                else:
+                    continue
+                if source is not None:
+                    self.bind(scope, local, ["req", source, imported])
+                else:
+                    self.bind(scope, local, ["val", None, None])
+            if source is not None:
+                self.facts["imports"].append([source, [], node.start_point[0] + 1, "cjs"])
+            return
+        if name.type != "identifier":
+            return
+        if value is not None and value.id in self.scope_of_node:
+            return  # a named function, class or object literal: bound by definition()
+        source = _require_source(value)
+        if source is not None:
+            self.bind(scope, _text(name), ["req", source, None])
+            self.facts["imports"].append([source, [], node.start_point[0] + 1, "cjs"])
+            return
+        if value is not None and value.type == "member_expression":
+            inner = _require_source(value.child_by_field_name("object"))
+            prop = value.child_by_field_name("property")
+            if inner is not None and prop is not None:  # const x = require('m').x
+                self.bind(scope, _text(name), ["req", inner, _text(prop)])
+                self.facts["imports"].append([inner, [], node.start_point[0] + 1, "cjs"])
+                return
+        typ = type_of(node.child_by_field_name("type"))
+        self.bind(scope, _text(name), ["val", expr_of(value), typ])
+
+    def field(self, node: tree_sitter.Node) -> None:
+        """A class field: what `this.name` holds (a method when it holds a function)."""
+        scope = self.enclosing(node)
+        if self.facts["scopes"][scope][0] != "class":
+            return
+        name = node.child_by_field_name("name") or node.child_by_field_name("property")
+        value = node.child_by_field_name("value")
+        if name is None or (value is not None and value.id in self.scope_of_node):
+            return
+        typ = type_of(node.child_by_field_name("type"))
+        self.facts["members"].append(
+            [scope, _text(name), expr_of(value), typ, "annotation" if typ else "field"]
+        )
+
+    def assignment(self, node: tree_sitter.Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        target = _exports_target(left)
+        if target is not None:
+            self.commonjs_export(target, right)
+            return
+        if left.type == "member_expression":
+            obj = left.child_by_field_name("object")
+            prop = left.child_by_field_name("property")
+            if obj is not None and obj.type == "this" and prop is not None:
+                scope = self.enclosing(node)
+                cls = self.class_of(scope)
+                if cls is not None:
+                    value = expr_of(right)
+                    typ = None
+                    if right.type == "identifier":  # this.svc = svc, typed by its parameter
+                        value = ["n", _text(right)]
+                    self.facts["members"].append([cls, _text(prop), value, typ, "value", scope])
+        elif left.type == "identifier":
+            scope = self.enclosing(node)
+            self.bind(scope, _text(left), ["val", expr_of(right), None], node.start_byte, None)
+
+    def commonjs_export(self, target: str, right: tree_sitter.Node) -> None:
+        exports = self.facts["exports"]
+        if right.id in self.scope_of_node:
+            index = self.scope_of_node[right.id]
+            if target == "=":
+                self.facts["module_value"] = f"={index}"
+            else:
+                exports.append([target, f"={index}"])
+            return
+        if target == "=":
+            if right.type == "identifier":
+                self.facts["module_value"] = _text(right)
+            elif right.type == "object":
+                for prop in right.named_children:
+                    if prop.type == "shorthand_property_identifier":
+                        exports.append([_text(prop), _text(prop)])
+                    elif prop.type == "pair":
+                        key, val = (
+                            prop.child_by_field_name("key"),
+                            prop.child_by_field_name("value"),
+                        )
+                        if key is None or val is None:
+                            continue
+                        if val.type == "identifier":
+                            exports.append([_text(key), _text(val)])
+                        elif val.id in self.scope_of_node:
+                            exports.append([_text(key), f"={self.scope_of_node[val.id]}"])
+                    elif prop.type == "method_definition" and prop.id in self.scope_of_node:
+                        name = prop.child_by_field_name("name")
+                        if name is not None:
+                            exports.append([_text(name), f"={self.scope_of_node[prop.id]}"])
+            else:
+                source = _require_source(right)
+                if source is not None:
+                    self.facts["reexports"].append([source, "*", "="])
+            return
+        if right.type == "identifier":
+            exports.append([target, _text(right)])
+        else:
+            source = _require_source(right)
+            if source is not None:
+                self.facts["reexports"].append([source, "*", target])
+
+    def class_of(self, scope: int) -> int | None:
+        """The class whose method (or a function nested in one) `scope` is."""
+        scopes = self.facts["scopes"]
+        while scope > 0:
+            parent = scopes[scope][3]
+            if scopes[parent][0] == "class" and scopes[scope][0] == "method":
+                return parent
+            scope = parent
+        return None
+
+    # -- uses
+    def call(self, node: tree_sitter.Node) -> None:
+        func = node.child_by_field_name("function")
+        if func is None:
+            return
+        if func.type == "import":  # import('./lazy')
+            args = node.child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            source = _string(first)
+            if source is not None:
+                self.facts["imports"].append([source, [], node.start_point[0] + 1, "dynamic"])
+            return
+        if func.type == "identifier" and func.text == b"require":
+            return
+        if node.parent is not None and node.parent.type == "decorator":
+            self.decorator_call(node.parent, expr_of(func))
+            return
+        expr = expr_of(func)
+        if expr is None:
+            text = _short(func)
+            expr = ["?", text]
+        self.ref(node, "c", expr)
+
+    def decorator_call(self, decorator: tree_sitter.Node, expr: list | None) -> None:
+        """`@Injectable()` is called by what it decorates, and referenced by it."""
+        target = _decorated(decorator)
+        scope = self.scope_of_node.get(target.id) if target is not None else None
+        if scope is None or expr is None:
+            return
+        line = decorator.start_point[0] + 1
+        self.facts["refs"].append([scope, "c", expr, line, decorator.start_byte])
+
+    def new(self, node: tree_sitter.Node) -> None:
+        cls = expr_of(node.child_by_field_name("constructor"))
+        if cls is not None:
+            self.ref(node, "n", cls)
+
+    def value_ref(self, node: tree_sitter.Node) -> None:
+        parent = node.parent
+        if parent is not None and parent.type == "arguments":
+            call = parent.parent
+            if call is not None and call.type == "call_expression":
+                func = call.child_by_field_name("function")
+                if func is not None and func.type == "identifier" and func.text == b"require":
+                    return
+        if parent is not None and parent.type == "pair":
+            # `module.exports = { a: b }` exports, it does not use
+            obj = parent.parent
+            assign = obj.parent if obj is not None else None
+            if assign is not None and assign.type == "assignment_expression":
+                left = assign.child_by_field_name("left")
+                if left is not None and _exports_target(left) == "=":
+                    return
+        expr = expr_of(node)
+        if expr is not None:
+            self.ref(node, "r", expr)
+
+    def jsx(self, node: tree_sitter.Node) -> None:
+        text = _text(node)
+        if not text or not (text[0].isupper() or "." in text):
+            return  # <div>: an intrinsic element
+        expr = expr_of(node) if node.type != "nested_identifier" else None
+        if expr is None:
+            parts = text.split(".")
+            expr = ["n", parts[0]]
+            for part in parts[1:]:
+                expr = ["a", expr, part]
+        self.ref(node, "j", expr)
+
+    def type_ref(self, node: tree_sitter.Node) -> None:
+        typ = type_of(node)
+        for name in type_names(typ):
+            self.ref(node, "t", name)
+
+    def ref(self, node: tree_sitter.Node, kind: str, expr: list) -> None:
+        self.facts["refs"].append(
+            [self.enclosing(node), kind, expr, node.start_point[0] + 1, node.start_byte]
+        )
+
+
+def _parameters(params: tree_sitter.Node) -> list[list]:
+    """[name, type, is_property] of each parameter (destructured ones are left out)."""
+    found: list[list] = []
+    if params.type == "identifier":  # x => …
+        return [[_text(params), None, False]]
+    for param in params.named_children:
+        kind = param.type
+        if kind == "identifier":
+            found.append([_text(param), None, False])
+        elif kind in ("required_parameter", "optional_parameter"):
+            pattern = param.child_by_field_name("pattern")
+            if pattern is None or pattern.type not in ("identifier", "this"):
+                continue
+            if pattern.type == "this":
+                continue
+            prop = any(
+                c.type in ("accessibility_modifier", "override_modifier")
+                or (not c.is_named and c.type == "readonly")
+                for c in param.children
+            )
+            found.append([_text(pattern), type_of(param.child_by_field_name("type")), prop])
+        elif kind == "assignment_pattern":
+            left = param.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                found.append([_text(left), None, False])
+        elif kind == "rest_pattern":
+            for child in param.named_children:
+                if child.type == "identifier":
+                    found.append([_text(child), None, False])
+    return found
+
+
+def _decorators(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    found = [c for c in node.children if c.type == "decorator"]
+    parent = node.parent
+    if parent is not None and parent.type == "export_statement":
+        found = [c for c in parent.children if c.type == "decorator"] + found
+    if not found and node.type in _METHOD_NODES:
+        sibling = node.prev_named_sibling
+        while sibling is not None and sibling.type == "decorator":
+            found.insert(0, sibling)
+            sibling = sibling.prev_named_sibling
+    return found
+
+
+def _decorated(decorator: tree_sitter.Node) -> tree_sitter.Node | None:
+    parent = decorator.parent
+    if parent is None:
+        return None
+    if parent.type == "export_statement":
+        return parent.child_by_field_name("declaration")
+    if parent.type == "class_body":
+        sibling = decorator.next_named_sibling
+        while sibling is not None and sibling.type == "decorator":
+            sibling = sibling.next_named_sibling
+        return sibling
+    return parent
+
+
+def _decorator_expr(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    inner = node.named_children
+    if not inner:
+        return None
+    value = inner[0]
+    if value.type == "call_expression":
+        return value.child_by_field_name("function")
+    return value
+
+
+def _declaration_exported(declarator: tree_sitter.Node) -> bool:
+    declaration = declarator.parent
+    return (
+        declaration is not None
+        and declaration.parent is not None
+        and declaration.parent.type == "export_statement"
+    )
+
+
+def _exports_target(node: tree_sitter.Node | None) -> str | None:
+    """`module.exports` → "=", `module.exports.x` / `exports.x` → "x", else None."""
+    if node is None or node.type != "member_expression":
+        return None
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    if obj is None or prop is None:
+        return None
+    if obj.type == "identifier" and obj.text == b"module" and prop.text == b"exports":
+        return "="
+    if obj.type == "identifier" and obj.text == b"exports":
+        return _text(prop)
+    if obj.type == "member_expression" and _exports_target(obj) == "=":
+        return _text(prop)
+    return None
+
+
+def _require_source(node: tree_sitter.Node | None) -> str | None:
+    """'x' of `require('x')` (also `await import('x')`)."""
+    if node is None:
+        return None
+    if node.type == "await_expression" and node.named_children:
+        node = node.named_children[0]
+    if node.type != "call_expression":
+        return None
+    func = node.child_by_field_name("function")
+    if func is None or not (
+        (func.type == "identifier" and func.text == b"require") or func.type == "import"
+    ):
+        return None
+    args = node.child_by_field_name("arguments")
+    if args is None or not args.named_children:
+        return None
+    return _string(args.named_children[0])
+
+
+def _signature(node: tree_sitter.Node) -> str:
+    """The declaration up to its body, on one line."""
+    body = node.child_by_field_name("body")
+    if node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        body = value.child_by_field_name("body") if value is not None else None
+        if value is not None and value.type == "object":
+            body = value
+    elif node.type in ("pair", "public_field_definition", "field_definition"):
+        value = node.child_by_field_name("value")
+        body = value.child_by_field_name("body") if value is not None else None
+    end = body.start_byte if body is not None else node.end_byte
+    raw = node.text[: end - node.start_byte]
+    text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+    text = text.removesuffix("{").strip().removesuffix("=>").strip().removesuffix("=").strip()
+    return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
+
+
+def _doc(node: tree_sitter.Node) -> str:
+    """The first line of a JSDoc comment right before the declaration."""
+    target = node
+    while target.parent is not None and target.parent.type in (
+        "export_statement",
+        "variable_declarator",
+        "lexical_declaration",
+        "variable_declaration",
+    ):
+        target = target.parent
+    comment = target.prev_sibling
+    if comment is None or comment.type != "comment" or not comment.text.startswith(b"/**"):
+        return ""
+    for line in comment.text.decode("utf-8", "replace").splitlines():
+        line = line.strip().lstrip("/*").strip().removesuffix("*/").strip()
+        if line and not line.startswith("@"):
+            return line[:MAX_TEXT]
+    return ""
+
+
+def extract(language: str, source: bytes) -> dict:
+    return _Extractor(language, source).run()
+
+
+def interface_of(facts: dict) -> bytes:
+    """What other files can observe: definitions (names, kinds, members, signatures' types),
+    exports, re-exports, member types. Line numbers and call sites are left out."""
+    scopes = [
+        [s[0], s[2], s[3], s[8], marshal.dumps(s[9]) if s[0] != "function" else s[9].get("ret")]
+        for s in facts["scopes"]
+    ]
+    visible = [b for b in facts["bindings"] if b[0] == 0]
+    observed = [
+        scopes,
+        visible,
+        facts["members"],
+        facts["exports"],
+        facts["reexports"],
+        facts["module_value"],
+    ]
+    return hashlib.blake2b(marshal.dumps(observed), digest_size=16).digest()

@@ -1,0 +1,882 @@
+"""TypeScript/JavaScript resolution: facts of `cartograph.parsing.ecma` → symbols and edges.
+
+Module specifiers resolve like TypeScript's `bundler`/`node16` resolution: relative paths with
+extension and `index` probing (an import of `./x.js` finds `x.ts`), `tsconfig.json`/
+`jsconfig.json` `baseUrl` and `paths` (following `extends`), and the repository's own
+packages (`package.json` `name` with `exports`/`types`/`module`/`main`, workspaces of a
+monorepo). Anything else is an external package: calls into it stay unresolved.
+
+Values are followed through imports, re-export chains and barrels (ESM and CommonJS), `this`
+with `extends`, `super`, `new`, type annotations (parameters, variables, fields, return types,
+constructor parameter properties), and object literals bound to names. Nothing is guessed: a
+receiver whose type is unknown leaves the call unresolved.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable, Iterable
+
+from cartograph.model import SymbolRow, Unresolved, symbol_id
+from cartograph.resolve.python import FileResolution, _add_edge, _render
+
+EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+# probing order for an extensionless specifier (a .d.ts only when nothing else exists)
+PROBE = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+# an import written with a JavaScript extension finds the TypeScript source (TS ESM style)
+JS_TO_TS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
+WRAPPER_TYPES = frozenset({"Promise", "PromiseLike", "Readonly", "Awaited", "NonNullable"})
+GLOBALS = frozenset(
+    {
+        "console", "JSON", "Math", "Object", "Array", "Promise", "String", "Number", "Boolean",
+        "Date", "RegExp", "Error", "TypeError", "Map", "Set", "WeakMap", "WeakSet", "Symbol",
+        "Reflect", "Proxy", "parseInt", "parseFloat", "isNaN", "isFinite", "setTimeout",
+        "setInterval", "clearTimeout", "clearInterval", "setImmediate", "queueMicrotask",
+        "require", "process", "Buffer", "globalThis", "window", "document", "fetch", "eval",
+        "encodeURIComponent", "decodeURIComponent", "encodeURI", "decodeURI", "structuredClone",
+        "BigInt", "Intl", "URL", "URLSearchParams", "AbortController", "TextEncoder",
+        "TextDecoder", "describe", "it", "test", "expect", "beforeEach", "afterEach",
+        "beforeAll", "afterAll", "jest", "module", "exports", "arguments", "undefined",
+    }
+)  # fmt: skip
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+MAX_DEPTH = 40
+END = 1 << 60  # a position after every binding of a file
+
+
+def module_qualname(path: str) -> str:
+    """The module symbol's qualname: the path without its extension."""
+    for suffix in DECLARATION_SUFFIXES:
+        if path.endswith(suffix):
+            return path[: -len(suffix)]
+    stem, dot, ext = path.rpartition(".")
+    return stem if dot and "/" not in ext else path
+
+
+def _json(text: str | None) -> dict:
+    """A JSON config file, tolerating the comments and trailing commas tsconfig allows."""
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        cleaned = _TRAILING_COMMA.sub(r"\1", _COMMENTS.sub("", text))
+        value = json.loads(cleaned)
+        return value if isinstance(value, dict) else {}
+    except ValueError:
+        return {}
+
+
+class Modules:
+    """Where a module specifier leads, from one importing file: a repository file, an external
+    package, or nowhere. Shared by every file of a run (results are cached with the paths they
+    looked at, which become the importing file's dependencies)."""
+
+    def __init__(
+        self, files: set[str], all_paths: set[str], read_text: Callable[[str], str | None]
+    ) -> None:
+        self.files = files
+        self.all_paths = all_paths
+        self.config_files = {p for p in all_paths if posixpath.basename(p) in CONFIG_NAMES}
+        self.read_text = read_text
+        self._configs: dict[str, dict | None] = {}
+        self._nearest: dict[str, str | None] = {}
+        self._cache: dict[tuple[str, str], tuple[str | None, str | None, tuple[str, ...]]] = {}
+        self._packages: dict[str, tuple[str, dict]] | None = None
+
+    def resolve(self, importer: str, spec: str) -> tuple[str | None, str | None, tuple[str, ...]]:
+        """(repository file, external package, paths looked at)."""
+        directory = posixpath.dirname(importer)
+        key = (directory, spec)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = self._resolve(directory, spec)
+        return found
+
+    def _resolve(self, directory: str, spec: str) -> tuple[str | None, str | None, tuple]:
+        probed: list[str] = []
+        if spec.startswith((".", "/")):
+            base = posixpath.normpath(posixpath.join(directory, spec)).lstrip("/")
+            return self._probe(base, probed), None, tuple(probed)
+        config = self._config_for(directory)
+        if config is not None:
+            paths, paths_folder, base_url = config
+            for pattern, targets in paths:
+                star = _match(pattern, spec)
+                if star is None:
+                    continue
+                for target in targets:
+                    candidate = posixpath.normpath(
+                        posixpath.join(paths_folder, target.replace("*", star, 1))
+                    )
+                    hit = self._probe(candidate, probed)
+                    if hit:
+                        return hit, None, tuple(probed)
+            if base_url is not None:
+                hit = self._probe(posixpath.normpath(posixpath.join(base_url, spec)), probed)
+                if hit:
+                    return hit, None, tuple(probed)
+        name, subpath = _package_name(spec)
+        package = self.packages().get(name)
+        if package is not None:
+            folder, manifest = package
+            hit = self._package_entry(folder, manifest, subpath, probed)
+            if hit:
+                return hit, None, tuple(probed)
+        return None, name, tuple(probed)
+
+    def _probe(self, base: str, probed: list[str]) -> str | None:
+        files = self.files
+        ext = posixpath.splitext(base)[1]
+        if ext in EXTENSIONS:
+            stem = base[: -len(ext)]
+            for alt in JS_TO_TS.get(ext, ()):
+                probed.append(stem + alt)
+                if stem + alt in files:
+                    return stem + alt
+            probed.append(base)
+            if base in files:
+                return base
+        for suffix in PROBE:
+            probed.append(base + suffix)
+            if base + suffix in files:
+                return base + suffix
+        for suffix in PROBE:
+            candidate = f"{base}/index{suffix}" if base else f"index{suffix}"
+            probed.append(candidate)
+            if candidate in files:
+                return candidate
+        return None
+
+    def _config_for(self, directory: str) -> tuple[list, str, str | None] | None:
+        """([(pattern, targets)] longest prefix first, the folder `paths` targets are relative
+        to, the baseUrl folder or None) of the nearest tsconfig/jsconfig."""
+        if directory not in self._nearest:
+            path = None
+            current = directory
+            while path is None:
+                for name in CONFIG_NAMES:
+                    candidate = f"{current}/{name}" if current else name
+                    if candidate in self.config_files:
+                        path = candidate
+                        break
+                if not current:
+                    break
+                current = posixpath.dirname(current)
+            self._nearest[directory] = path
+        path = self._nearest[directory]
+        if path is None:
+            return None
+        options = self._compiler_options(path, 0)
+        base_url = options.get("baseUrl")
+        base_folder = (
+            _clean(posixpath.normpath(posixpath.join(base_url[1], base_url[0])))
+            if base_url
+            else None
+        )
+        mapping, paths_folder = options.get("paths") or ({}, "")
+        if base_folder is not None:
+            paths_folder = base_folder
+        ordered = sorted(
+            ((p, t) for p, t in mapping.items() if isinstance(t, list)),
+            key=lambda item: -len(item[0].split("*")[0]),
+        )
+        return ordered, paths_folder, base_folder
+
+    def _compiler_options(self, path: str, depth: int) -> dict:
+        """compilerOptions with `extends` applied; baseUrl and paths carry the folder they are
+        relative to (the config that declares them)."""
+        if depth > 8 or path not in self.all_paths:
+            return {}
+        config = self._configs.get(path)
+        if config is None:
+            config = self._configs[path] = _json(self.read_text(path))
+        options: dict = {}
+        parent = config.get("extends")
+        folder = posixpath.dirname(path)
+        for base in [parent] if isinstance(parent, str) else parent or []:
+            if not isinstance(base, str) or not base.startswith("."):
+                continue
+            target = posixpath.normpath(posixpath.join(folder, base))
+            if not target.endswith(".json"):
+                target += ".json"
+            options.update(self._compiler_options(target, depth + 1))
+        own = config.get("compilerOptions") or {}
+        if isinstance(own.get("baseUrl"), str):
+            options["baseUrl"] = (own["baseUrl"], folder)
+        if isinstance(own.get("paths"), dict):
+            options["paths"] = (own["paths"], folder)
+        return options
+
+    def packages(self) -> dict[str, tuple[str, dict]]:
+        """The repository's own packages by name: (folder, package.json)."""
+        if self._packages is None:
+            self._packages = {}
+            for path in sorted(self.all_paths):
+                if posixpath.basename(path) != "package.json" or "node_modules/" in path:
+                    continue
+                manifest = _json(self.read_text(path))
+                name = manifest.get("name")
+                if isinstance(name, str) and name not in self._packages:
+                    self._packages[name] = (posixpath.dirname(path), manifest)
+        return self._packages
+
+    def _package_entry(self, folder: str, manifest: dict, subpath: str, probed: list) -> str | None:
+        exports = manifest.get("exports")
+        key = "." + (f"/{subpath}" if subpath else "")
+        targets: list[str] = []
+        if isinstance(exports, str) and not subpath:
+            targets.append(exports)
+        elif isinstance(exports, dict):
+            entry = exports.get(key)
+            if entry is None and not any(k.startswith(".") for k in exports) and not subpath:
+                entry = exports  # conditions only
+            if entry is None:
+                for pattern, value in exports.items():
+                    star = _match(pattern, key)
+                    if star is not None and isinstance(value, str):
+                        targets.append(value.replace("*", star, 1))
+            targets += _conditions(entry)
+        if not subpath:
+            for field in ("types", "typings", "module", "main"):
+                if isinstance(manifest.get(field), str):
+                    targets.append(manifest[field])
+            targets += ["src/index", "index"]
+        else:
+            targets += [f"src/{subpath}", subpath]
+        for target in targets:
+            base = posixpath.normpath(posixpath.join(folder, target))
+            hit = self._probe(base, probed)
+            if hit:
+                return hit
+            # a built entry (dist/index.js) whose source is in the repository (src/index.ts)
+            for built in ("dist/", "lib/", "build/", "out/"):
+                rel = posixpath.relpath(base, folder) if folder else base
+                if rel.startswith(built):
+                    source = posixpath.join(folder, "src", rel[len(built) :])
+                    hit = self._probe(posixpath.splitext(source)[0], probed)
+                    if hit:
+                        return hit
+        return None
+
+
+def _conditions(entry: object) -> list[str]:
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, list):
+        return [t for item in entry for t in _conditions(item)]
+    if isinstance(entry, dict):
+        found: list[str] = []
+        for condition in ("types", "import", "module", "default", "require", "node"):
+            if condition in entry:
+                found += _conditions(entry[condition])
+        return found
+    return []
+
+
+def _clean(folder: str) -> str:
+    return "" if folder in (".", "./") else folder
+
+
+def _match(pattern: str, spec: str) -> str | None:
+    """The part of `spec` a `paths`/`exports` pattern's `*` stands for ('' for an exact match)."""
+    if "*" not in pattern:
+        return "" if pattern == spec else None
+    head, _, tail = pattern.partition("*")
+    if spec.startswith(head) and spec.endswith(tail) and len(spec) >= len(head) + len(tail):
+        return spec[len(head) : len(spec) - len(tail)]
+    return None
+
+
+def _package_name(spec: str) -> tuple[str, str]:
+    parts = spec.split("/")
+    if spec.startswith("@") and len(parts) > 1:
+        return "/".join(parts[:2]), "/".join(parts[2:])
+    return parts[0], "/".join(parts[1:])
+
+
+class _File:
+    """One file's facts with the indexes resolution needs."""
+
+    def __init__(self, path: str, facts: dict) -> None:
+        self.path = path
+        self.facts = facts
+        self.scopes = facts["scopes"]
+        self.bindings: dict[tuple[int, str], list] = {}
+        for row in facts["bindings"]:
+            self.bindings.setdefault((row[0], row[1]), []).append(row)
+        self.children: dict[int, dict[str, int]] = {}
+        for index, scope in enumerate(self.scopes):
+            if index:
+                self.children.setdefault(scope[3], {}).setdefault(scope[1], index)
+        self.members: dict[int, dict[str, list]] = {}
+        for row in facts["members"]:
+            self.members.setdefault(row[0], {}).setdefault(row[1], []).append(row)
+        self.exports: dict[str, object] = {}
+        for exported, local in facts["exports"]:
+            self.exports.setdefault(exported, local)
+        self.module_name = module_qualname(path)
+
+    def qualname(self, scope: int) -> str:
+        return self.scopes[scope][2] if scope else self.module_name
+
+
+class EcmaProgram:
+    """Resolves the TypeScript/JavaScript files of one repository."""
+
+    def __init__(
+        self,
+        repo: str,
+        paths: Iterable[str],
+        load: Callable[[str], dict | None],
+        read_text: Callable[[str], str | None],
+        all_paths: set[str],
+    ) -> None:
+        self.repo = repo
+        self.paths = set(paths)
+        self.load = load
+        self.modules = Modules(self.paths, all_paths, read_text)
+        self._current = ""
+        self._files: dict[str, _File | None] = {}
+        self._deps: set[str] = set()
+        self._memo: dict[tuple, object] = {}
+
+    # ------------------------------------------------------------ files and modules
+    def file(self, path: str) -> _File | None:
+        if path != self._current:
+            self._deps.add(path)
+        if path not in self._files:
+            facts = self.load(path)
+            self._files[path] = _File(path, facts) if facts and "scopes" in facts else None
+        return self._files[path]
+
+    def target(self, importer: str, spec: str) -> tuple[str | None, str | None]:
+        path, external, probed = self.modules.resolve(importer, spec)
+        self._deps.update(probed)
+        return path, external
+
+    # ------------------------------------------------------------ values
+    # a value: ("def", path, scope) | ("inst", path, scope) | ("mod", path) | ("ext", package)
+    # | ("this", path, class scope) | ("super", path, class scope); with it, the via.
+
+    def lookup(self, f: _File, scope: int, name: str, pos: int, depth: int = 0) -> tuple:
+        current = scope
+        while current >= 0:
+            rows = f.bindings.get((current, name))
+            if rows:
+                row = _visible(rows, pos)
+                if row is not None:
+                    return self.binding_value(f, current, row[2], pos, depth + 1)
+            current = f.scopes[current][3] if current else -1
+        return (None, None)
+
+    def binding_value(self, f: _File, scope: int, binding: list, pos: int, depth: int) -> tuple:
+        if depth > MAX_DEPTH:
+            return (None, None)
+        tag = binding[0]
+        if tag == "def":
+            return ("def", f.path, binding[1]), "scope"
+        if tag == "imp":
+            source, imported = binding[1], binding[2]
+            path, external = self.target(f.path, source)
+            if path is None:
+                return (("ext", external), "import") if external else (None, None)
+            if imported == "*":
+                return ("mod", path), "import"
+            value = self.export_value(path, imported, depth + 1)
+            return (value, "import") if value is not None else (None, None)
+        if tag == "req":
+            path, external = self.target(f.path, binding[1])
+            if path is None:
+                return (("ext", external), "import") if external else (None, None)
+            if binding[2] is None:
+                return self.module_value(path, depth + 1), "import"
+            value = self.export_value(path, binding[2], depth + 1)
+            return (value, "import") if value is not None else (None, None)
+        if tag == "param":
+            return self.type_value(f, scope, binding[1], pos, "annotation", depth + 1)
+        if tag == "val":
+            if binding[2] is not None:
+                typed = self.type_value(f, scope, binding[2], pos, "annotation", depth + 1)
+                if typed[0] is not None:
+                    return typed
+            return self.evaluate(f, scope, binding[1], pos, depth + 1)
+        return (None, None)
+
+    def export_value(self, path: str, name: str, depth: int) -> tuple | None:
+        key = ("export", path, name)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # a cycle of re-exports ends here
+        value = self._export_value(path, name, depth)
+        self._memo[key] = value
+        return value
+
+    def _export_value(self, path: str, name: str, depth: int) -> tuple | None:
+        f = self.file(path)
+        if f is None or depth > MAX_DEPTH:
+            return None
+        local = f.exports.get(name)
+        if local is not None:
+            return self._local_export(f, local, depth)
+        for source, imported, exported in f.facts["reexports"]:
+            if exported != name:
+                continue
+            target, _external = self.target(path, source)
+            if target is None:
+                return None
+            if imported == "*":
+                return ("mod", target)
+            return self.export_value(target, imported, depth + 1)
+        if name != "default":
+            for source, imported, exported in f.facts["reexports"]:
+                if imported == "*" and exported == "*":
+                    target, _external = self.target(path, source)
+                    if target is not None:
+                        value = self.export_value(target, name, depth + 1)
+                        if value is not None:
+                            return value
+        whole = self.module_value(path, depth + 1)
+        if whole is not None and whole[0] != "mod":
+            if name == "default":
+                return whole
+            return self.attribute(whole, "import", name, depth + 1)[0]
+        return None
+
+    def _local_export(self, f: _File, local: object, depth: int) -> tuple | None:
+        if isinstance(local, str) and local.startswith("="):
+            return ("def", f.path, int(local[1:]))
+        if isinstance(local, str):
+            return self.lookup(f, 0, local, END, depth + 1)[0]
+        if isinstance(local, list) and local and local[0] == "expr":
+            return self.evaluate(f, 0, local[1], END, depth + 1)[0]
+        return None
+
+    def module_value(self, path: str, depth: int) -> tuple | None:
+        """What `require(path)` gives: `module.exports = x`, else the module's namespace."""
+        f = self.file(path)
+        if f is None or depth > MAX_DEPTH:
+            return ("mod", path) if f is None else None
+        value = f.facts.get("module_value")
+        if isinstance(value, str):
+            if value.startswith("="):
+                return ("def", path, int(value[1:]))
+            return self.lookup(f, 0, value, END, depth + 1)[0]
+        for source, imported, exported in f.facts["reexports"]:
+            if imported == "*" and exported == "=":
+                target, _external = self.target(path, source)
+                if target is not None:
+                    return self.module_value(target, depth + 1)
+        return ("mod", path)
+
+    def evaluate(self, f: _File, scope: int, expr: list | None, pos: int, depth: int = 0) -> tuple:
+        if expr is None or depth > MAX_DEPTH:
+            return (None, None)
+        tag = expr[0]
+        if tag == "n":
+            return self.lookup(f, scope, expr[1], pos, depth + 1)
+        if tag == "this":
+            cls = self.class_scope(f, scope)
+            if cls is None:
+                return (None, None)
+            static = f.scopes[scope][9].get("static") if f.scopes[scope][0] == "method" else False
+            return (("def", f.path, cls) if static else ("this", f.path, cls)), "self"
+        if tag == "super":
+            cls = self.class_scope(f, scope)
+            return (("super", f.path, cls), "super") if cls is not None else (None, None)
+        if tag == "a":
+            base, via = self.evaluate(f, scope, expr[1], pos, depth + 1)
+            if base is None:
+                return (None, None)
+            return self.attribute(base, via, expr[2], depth + 1)
+        if tag == "c":
+            func, via = self.evaluate(f, scope, expr[1], pos, depth + 1)
+            if func is not None and func[0] == "ext":
+                return func, via  # what an external library returns stays external
+            return self.call_result(func, via, depth + 1)
+        if tag == "new":
+            cls, _via = self.evaluate(f, scope, expr[1], pos, depth + 1)
+            if cls is not None and cls[0] == "ext":
+                return cls, "import"
+            if cls is not None and cls[0] == "def" and self.kind(cls) == "class":
+                return ("inst", cls[1], cls[2]), "constructor"
+            return (None, None)
+        if tag == "cast":
+            return self.type_value(f, scope, expr[1], pos, "annotation", depth + 1)
+        return (None, None)
+
+    def kind(self, value: tuple) -> str | None:
+        if value[0] not in ("def", "inst"):
+            return None
+        f = self.file(value[1])
+        return f.scopes[value[2]][0] if f is not None else None
+
+    def class_scope(self, f: _File, scope: int) -> int | None:
+        """The class `this` means in `scope` (arrow functions see their enclosing `this`)."""
+        current = scope
+        while current > 0:
+            row = f.scopes[current]
+            parent = row[3]
+            if row[0] == "class":
+                return current  # a field initializer
+            if row[0] == "method":
+                return parent if f.scopes[parent][0] == "class" else None
+            if row[0] == "function" and not row[9].get("arrow"):
+                return None  # a `function` has its own `this`
+            current = parent
+        return None
+
+    def type_value(
+        self, f: _File, scope: int, typ: list | None, pos: int, via: str, depth: int
+    ) -> tuple:
+        """An instance of what a type annotation names."""
+        if typ is None or depth > MAX_DEPTH:
+            return (None, None)
+        tag = typ[0]
+        if tag == "g":
+            base = typ[1]
+            if base and base[0] == "n" and base[1] in WRAPPER_TYPES and typ[2]:
+                return self.type_value(f, scope, typ[2][0], pos, via, depth + 1)
+            return self.type_value(f, scope, base, pos, via, depth + 1)
+        if tag == "u":
+            found = {
+                value
+                for value in (
+                    self.type_value(f, scope, alt, pos, via, depth + 1)[0] for alt in typ[1]
+                )
+                if value is not None
+            }
+            return (found.pop(), via) if len(found) == 1 else (None, None)
+        if tag in ("n", "a"):
+            value, _how = self.evaluate(f, scope, typ, pos, depth + 1)
+            if value is None or value[0] != "def":
+                return (None, None)
+            kind = self.kind(value)
+            if kind in ("class", "interface"):
+                return ("inst", value[1], value[2]), via
+            if kind == "type":
+                target = self.file(value[1])
+                alias = target.scopes[value[2]][9].get("value") if target else None
+                return self.type_value(target, 0, alias, END, via, depth + 1)
+            return (None, None)
+        return (None, None)
+
+    def attribute(self, base: tuple, via: str | None, name: str, depth: int) -> tuple:
+        if depth > MAX_DEPTH:
+            return (None, None)
+        tag = base[0]
+        if tag == "ext":
+            return base, via
+        if tag == "mod":
+            value = self.export_value(base[1], name, depth + 1)
+            return (value, via) if value is not None else (None, None)
+        f = self.file(base[1])
+        if f is None:
+            return (None, None)
+        kind = f.scopes[base[2]][0]
+        if tag == "def":
+            if kind == "object":
+                child = f.children.get(base[2], {}).get(name)
+                return (("def", f.path, child), via) if child is not None else (None, None)
+            if kind == "class":  # a static member
+                return self.member(f, base[2], name, via, via, depth + 1, static=True)
+            return (None, None)
+        if tag == "inst":
+            return self.member(f, base[2], name, via, via, depth + 1)
+        if tag == "this":
+            return self.member(f, base[2], name, "self", "inheritance", depth + 1)
+        if tag == "super":
+            bases = self.bases(f, base[2], depth + 1)
+            for bf, bscope in bases[:1]:
+                return self.member(bf, bscope, name, "super", "super", depth + 1)
+        return (None, None)
+
+    def member(
+        self,
+        f: _File,
+        cls: int,
+        name: str,
+        own_via: str | None,
+        base_via: str | None,
+        depth: int,
+        static: bool = False,
+    ) -> tuple:
+        """A method (or what a field holds) on a class or interface, its bases searched in
+        order; methods found on a base are reached `via` base_via."""
+        for index, (cf, cscope) in enumerate(self.linearization(f, cls, depth + 1)):
+            via = own_via if index == 0 else base_via
+            child = cf.children.get(cscope, {}).get(name)
+            if child is not None and cf.scopes[child][0] == "method":
+                info = cf.scopes[child][9]
+                if info.get("accessor"):
+                    return self.call_result(("def", cf.path, child), via, depth + 1)
+                return ("def", cf.path, child), via
+            if static:
+                continue
+            for row in cf.members.get(cscope, {}).get(name, []):
+                value = self.member_value(cf, row, depth + 1)
+                if value[0] is not None:
+                    return value
+        return (None, None)
+
+    def member_value(self, f: _File, row: list, depth: int) -> tuple:
+        """What `this.name` holds, from a field declaration, a parameter property or an
+        assignment in a method."""
+        _cls, _name, value, typ, how = row[:5]
+        if typ is not None:
+            found = self.type_value(
+                f, row[0], typ, END, how if how != "field" else "annotation", depth + 1
+            )
+            if found[0] is not None:
+                return found
+        if value is not None:
+            scope = row[5] if len(row) > 5 else row[0]
+            found, via = self.evaluate(f, scope, value, END, depth + 1)
+            if found is not None and found[0] == "inst":
+                return found, via
+        return (None, None)
+
+    def linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
+        key = ("mro", f.path, cls)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = [(f, cls)]
+        order = [(f, cls)]
+        seen = {(f.path, cls)}
+        for bf, bscope in self.bases(f, cls, depth + 1):
+            for item in self.linearization(bf, bscope, depth + 1):
+                if (item[0].path, item[1]) not in seen:
+                    seen.add((item[0].path, item[1]))
+                    order.append(item)
+        self._memo[key] = order
+        return order
+
+    def bases(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
+        return [(bf, bscope) for bf, bscope, _via in self.bases_with_via(f, cls, depth)]
+
+    def bases_with_via(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int, str]]:
+        """Direct bases in the repository: `extends` first, then implemented interfaces."""
+        info = f.scopes[cls][9]
+        found: list[tuple[_File, int, str]] = []
+        start = f.scopes[cls][10]
+        wanted = {"class"} if f.scopes[cls][0] == "class" else {"class", "interface"}
+        written = [info.get("ext")] + [_type_expr(t) for t in info.get("impl") or []]
+        for index, expr in enumerate(written):
+            if expr is None:
+                continue
+            value, via = self.evaluate(f, f.scopes[cls][3], expr, start, depth + 1)
+            kinds = wanted if index == 0 else {"class", "interface"}
+            if value is not None and value[0] == "def" and self.kind(value) in kinds:
+                target = self.file(value[1])
+                if target is not None:
+                    found.append((target, value[2], via or "scope"))
+        return found
+
+    def call_result(self, func: tuple | None, via: str | None, depth: int) -> tuple:
+        if func is None or func[0] != "def" or depth > MAX_DEPTH:
+            return (None, None)
+        f = self.file(func[1])
+        if f is None:
+            return (None, None)
+        row = f.scopes[func[2]]
+        if row[0] not in ("function", "method"):
+            return (None, None)
+        returns = row[9].get("ret")
+        if returns is None:
+            return (None, None)
+        return self.type_value(f, func[2], returns, END, "return", depth + 1)
+
+    def constructor(self, f: _File, cls: int) -> tuple[str, int] | None:
+        for cf, cscope in self.linearization(f, cls, 0):
+            if cf.scopes[cscope][0] != "class":
+                continue
+            child = cf.children.get(cscope, {}).get("constructor")
+            if child is not None:
+                return cf.path, child
+        return None
+
+    def symbol(self, path: str, scope: int) -> str:
+        return symbol_id(self.repo, path, self.file(path).qualname(scope))
+
+    def _write_ref(
+        self, f: _File, ids: list[str], ref: list, edges: dict, unresolved: list
+    ) -> None:
+        """The edge (or unresolved call) one use of a name writes."""
+        scope, kind, expr, line, pos = ref
+        src = ids[scope]
+        if kind == "c" and expr == ["super"]:  # super(...) runs the base's constructor
+            cls = self.class_scope(f, scope)
+            bases = self.bases(f, cls, 0) if cls is not None else []
+            ctor = self.constructor(*bases[0]) if bases else None
+            if ctor is not None:
+                _add_edge(edges, "CALLS", src, self.symbol(*ctor), line, "super")
+            return
+        value, via = self.evaluate(f, scope, expr, pos)
+        target = self.kind(value) if value is not None and value[0] == "def" else None
+        if kind == "c" and target in ("function", "method"):
+            _add_edge(edges, "CALLS", src, self.symbol(value[1], value[2]), line, via)
+        elif kind == "n" and target == "class":
+            _add_edge(edges, "CALLS", src, self.symbol(value[1], value[2]), line, "constructor")
+            ctor = self.constructor(self.file(value[1]), value[2])
+            if ctor is not None:
+                _add_edge(edges, "CALLS", src, self.symbol(*ctor), line, "constructor")
+        elif kind in ("c", "n"):
+            external = value is not None and value[0] == "ext"
+            if (value is None and _root(expr) not in GLOBALS) or external:
+                name = _render(expr) if kind == "c" else f"new {_render(expr)}"
+                unresolved.append(Unresolved(src, name, line, value[1] if external else ""))
+        elif target is not None and target != "object":
+            if kind == "r" and target in ("interface", "type", "enum"):
+                return  # a type is not a callback
+            _add_edge(edges, "REFERENCES", src, self.symbol(value[1], value[2]), line, via)
+
+    # ------------------------------------------------------------ one file
+    def resolve_file(self, path: str) -> FileResolution:
+        self._current = path
+        self._deps = set()
+        self._memo = {}
+        f = self.file(path)
+        repo = self.repo
+        if f is None:
+            return FileResolution(path, path, [], [], [], set())
+        ids = [symbol_id(repo, path, f.qualname(i)) for i in range(len(f.scopes))]
+        symbols = _symbols(repo, f, ids)
+        edges: dict = {}
+        unresolved: list[Unresolved] = []
+
+        for ref in f.facts["refs"]:
+            self._write_ref(f, ids, ref, edges, unresolved)
+        for index, row in enumerate(f.scopes):
+            info = row[9]
+            for dec in info.get("dec") or []:
+                value, via = self.evaluate(f, row[3], dec, row[10])
+                if (
+                    value is not None
+                    and value[0] == "def"
+                    and self.kind(value) in ("function", "method")
+                ):
+                    target = self.symbol(value[1], value[2])
+                    _add_edge(edges, "REFERENCES", ids[index], target, row[4], via)
+            if row[0] in ("class", "interface"):
+                for bf, bscope, via in self.bases_with_via(f, index, 0):
+                    base = self.symbol(bf.path, bscope)
+                    _add_edge(edges, "INHERITS", ids[index], base, row[4], via)
+        imports = []
+        for source, names, _line, _kind in f.facts["imports"]:
+            target, external = self.target(path, source)
+            if target is not None:
+                imports.append(("file", target, list(names)))
+            elif external:
+                imports.append(("package", external, list(names)))
+        deps = self._deps - {path}
+        return FileResolution(
+            path, path, symbols, list(edges.values()), unresolved, deps, _dedupe(imports)
+        )
+
+
+def _dedupe(imports: list) -> list:
+    merged: dict[tuple[str, str], list[str]] = {}
+    for kind, target, names in imports:
+        bucket = merged.setdefault((kind, target), [])
+        bucket.extend(n for n in names if n not in bucket)
+    return [(kind, target, names) for (kind, target), names in merged.items()]
+
+
+def _visible(rows: list, pos: int) -> list | None:
+    """The binding in effect at `pos`: a ranged one (a callback's parameter) that contains it,
+    else the last unranged or already-assigned one."""
+    best = None
+    for row in rows:
+        start, end = row[3], row[4]
+        if start is not None and end is not None:
+            if start <= pos < end:
+                return row
+            continue
+        if start is not None and start > pos:
+            continue
+        best = row if best is None or (row[3] or -1) >= (best[3] or -1) else best
+    if best is None:
+        # a name used before its (function-level) assignment: hoisting / a later assignment
+        unranged = [r for r in rows if r[4] is None]
+        best = unranged[0] if unranged else None
+    return best
+
+
+def _type_expr(typ: list | None) -> list | None:
+    if typ is None:
+        return None
+    if typ[0] == "g":
+        return _type_expr(typ[1])
+    return typ if typ[0] in ("n", "a") else None
+
+
+def _root(expr: list | None) -> str | None:
+    while expr is not None and expr[0] in ("a", "c"):
+        expr = expr[1]
+    if expr is not None and expr[0] == "n":
+        return expr[1]
+    return None
+
+
+def _symbols(repo: str, f: _File, ids: list[str]) -> list[SymbolRow]:
+    exported_names = {local for local in f.exports.values() if isinstance(local, str)}
+    exported_names |= set(f.exports)
+    rows: list[SymbolRow] = []
+    seen: set[str] = set()
+    kinds = {"object": "variable"}
+    for index, row in enumerate(f.scopes):
+        if ids[index] in seen:
+            continue
+        seen.add(ids[index])
+        kind = kinds.get(row[0], row[0])
+        parent = row[3]
+        if index == 0:
+            exported = True
+        elif parent == 0:
+            exported = (
+                bool(row[8]) or row[1] in exported_names or f.facts.get("module_value") == row[1]
+            )
+        else:
+            exported = rows_exported(f, parent, exported_names) and not row[1].startswith("#")
+        info = row[9]
+        decorators = [_render(d) for d in info.get("dec") or []]
+        rows.append(
+            SymbolRow(
+                id=ids[index],
+                repo=repo,
+                path=f.path,
+                name=row[1] if index else posixpath.basename(f.module_name),
+                qualname=f.qualname(index),
+                kind="module" if index == 0 else kind,
+                start_line=row[4],
+                end_line=row[5],
+                signature=row[6],
+                doc=row[7],
+                exported=exported,
+                parent=ids[parent] if index else None,
+                decorators=decorators,
+            )
+        )
+    return rows
+
+
+def rows_exported(f: _File, scope: int, exported_names: set[str]) -> bool:
+    row = f.scopes[scope]
+    if scope == 0:
+        return True
+    if (
+        row[0] in ("function", "method")
+        and row[3] != 0
+        and f.scopes[row[3]][0] not in ("class", "object")
+    ):
+        return False
+    if row[3] == 0:
+        return bool(row[8]) or row[1] in exported_names
+    return rows_exported(f, row[3], exported_names)

@@ -1,0 +1,1 @@
+export { roundCents } from "./money";

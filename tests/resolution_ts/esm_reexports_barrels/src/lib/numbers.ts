@@ -1,0 +1,1 @@
+export { roundCents as round } from "./math";

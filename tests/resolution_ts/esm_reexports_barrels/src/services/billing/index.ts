@@ -1,0 +1,2 @@
+export { InvoiceService } from "./invoice.service";
+export { default as TaxCalculator } from "./tax-calculator";

@@ -1,0 +1,3 @@
+export * from "./billing";
+export { NotificationService as Notifier } from "./notifications/notification.service";
+export * as audit from "./audit";

@@ -1,0 +1,2 @@
+export declare function formatDate(date: Date): string;
+export declare function parseDate(value: string): Date;

@@ -1,0 +1,2 @@
+export { formatDate, parseDate } from "./dates";
+export { Money } from "./money";

@@ -1,0 +1,3 @@
+export function toCents(amount: number): number {
+  return Math.round(amount * 100);
+}

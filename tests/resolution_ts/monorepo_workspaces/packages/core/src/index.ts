@@ -1,0 +1,2 @@
+export { DomainError } from "./errors";
+export { User } from "./user";
