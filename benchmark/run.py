@@ -54,18 +54,37 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _python_files(root: Path) -> list[str]:
+    """Every indexed source file of the tree (all languages), as absolute paths."""
     from cartograph.discover import discover
 
     return [str(root / f.path) for f in discover(root).files]
 
 
 def _parse_only(paths: list[str]) -> int:
+    """tree-sitter parse of each file with its language's grammar (nothing extracted)."""
     import tree_sitter
     import tree_sitter_python
+    from cartograph.discover import language_of
+    from cartograph.parsing import family
 
-    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
+    parsers: dict[str, tree_sitter.Parser] = {}
     nodes = 0
     for path in paths:
+        language = language_of(path) or "python"
+        parser = parsers.get(language)
+        if parser is None:
+            if language == "python":
+                grammar = tree_sitter.Language(tree_sitter_python.language())
+                parser = tree_sitter.Parser(grammar)
+            elif family(language) == "ecma":
+                from cartograph.parsing.ecma import _parser
+
+                parser = _parser(language)
+            else:
+                from cartograph.parsing.tags import _parser
+
+                parser = _parser(language)
+            parsers[language] = parser
         with open(path, "rb") as handle:
             nodes += parser.parse(handle.read()).root_node.child_count
     return nodes

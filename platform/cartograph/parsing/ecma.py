@@ -86,6 +86,7 @@ _COMMON_QUERY = """
 
 (arguments [(identifier) (member_expression)] @ref)
 (pair value: [(identifier) (member_expression)] @ref)
+(object (shorthand_property_identifier) @ref)
 (array [(identifier) (member_expression)] @ref)
 (return_statement [(identifier) (member_expression)] @ref)
 (ERROR) @error
@@ -279,14 +280,27 @@ class _Extractor:
 
     # -- scopes
     def enclosing(self, node: tree_sitter.Node) -> int:
-        """The scope a node's code runs in: its nearest ancestor that is a scope."""
+        return self.enclosing_info(node)[0]
+
+    def enclosing_info(self, node: tree_sitter.Node) -> tuple[int, bool]:
+        """The scope a node's code runs in (its nearest ancestor that is a scope; code in a
+        decorator runs for what it decorates), and whether an unnamed `function` between
+        them gives `this` another meaning."""
         current = node.parent
+        rebinds_this = False
         while current is not None:
             found = self.scope_of_node.get(current.id)
             if found is not None:
-                return found
+                return found, rebinds_this
+            if current.type == "decorator":
+                target = _decorated(current)
+                found = self.scope_of_node.get(target.id) if target is not None else None
+                if found is not None:
+                    return found, rebinds_this
+            elif current.type in ("function_expression", "function", "generator_function"):
+                rebinds_this = True
             current = current.parent
-        return 0
+        return 0, rebinds_this
 
     def run(self) -> dict:
         captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
@@ -795,9 +809,9 @@ class _Extractor:
                 func = call.child_by_field_name("function")
                 if func is not None and func.type == "identifier" and func.text == b"require":
                     return
-        if parent is not None and parent.type == "pair":
+        if parent is not None and parent.type in ("pair", "object"):
             # `module.exports = { a: b }` exports, it does not use
-            obj = parent.parent
+            obj = parent.parent if parent.type == "pair" else parent
             assign = obj.parent if obj is not None else None
             if assign is not None and assign.type == "assignment_expression":
                 left = assign.child_by_field_name("left")
@@ -825,9 +839,23 @@ class _Extractor:
             self.ref(node, "t", name)
 
     def ref(self, node: tree_sitter.Node, kind: str, expr: list) -> None:
-        self.facts["refs"].append(
-            [self.enclosing(node), kind, expr, node.start_point[0] + 1, node.start_byte]
-        )
+        scope, rebinds_this = self.enclosing_info(node)
+        if rebinds_this and _uses_this(expr):
+            expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
+        self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
+
+
+def _uses_this(expr: list | None) -> bool:
+    while expr is not None and expr[0] in ("a", "c", "new"):
+        expr = expr[1]
+    return expr is not None and expr[0] in ("this", "super")
+
+
+def _opaque_this(expr: list) -> list:
+    """The same expression with its root `this`/`super` made unknown (kept for display)."""
+    if expr[0] in ("this", "super"):
+        return ["?", expr[0]]
+    return [expr[0], _opaque_this(expr[1]), *expr[2:]]
 
 
 def _parameters(params: tree_sitter.Node) -> list[list]:
