@@ -16,7 +16,12 @@ CACHE = Path(
 )
 CORPORA = {"django": "5.1.4", "networkx": "3.4.2", "click": "8.1.7"}
 # npm packages that ship their TypeScript sources (src/*.ts) beside the built JavaScript
-NPM_CORPORA = {"rxjs": "7.8.1", "@loopback/rest": "15.0.16"}
+NPM_CORPORA = {
+    "rxjs": "7.8.1",
+    "@loopback/rest": "15.0.16",
+    "effect": "3.10.0",
+    "typeorm": "0.3.20",  # CommonJS JavaScript with .d.ts declarations beside it
+}
 NPM_REGISTRY = os.environ.get("CARTOGRAPH_NPM_REGISTRY", "https://registry.npmjs.org")
 
 

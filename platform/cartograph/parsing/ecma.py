@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
+from bisect import bisect_right
 from functools import cache
 
 import tree_sitter
@@ -89,6 +90,7 @@ _COMMON_QUERY = """
 (object (shorthand_property_identifier) @ref)
 (array [(identifier) (member_expression)] @ref)
 (return_statement [(identifier) (member_expression)] @ref)
+(decorator) @decorator
 (ERROR) @error
 """
 
@@ -277,30 +279,37 @@ class _Extractor:
             "imports": [],
         }
         self.scope_of_node: dict[int, int] = {self.root.id: 0}
+        self.scope_starts: list[int] = [0]
+        self.scope_nodes: list[int] = [self.root.id]
+        self.decorators: list[tuple[int, int, int | None]] = []
+        self.decorator_starts: list[int] = []
 
     # -- scopes
     def enclosing(self, node: tree_sitter.Node) -> int:
-        return self.enclosing_info(node)[0]
+        """The scope a node's code runs in: the innermost scope whose range holds it (scopes
+        are nodes, so that is its nearest scope ancestor); code in a decorator runs for what
+        it decorates. Found by bisection: a walk up the tree costs more."""
+        position, end = node.start_byte, node.end_byte
+        if self.decorators:
+            index = bisect_right(self.decorator_starts, position) - 1
+            if index >= 0:
+                _start, stop, target = self.decorators[index]
+                if position < stop and end <= stop and target is not None:
+                    return target
+        scopes = self.facts["scopes"]
+        index = bisect_right(self.scope_starts, position) - 1
+        while index > 0 and (scopes[index][11] < end or self.scope_nodes[index] == node.id):
+            index = scopes[index][3]
+        return max(index, 0)
 
-    def enclosing_info(self, node: tree_sitter.Node) -> tuple[int, bool]:
-        """The scope a node's code runs in (its nearest ancestor that is a scope; code in a
-        decorator runs for what it decorates), and whether an unnamed `function` between
-        them gives `this` another meaning."""
+    def this_is_rebound(self, node: tree_sitter.Node) -> bool:
+        """An unnamed `function` between a node and its scope gives `this` another meaning."""
         current = node.parent
-        rebinds_this = False
-        while current is not None:
-            found = self.scope_of_node.get(current.id)
-            if found is not None:
-                return found, rebinds_this
-            if current.type == "decorator":
-                target = _decorated(current)
-                found = self.scope_of_node.get(target.id) if target is not None else None
-                if found is not None:
-                    return found, rebinds_this
-            elif current.type in ("function_expression", "function", "generator_function"):
-                rebinds_this = True
+        while current is not None and current.id not in self.scope_of_node:
+            if current.type in ("function_expression", "function", "generator_function"):
+                return True
             current = current.parent
-        return 0, rebinds_this
+        return False
 
     def run(self) -> dict:
         captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
@@ -310,6 +319,13 @@ class _Extractor:
         )
         for node in defs:  # outer definitions first: parents are known before children
             self.definition(node)
+        decorated = []
+        for node in captures.get("decorator", []):
+            target = _decorated(node)
+            scope = self.scope_of_node.get(target.id) if target is not None else None
+            decorated.append((node.start_byte, node.end_byte, scope))
+        self.decorators = sorted(decorated)
+        self.decorator_starts = [d[0] for d in self.decorators]
         self.facts["errors"] = len(captures.get("error", []))
         for node in captures.get("import", []):
             self.import_statement(node)
@@ -334,6 +350,7 @@ class _Extractor:
         return self.facts
 
     def add_scope(self, node, kind, name, parent, info, exported=False, sig_node=None) -> int:
+        # scopes are added in source order (outer first), so their starts stay sorted
         scopes = self.facts["scopes"]
         parent_rel = scopes[parent][2] if parent else ""
         rel = f"{parent_rel}.{name}" if parent_rel else name
@@ -356,6 +373,8 @@ class _Extractor:
             ]
         )
         self.scope_of_node[node.id] = index
+        self.scope_starts.append(node.start_byte)
+        self.scope_nodes.append(node.id)
         return index
 
     def definition(self, node: tree_sitter.Node) -> None:
@@ -839,8 +858,8 @@ class _Extractor:
             self.ref(node, "t", name)
 
     def ref(self, node: tree_sitter.Node, kind: str, expr: list) -> None:
-        scope, rebinds_this = self.enclosing_info(node)
-        if rebinds_this and _uses_this(expr):
+        scope = self.enclosing(node)
+        if _uses_this(expr) and self.this_is_rebound(node):
             expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
         self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
 

@@ -1,0 +1,5 @@
+export class Clock {
+  now(): Date {
+    return new Date();
+  }
+}

@@ -1,0 +1,3 @@
+export function run(month: string): string {
+  return `report for ${month}`;
+}

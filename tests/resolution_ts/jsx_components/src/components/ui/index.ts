@@ -1,0 +1,3 @@
+export { Button } from "./button";
+export { Card } from "./card";
+export { Spinner } from "./spinner";

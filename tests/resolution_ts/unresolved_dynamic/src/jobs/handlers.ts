@@ -1,0 +1,11 @@
+export class ExportJob {
+  run(payload: unknown): string {
+    return `export ${JSON.stringify(payload)}`;
+  }
+}
+
+export class CleanupJob {
+  run(payload: unknown): string {
+    return `cleanup ${JSON.stringify(payload)}`;
+  }
+}
