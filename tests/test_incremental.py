@@ -8,6 +8,8 @@ import random
 import pytest
 from cartograph.index import index_repository
 from indexing_support import (
+    REPO,
+    Workspace,
     assert_same_as_fresh,
     calls,
     commit_all,
@@ -19,45 +21,6 @@ from indexing_support import (
     write,
     write_tree,
 )
-
-REPO = "repo"
-
-
-class Workspace:
-    """A git work tree, a store, and the "incremental == fresh" check after every run."""
-
-    def __init__(self, tmp_path, stores, files: dict[str, str], use_git: bool = True) -> None:
-        self.tmp = tmp_path
-        self.root = tmp_path / "work"
-        self.use_git = use_git
-        if use_git:
-            git_init(self.root)
-        write_tree(self.root, files)
-        if use_git:
-            commit_all(self.root, "initial")
-        self.store = stores.open()
-
-    def index(self, check: bool = True, **kwargs):
-        kwargs.setdefault("workers", 1)
-        result = index_repository(self.store, self.root, name=REPO, **kwargs)
-        if check:
-            assert_same_as_fresh(self.store, self.root, REPO)
-        return result
-
-    def write(self, rel: str, text: str) -> None:
-        write(self.root, rel, text)
-
-    def remove(self, rel: str) -> None:
-        (self.root / rel).unlink()
-
-    def calls(self) -> set[tuple[str, str]]:
-        return calls(self.store, REPO)
-
-    def qualnames(self) -> set[str]:
-        return qualnames(self.store, REPO)
-
-    def unresolved(self) -> set[tuple[str, str]]:
-        return {(path, u.name) for path, u in self.store.search_unresolved("", REPO, 100_000)}
 
 
 @pytest.fixture

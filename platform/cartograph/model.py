@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 2  # 1: code graph; 2: git history
 
-SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
+SYMBOL_KINDS = (
+    "module",
+    "class",  # also structs, records, objects
+    "interface",  # also traits, protocols
+    "enum",
+    "type",  # a type alias
+    "function",
+    "method",
+    "variable",
+)
 EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
 # edges implied by node properties; the SQLite store derives them, Neo4j stores them
 STRUCTURAL_EDGES = ("CONTAINS", "DEFINES", "HAS_MEMBER", "PROVIDES")

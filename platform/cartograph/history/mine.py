@@ -36,7 +36,7 @@ from cartograph.store.base import GraphStore
 DEFAULT_MAX_FILES = 50
 MAX_SYMBOLS = 60
 BATCH_COMMITS = 1000
-SYMBOL_KINDS = ("function", "method", "class")
+SYMBOL_KINDS = ("function", "method", "class", "interface", "enum")
 
 
 @dataclass(slots=True)

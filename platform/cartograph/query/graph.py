@@ -14,6 +14,7 @@ MAX_DEPTH = 10
 MAX_FANOUT = 50
 CONTEXT_EDGES = 15
 MAX_LISTED = 200  # members, subclasses and unresolved calls shown in one answer
+MEMBER_HOLDERS = frozenset({"module", "class", "interface", "enum", "variable"})  # have members
 
 
 @dataclass(slots=True)
@@ -134,7 +135,7 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
     the first callers and callees, and its unresolved calls."""
     symbol = find_symbol(store, name, repo)
     parent = store.get_symbols([symbol.parent]).get(symbol.parent) if symbol.parent else None
-    members = store.members([symbol.id])[:MAX_LISTED] if symbol.kind in ("class", "module") else []
+    members = store.members([symbol.id])[:MAX_LISTED] if symbol.kind in MEMBER_HOLDERS else []
     if symbol.kind == "module":
         members = [m for m in members if m.kind != "variable" or m.exported]
     bases = [r.other for r in store.edges_of([symbol.id], "out", ["INHERITS"]) if r.other]

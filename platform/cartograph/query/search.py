@@ -6,13 +6,12 @@ from dataclasses import dataclass, field
 
 from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
-from cartograph.model import SymbolRow
+from cartograph.model import SYMBOL_KINDS, SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.base import GraphStore
 
-SYMBOL_KINDS = ("module", "class", "function", "method", "variable")
 # BM25 is multiplied by these: definitions before variables, library code before tests
-KIND_WEIGHT = {"module": 0.9, "variable": 0.7}
+KIND_WEIGHT = {"module": 0.9, "variable": 0.7, "type": 0.8}
 TEST_WEIGHT = 0.5
 
 

@@ -46,6 +46,7 @@ GLOBALS = frozenset(
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 MAX_DEPTH = 40
+MAX_UNION = 6
 END = 1 << 60  # a position after every binding of a file
 
 
@@ -343,15 +344,34 @@ class EcmaProgram:
         self.paths = set(paths)
         self.load = load
         self.modules = Modules(self.paths, all_paths, read_text)
-        self._current = ""
         self._files: dict[str, _File | None] = {}
         self._deps: set[str] = set()
-        self._memo: dict[tuple, object] = {}
+        self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
+        self._active: set[tuple] = set()
 
     # ------------------------------------------------------------ files and modules
+    def _memoized(self, key: tuple, compute: Callable[[], object], on_cycle: object) -> object:
+        """A computation shared by every file of the run, with the files it consulted: a file
+        that uses the result depends on them too."""
+        found = self._memo.get(key)
+        if found is not None:
+            self._deps.update(found[1])
+            return found[0]
+        if key in self._active:
+            return on_cycle
+        self._active.add(key)
+        outer, self._deps = self._deps, set()
+        try:
+            value = compute()
+        finally:
+            consulted, self._deps = self._deps, outer
+            outer.update(consulted)
+            self._active.discard(key)
+        self._memo[key] = (value, frozenset(consulted))
+        return value
+
     def file(self, path: str) -> _File | None:
-        if path != self._current:
-            self._deps.add(path)
+        self._deps.add(path)
         if path not in self._files:
             facts = self.load(path)
             self._files[path] = _File(path, facts) if facts and "scopes" in facts else None
@@ -412,12 +432,8 @@ class EcmaProgram:
 
     def export_value(self, path: str, name: str, depth: int) -> tuple | None:
         key = ("export", path, name)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = None  # a cycle of re-exports ends here
-        value = self._export_value(path, name, depth)
-        self._memo[key] = value
-        return value
+        # a cycle of re-exports ends with nothing
+        return self._memoized(key, lambda: self._export_value(path, name, depth), None)
 
     def _export_value(self, path: str, name: str, depth: int) -> tuple | None:
         f = self.file(path)
@@ -546,6 +562,8 @@ class EcmaProgram:
                 return self.type_value(f, scope, typ[2][0], pos, via, depth + 1)
             return self.type_value(f, scope, base, pos, via, depth + 1)
         if tag == "u":
+            if len(typ[1]) > MAX_UNION:
+                return (None, None)  # a wide union (a sum type) names no single receiver
             found = {
                 value
                 for value in (
@@ -562,11 +580,21 @@ class EcmaProgram:
             if kind in ("class", "interface"):
                 return ("inst", value[1], value[2]), via
             if kind == "type":
-                target = self.file(value[1])
-                alias = target.scopes[value[2]][9].get("value") if target else None
-                return self.type_value(target, 0, alias, END, via, depth + 1)
+                return self.alias_value(value[1], value[2], depth + 1), via
             return (None, None)
         return (None, None)
+
+    def alias_value(self, path: str, scope: int, depth: int) -> tuple | None:
+        """What a type alias stands for (an instance type, or nothing), computed once."""
+        key = ("alias", path, scope)
+
+        def compute() -> tuple | None:
+            target = self.file(path)
+            alias = target.scopes[scope][9].get("value") if target else None
+            return self.type_value(target, 0, alias, END, "annotation", depth)[0]
+
+        # an alias that refers to itself stands for nothing
+        return self._memoized(key, compute, None)
 
     def attribute(self, base: tuple, via: str | None, name: str, depth: int) -> tuple:
         if depth > MAX_DEPTH:
@@ -645,9 +673,9 @@ class EcmaProgram:
 
     def linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
         key = ("mro", f.path, cls)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = [(f, cls)]
+        return self._memoized(key, lambda: self._linearization(f, cls, depth), [(f, cls)])
+
+    def _linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
         order = [(f, cls)]
         seen = {(f.path, cls)}
         for bf, bscope in self.bases(f, cls, depth + 1):
@@ -655,7 +683,6 @@ class EcmaProgram:
                 if (item[0].path, item[1]) not in seen:
                     seen.add((item[0].path, item[1]))
                     order.append(item)
-        self._memo[key] = order
         return order
 
     def bases(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
@@ -739,9 +766,7 @@ class EcmaProgram:
 
     # ------------------------------------------------------------ one file
     def resolve_file(self, path: str) -> FileResolution:
-        self._current = path
         self._deps = set()
-        self._memo = {}
         f = self.file(path)
         repo = self.repo
         if f is None:
