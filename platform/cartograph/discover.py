@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph.model import Skipped
+from cartograph.parsing.tags import SUFFIXES as TAG_SUFFIXES
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 IGNORED_DIRS = frozenset(
@@ -56,6 +57,7 @@ LANGUAGES = {
     ".jsx": "javascript",
     ".mjs": "javascript",
     ".cjs": "javascript",
+    **TAG_SUFFIXES,  # Go, Java, Kotlin, C#, Rust, Ruby, PHP, C, C++: the generic tier
 }
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js")
 TEST_DIRS = frozenset({"tests"})

@@ -1,0 +1,2 @@
+void note(const char *s) {
+}

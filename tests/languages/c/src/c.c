@@ -1,0 +1,3 @@
+static int hidden(void) {
+    return 1;
+}

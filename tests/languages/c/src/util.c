@@ -1,0 +1,5 @@
+#include "util.h"
+
+int add(int a, int b) {
+    return a + b;
+}

@@ -1,0 +1,6 @@
+package com.shop.model;
+
+public abstract class Base {
+    protected void audit(String what) {
+    }
+}

@@ -1,0 +1,5 @@
+package com.shop.service;
+
+public interface Totals {
+    int total();
+}

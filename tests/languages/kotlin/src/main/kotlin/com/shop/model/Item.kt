@@ -1,0 +1,7 @@
+package com.shop.model
+
+data class Item(val name: String) {
+    fun label(): String = name.uppercase()
+}
+
+fun itemOf(name: String): Item = Item(name)

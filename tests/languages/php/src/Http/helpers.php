@@ -1,0 +1,8 @@
+<?php
+
+namespace App\Http;
+
+function helper(string $s): string
+{
+    return $s;
+}

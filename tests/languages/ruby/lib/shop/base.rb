@@ -1,0 +1,4 @@
+module Shop
+  class Base
+  end
+end

@@ -1,0 +1,7 @@
+module Shop
+  class Tag
+    def label
+      "tag"
+    end
+  end
+end

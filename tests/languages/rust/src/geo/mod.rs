@@ -1,0 +1,5 @@
+pub mod shapes;
+
+pub fn unit() -> f64 {
+    1.0
+}
