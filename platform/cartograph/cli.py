@@ -227,6 +227,128 @@ def cmd_mcp(args: argparse.Namespace) -> None:
     run_stdio(args.store)
 
 
+def _job_state():
+    """The shared job state when a broker is configured (queue depths), else None."""
+    broker = os.environ.get("CARTOGRAPH_BROKER")
+    if not broker:
+        return None
+    from cartograph.workers.state import RedisJobState
+
+    return RedisJobState(broker)
+
+
+def _status_line(status) -> str:
+    indexed = status.indexed_sha[:10] or "not indexed"
+    lag = "?" if status.lag is None else status.lag
+    line = (
+        f"{status.name}  {status.branch}  indexed {indexed}  head {status.head_sha[:10] or '?'}"
+        f"  lag {lag}  queue {status.queue_depth}"
+    )
+    if status.last_job_at:
+        line += f"  last job {status.last_job_seconds:.1f} s at {status.last_job_at}"
+    if status.last_error:
+        line += f"\n  last error ({status.last_error_at}): {status.last_error}"
+    return line
+
+
+def cmd_repo(args: argparse.Namespace) -> None:
+    from cartograph.sync import default_data_dir
+    from cartograph.tracking import (
+        TrackingError,
+        add_tracked,
+        remove_tracked,
+        repo_status,
+        require_tracked,
+    )
+
+    store = _store(args)
+    data_dir = default_data_dir()
+    try:
+        if args.repo_command == "add":
+            tracked = add_tracked(store, args.name, args.url, args.branch, args.secret)
+            answer = {
+                "name": tracked.name,
+                "url": tracked.url,
+                "branch": tracked.branch,
+                "secret": tracked.secret,
+                "webhooks": [f"/webhooks/{p}/{tracked.name}" for p in _providers()],
+            }
+            if args.json:
+                print(json.dumps(answer, indent=1))
+                return
+            print(f"tracking {tracked.name}: {tracked.url} ({tracked.branch})")
+            print(f"webhook secret (shown once): {tracked.secret}")
+            print("webhook paths: " + ", ".join(answer["webhooks"]))
+            print(f"next: cartograph repo sync {tracked.name}")
+        elif args.repo_command == "list":
+            state = _job_state()
+            rows = [repo_status(store, t.name, state, data_dir) for t in store.tracked_repos()]
+            if args.json:
+                print(json.dumps([r.as_dict() for r in rows], indent=1))
+            else:
+                print("\n".join(_status_line(r) for r in rows) or "no tracked repositories")
+        elif args.repo_command == "remove":
+            remove_tracked(store, args.name, data_dir, args.keep_graph)
+            print(f"{args.name} is no longer tracked")
+        elif args.repo_command == "status":
+            status = repo_status(store, args.name, _job_state(), data_dir)
+            print(json.dumps(status.as_dict(), indent=1) if args.json else _status_line(status))
+        elif args.repo_command == "sync":
+            _sync_now(args, store, data_dir, require_tracked(store, args.name))
+    except TrackingError as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _providers() -> tuple[str, ...]:
+    from cartograph.webhooks import PROVIDERS
+
+    return PROVIDERS
+
+
+def _sync_now(args: argparse.Namespace, store, data_dir, tracked) -> None:
+    """With a broker: queue the job for the workers. Without: run it here and now."""
+    target = args.sha or f"refs/heads/{tracked.branch}"
+    broker = os.environ.get("CARTOGRAPH_BROKER")
+    if broker:
+        from cartograph.workers.celery_app import CeleryJobRunner
+
+        started = CeleryJobRunner(broker).push(tracked.name, target)
+        print(f"queued {tracked.name} at {target}" + ("" if started else " (a job is running)"))
+        return
+    from cartograph.jobs import MemoryJobState, run_job
+
+    state = MemoryJobState()
+    state.announce(tracked.name, target)
+    outcome = run_job(store, tracked.name, state, data_dir, workers=args.workers)
+    if outcome.status != "synced":
+        raise CliError(f"sync of {tracked.name} failed: {outcome.error}")
+    for result in outcome.results:
+        fields = result.log_fields()
+        print(json.dumps(fields) if args.json else " ".join(f"{k}={v}" for k, v in fields.items()))
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    if args.host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get(
+        "CARTOGRAPH_ADMIN_TOKEN"
+    ):
+        raise CliError(
+            f"serving on {args.host} exposes repository administration: set "
+            "CARTOGRAPH_ADMIN_TOKEN (a bearer token the /api/v1 routes then require)"
+        )
+    if args.store:
+        os.environ["CARTOGRAPH_STORE"] = args.store
+    uvicorn.run(
+        "cartograph.api.app:app_from_environment",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+    )
+
+
 # ---------------------------------------------------------------- parser
 
 
@@ -378,6 +500,37 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", help="file to write (default: stdout)")
 
     add("mcp", cmd_mcp, "run the MCP server on stdio (for Claude Code, Cursor, Codex, ...)")
+
+    repo = add("repo", cmd_repo, "repositories kept fresh by pushes (webhooks, sync jobs)")
+    repo_sub = repo.add_subparsers(dest="repo_command", required=True, metavar="ACTION")
+    repo_add = repo_sub.add_parser("add", parents=[common], help="track a repository")
+    repo_add.add_argument("name")
+    repo_add.add_argument("--url", required=True, help="git URL the mirror is cloned from")
+    repo_add.add_argument("--branch", default="main", help="branch to follow (default main)")
+    repo_add.add_argument("--secret", help="webhook secret (default: generated, printed once)")
+    repo_sub.add_parser("list", parents=[common], help="tracked repositories and their status")
+    repo_remove = repo_sub.add_parser("remove", parents=[common], help="stop tracking")
+    repo_remove.add_argument("name")
+    repo_remove.add_argument(
+        "--keep-graph", action="store_true", help="keep the repository's graph"
+    )
+    repo_status_cmd = repo_sub.add_parser(
+        "status",
+        parents=[common],
+        help="branch, head and indexed commits, lag, queue depth, last error and job time",
+    )
+    repo_status_cmd.add_argument("name")
+    repo_sync = repo_sub.add_parser(
+        "sync", parents=[common], help="sync now (queued for the workers when a broker is set)"
+    )
+    repo_sync.add_argument("name")
+    repo_sync.add_argument("--sha", help="commit to index (default: the branch's head)")
+    repo_sync.add_argument("--workers", type=int, default=None, help="parser processes")
+
+    serve = add("serve", cmd_serve, "run the HTTP app: webhooks, repository API, health")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
     return parser
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -72,9 +71,9 @@ def _index_format() -> str:
     """Changes whenever the parser, its queries or the resolver change: a repository indexed by
     another version is rebuilt once, so no answer mixes two versions' rules."""
     digest = hashlib.sha256()
-    package = resources.files("cartograph")
+    package = Path(__file__).resolve().parent  # `cartograph` is a namespace package
     for part in INDEX_FORMAT_SOURCES:
-        source = package.joinpath(part)
+        source = package / part
         digest.update(source.read_bytes() if source.is_file() else part.encode())
     return f"1-{digest.hexdigest()[:16]}"
 

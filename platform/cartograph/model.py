@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-SCHEMA_VERSION = 2  # 1: code graph; 2: git history
+SCHEMA_VERSION = 3  # 1: code graph; 2: git history; 3: tracked repositories
 
 SYMBOL_KINDS = (
     "module",
@@ -71,6 +71,23 @@ class Repo:
     @property
     def id(self) -> str:
         return self.name
+
+
+@dataclass(slots=True)
+class TrackedRepo:
+    """A repository kept fresh by pushes (`cartograph repo add`), with its last sync job."""
+
+    name: str
+    url: str
+    branch: str = "main"
+    secret: str = ""  # the webhook secret: HMAC key for GitHub/Gitea, token for GitLab and CI
+    added_at: str = ""
+    pushed_sha: str = ""  # the newest commit a push announced
+    pushed_at: str = ""
+    last_job_at: str = ""
+    last_job_seconds: float = 0.0
+    last_error: str = ""
+    last_error_at: str = ""
 
 
 @dataclass(slots=True)

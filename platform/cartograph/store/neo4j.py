@@ -34,6 +34,7 @@ from cartograph.model import (
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
 from cartograph.store.neo4j_history import Neo4jHistory
+from cartograph.store.neo4j_tracking import Neo4jTracking
 
 SEARCH_WEIGHTS = {"search_name": 10, "search_qualname": 5, "search_context": 1}
 COMMON_TERM = 4000  # as in the SQLite store: a word matching more symbols is not ranked by
@@ -81,6 +82,9 @@ SCHEMA = [
     "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
     "CREATE INDEX stub_repo IF NOT EXISTS FOR (n:Stub) ON (n.repo)",
     # schema version 2: history
+    "CREATE CONSTRAINT tracked_name IF NOT EXISTS FOR (n:TrackedRepo) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT delivery_key IF NOT EXISTS FOR (n:Delivery) REQUIRE n.key IS UNIQUE",
+    "CREATE INDEX delivery_repo IF NOT EXISTS FOR (n:Delivery) ON (n.repo, n.at)",
     "CREATE CONSTRAINT commit_id IF NOT EXISTS FOR (n:Commit) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT person_email IF NOT EXISTS FOR (n:Person) REQUIRE n.email IS UNIQUE",
     "CREATE INDEX commit_repo IF NOT EXISTS FOR (n:Commit) ON (n.repo)",
@@ -214,7 +218,7 @@ def _lucene(word: str, prefix: bool) -> str:
     return "(" + " ".join(f"{field}:{term}^{w}" for field, w in SEARCH_WEIGHTS.items()) + ")"
 
 
-class Neo4jStore(Neo4jHistory, TraversalMixin):
+class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
     concurrent_writers = False
 
     def __init__(self, url: str) -> None:

@@ -26,8 +26,13 @@ from cartograph.model import (
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
 from cartograph.store.sqlite_history import SQLiteHistory
+from cartograph.store.sqlite_tracking import SQLiteTracking
 
-MIGRATIONS = {1: "sqlite_001_initial.sql", 2: "sqlite_002_history.sql"}
+MIGRATIONS = {
+    1: "sqlite_001_initial.sql",
+    2: "sqlite_002_history.sql",
+    3: "sqlite_003_tracking.sql",
+}
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
 COMMON_TERM = 4000  # a search word matching more rows than this is too common to rank by
@@ -68,7 +73,7 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(SQLiteHistory, TraversalMixin):
+class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
     concurrent_writers = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

@@ -1,0 +1,266 @@
+"""The HTTP app: webhooks that keep tracked repositories fresh, repository administration and
+health. `cartograph serve` runs it with uvicorn; the team deployment runs the same app behind
+several uvicorn workers with CARTOGRAPH_STORE=neo4j://… and CARTOGRAPH_BROKER=redis://….
+
+Settings come from the environment unless given: CARTOGRAPH_STORE (default: the embedded
+SQLite store), CARTOGRAPH_BROKER (unset: sync jobs run on a background thread of this process),
+CARTOGRAPH_DATA (mirrors and worktrees), CARTOGRAPH_ADMIN_TOKEN (required as a bearer token by
+the /api/v1 routes when set; webhooks authenticate with their repository's secret).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.jobs import JobRunner, ThreadJobRunner
+from cartograph.store import open_store
+from cartograph.store.base import GraphStore, StoreError
+from cartograph.sync import default_data_dir, now
+from cartograph.tracking import (
+    TrackingError,
+    add_tracked,
+    remove_tracked,
+    repo_status,
+    require_tracked,
+)
+from cartograph.webhooks import PROVIDERS, WebhookError, authenticate, parse
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+log = logging.getLogger("cartograph.api")
+
+
+@dataclass
+class Settings:
+    store_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_STORE"))
+    broker_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_BROKER"))
+    data_dir: Path = field(default_factory=default_data_dir)
+    admin_token: str | None = field(
+        default_factory=lambda: os.environ.get("CARTOGRAPH_ADMIN_TOKEN")
+    )
+
+
+class Stores:
+    """One store per thread for SQLite (connections stay on their thread); one shared store
+    for Neo4j (its driver pools connections for every thread)."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self._local = threading.local()
+        self._shared: GraphStore | None = None
+        self._guard = threading.Lock()
+        self.shared_driver = bool(url) and not url.startswith(("sqlite:", "/", "."))
+
+    def get(self) -> GraphStore:
+        if self.shared_driver:
+            with self._guard:
+                if self._shared is None:
+                    self._shared = open_store(self.url)
+                return self._shared
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = open_store(self.url)
+        return store
+
+    def open_new(self) -> GraphStore:
+        """A store for a background job (closed by it)."""
+        return open_store(self.url)
+
+    def close(self) -> None:
+        if self._shared is not None:
+            self._shared.close()
+
+
+class NewRepo(BaseModel):
+    name: str = Field(min_length=1, max_length=100)
+    url: str = Field(min_length=1, max_length=2000)
+    branch: str = Field(default="main", min_length=1, max_length=200)
+    secret: str | None = Field(default=None, min_length=16, max_length=200)
+
+
+class SyncRequest(BaseModel):
+    sha: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    stores = Stores(settings.store_url)
+    if settings.broker_url:
+        from cartograph.workers.celery_app import CeleryJobRunner
+
+        runner: JobRunner = CeleryJobRunner(settings.broker_url)
+    else:
+        runner = ThreadJobRunner(stores.open_new, settings.data_dir)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        if isinstance(runner, ThreadJobRunner):
+            runner.shutdown()
+        stores.close()
+
+    app = FastAPI(
+        title="Cartograph",
+        version="0.1.0",
+        description="A shared code graph for coding agents.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.stores = stores
+    app.state.runner = runner
+
+    def store() -> GraphStore:
+        try:
+            return stores.get()
+        except StoreError as exc:
+            raise HTTPException(503, f"the graph store is unavailable: {exc}") from exc
+
+    def admin(request: Request) -> None:
+        token = settings.admin_token
+        if not token:
+            return
+        given = request.headers.get("authorization", "")
+        if not given.startswith("Bearer ") or not hmac.compare_digest(
+            given[7:].strip().encode(), token.encode()
+        ):
+            raise HTTPException(
+                401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"}
+            )
+
+    @contextmanager
+    def user_errors() -> Iterator[None]:
+        try:
+            yield
+        except TrackingError as exc:
+            status = 404 if "is not tracked" in str(exc) else 400
+            if "tracked already" in str(exc):
+                status = 409
+            raise HTTPException(status, str(exc)) from exc
+        except StoreError as exc:
+            raise HTTPException(503, str(exc)) from exc
+
+    @app.get("/healthz", tags=["health"])
+    def healthz() -> dict:
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["health"])
+    def readyz() -> JSONResponse:
+        report: dict = {"store": "ok", "broker": "in-process"}
+        ready = True
+        try:
+            stores.get().list_repos()
+        except StoreError as exc:
+            report["store"], ready = f"unavailable: {exc}", False
+        if settings.broker_url:
+            try:
+                runner.state.ping()  # type: ignore[attr-defined]
+                report["broker"] = "ok"
+            except Exception as exc:
+                report["broker"], ready = f"unavailable: {exc}", False
+        return JSONResponse(report, status_code=200 if ready else 503)
+
+    @app.post("/webhooks/{provider}/{repo}", tags=["webhooks"], status_code=202)
+    async def webhook(provider: str, repo: str, request: Request) -> JSONResponse:
+        """A push from GitHub, GitLab, Gitea/Forgejo or any CI (`generic`): authenticated with
+        the repository's secret, deduplicated by delivery id, queued as a sync job."""
+        if provider not in PROVIDERS:
+            raise HTTPException(
+                404, f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}"
+            )
+        graph = store()
+        tracked = graph.get_tracked(repo)
+        if tracked is None:
+            raise HTTPException(404, f"{repo} is not tracked")
+        body = await request.body()
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            authenticate(provider, headers, body, tracked.secret)
+            delivery = parse(provider, headers, body, tracked.branch)
+        except WebhookError as exc:
+            raise HTTPException(exc.status, str(exc)) from exc
+        if delivery.kind == "ping":
+            return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
+        if delivery.kind == "ignored":
+            return JSONResponse({"queued": False, "reason": delivery.reason}, status_code=202)
+        if delivery.delivery_id and not graph.record_delivery(repo, delivery.delivery_id):
+            return JSONResponse(
+                {"queued": False, "duplicate": True, "sha": delivery.sha}, status_code=200
+            )
+        graph.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
+        started = runner.push(repo, delivery.sha)
+        log.info(
+            "push received",
+            extra={"repo": repo, "sha": delivery.sha, "job_started": started},
+        )
+        return JSONResponse(
+            {"queued": True, "sha": delivery.sha, "job_started": started}, status_code=202
+        )
+
+    @app.get("/api/v1/repos", tags=["repositories"], dependencies=[Depends(admin)])
+    def list_repos() -> list[dict]:
+        graph = store()
+        with user_errors():
+            return [
+                repo_status(graph, t.name, runner.state, settings.data_dir).as_dict()
+                for t in graph.tracked_repos()
+            ]
+
+    @app.post(
+        "/api/v1/repos", tags=["repositories"], status_code=201, dependencies=[Depends(admin)]
+    )
+    def add_repo(new: NewRepo) -> dict:
+        """Track a repository; the answer holds its webhook secret (shown only here)."""
+        graph = store()
+        with user_errors():
+            tracked = add_tracked(graph, new.name, new.url, new.branch, new.secret)
+        return {
+            "name": tracked.name,
+            "url": tracked.url,
+            "branch": tracked.branch,
+            "secret": tracked.secret,
+            "webhooks": {p: f"/webhooks/{p}/{tracked.name}" for p in PROVIDERS},
+        }
+
+    @app.get("/api/v1/repos/{name}", tags=["repositories"], dependencies=[Depends(admin)])
+    def get_repo(name: str) -> dict:
+        with user_errors():
+            return repo_status(store(), name, runner.state, settings.data_dir).as_dict()
+
+    @app.delete(
+        "/api/v1/repos/{name}",
+        tags=["repositories"],
+        status_code=204,
+        dependencies=[Depends(admin)],
+    )
+    def delete_repo(name: str, keep_graph: bool = False) -> None:
+        with user_errors():
+            remove_tracked(store(), name, settings.data_dir, keep_graph)
+
+    @app.post(
+        "/api/v1/repos/{name}/sync",
+        tags=["repositories"],
+        status_code=202,
+        dependencies=[Depends(admin)],
+    )
+    def sync_repo(name: str, request: SyncRequest | None = None) -> dict:
+        """Queue a sync to a commit (default: the tracked branch's head, fetched first)."""
+        graph = store()
+        with user_errors():
+            tracked = require_tracked(graph, name)
+        sha = request.sha if request and request.sha else f"refs/heads/{tracked.branch}"
+        return {"queued": True, "target": sha, "job_started": runner.push(name, sha)}
+
+    return app
+
+
+def app_from_environment() -> FastAPI:
+    """For `uvicorn --factory cartograph.api.app:app_from_environment` (several workers)."""
+    return create_app()

@@ -1,0 +1,267 @@
+"""Push-triggered sync jobs: one job per repository at a time, later pushes coalesced.
+
+A push *announces* its commit: the newest announced commit is what the repository should be
+indexed at, and a counter says how many pushes wait. When no job is queued or running for the
+repository, one is started. A job takes the repository's lock, then syncs to the newest
+announced commit until no newer one is waiting — ten pushes during a long sync cost one more
+sync, not ten. A sync indexes the tracked branch's head (`sync.sync_to`): an older commit
+announced late, or the same commit twice, does nothing.
+
+Two implementations of the shared state: `MemoryJobState` with jobs on a background thread
+(the embedded default: no broker), and `cartograph.workers.state.RedisJobState` with jobs run
+by Celery workers. `run_job` is the one job loop both use.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from cartograph.store.base import GraphStore
+from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
+
+log = logging.getLogger("cartograph.jobs")
+LOCK_TTL = 60.0  # a job refreshes its lock while it runs; a killed job's lock lapses after this
+QUEUED_TTL = 120.0  # likewise for the "a job is queued" mark
+
+
+class JobState(Protocol):
+    """What every process that receives pushes or runs jobs shares about one repository."""
+
+    def announce(self, repo: str, sha: str) -> bool:
+        """Record `sha` as the newest commit wanted; True when the caller must start a job
+        (none is queued or running)."""
+
+    def wanted(self, repo: str) -> tuple[str | None, int]:
+        """(the newest commit wanted or None, how many pushes announced it so far)."""
+
+    def done(self, repo: str, sha: str, pushes: int) -> None:
+        """`sha` is indexed: forget it unless a newer commit was announced meanwhile."""
+
+    def lock(self, repo: str, token: str, ttl: float) -> bool: ...
+
+    def refresh(self, repo: str, token: str, ttl: float) -> None: ...
+
+    def unlock(self, repo: str, token: str) -> None: ...
+
+    def finish(self, repo: str) -> bool:
+        """The job is over: clear the queued mark; True when work arrived meanwhile (the caller
+        starts another job)."""
+
+    def depth(self, repo: str) -> int:
+        """Pushes announced and not indexed yet."""
+
+
+@dataclass(slots=True)
+class JobOutcome:
+    repo: str
+    status: str  # "synced", "busy" (another job holds the lock), "failed", "retry"
+    results: list[SyncResult]
+    error: str = ""
+
+
+def run_job(
+    store: GraphStore,
+    repo: str,
+    state: JobState,
+    data_dir: Path,
+    workers: int | None = None,
+    on_transient: Callable[[TransientSyncError], None] | None = None,
+) -> JobOutcome:
+    """Sync `repo` to the newest announced commit, again while newer ones arrive. A transient
+    failure is handed to `on_transient` (Celery retries with backoff) or recorded; a permanent
+    one is recorded on the repository and the job ends."""
+    token = uuid.uuid4().hex
+    if not state.lock(repo, token, LOCK_TTL):
+        return JobOutcome(repo, "busy", [])
+    results: list[SyncResult] = []
+    keeper = _LockKeeper(state, repo, token)
+    keeper.start()
+    try:
+        while True:
+            sha, pushes = state.wanted(repo)
+            if sha is None:
+                break
+            tracked = store.get_tracked(repo)
+            if tracked is None:  # removed while a push waited
+                state.done(repo, sha, pushes)
+                break
+            try:
+                result = sync_to(store, tracked, sha, data_dir, workers=workers)
+            except TransientSyncError as exc:
+                _record(store, repo, error=str(exc))
+                log.warning("sync failed, will retry", extra={"repo": repo, "sha": sha})
+                if on_transient is not None:
+                    on_transient(exc)
+                return JobOutcome(repo, "retry", results, str(exc))
+            except SyncError as exc:
+                _record(store, repo, error=str(exc))
+                state.done(repo, sha, pushes)
+                log.error("sync failed", extra={"repo": repo, "sha": sha, "error": str(exc)})
+                return JobOutcome(repo, "failed", results, str(exc))
+            results.append(result)
+            _record(store, repo, result=result)
+            state.done(repo, sha, pushes)
+            log.info("synced", extra=result.log_fields())
+    finally:
+        keeper.stop()
+        state.unlock(repo, token)
+    return JobOutcome(repo, "synced", results)
+
+
+def _record(
+    store: GraphStore, repo: str, result: SyncResult | None = None, error: str = ""
+) -> None:
+    """The repository's last job, for `repo status` and the API."""
+    fields: dict = {"last_job_at": now()}
+    if result is not None:
+        fields.update(last_error="", last_job_seconds=round(result.seconds, 3))
+    else:
+        fields.update(last_error=error[:2000], last_error_at=now())
+    store.update_tracked(repo, **fields)
+
+
+class _LockKeeper:
+    """Refreshes a job's lock (and queued mark) while the job runs."""
+
+    def __init__(self, state: JobState, repo: str, token: str) -> None:
+        self.state, self.repo, self.token = state, repo, token
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name=f"lock-{repo}")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(LOCK_TTL / 4):
+            try:
+                self.state.refresh(self.repo, self.token, LOCK_TTL)
+            except Exception:  # a broker hiccup: the next refresh tries again
+                log.exception("could not refresh the job lock of %s", self.repo)
+
+
+class MemoryJobState:
+    """JobState in this process (the embedded default, where one process receives pushes)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._wanted: dict[str, tuple[str, int]] = {}
+        self._queued: set[str] = set()
+        self._locks: dict[str, tuple[str, float]] = {}
+
+    def announce(self, repo: str, sha: str) -> bool:
+        with self._guard:
+            _sha, pushes = self._wanted.get(repo, ("", 0))
+            self._wanted[repo] = (sha, pushes + 1)
+            if repo in self._queued:
+                return False
+            self._queued.add(repo)
+            return True
+
+    def wanted(self, repo: str) -> tuple[str | None, int]:
+        with self._guard:
+            sha, pushes = self._wanted.get(repo, (None, 0))
+            return sha, pushes
+
+    def done(self, repo: str, sha: str, pushes: int) -> None:
+        with self._guard:
+            current = self._wanted.get(repo)
+            if current is None:
+                return
+            if current[0] == sha:
+                del self._wanted[repo]
+            else:
+                self._wanted[repo] = (current[0], max(0, current[1] - pushes))
+
+    def lock(self, repo: str, token: str, ttl: float) -> bool:
+        with self._guard:
+            holder = self._locks.get(repo)
+            if holder is not None and holder[1] > time.monotonic():
+                return False
+            self._locks[repo] = (token, time.monotonic() + ttl)
+            return True
+
+    def refresh(self, repo: str, token: str, ttl: float) -> None:
+        with self._guard:
+            if self._locks.get(repo, ("",))[0] == token:
+                self._locks[repo] = (token, time.monotonic() + ttl)
+
+    def unlock(self, repo: str, token: str) -> None:
+        with self._guard:
+            if self._locks.get(repo, ("",))[0] == token:
+                del self._locks[repo]
+
+    def finish(self, repo: str) -> bool:
+        with self._guard:
+            self._queued.discard(repo)
+            if repo in self._wanted:
+                self._queued.add(repo)
+                return True
+            return False
+
+    def depth(self, repo: str) -> int:
+        with self._guard:
+            return self._wanted.get(repo, ("", 0))[1]
+
+
+class JobRunner(Protocol):
+    """Starts jobs: in this process, or on Celery workers."""
+
+    state: JobState
+
+    def push(self, repo: str, sha: str) -> bool:
+        """Announce a pushed commit; True when a job was started for it."""
+
+
+class ThreadJobRunner:
+    """Jobs on background threads of this process (no broker configured): one per repository
+    at a time, as with workers."""
+
+    def __init__(
+        self, store_factory: Callable[[], GraphStore], data_dir: Path, max_threads: int = 2
+    ) -> None:
+        self.state = MemoryJobState()
+        self.store_factory = store_factory
+        self.data_dir = data_dir
+        self._pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="sync")
+        self.outcomes: list[JobOutcome] = []
+
+    def push(self, repo: str, sha: str) -> bool:
+        if self.state.announce(repo, sha):
+            self._pool.submit(self._job, repo)
+            return True
+        return False
+
+    def _job(self, repo: str) -> None:
+        delay = 1.0
+        while True:
+            store = self.store_factory()
+            try:
+                outcome = run_job(store, repo, self.state, self.data_dir)
+            except Exception as exc:  # never lose the queued mark to a bug
+                log.exception("sync job of %s crashed", repo)
+                outcome = JobOutcome(repo, "failed", [], str(exc))
+            finally:
+                store.close()
+            self.outcomes.append(outcome)
+            if outcome.status in ("retry", "busy") and delay <= 60:
+                time.sleep(delay)  # back off, then try again
+                delay *= 2
+                continue
+            if not self.state.finish(repo):
+                return
+            delay = 1.0
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True)

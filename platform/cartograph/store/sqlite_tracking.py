@@ -1,0 +1,67 @@
+"""Tracked repositories in the SQLite store (schema version 3): the `tracked` table holds each
+repository's URL, branch, webhook secret and the state of its last sync job; `deliveries`
+remembers webhook delivery ids for a week (a redelivery is recognised)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+
+from cartograph.model import TrackedRepo
+
+TRACKED_FIELDS = tuple(TrackedRepo.__dataclass_fields__)
+DELIVERY_DAYS = 7
+
+
+class SQLiteTracking:
+    """Mixed into SQLiteStore (which provides `db` and `_transaction`)."""
+
+    db: sqlite3.Connection
+
+    def track_repo(self, tracked: TrackedRepo) -> None:
+        columns = ", ".join(TRACKED_FIELDS)
+        marks = ", ".join("?" for _ in TRACKED_FIELDS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in TRACKED_FIELDS if c != "name")
+        with self._transaction() as db:  # type: ignore[attr-defined]
+            db.execute(
+                f"INSERT INTO tracked ({columns}) VALUES ({marks}) "
+                f"ON CONFLICT(name) DO UPDATE SET {updates}",
+                [getattr(tracked, c) for c in TRACKED_FIELDS],
+            )
+
+    def get_tracked(self, name: str) -> TrackedRepo | None:
+        columns = ", ".join(TRACKED_FIELDS)
+        row = self.db.execute(f"SELECT {columns} FROM tracked WHERE name = ?", (name,)).fetchone()
+        return TrackedRepo(*row) if row else None
+
+    def tracked_repos(self) -> list[TrackedRepo]:
+        columns = ", ".join(TRACKED_FIELDS)
+        rows = self.db.execute(f"SELECT {columns} FROM tracked ORDER BY name").fetchall()
+        return [TrackedRepo(*row) for row in rows]
+
+    def update_tracked(self, name: str, **fields: object) -> None:
+        unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
+        if unknown:
+            raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
+        if not fields:
+            return
+        assignments = ", ".join(f"{column} = ?" for column in fields)
+        with self._transaction() as db:  # type: ignore[attr-defined]
+            db.execute(f"UPDATE tracked SET {assignments} WHERE name = ?", [*fields.values(), name])
+
+    def untrack_repo(self, name: str) -> None:
+        with self._transaction() as db:  # type: ignore[attr-defined]
+            db.execute("DELETE FROM tracked WHERE name = ?", (name,))
+            db.execute("DELETE FROM deliveries WHERE repo = ?", (name,))
+
+    def record_delivery(self, repo: str, delivery_id: str) -> bool:
+        """True the first time a repository's delivery id is seen (then False, for days)."""
+        now = datetime.now(UTC)
+        cutoff = (now - timedelta(days=DELIVERY_DAYS)).isoformat(timespec="seconds")
+        with self._transaction() as db:  # type: ignore[attr-defined]
+            db.execute("DELETE FROM deliveries WHERE repo = ? AND at < ?", (repo, cutoff))
+            inserted = db.execute(
+                "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)",
+                (repo, delivery_id, now.isoformat(timespec="seconds")),
+            ).rowcount
+        return inserted == 1

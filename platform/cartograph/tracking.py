@@ -1,0 +1,108 @@
+"""Tracked repositories: add, list, remove, and their sync status (CLI and API share these)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cartograph.jobs import JobState
+from cartograph.model import TrackedRepo
+from cartograph.store.base import GraphStore
+from cartograph.sync import Mirror, now
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_BRANCH = re.compile(r"^(?!/)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<!/)$")
+
+
+class TrackingError(ValueError):
+    """A bad name, URL or branch, or a repository that is not tracked."""
+
+
+@dataclass(slots=True)
+class RepoStatus:
+    name: str
+    url: str
+    branch: str
+    head_sha: str  # the newest commit pushed (or fetched) on the tracked branch
+    indexed_sha: str  # the commit the graph reflects
+    lag: int | None  # commits between them (None when unknown)
+    queue_depth: int  # pushes waiting for a job
+    last_error: str
+    last_error_at: str
+    last_job_seconds: float
+    last_job_at: str
+    indexed_at: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def add_tracked(
+    store: GraphStore, name: str, url: str, branch: str = "main", secret: str | None = None
+) -> TrackedRepo:
+    """Track a repository (its webhook secret is generated unless given)."""
+    if not _NAME.match(name):
+        raise TrackingError(f"{name!r} is not a repository name (letters, digits, . _ -)")
+    if not url or url.startswith("-") or any(c in url for c in "\n\r\0 "):
+        raise TrackingError(f"{url!r} is not a git URL")
+    if not _BRANCH.match(branch):
+        raise TrackingError(f"{branch!r} is not a branch name")
+    if store.get_tracked(name) is not None:
+        raise TrackingError(f"{name} is tracked already (remove it first to change it)")
+    tracked = TrackedRepo(
+        name=name,
+        url=url,
+        branch=branch,
+        secret=secret or secrets.token_urlsafe(24),
+        added_at=now(),
+    )
+    store.track_repo(tracked)
+    return tracked
+
+
+def remove_tracked(store: GraphStore, name: str, data_dir: Path, keep_graph: bool) -> None:
+    tracked = require_tracked(store, name)
+    store.untrack_repo(name)
+    Mirror(data_dir, name, tracked.url).remove()
+    if not keep_graph and store.get_repo(name) is not None:
+        store.delete_repo(name)
+
+
+def require_tracked(store: GraphStore, name: str) -> TrackedRepo:
+    tracked = store.get_tracked(name)
+    if tracked is None:
+        known = ", ".join(t.name for t in store.tracked_repos()) or "none"
+        raise TrackingError(f"{name} is not tracked (tracked: {known})")
+    return tracked
+
+
+def repo_status(store: GraphStore, name: str, state: JobState | None, data_dir: Path) -> RepoStatus:
+    tracked = require_tracked(store, name)
+    repo = store.get_repo(name)
+    indexed = repo.indexed_sha if repo else ""
+    mirror = Mirror(data_dir, name, tracked.url)
+    head = tracked.pushed_sha
+    lag: int | None = None
+    if (mirror.git_dir / "HEAD").exists():
+        branch_head = mirror.resolve(f"refs/heads/{tracked.branch}")
+        head = head or branch_head or ""
+        if head and indexed and mirror.resolve(head) and mirror.resolve(indexed):
+            lag = mirror.commits_between(indexed, head)
+    if head and head == indexed:
+        lag = 0
+    return RepoStatus(
+        name=name,
+        url=tracked.url,
+        branch=tracked.branch,
+        head_sha=head,
+        indexed_sha=indexed,
+        lag=lag,
+        queue_depth=state.depth(name) if state is not None else 0,
+        last_error=tracked.last_error,
+        last_error_at=tracked.last_error_at,
+        last_job_seconds=tracked.last_job_seconds,
+        last_job_at=tracked.last_job_at,
+        indexed_at=repo.indexed_at if repo else "",
+    )

@@ -1,0 +1,97 @@
+"""The Celery app: sync jobs on workers, Redis as broker and result backend.
+
+    CARTOGRAPH_BROKER=redis://127.0.0.1:6379/0 CARTOGRAPH_STORE=bolt://127.0.0.1:7687 \\
+        celery -A cartograph.workers.celery_app worker --concurrency 2
+
+Settings (environment): CARTOGRAPH_BROKER (required), CARTOGRAPH_STORE (the graph),
+CARTOGRAPH_DATA (mirrors and worktrees; shared by the workers of one machine).
+A task is acknowledged when it ends (a worker killed mid-job gives it back to the queue), one
+task per worker process at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from cartograph.jobs import run_job
+from cartograph.store import open_store
+from cartograph.sync import TransientSyncError, default_data_dir
+from cartograph.workers.state import RedisJobState
+from celery import Celery
+from celery.exceptions import MaxRetriesExceededError
+
+BROKER = os.environ.get("CARTOGRAPH_BROKER", "redis://127.0.0.1:6379/0")
+SYNC_TASK = "cartograph.sync_repository"
+MAX_RETRIES = 8  # 1, 2, 4 … 60 s apart: about 4 minutes of an unreachable remote or store
+
+app = Celery("cartograph", broker=BROKER, backend=BROKER)
+app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_default_queue="cartograph",
+    broker_connection_retry_on_startup=True,
+    result_expires=3600,
+    worker_hijack_root_logger=False,
+)
+log = logging.getLogger("cartograph.workers")
+
+
+class _Retry(Exception):
+    def __init__(self, cause: TransientSyncError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _raise_retry(exc: TransientSyncError) -> None:
+    raise _Retry(exc)
+
+
+@app.task(name=SYNC_TASK, bind=True, max_retries=MAX_RETRIES)
+def sync_repository(self, repo: str, after_sha: str | None = None) -> dict:
+    """Sync `repo` to the newest commit announced (`after_sha` announces one more)."""
+    state = RedisJobState(BROKER)
+    if after_sha:
+        state.announce(repo, after_sha)
+    store = open_store(os.environ.get("CARTOGRAPH_STORE"))
+    try:
+        try:
+            outcome = run_job(store, repo, state, default_data_dir(), on_transient=_raise_retry)
+        except _Retry as retry:
+            try:
+                raise self.retry(exc=retry.cause, countdown=min(2**self.request.retries, 60))
+            except MaxRetriesExceededError:
+                sha, pushes = state.wanted(repo)
+                if sha is not None:
+                    state.done(repo, sha, pushes)  # give up on it: recorded as the last error
+                store.update_tracked(repo, last_error=f"gave up after retries: {retry.cause}")
+                outcome = None
+        if outcome is not None and outcome.status == "busy":
+            # another worker runs this repository's job: it takes the newest commit too
+            raise self.retry(countdown=2, max_retries=None)
+    finally:
+        store.close()
+    if state.finish(repo):
+        app.send_task(SYNC_TASK, args=[repo])
+    if outcome is None:
+        return {"repo": repo, "status": "failed"}
+    return {
+        "repo": repo,
+        "status": outcome.status,
+        "error": outcome.error,
+        "synced": [r.log_fields() for r in outcome.results],
+    }
+
+
+class CeleryJobRunner:
+    """What the API uses with a broker: announce in Redis, start a worker job when needed."""
+
+    def __init__(self, broker_url: str) -> None:
+        self.state = RedisJobState(broker_url)
+
+    def push(self, repo: str, sha: str) -> bool:
+        if self.state.announce(repo, sha):
+            app.send_task(SYNC_TASK, args=[repo])
+            return True
+        return False
