@@ -19,6 +19,15 @@ BACKENDS = ("sqlite", "neo4j")
 
 
 @pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    from redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory):
     server = neo4j_session_server(tmp_path_factory)
     yield server

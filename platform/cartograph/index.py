@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
+import multiprocessing
 import os
 import socket
 import sys
@@ -18,6 +19,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from multiprocessing import get_context
@@ -215,6 +217,7 @@ def index_repository(
     files: Iterable[str] | None = None,
     history: bool = True,
     remine: bool = False,
+    origin: tuple[str, str] | None = None,
 ) -> IndexResult:
     """Index (or re-index, incrementally) the repository at `path` into `store`.
 
@@ -222,7 +225,8 @@ def index_repository(
     push just changed — instead of listing the whole tree. When they add, delete or rename
     modules, or the repository was never indexed, the whole tree is listed anyway.
     In a git work tree, the commits not mined yet are then added to the graph (`history`;
-    `remine`: forget the mined history and mine all of it again).
+    `remine`: forget the mined history and mine all of it again). `origin` (url, branch)
+    is recorded on the repository (a tracked repository's remote).
     """
     started = time.perf_counter()
     try:
@@ -235,7 +239,7 @@ def index_repository(
     repo_name = name or default_repo_name(discovery.root)
     if not repo_name or any(c in repo_name for c in ":#/\\\n") or len(repo_name) > 200:
         raise IndexingError(f"invalid repository name {repo_name!r}: use letters, digits, - _ .")
-    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    owner = _lock_owner()
     _acquire(store, repo_name, owner, lock_timeout, progress)
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -243,9 +247,12 @@ def index_repository(
     try:
         if discovery.partial and not _partial_is_enough(store, repo_name, discovery):
             discovery = discover(discovery.root, max_bytes=max_bytes)
+        if multiprocessing.current_process().daemon:
+            workers = 1  # a daemonic process (a Celery prefork child) cannot have children
         run = _IndexRun(
             store, discovery, repo_name, owner, workers or os.cpu_count() or 1, progress
         )
+        run.origin = origin
         run.result.seconds["discover"] = round(time.perf_counter() - started, 4)
         try:
             result = run.run()
@@ -263,6 +270,22 @@ def index_repository(
         if gc_was_enabled:
             gc.enable()
         _release(store, repo_name, owner)
+
+
+def _lock_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@contextmanager
+def repository_lock(store: GraphStore, repo: str, timeout: float = 600.0) -> Iterator[None]:
+    """Hold a repository's index lock (what an index run holds) for other writes that must not
+    interleave with one, such as deleting the repository."""
+    owner = _lock_owner()
+    _acquire(store, repo, owner, timeout, None)
+    try:
+        yield
+    finally:
+        _release(store, repo, owner)
 
 
 def _mine(
@@ -376,6 +399,7 @@ class _IndexRun:
         self.progress = progress or (lambda _msg: None)
         self.result = IndexResult(repo, str(discovery.root))
         self.sources = {f.path: f for f in discovery.files}
+        self.origin: tuple[str, str] | None = None
         self.timer = _Timer(self.result)
 
     def run(self) -> IndexResult:
@@ -508,8 +532,12 @@ class _IndexRun:
             Repo(
                 name=self.repo,
                 root=str(discovery.root),
-                url=previous.url if previous else "",
-                default_branch=discovery.branch or (previous.default_branch if previous else ""),
+                url=self.origin[0] if self.origin else (previous.url if previous else ""),
+                default_branch=(
+                    self.origin[1]
+                    if self.origin
+                    else discovery.branch or (previous.default_branch if previous else "")
+                ),
                 head_sha=discovery.head_sha,
                 indexed_sha=discovery.head_sha,
                 indexed_at=now,

@@ -15,6 +15,7 @@ by Celery workers. `run_job` is the one job loop both use.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 import uuid
@@ -28,8 +29,11 @@ from cartograph.store.base import GraphStore
 from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
 
 log = logging.getLogger("cartograph.jobs")
-LOCK_TTL = 60.0  # a job refreshes its lock while it runs; a killed job's lock lapses after this
-QUEUED_TTL = 120.0  # likewise for the "a job is queued" mark
+# a job refreshes its lock and its repository's "queued" mark while it runs; a killed job's
+# lapse after these (a lapsed mark only risks a duplicate job, which finds nothing to do)
+LOCK_TTL = float(os.environ.get("CARTOGRAPH_JOB_LOCK_TTL", "30"))
+QUEUED_TTL = float(os.environ.get("CARTOGRAPH_JOB_QUEUED_TTL", "60"))
+MAX_ATTEMPTS = 7  # transient failures retried 1, 2, 4 … 32 s apart, then recorded and dropped
 
 
 class JobState(Protocol):
@@ -101,11 +105,12 @@ def run_job(
                 if on_transient is not None:
                     on_transient(exc)
                 return JobOutcome(repo, "retry", results, str(exc))
-            except SyncError as exc:
-                _record(store, repo, error=str(exc))
+            except Exception as exc:  # a permanent failure (or a bug): recorded, not retried
+                error = str(exc) if isinstance(exc, SyncError) else f"{type(exc).__name__}: {exc}"
+                log.exception("sync failed", extra={"repo": repo, "sha": sha})
+                _record(store, repo, error=error)
                 state.done(repo, sha, pushes)
-                log.error("sync failed", extra={"repo": repo, "sha": sha, "error": str(exc)})
-                return JobOutcome(repo, "failed", results, str(exc))
+                return JobOutcome(repo, "failed", results, error)
             results.append(result)
             _record(store, repo, result=result)
             state.done(repo, sha, pushes)
@@ -126,6 +131,14 @@ def _record(
     else:
         fields.update(last_error=error[:2000], last_error_at=now())
     store.update_tracked(repo, **fields)
+
+
+def give_up(store: GraphStore, repo: str, state: JobState, error: str) -> None:
+    """Transient failures went on for too long: drop the waiting commit, keep the error."""
+    sha, pushes = state.wanted(repo)
+    if sha is not None:
+        state.done(repo, sha, pushes)
+    store.update_tracked(repo, last_error=f"gave up after {MAX_ATTEMPTS} attempts: {error}"[:2000])
 
 
 class _LockKeeper:
@@ -244,24 +257,26 @@ class ThreadJobRunner:
         return False
 
     def _job(self, repo: str) -> None:
-        delay = 1.0
+        attempts = 0
         while True:
             store = self.store_factory()
             try:
                 outcome = run_job(store, repo, self.state, self.data_dir)
+                if outcome.status == "retry" and attempts + 1 >= MAX_ATTEMPTS:
+                    give_up(store, repo, self.state, outcome.error)
             except Exception as exc:  # never lose the queued mark to a bug
                 log.exception("sync job of %s crashed", repo)
                 outcome = JobOutcome(repo, "failed", [], str(exc))
             finally:
                 store.close()
             self.outcomes.append(outcome)
-            if outcome.status in ("retry", "busy") and delay <= 60:
-                time.sleep(delay)  # back off, then try again
-                delay *= 2
+            attempts += 1
+            if outcome.status in ("retry", "busy") and attempts < MAX_ATTEMPTS:
+                time.sleep(min(2 ** (attempts - 1), 32))  # back off, then try again
                 continue
             if not self.state.finish(repo):
                 return
-            delay = 1.0
+            attempts = 0
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cartograph.model import Repo, TrackedRepo
+from cartograph.model import TrackedRepo
 from cartograph.store.base import GraphStore, StoreError
 
 log = logging.getLogger("cartograph.sync")
@@ -222,13 +222,15 @@ def sync_to(
             files = [new for _status, _old, new in changes]
     try:
         indexed_result = index_repository(
-            store, work, name=tracked.name, files=files, workers=workers
+            store,
+            work,
+            name=tracked.name,
+            files=files,
+            workers=workers,
+            origin=(tracked.url, tracked.branch),
         )
     except StoreError as exc:
         raise TransientSyncError(str(exc)) from exc
-    current = store.get_repo(tracked.name) or Repo(tracked.name)
-    current.url, current.default_branch = tracked.url, tracked.branch
-    store.upsert_repo(current)
     result.action = "indexed"
     result.parsed = indexed_result.parsed
     result.deleted = indexed_result.deleted

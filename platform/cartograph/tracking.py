@@ -63,11 +63,19 @@ def add_tracked(
 
 
 def remove_tracked(store: GraphStore, name: str, data_dir: Path, keep_graph: bool) -> None:
+    """Stop tracking (later pushes are 404), then — once a running sync of it is over — drop
+    its mirror and, unless kept, its graph."""
+    from cartograph.index import IndexingError, repository_lock
+
     tracked = require_tracked(store, name)
     store.untrack_repo(name)
-    Mirror(data_dir, name, tracked.url).remove()
-    if not keep_graph and store.get_repo(name) is not None:
-        store.delete_repo(name)
+    try:
+        with repository_lock(store, name, timeout=300):
+            Mirror(data_dir, name, tracked.url).remove()
+            if not keep_graph and store.get_repo(name) is not None:
+                store.delete_repo(name)
+    except IndexingError as exc:
+        raise TrackingError(f"{name} is no longer tracked, but {exc}") from exc
 
 
 def require_tracked(store: GraphStore, name: str) -> TrackedRepo:

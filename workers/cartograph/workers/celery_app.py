@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 
-from cartograph.jobs import run_job
+from cartograph.jobs import MAX_ATTEMPTS, give_up, run_job
 from cartograph.store import open_store
 from cartograph.sync import TransientSyncError, default_data_dir
 from cartograph.workers.state import RedisJobState
@@ -23,7 +23,6 @@ from celery.exceptions import MaxRetriesExceededError
 
 BROKER = os.environ.get("CARTOGRAPH_BROKER", "redis://127.0.0.1:6379/0")
 SYNC_TASK = "cartograph.sync_repository"
-MAX_RETRIES = 8  # 1, 2, 4 … 60 s apart: about 4 minutes of an unreachable remote or store
 
 app = Celery("cartograph", broker=BROKER, backend=BROKER)
 app.conf.update(
@@ -48,7 +47,7 @@ def _raise_retry(exc: TransientSyncError) -> None:
     raise _Retry(exc)
 
 
-@app.task(name=SYNC_TASK, bind=True, max_retries=MAX_RETRIES)
+@app.task(name=SYNC_TASK, bind=True, max_retries=MAX_ATTEMPTS - 1)
 def sync_repository(self, repo: str, after_sha: str | None = None) -> dict:
     """Sync `repo` to the newest commit announced (`after_sha` announces one more)."""
     state = RedisJobState(BROKER)
@@ -60,12 +59,9 @@ def sync_repository(self, repo: str, after_sha: str | None = None) -> dict:
             outcome = run_job(store, repo, state, default_data_dir(), on_transient=_raise_retry)
         except _Retry as retry:
             try:
-                raise self.retry(exc=retry.cause, countdown=min(2**self.request.retries, 60))
+                raise self.retry(exc=retry.cause, countdown=min(2**self.request.retries, 32))
             except MaxRetriesExceededError:
-                sha, pushes = state.wanted(repo)
-                if sha is not None:
-                    state.done(repo, sha, pushes)  # give up on it: recorded as the last error
-                store.update_tracked(repo, last_error=f"gave up after retries: {retry.cause}")
+                give_up(store, repo, state, str(retry.cause))
                 outcome = None
         if outcome is not None and outcome.status == "busy":
             # another worker runs this repository's job: it takes the newest commit too
@@ -89,6 +85,7 @@ class CeleryJobRunner:
 
     def __init__(self, broker_url: str) -> None:
         self.state = RedisJobState(broker_url)
+        app.conf.broker_url = app.conf.result_backend = broker_url
 
     def push(self, repo: str, sha: str) -> bool:
         if self.state.announce(repo, sha):

@@ -1,0 +1,253 @@
+"""The team deployment end to end: a real Redis, a real Celery worker subprocess, a real Neo4j
+and the API as its own process. A bare git repository plays the remote; commits are pushed
+(add, edit, rename, delete, a force-push), signed webhooks are posted to the running API, and
+after each one the graph reflects the pushed commit exactly. Then the worker is killed in the
+middle of a sync: nothing is lost or half-written once the next sync has run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from api_support import serve_in_process
+from cartograph.store import open_store
+from cartograph.sync import Mirror
+from conftest import wipe_neo4j
+from push_support import Remote, assert_graph_matches_tree, github_delivery, wait_for_indexed
+
+FILES = {
+    "svc/__init__.py": "",
+    "svc/models.py": ("class Order:\n    def total(self):\n        return 1\n"),
+    "svc/api.py": ("from svc.models import Order\n\n\ndef handle():\n    return Order().total()\n"),
+}
+
+
+class Deployment:
+    """Redis + Neo4j (session servers), one API process and one worker process."""
+
+    def __init__(self, tmp: Path, redis_url: str, neo4j_url: str) -> None:
+        self.tmp = tmp
+        self.data = tmp / "data"
+        self.env = {
+            "CARTOGRAPH_STORE": neo4j_url,
+            "CARTOGRAPH_BROKER": redis_url,
+            "CARTOGRAPH_DATA": str(self.data),
+            # short lapses, so a killed worker's marks do not hold the next sync for long
+            "CARTOGRAPH_JOB_LOCK_TTL": "3",
+            "CARTOGRAPH_JOB_QUEUED_TTL": "4",
+        }
+        self.store = open_store(neo4j_url)
+        self.worker: subprocess.Popen | None = None
+        self.worker_runs = 0
+
+    def start_worker(self) -> None:
+        self.worker_runs += 1
+        log = open(self.tmp / f"worker-{self.worker_runs}.log", "wb")  # noqa: SIM115
+        self.worker = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "cartograph.workers.celery_app", "worker",
+                "--concurrency", "1", "--pool", "prefork", "--queues", "cartograph",
+                "--hostname", f"w{self.worker_runs}@%h", "--without-gossip",
+                "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
+            ],
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: killed as a whole
+        )  # fmt: skip
+
+    def kill_worker(self) -> None:
+        assert self.worker is not None
+        os.killpg(self.worker.pid, signal.SIGKILL)
+        self.worker.wait(timeout=10)
+
+    def stop_worker(self) -> None:
+        if self.worker is not None and self.worker.poll() is None:
+            os.killpg(self.worker.pid, signal.SIGTERM)
+            try:
+                self.worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.worker.pid, signal.SIGKILL)
+
+    def worker_log(self) -> str:
+        return (self.tmp / f"worker-{self.worker_runs}.log").read_text(errors="replace")[-4000:]
+
+
+@pytest.fixture
+def deployment(tmp_path, redis_server, neo4j_server):
+    wipe_neo4j(neo4j_server.url)
+    redis_server.flush()
+    deploy = Deployment(tmp_path, redis_server.url, neo4j_server.url)
+    deploy.start_worker()
+    with serve_in_process(deploy.env, tmp_path / "api.log") as url:
+        deploy.url = url
+        try:
+            yield deploy
+        finally:
+            deploy.stop_worker()
+            deploy.store.close()
+
+
+def _track(deploy: Deployment, remote: Remote, name: str) -> str:
+    answer = httpx.post(f"{deploy.url}/api/v1/repos", json={"name": name, "url": remote.url})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["secret"]
+
+
+def _announce(deploy: Deployment, name: str, secret: str, sha: str) -> dict:
+    headers, body = github_delivery(secret, sha)
+    answer = httpx.post(f"{deploy.url}/webhooks/github/{name}", content=body, headers=headers)
+    assert answer.status_code == 202, answer.text
+    return answer.json()
+
+
+def _wait(deploy: Deployment, name: str, sha: str, timeout: float = 120) -> None:
+    try:
+        wait_for_indexed(deploy.store, name, sha, timeout)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nworker log:\n{deploy.worker_log()}") from None
+
+
+def test_pushes_reach_the_graph_through_webhooks_redis_and_a_worker(deployment):
+    deploy = deployment
+    remote = Remote(deploy.tmp / "hosted", FILES)
+    secret = _track(deploy, remote, "svc")
+    work = Mirror(deploy.data, "svc", remote.url).work
+
+    steps = [
+        ("first", {}),
+        (
+            "edit",
+            {
+                "write": {
+                    "svc/models.py": FILES["svc/models.py"]
+                    + "\n\ndef make():\n    return Order()\n"
+                }
+            },
+        ),
+        (
+            "add",
+            {
+                "write": {
+                    "svc/jobs.py": "from svc.api import handle\n\n\ndef nightly():\n    return handle()\n"
+                }
+            },
+        ),
+        ("rename", {"rename": {"svc/jobs.py": "svc/tasks.py"}}),
+        ("delete", {"delete": ["svc/__init__.py"]}),
+    ]
+    for message, change in steps:
+        sha = remote.head() if message == "first" else remote.commit(message, **change)
+        remote.push()
+        _announce(deploy, "svc", secret, sha)
+        _wait(deploy, "svc", sha)
+        assert_graph_matches_tree(deploy.store, "svc", work)
+
+    # a force-push that drops the last two commits and adds another
+    remote.reset_hard(remote.head() + "~2")
+    sha = remote.commit("rewritten", write={"svc/api.py": "def handle():\n    return 0\n"})
+    remote.push(force=True)
+    _announce(deploy, "svc", secret, sha)
+    _wait(deploy, "svc", sha)
+    assert_graph_matches_tree(deploy.store, "svc", work)
+    assert "svc/tasks.py" not in set(deploy.store.files("svc"))
+
+    # a redelivery is recognised; a bad signature is refused and queues nothing
+    headers, body = github_delivery(secret, sha)
+    first = httpx.post(f"{deploy.url}/webhooks/github/svc", content=body, headers=headers)
+    again = httpx.post(f"{deploy.url}/webhooks/github/svc", content=body, headers=headers)
+    assert first.status_code == 202 and again.json()["duplicate"] is True
+    forged_headers, forged_body = github_delivery("guessed-secret", "f" * 40)
+    forged = httpx.post(
+        f"{deploy.url}/webhooks/github/svc", content=forged_body, headers=forged_headers
+    )
+    assert forged.status_code == 401
+    assert deploy.store.get_tracked("svc").pushed_sha == sha
+
+    # five quick pushes coalesce: the graph ends at the last one, nothing left queued
+    shas = []
+    for n in range(5):
+        shas.append(
+            remote.commit(f"burst {n}", write={f"svc/b{n}.py": f"def b{n}():\n    return {n}\n"})
+        )
+        remote.push()
+        _announce(deploy, "svc", secret, shas[-1])
+    _wait(deploy, "svc", shas[-1])
+    assert_graph_matches_tree(deploy.store, "svc", work)
+    status = httpx.get(f"{deploy.url}/api/v1/repos/svc").json()
+    assert (status["indexed_sha"], status["lag"], status["last_error"]) == (shas[-1], 0, "")
+    deadline = time.monotonic() + 10
+    while status["queue_depth"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status = httpx.get(f"{deploy.url}/api/v1/repos/svc").json()
+    assert status["queue_depth"] == 0
+    assert httpx.get(f"{deploy.url}/readyz").json() == {"store": "ok", "broker": "ok"}
+
+
+MODULES = 600
+
+
+def _big_tree(version: int) -> dict[str, str]:
+    files = {"big/__init__.py": ""}
+    for n in range(MODULES):
+        files[f"big/m{n:04d}.py"] = (
+            f"from big.m{(n + 1) % MODULES:04d} import f{(n + 1) % MODULES}\n\n\n"
+            f"def f{n}():\n    return {version}\n\n\n"
+            f"def g{n}():\n    return f{(n + 1) % MODULES}()\n"
+            + (f"\n\ndef v{version}_{n}():\n    return g{n}()\n" if version else "")
+        )
+    return files
+
+
+def test_a_worker_killed_mid_sync_loses_nothing(deployment):
+    deploy = deployment
+    remote = Remote(deploy.tmp / "hosted", _big_tree(0))
+    secret = _track(deploy, remote, "big")
+    work = Mirror(deploy.data, "big", remote.url).work
+    first = remote.head()
+    _announce(deploy, "big", secret, first)
+    _wait(deploy, "big", first, timeout=300)
+    old_shas = {p: f for p, f in _file_shas(deploy, "big").items()}
+
+    # every module changes; the worker is killed once some files are written, not all
+    sha = remote.commit("v1", write=_big_tree(1))
+    remote.push()
+    _announce(deploy, "big", secret, sha)
+    deadline = time.monotonic() + 120
+    written = 0
+    while time.monotonic() < deadline:
+        now = _file_shas(deploy, "big")
+        written = sum(1 for p, s in now.items() if old_shas.get(p) != s)
+        if written >= 20:
+            break
+        time.sleep(0.02)
+    assert 20 <= written < MODULES, f"could not catch the sync midway ({written} written)"
+    deploy.kill_worker()
+    assert deploy.store.get_repo("big").indexed_sha == first  # not stamped: the sync died
+    partial = _file_shas(deploy, "big")
+    assert 0 < sum(1 for p, s in partial.items() if old_shas.get(p) != s) < MODULES + 1
+
+    # a new worker, and the next sync (a redelivered push, after the dead job's marks lapse)
+    deploy.start_worker()
+    time.sleep(5)
+    headers, body = github_delivery(secret, sha)
+    headers["X-GitHub-Delivery"] = str(uuid.uuid4())
+    answer = httpx.post(f"{deploy.url}/webhooks/github/big", content=body, headers=headers)
+    assert answer.status_code == 202 and answer.json()["job_started"] is True
+    _wait(deploy, "big", sha, timeout=300)
+    assert_graph_matches_tree(deploy.store, "big", work)
+
+
+def _file_shas(deploy: Deployment, repo: str) -> dict[str, str]:
+    return {
+        item["path"]: item["sha256"]
+        for item in deploy.store.export(repo)
+        if item["type"] == "node" and item["label"] == "File"
+    }
