@@ -6,11 +6,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
+import signal
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
 
+from cartograph.store import open_store
 from indexing_support import differences, fresh_snapshot, snapshot
 
 AUTHOR = ["-c", "user.name=Dev", "-c", "user.email=dev@example.com"]
@@ -115,3 +119,64 @@ def assert_graph_matches_tree(store, repo: str, tree: Path) -> None:
     fresh = without_repo_node(fresh_snapshot(store, tree, repo))
     problems = differences(synced, fresh, ("the synced graph", "a fresh index"))
     assert not problems, "the synced graph differs from a fresh index\n" + "\n".join(problems)
+
+
+class Deployment:
+    """Redis + Neo4j (running servers), one API process (`url`, set by whoever starts it) and
+    one Celery worker process."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        redis_url: str,
+        neo4j_url: str,
+        concurrency: int = 1,
+        quick_lapse: bool = True,
+    ) -> None:
+        self.tmp = tmp
+        self.data = tmp / "data"
+        self.env = {
+            "CARTOGRAPH_STORE": neo4j_url,
+            "CARTOGRAPH_BROKER": redis_url,
+            "CARTOGRAPH_DATA": str(self.data),
+        }
+        if quick_lapse:  # a killed worker's marks must not hold the next sync for long
+            self.env.update(CARTOGRAPH_JOB_LOCK_TTL="3", CARTOGRAPH_JOB_QUEUED_TTL="4")
+        self.concurrency = concurrency
+        self.store = open_store(neo4j_url)
+        self.worker: subprocess.Popen | None = None
+        self.worker_runs = 0
+
+    def start_worker(self) -> None:
+        self.worker_runs += 1
+        log = open(self.tmp / f"worker-{self.worker_runs}.log", "wb")  # noqa: SIM115
+        self.worker = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "cartograph.workers.celery_app", "worker",
+                "--concurrency", str(self.concurrency), "--pool", "prefork",
+                "--queues", "cartograph",
+                "--hostname", f"w{self.worker_runs}@%h", "--without-gossip",
+                "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
+            ],
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: killed as a whole
+        )  # fmt: skip
+
+    def kill_worker(self) -> None:
+        assert self.worker is not None
+        os.killpg(self.worker.pid, signal.SIGKILL)
+        self.worker.wait(timeout=10)
+
+    def stop_worker(self) -> None:
+        if self.worker is not None and self.worker.poll() is None:
+            os.killpg(self.worker.pid, signal.SIGTERM)
+            try:
+                self.worker.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.worker.pid, signal.SIGKILL)
+
+    def worker_log(self, full: bool = False) -> str:
+        text = (self.tmp / f"worker-{self.worker_runs}.log").read_text(errors="replace")
+        return text if full else text[-4000:]

@@ -129,3 +129,39 @@ def test_errors_are_one_clear_line_without_traceback(indexed, tmp_path):
     assert done.returncode == 1 and "no repository named 'nope'" in done.stderr
     done = run("search", "x", store="neo4j+bad://", check=False)
     assert done.returncode == 1 and "Traceback" not in done.stderr
+
+
+def test_repo_commands_track_sync_and_report(tmp_path, stores, monkeypatch):
+    """`repo add/sync/status/list/remove` without a broker: the sync runs in the command."""
+    from push_support import Remote
+
+    files = {"app/__init__.py": "", "app/main.py": "def go():\n    pass\n"}
+    remote = Remote(tmp_path / "hosted", files)
+    store = stores.url()
+    monkeypatch.setenv("CARTOGRAPH_DATA", str(tmp_path / "data"))
+    monkeypatch.delenv("CARTOGRAPH_BROKER", raising=False)
+    added = json.loads(run("repo", "add", "app", "--url", remote.url, "--json", store=store).stdout)
+    assert added["branch"] == "main" and len(added["secret"]) >= 24
+    assert "/webhooks/github/app" in added["webhooks"]
+    again = run("repo", "add", "app", "--url", remote.url, store=store, check=False)
+    assert again.returncode == 1 and "tracked already" in again.stderr
+
+    synced = run("repo", "sync", "app", store=store).stdout
+    assert f"sha={remote.head()}" in synced and "action=indexed" in synced
+    status = json.loads(run("repo", "status", "app", "--json", store=store).stdout)
+    assert status["indexed_sha"] == status["head_sha"] == remote.head()
+    assert (status["lag"], status["queue_depth"], status["last_error"]) == (0, 0, "")
+
+    remote.commit("two", write={"app/extra.py": "def more():\n    pass\n"})
+    remote.push()
+    line = run("repo", "status", "app", store=store).stdout
+    assert line.startswith("app  main  indexed ")
+    listed = json.loads(run("repo", "list", "--json", store=store).stdout)
+    assert [r["name"] for r in listed] == ["app"]
+    run("repo", "sync", "app", store=store)
+    assert "more" in run("search", "more", store=store).stdout
+
+    run("repo", "remove", "app", store=store)
+    missing = run("repo", "status", "app", store=store, check=False)
+    assert missing.returncode == 1 and "is not tracked" in missing.stderr
+    assert not (tmp_path / "data" / "mirrors" / "app.git").exists()

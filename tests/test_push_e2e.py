@@ -6,78 +6,28 @@ middle of a sync: nothing is lost or half-written once the next sync has run."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
+import json
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
 from api_support import serve_in_process
-from cartograph.store import open_store
 from cartograph.sync import Mirror
 from conftest import wipe_neo4j
-from push_support import Remote, assert_graph_matches_tree, github_delivery, wait_for_indexed
+from push_support import (
+    Deployment,
+    Remote,
+    assert_graph_matches_tree,
+    github_delivery,
+    wait_for_indexed,
+)
 
 FILES = {
     "svc/__init__.py": "",
     "svc/models.py": ("class Order:\n    def total(self):\n        return 1\n"),
     "svc/api.py": ("from svc.models import Order\n\n\ndef handle():\n    return Order().total()\n"),
 }
-
-
-class Deployment:
-    """Redis + Neo4j (session servers), one API process and one worker process."""
-
-    def __init__(self, tmp: Path, redis_url: str, neo4j_url: str) -> None:
-        self.tmp = tmp
-        self.data = tmp / "data"
-        self.env = {
-            "CARTOGRAPH_STORE": neo4j_url,
-            "CARTOGRAPH_BROKER": redis_url,
-            "CARTOGRAPH_DATA": str(self.data),
-            # short lapses, so a killed worker's marks do not hold the next sync for long
-            "CARTOGRAPH_JOB_LOCK_TTL": "3",
-            "CARTOGRAPH_JOB_QUEUED_TTL": "4",
-        }
-        self.store = open_store(neo4j_url)
-        self.worker: subprocess.Popen | None = None
-        self.worker_runs = 0
-
-    def start_worker(self) -> None:
-        self.worker_runs += 1
-        log = open(self.tmp / f"worker-{self.worker_runs}.log", "wb")  # noqa: SIM115
-        self.worker = subprocess.Popen(
-            [
-                sys.executable, "-m", "celery", "-A", "cartograph.workers.celery_app", "worker",
-                "--concurrency", "1", "--pool", "prefork", "--queues", "cartograph",
-                "--hostname", f"w{self.worker_runs}@%h", "--without-gossip",
-                "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
-            ],
-            env={**os.environ, **self.env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: killed as a whole
-        )  # fmt: skip
-
-    def kill_worker(self) -> None:
-        assert self.worker is not None
-        os.killpg(self.worker.pid, signal.SIGKILL)
-        self.worker.wait(timeout=10)
-
-    def stop_worker(self) -> None:
-        if self.worker is not None and self.worker.poll() is None:
-            os.killpg(self.worker.pid, signal.SIGTERM)
-            try:
-                self.worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.worker.pid, signal.SIGKILL)
-
-    def worker_log(self) -> str:
-        return (self.tmp / f"worker-{self.worker_runs}.log").read_text(errors="replace")[-4000:]
 
 
 @pytest.fixture
@@ -189,6 +139,14 @@ def test_pushes_reach_the_graph_through_webhooks_redis_and_a_worker(deployment):
         status = httpx.get(f"{deploy.url}/api/v1/repos/svc").json()
     assert status["queue_depth"] == 0
     assert httpx.get(f"{deploy.url}/readyz").json() == {"store": "ok", "broker": "ok"}
+    # the worker logs each sync as one JSON line with its repository, commit, files and time
+    synced = [
+        json.loads(line)
+        for line in deploy.worker_log(full=True).splitlines()
+        if line.startswith("{") and '"event": "synced"' in line
+    ]
+    assert synced and synced[-1]["repo"] == "svc" and synced[-1]["sha"] == shas[-1]
+    assert {"files", "parsed", "commits", "seconds"} <= set(synced[-1])
 
 
 MODULES = 600

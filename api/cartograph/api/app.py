@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cartograph import logs
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.store import open_store
 from cartograph.store.base import GraphStore, StoreError
@@ -263,4 +264,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def app_from_environment() -> FastAPI:
     """For `uvicorn --factory cartograph.api.app:app_from_environment` (several workers)."""
+    logs.configure()
     return create_app()

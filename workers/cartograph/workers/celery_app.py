@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 import os
 
+from cartograph import logs
 from cartograph.jobs import MAX_ATTEMPTS, give_up, run_job
 from cartograph.store import open_store
 from cartograph.sync import TransientSyncError, default_data_dir
 from cartograph.workers.state import RedisJobState
-from celery import Celery
+from celery import Celery, signals
 from celery.exceptions import MaxRetriesExceededError
 
 BROKER = os.environ.get("CARTOGRAPH_BROKER", "redis://127.0.0.1:6379/0")
@@ -35,6 +36,11 @@ app.conf.update(
     worker_hijack_root_logger=False,
 )
 log = logging.getLogger("cartograph.workers")
+
+
+@signals.after_setup_logger.connect
+def _structured_logs(**_kwargs) -> None:
+    logs.configure()
 
 
 class _Retry(Exception):
