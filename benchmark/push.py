@@ -1,7 +1,7 @@
 """Push-to-fresh latency and worker throughput of the team deployment.
 
 A real Neo4j (tools/neo4j-dev), a real Redis, the API as a uvicorn process and one Celery worker
-process (concurrency 2), as in docker-compose.yml. A bare git repository plays the remote.
+processes (solo pool, two of them), as in docker-compose.yml. A bare git repository plays the remote.
 
 - latency: the Django 5.1.4 tree (2,788 Python files) is pushed, tracked and synced once; then
   pushes of 1 file and of 20 files (a function appended to each), each announced by a signed
@@ -185,8 +185,9 @@ def to_markdown(report: dict) -> str:
         f"# Push-to-fresh benchmark — {report['date']}",
         "",
         f"Machine: {report['machine']}. Commit: {report['commit']}. Neo4j 5.26 (tools/neo4j-dev, "
-        "heap 2g, page cache 1g), Redis, the API (uvicorn, 1 process) and one Celery worker "
-        "(concurrency 2), all on this machine; a bare git repository is the remote. "
+        "heap 2g, page cache 1g), Redis, the API (uvicorn, 1 process) and two Celery worker "
+        "processes (solo pool: one job each, with parallel parsers), all on this machine; a "
+        "bare git repository is the remote. "
         "Latency: webhook sent → the graph answers for the pushed commit (indexed_sha matches and "
         "search finds the function the push added).",
         "",
@@ -204,8 +205,8 @@ def to_markdown(report: dict) -> str:
         "",
         f"Throughput: {thr['repositories']} repositories (networkx 3.4.2, "
         f"{thr['files_each']} files each) push a 5-file change at once: all fresh after "
-        f"{thr['all_fresh_s']} s — {thr['syncs_per_minute']} syncs/min with one worker of "
-        "concurrency 2.",
+        f"{thr['all_fresh_s']} s — {thr['syncs_per_minute']} syncs/min with two worker "
+        "processes.",
         "",
         "Per repository (s after the webhooks were sent): "
         + ", ".join(f"{k} {v}" for k, v in thr["fresh_after_s"].items()),
@@ -224,15 +225,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="cartograph-push-bench-") as tmp:
         work = Path(tmp)
         redis = RedisServer(work)
-        deploy = Deployment(work, redis.url, server.url, concurrency=2, quick_lapse=False)
+        deploy = Deployment(work, redis.url, server.url, workers=2, quick_lapse=False)
         try:
-            deploy.start_worker()
+            deploy.start_workers()
             with serve_in_process(deploy.env, work / "api.log") as url:
                 deploy.url = url
                 latency = measure_latency(deploy, work, args.repeat)
                 throughput = measure_throughput(deploy, work, args.repos)
         finally:
-            deploy.stop_worker()
+            deploy.stop_workers()
             deploy.store.close()
             redis.stop()
             server.stop()

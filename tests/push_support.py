@@ -123,14 +123,15 @@ def assert_graph_matches_tree(store, repo: str, tree: Path) -> None:
 
 class Deployment:
     """Redis + Neo4j (running servers), one API process (`url`, set by whoever starts it) and
-    one Celery worker process."""
+    `workers` Celery worker processes (solo pool: each runs one job at a time, with parallel
+    parsers, as docker-compose.yml runs them)."""
 
     def __init__(
         self,
         tmp: Path,
         redis_url: str,
         neo4j_url: str,
-        concurrency: int = 1,
+        workers: int = 1,
         quick_lapse: bool = True,
     ) -> None:
         self.tmp = tmp
@@ -142,41 +143,54 @@ class Deployment:
         }
         if quick_lapse:  # a killed worker's marks must not hold the next sync for long
             self.env.update(CARTOGRAPH_JOB_LOCK_TTL="3", CARTOGRAPH_JOB_QUEUED_TTL="4")
-        self.concurrency = concurrency
+        self.count = workers
         self.store = open_store(neo4j_url)
-        self.worker: subprocess.Popen | None = None
-        self.worker_runs = 0
+        self.workers: list[subprocess.Popen] = []
+        self.generation = 0
+        self.url = ""
 
-    def start_worker(self) -> None:
-        self.worker_runs += 1
-        log = open(self.tmp / f"worker-{self.worker_runs}.log", "wb")  # noqa: SIM115
-        self.worker = subprocess.Popen(
-            [
-                sys.executable, "-m", "celery", "-A", "cartograph.workers.celery_app", "worker",
-                "--concurrency", str(self.concurrency), "--pool", "prefork",
-                "--queues", "cartograph",
-                "--hostname", f"w{self.worker_runs}@%h", "--without-gossip",
+    def start_workers(self) -> None:
+        self.generation += 1
+        for n in range(self.count):
+            command = [
+                sys.executable, "-m", "celery", "-A", "cartograph.workers.celery_app",
+                "worker", "--pool", "solo", "--queues", "cartograph",
+                "--hostname", f"w{self.generation}-{n}@%h", "--without-gossip",
                 "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
-            ],
-            env={**os.environ, **self.env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: killed as a whole
-        )  # fmt: skip
+            ]  # fmt: skip
+            log = open(self._log(n), "wb")  # noqa: SIM115
+            worker = subprocess.Popen(
+                command,
+                env={**os.environ, **self.env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: killed as a whole
+            )
+            self.workers.append(worker)
 
-    def kill_worker(self) -> None:
-        assert self.worker is not None
-        os.killpg(self.worker.pid, signal.SIGKILL)
-        self.worker.wait(timeout=10)
+    def _log(self, n: int) -> Path:
+        return self.tmp / f"worker-{self.generation}-{n}.log"
 
-    def stop_worker(self) -> None:
-        if self.worker is not None and self.worker.poll() is None:
-            os.killpg(self.worker.pid, signal.SIGTERM)
-            try:
-                self.worker.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.worker.pid, signal.SIGKILL)
+    def kill_workers(self) -> None:
+        for worker in self.workers:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=10)
+        self.workers = []
+
+    def stop_workers(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                try:
+                    worker.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
+        self.workers = []
 
     def worker_log(self, full: bool = False) -> str:
-        text = (self.tmp / f"worker-{self.worker_runs}.log").read_text(errors="replace")
+        text = "".join(
+            self._log(n).read_text(errors="replace")
+            for n in range(self.count)
+            if self._log(n).exists()
+        )
         return text if full else text[-4000:]

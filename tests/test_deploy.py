@@ -56,6 +56,7 @@ def test_compose_file_is_valid_and_complete(project):
     assert services["api"]["image"] == services["worker"]["image"]  # one image, two commands
     assert "build" in services["api"]
     assert services["worker"]["command"][:3] == ["celery", "-A", "cartograph.workers.celery_app"]
+    assert "solo" in services["worker"]["command"] and services["worker"]["deploy"]["replicas"] >= 1
     for name in ("api", "worker"):
         env = services[name]["environment"]
         assert env["CARTOGRAPH_STORE"] == "bolt://neo4j:7687"

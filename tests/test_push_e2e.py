@@ -35,13 +35,13 @@ def deployment(tmp_path, redis_server, neo4j_server):
     wipe_neo4j(neo4j_server.url)
     redis_server.flush()
     deploy = Deployment(tmp_path, redis_server.url, neo4j_server.url)
-    deploy.start_worker()
+    deploy.start_workers()
     with serve_in_process(deploy.env, tmp_path / "api.log") as url:
         deploy.url = url
         try:
             yield deploy
         finally:
-            deploy.stop_worker()
+            deploy.stop_workers()
             deploy.store.close()
 
 
@@ -187,13 +187,13 @@ def test_a_worker_killed_mid_sync_loses_nothing(deployment):
             break
         time.sleep(0.02)
     assert 20 <= written < MODULES, f"could not catch the sync midway ({written} written)"
-    deploy.kill_worker()
+    deploy.kill_workers()
     assert deploy.store.get_repo("big").indexed_sha == first  # not stamped: the sync died
     partial = _file_shas(deploy, "big")
     assert 0 < sum(1 for p, s in partial.items() if old_shas.get(p) != s) < MODULES + 1
 
     # a new worker, and the next sync (a redelivered push, after the dead job's marks lapse)
-    deploy.start_worker()
+    deploy.start_workers()
     time.sleep(5)
     headers, body = github_delivery(secret, sha)
     headers["X-GitHub-Delivery"] = str(uuid.uuid4())

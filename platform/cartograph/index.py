@@ -97,6 +97,8 @@ CONFIG_FILES = {
 }
 INDEX_FORMAT = _index_format()
 PARALLEL_MIN_FILES = 64
+PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
+PREFETCH_CHUNK = 500
 RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
 PARSE_CHUNK = 48
 WRITE_BATCH = 256
@@ -116,6 +118,7 @@ class IndexResult:
     unchanged: int = 0
     deleted: int = 0
     reresolved: int = 0
+    reresolved_unchanged: int = 0  # of those, resolved the same as before (nothing written)
     skipped: int = 0
     symbols_written: int = 0
     edges_written: int = 0
@@ -400,6 +403,7 @@ class _IndexRun:
         self.result = IndexResult(repo, str(discovery.root))
         self.sources = {f.path: f for f in discovery.files}
         self.origin: tuple[str, str] | None = None
+        self.prefetched: dict[str, bytes] = {}  # stored facts read ahead (see _prefetch_facts)
         self.timer = _Timer(self.result)
 
     def run(self) -> IndexResult:
@@ -407,6 +411,7 @@ class _IndexRun:
         previous = store.get_repo(self.repo)
         rebuild = previous is None or previous.index_format != INDEX_FORMAT
         states = {} if rebuild else store.file_states(self.repo)
+        self.states = states
         if rebuild and previous is not None:
             store.delete_repo(self.repo)
         self.timer.lap("discover")
@@ -511,6 +516,7 @@ class _IndexRun:
                 dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
                 dependents &= present
         result.reresolved = len(dependents)
+        self._prefetch_facts(dependents)
         self.program = self._program()
         self.replace = bool(states)
         if deleted:
@@ -651,6 +657,11 @@ class _IndexRun:
                 resolution = self._resolution(path, None)
                 if resolution is None:
                     continue
+                digest = resolution_digest(resolution)
+                state = self.states.get(path)
+                if state is not None and state.resolution == digest:
+                    self.result.reresolved_unchanged += 1
+                    continue  # resolved the same as before: nothing to write
                 edge_writes.append(
                     EdgeWrite(
                         path,
@@ -658,6 +669,7 @@ class _IndexRun:
                         resolution.unresolved,
                         _import_links(resolution),
                         sorted(resolution.deps),
+                        digest,
                     )
                 )
             if len(file_writes) + len(edge_writes) >= WRITE_BATCH:
@@ -716,7 +728,9 @@ class _IndexRun:
         language = language_of(path)
         if language is None:
             return None
-        blob = self.reads.load_facts(self.repo, [path]).get(path)
+        blob = self.prefetched.pop(path, None)
+        if blob is None:
+            blob = self.reads.load_facts(self.repo, [path]).get(path)
         facts = decode_facts(blob) if blob else None
         if facts is None or facts.get("v") != facts_version(language):
             source = self.sources.get(path)
@@ -725,6 +739,22 @@ class _IndexRun:
                 return None
             facts = extract_facts(language, data)
         return facts
+
+    def _prefetch_facts(self, dependents: set[str]) -> None:
+        """Stored facts that re-resolving the dependents will read, fetched in a few large
+        reads rather than one round trip per module (it matters for a server store): the
+        dependents' own, and — when they are many, so they consult most of the repository —
+        every indexed file's."""
+        if not dependents:
+            return
+        wanted = set(dependents)
+        if len(dependents) > PREFETCH_ALL_ABOVE:
+            wanted |= set(self.module_map.by_path)
+        wanted -= set(self.fresh)
+        paths = sorted(wanted)
+        for start in range(0, len(paths), PREFETCH_CHUNK):
+            chunk = paths[start : start + PREFETCH_CHUNK]
+            self.prefetched.update(self.store.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:
         try:
@@ -778,6 +808,7 @@ class _IndexRun:
         resolution = self._resolution(source.path, parsed)
         if resolution is None:
             return FileWrite(record, parsed.blob, [], [], [], [], [])
+        record.resolution = resolution_digest(resolution)
         return FileWrite(
             record,
             parsed.blob,
@@ -813,6 +844,21 @@ def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> s
             except OSError:
                 digest.update(b"<unreadable>")
     return CONFIG_ALIAS + digest.hexdigest() if found else ""
+
+
+def resolution_digest(resolution: FileResolution) -> str:
+    """What a file's resolution writes (edges, unresolved calls, imports, dependencies), as a
+    digest: a re-resolution with the same digest writes nothing."""
+    content = (
+        sorted(
+            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence)
+            for e in resolution.edges
+        ),
+        sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),
+        sorted((kind, target, tuple(names)) for kind, target, names in resolution.imports),
+        sorted(resolution.deps),
+    )
+    return hashlib.blake2b(repr(content).encode(), digest_size=12).hexdigest()
 
 
 def _import_links(resolution: FileResolution) -> list[ImportLink]:

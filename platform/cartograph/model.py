@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-SCHEMA_VERSION = 3  # 1: code graph; 2: git history; 3: tracked repositories
+# 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests
+SCHEMA_VERSION = 4
 
 SYMBOL_KINDS = (
     "module",
@@ -104,6 +105,7 @@ class FileRecord:
     parse_errors: int = 0
     interface: str = ""  # digest of what other files can observe of it (internal)
     aliases: str = ""  # other module names it can be imported by, space-separated (internal)
+    resolution: str = ""  # digest of what its resolution wrote (edges, unresolved, imports, deps)
 
     @property
     def id(self) -> str:
@@ -187,6 +189,7 @@ class EdgeWrite:
     unresolved: list[Unresolved]
     imports: list[ImportLink]
     deps: list[str]
+    resolution: str = ""  # digest of the above (FileRecord.resolution)
 
 
 @dataclass(slots=True)

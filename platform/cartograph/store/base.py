@@ -40,6 +40,7 @@ class FileState:
     language: str
     interface: str  # parsing.interface_hash of its facts
     aliases: str  # space-separated module aliases it was resolved under
+    resolution: str = ""  # digest of what its last resolution wrote (see FileRecord)
 
 
 @dataclass(slots=True)

@@ -448,9 +448,10 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
     def file_states(self, repo: str) -> dict[str, FileState]:
         records = self._read(
             "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
+            "OPTIONAL MATCH (i:IndexState {id: f.id}) "
             "RETURN f.path AS path, f.sha256 AS sha256, f.size AS size, f.mtime_ns AS mtime_ns, "
             "f.module AS module, f.language AS language, f.interface AS interface, "
-            "f.aliases AS aliases",
+            "f.aliases AS aliases, i.resolution AS resolution",
             repo=repo,
         )
         return {
@@ -462,6 +463,7 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
                 r["language"],
                 r["interface"],
                 r["aliases"],
+                r["resolution"] or "",
             )
             for r in records
         }
@@ -533,6 +535,7 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
                 },
                 "facts": w.facts,
                 "deps": w.deps,
+                "resolution": w.record.resolution,
             }
             for w in writes
         ]
@@ -553,7 +556,8 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
                 "UNWIND $files AS f MERGE (file:File {id: f.id}) "
                 "SET file += f.props REMOVE file:Stub MERGE (r)-[:CONTAINS]->(file) "
                 "MERGE (i:IndexState {id: f.id}) "
-                "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps",
+                "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps, "
+                "i.resolution = f.resolution",
                 files=files,
                 repo=repo,
             ).consume()
@@ -634,7 +638,15 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
     def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None:
         if not writes:
             return
-        files = [{"id": file_id(repo, w.path), "path": w.path, "deps": w.deps} for w in writes]
+        files = [
+            {
+                "id": file_id(repo, w.path),
+                "path": w.path,
+                "deps": w.deps,
+                "resolution": w.resolution,
+            }
+            for w in writes
+        ]
         links = self._link_rows(repo, [(w.path, w.edges, w.imports) for w in writes])
         unresolved = [
             {"id": sid, **lists}
@@ -645,7 +657,8 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
         def work(tx):
             self._clear_file_rows(tx, repo, files, symbols=False)
             tx.run(
-                "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) SET i.deps = f.deps",
+                "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) "
+                "SET i.deps = f.deps, i.resolution = f.resolution",
                 files=files,
             ).consume()
             tx.run(

@@ -32,6 +32,7 @@ MIGRATIONS = {
     1: "sqlite_001_initial.sql",
     2: "sqlite_002_history.sql",
     3: "sqlite_003_tracking.sql",
+    4: "sqlite_004_resolution.sql",
 }
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
@@ -245,7 +246,8 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
     # ------------------------------------------------------------------ index writes
     def file_states(self, repo: str) -> dict[str, FileState]:
         rows = self.db.execute(
-            "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases FROM files "
+            "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases, "
+            "resolution FROM files "
             "WHERE repo = ?",
             (repo,),
         )
@@ -289,7 +291,7 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
             if replace:
                 self._delete_file_rows(db, repo, [w.record.path for w in writes], symbols=True)
             db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         repo,
@@ -305,6 +307,7 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
                         w.record.interface,
                         w.record.aliases,
                         w.facts,
+                        w.record.resolution,
                     )
                     for w in writes
                 ],
@@ -390,6 +393,10 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
             self._delete_file_rows(db, repo, [w.path for w in writes], symbols=False)
             self._insert_edges(
                 db, repo, [(w.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes]
+            )
+            db.executemany(
+                "UPDATE files SET resolution = ? WHERE repo = ? AND path = ?",
+                [(w.resolution, repo, w.path) for w in writes],
             )
 
     def delete_files(self, repo: str, paths: Iterable[str]) -> None:

@@ -1,12 +1,14 @@
 """The Celery app: sync jobs on workers, Redis as broker and result backend.
 
     CARTOGRAPH_BROKER=redis://127.0.0.1:6379/0 CARTOGRAPH_STORE=bolt://127.0.0.1:7687 \\
-        celery -A cartograph.workers.celery_app worker --concurrency 2
+        celery -A cartograph.workers.celery_app worker --pool solo
+
+One job per worker process (the solo pool), which parses and resolves on every core; run more
+worker processes for more repositories at once (prefork children are daemonic: one core each).
 
 Settings (environment): CARTOGRAPH_BROKER (required), CARTOGRAPH_STORE (the graph),
 CARTOGRAPH_DATA (mirrors and worktrees; shared by the workers of one machine).
-A task is acknowledged when it ends (a worker killed mid-job gives it back to the queue), one
-task per worker process at a time.
+A task is acknowledged when it ends.
 """
 
 from __future__ import annotations
