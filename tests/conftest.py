@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 # `benchmark.corpora` (real source trees) is shared with the benchmark harness
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-from neo4j_server import neo4j_session_server
+from neo4j_server import neo4j_session_server, wipe_neo4j
 
 BACKENDS = ("sqlite", "neo4j")
 
@@ -67,17 +67,6 @@ class Stores:
     def close(self) -> None:
         for store in self.opened:
             store.close()
-
-
-def wipe_neo4j(url: str) -> None:
-    """Empty the graph (the schema and its indexes stay)."""
-    import neo4j
-
-    with neo4j.GraphDatabase.driver(url, auth=None) as driver, driver.session() as session:
-        session.run(
-            "MATCH (n) WHERE NOT n:CartographMeta "
-            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
-        ).consume()
 
 
 def drop_neo4j_schema(url: str) -> None:

@@ -92,3 +92,14 @@ def start_private_server(
         return neo4jdev.start(port=port, data_dir=data_dir, password=password)
     except neo4jdev.Neo4jDevError as e:
         raise Neo4jTestServerError(f"could not start a private Neo4j test server: {e}") from e
+
+
+def wipe_neo4j(url: str) -> None:
+    """Empty the graph (the schema and its indexes stay)."""
+    import neo4j
+
+    with neo4j.GraphDatabase.driver(url, auth=None) as driver, driver.session() as session:
+        session.run(
+            "MATCH (n) WHERE NOT n:CartographMeta "
+            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+        ).consume()

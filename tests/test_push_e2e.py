@@ -14,7 +14,7 @@ import httpx
 import pytest
 from api_support import serve_in_process
 from cartograph.sync import Mirror
-from conftest import wipe_neo4j
+from neo4j_server import wipe_neo4j
 from push_support import (
     Deployment,
     Remote,

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from cartograph.model import SymbolRow, Unresolved, symbol_id
-from cartograph.resolve.python import FileResolution, _add_edge
+from cartograph.resolve.python import FileResolution, _add_edge, _render
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
@@ -804,24 +804,6 @@ class EcmaProgram:
         return FileResolution(
             path, path, symbols, list(edges.values()), unresolved, deps, _dedupe(imports)
         )
-
-
-def _render(expr: list | None) -> str:
-    """A callee as written, minus arguments (for unresolved calls)."""
-    if expr is None:
-        return "?"
-    tag = expr[0]
-    if tag in ("n", "?"):
-        return expr[1]
-    if tag in ("this", "super"):
-        return tag
-    if tag == "a":
-        return f"{_render(expr[1])}.{expr[2]}"
-    if tag == "c":
-        return f"{_render(expr[1])}(…)"
-    if tag == "new":
-        return f"new {_render(expr[1])}"
-    return "?"
 
 
 def _dedupe(imports: list) -> list:

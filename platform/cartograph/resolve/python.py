@@ -1113,11 +1113,17 @@ def _add_edge(edges: dict, etype: str, src: str, dst: str, line: int, via: str |
 
 
 def _render(expr: list | None) -> str:
+    """A callee as written, minus arguments (for unresolved calls). Also renders the
+    TypeScript/JavaScript expression tags (`this`, `super`, `new`, `?` for text kept as is)."""
     if expr is None:
         return "?"
     kind = expr[0]
-    if kind == "n":
+    if kind in ("n", "?"):
         return expr[1]
+    if kind in ("this", "super"):
+        return kind
+    if kind == "new":
+        return f"new {_render(expr[1])}"
     if kind == "a":
         return f"{_render(expr[1])}.{expr[2]}"
     if kind == "c":

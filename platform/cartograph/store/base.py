@@ -24,6 +24,7 @@ from cartograph.model import (
     Touch,
     TrackedRepo,
     Unresolved,
+    file_id,
 )
 
 
@@ -254,3 +255,91 @@ class TraversalMixin:
 def _trace_order(row: EdgeRow) -> tuple:
     other = row.other
     return (-row.edge.confidence, other.qualname if other else "", row.edge.src, row.edge.dst)
+
+
+def export_graph(
+    repo: Repo,
+    files: Iterable[FileRecord],
+    symbols: Iterable[SymbolRow],
+    edges: Iterable[Edge],
+    imports: Iterable[tuple[str, str, str, list[str]]],
+    packages: Iterable[tuple[str, str]],
+) -> Iterator[dict]:
+    """Every node and relationship of a repository as `cartograph export` writes them (one
+    JSON object each), from what a store read: the same output from every store."""
+    name = repo.name
+    yield {
+        "type": "node",
+        "label": "Repo",
+        "id": name,
+        "name": name,
+        "indexed_sha": repo.indexed_sha,
+        "indexed_at": repo.indexed_at,
+    }
+    for record in files:
+        yield {
+            "type": "node",
+            "label": "File",
+            "id": record.id,
+            "repo": name,
+            "path": record.path,
+            "language": record.language,
+            "sha256": record.sha256,
+            "lines": record.lines,
+            "is_test": record.is_test,
+        }
+        yield {"type": "edge", "label": "CONTAINS", "src": name, "dst": record.id}
+    for symbol in symbols:
+        yield {
+            "type": "node",
+            "label": "Symbol",
+            "id": symbol.id,
+            "repo": name,
+            "path": symbol.path,
+            "name": symbol.name,
+            "qualname": symbol.qualname,
+            "kind": symbol.kind,
+            "start_line": symbol.start_line,
+            "end_line": symbol.end_line,
+            "signature": symbol.signature,
+            "doc": symbol.doc,
+            "exported": symbol.exported,
+            "decorators": symbol.decorators,
+        }
+        yield {
+            "type": "edge",
+            "label": "DEFINES",
+            "src": file_id(name, symbol.path),
+            "dst": symbol.id,
+        }
+        if symbol.parent:
+            yield {"type": "edge", "label": "HAS_MEMBER", "src": symbol.parent, "dst": symbol.id}
+    for edge in edges:
+        yield {
+            "type": "edge",
+            "label": edge.type,
+            "src": edge.src,
+            "dst": edge.dst,
+            "lines": list(edge.lines),
+            "count": edge.count,
+            "via": edge.via,
+            "confidence": edge.confidence,
+        }
+    for path, kind, target, names in imports:
+        dst = file_id(name, target) if kind == "file" else f"package:{target}"
+        yield {
+            "type": "edge",
+            "label": "IMPORTS",
+            "src": file_id(name, path),
+            "dst": dst,
+            "names": names,
+        }
+    for package, ecosystem in packages:
+        yield {
+            "type": "node",
+            "label": "Package",
+            "id": f"package:{package}",
+            "name": package,
+            "ecosystem": ecosystem,
+        }
+        yield {"type": "edge", "label": "PROVIDES", "src": name, "dst": f"package:{package}"}

@@ -32,7 +32,13 @@ from cartograph.model import (
     Unresolved,
     file_id,
 )
-from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+from cartograph.store.base import (
+    EdgeRow,
+    FileState,
+    StoreError,
+    TraversalMixin,
+    export_graph,
+)
 from cartograph.store.neo4j_history import Neo4jHistory
 from cartograph.store.neo4j_tracking import Neo4jTracking
 
@@ -1145,103 +1151,48 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
         repo_row = self.get_repo(repo)
         if repo_row is None:
             return
-        yield {
-            "type": "node",
-            "label": "Repo",
-            "id": repo,
-            "name": repo,
-            "indexed_sha": repo_row.indexed_sha,
-            "indexed_at": repo_row.indexed_at,
-        }
-        for record in self.files(repo).values():
-            yield {
-                "type": "node",
-                "label": "File",
-                "id": record.id,
-                "repo": repo,
-                "path": record.path,
-                "language": record.language,
-                "sha256": record.sha256,
-                "lines": record.lines,
-                "is_test": record.is_test,
-            }
-            yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
-        records = self._read(
-            f"MATCH (s:Symbol {{repo: $repo}}) WHERE NOT s:Stub "
-            f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.path, s.start_line, s.qualname",
-            repo=repo,
+        symbols = (
+            _symbol(record["s"])
+            for record in self._read(
+                f"MATCH (s:Symbol {{repo: $repo}}) WHERE NOT s:Stub "
+                f"RETURN {_SYMBOL_RETURN} AS s ORDER BY s.path, s.start_line, s.qualname",
+                repo=repo,
+            )
         )
-        for record in records:
-            symbol = _symbol(record["s"])
-            yield {
-                "type": "node",
-                "label": "Symbol",
-                "id": symbol.id,
-                "repo": repo,
-                "path": symbol.path,
-                "name": symbol.name,
-                "qualname": symbol.qualname,
-                "kind": symbol.kind,
-                "start_line": symbol.start_line,
-                "end_line": symbol.end_line,
-                "signature": symbol.signature,
-                "doc": symbol.doc,
-                "exported": symbol.exported,
-                "decorators": symbol.decorators,
-            }
-            yield {
-                "type": "edge",
-                "label": "DEFINES",
-                "src": file_id(repo, symbol.path),
-                "dst": symbol.id,
-            }
-            if symbol.parent:
-                yield {
-                    "type": "edge",
-                    "label": "HAS_MEMBER",
-                    "src": symbol.parent,
-                    "dst": symbol.id,
-                }
-        records = self._read(
-            "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
-            "RETURN type(r) AS type, a.id AS src, b.id AS dst, r.lines AS lines, "
-            "r.count AS count, r.via AS via, r.confidence AS confidence "
-            "ORDER BY type, src, dst",
-            repo=repo,
+        edges = (
+            Edge(
+                r["type"],
+                r["src"],
+                r["dst"],
+                list(r["lines"]),
+                r["count"],
+                r["via"],
+                r["confidence"],
+            )
+            for r in self._read(
+                "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+                "RETURN type(r) AS type, a.id AS src, b.id AS dst, r.lines AS lines, "
+                "r.count AS count, r.via AS via, r.confidence AS confidence "
+                "ORDER BY type, src, dst",
+                repo=repo,
+            )
         )
-        for r in records:
-            yield {
-                "type": "edge",
-                "label": r["type"],
-                "src": r["src"],
-                "dst": r["dst"],
-                "lines": list(r["lines"]),
-                "count": r["count"],
-                "via": r["via"],
-                "confidence": r["confidence"],
-            }
-        for path, kind, target, names in self.import_links(repo):
-            dst = file_id(repo, target) if kind == "file" else f"package:{target}"
-            yield {
-                "type": "edge",
-                "label": "IMPORTS",
-                "src": file_id(repo, path),
-                "dst": dst,
-                "names": names,
-            }
-        for r in self._read(
-            "MATCH (:Repo {name: $repo})-[:PROVIDES]->(p:Package) "
-            "RETURN p.name AS name, p.ecosystem AS eco ORDER BY name",
-            repo=repo,
-        ):
-            yield {
-                "type": "node",
-                "label": "Package",
-                "id": f"package:{r['name']}",
-                "name": r["name"],
-                "ecosystem": r["eco"],
-            }
-            yield {"type": "edge", "label": "PROVIDES", "src": repo, "dst": f"package:{r['name']}"}
+        packages = (
+            (r["name"], r["eco"])
+            for r in self._read(
+                "MATCH (:Repo {name: $repo})-[:PROVIDES]->(p:Package) "
+                "RETURN p.name AS name, p.ecosystem AS eco ORDER BY name",
+                repo=repo,
+            )
+        )
+        yield from export_graph(
+            repo_row,
+            self.files(repo).values(),
+            symbols,
+            edges,
+            self.import_links(repo),
+            packages,
+        )
 
     # ------------------------------------------------------------------ traversals
     def shortest_path(

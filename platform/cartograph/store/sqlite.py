@@ -21,10 +21,9 @@ from cartograph.model import (
     Skipped,
     SymbolRow,
     Unresolved,
-    file_id,
     split_symbol_id,
 )
-from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin
+from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin, export_graph
 from cartograph.store.sqlite_history import SQLiteHistory
 from cartograph.store.sqlite_tracking import SQLiteTracking
 
@@ -777,101 +776,37 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
         return [Skipped(*r) for r in rows]
 
     def export(self, repo: str) -> Iterator[dict]:
-        db = self.db
         repo_row = self.get_repo(repo)
         if repo_row is None:
             return
-        yield {
-            "type": "node",
-            "label": "Repo",
-            "id": repo,
-            "name": repo,
-            "indexed_sha": repo_row.indexed_sha,
-            "indexed_at": repo_row.indexed_at,
-        }
-        for record in self.files(repo).values():
-            yield {
-                "type": "node",
-                "label": "File",
-                "id": record.id,
-                "repo": repo,
-                "path": record.path,
-                "language": record.language,
-                "sha256": record.sha256,
-                "lines": record.lines,
-                "is_test": record.is_test,
-            }
-            yield {"type": "edge", "label": "CONTAINS", "src": repo, "dst": record.id}
-        for row in db.execute(
-            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id >= ? AND id < ? "
-            f"ORDER BY path, start_line, qualname",
-            repo_range(repo),
-        ):
-            symbol = _symbol(row)
-            yield {
-                "type": "node",
-                "label": "Symbol",
-                "id": symbol.id,
-                "repo": repo,
-                "path": symbol.path,
-                "name": symbol.name,
-                "qualname": symbol.qualname,
-                "kind": symbol.kind,
-                "start_line": symbol.start_line,
-                "end_line": symbol.end_line,
-                "signature": symbol.signature,
-                "doc": symbol.doc,
-                "exported": symbol.exported,
-                "decorators": symbol.decorators,
-            }
-            yield {
-                "type": "edge",
-                "label": "DEFINES",
-                "src": file_id(repo, symbol.path),
-                "dst": symbol.id,
-            }
-            if symbol.parent:
-                yield {
-                    "type": "edge",
-                    "label": "HAS_MEMBER",
-                    "src": symbol.parent,
-                    "dst": symbol.id,
-                }
-        for row in db.execute(
-            "SELECT type, src, dst, lines, count, via, confidence FROM edges "
-            "WHERE src >= ? AND src < ? ORDER BY type, src, dst",
-            repo_range(repo),
-        ):
-            yield {
-                "type": "edge",
-                "label": row[0],
-                "src": row[1],
-                "dst": row[2],
-                "lines": _decode_lines(row[3]),
-                "count": row[4],
-                "via": row[5],
-                "confidence": row[6],
-            }
-        for path, kind, target, names in self.import_links(repo):
-            dst = file_id(repo, target) if kind == "file" else f"package:{target}"
-            yield {
-                "type": "edge",
-                "label": "IMPORTS",
-                "src": file_id(repo, path),
-                "dst": dst,
-                "names": names,
-            }
-        for name, ecosystem in db.execute(
+        db = self.db
+        symbols = (
+            _symbol(row)
+            for row in db.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE id >= ? AND id < ? "
+                f"ORDER BY path, start_line, qualname",
+                repo_range(repo),
+            )
+        )
+        edges = (
+            Edge(row[0], row[1], row[2], _decode_lines(row[3]), row[4], row[5], row[6])
+            for row in db.execute(
+                "SELECT type, src, dst, lines, count, via, confidence FROM edges "
+                "WHERE src >= ? AND src < ? ORDER BY type, src, dst",
+                repo_range(repo),
+            )
+        )
+        packages = db.execute(
             "SELECT name, ecosystem FROM packages WHERE repo = ? ORDER BY name", (repo,)
-        ):
-            yield {
-                "type": "node",
-                "label": "Package",
-                "id": f"package:{name}",
-                "name": name,
-                "ecosystem": ecosystem,
-            }
-            yield {"type": "edge", "label": "PROVIDES", "src": repo, "dst": f"package:{name}"}
+        )
+        yield from export_graph(
+            repo_row,
+            self.files(repo).values(),
+            symbols,
+            edges,
+            self.import_links(repo),
+            packages,
+        )
 
 
 class _Transaction:
