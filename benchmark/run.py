@@ -1,7 +1,7 @@
 """Speed and memory of the core on real source trees (PyPI sdists of Django, networkx, click).
 
 For each corpus, measured on this machine's cores:
-- parse-only floor: tree-sitter parse of the same Python files, in as many processes as cores;
+- parse-only floor: tree-sitter parse of the same files (each with its grammar), in as many processes as cores;
 - full index into a fresh SQLite store, and its ratio to the floor;
 - no-change re-index (library call, and the `cartograph index` command end to end);
 - single-file re-index after an edit, p50/p95 over 20 edits of random files (an edit inside a
@@ -302,7 +302,7 @@ def to_markdown(report: dict) -> str:
         "|---|" + "---:|" * len(report["corpora"]) + "---|",
     ]
     rows = [
-        ("Python files", "python_files", None),
+        ("indexed files (all languages)", "python_files", None),
         ("parse-only floor (s)", "parse_floor_seconds", None),
         ("full index (s)", "full_index_seconds", None),
         ("full index / floor", "full_index_ratio", "≤ 3x"),
