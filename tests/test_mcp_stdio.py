@@ -114,3 +114,62 @@ def test_reindex_after_an_edit_refreshes_answers(tmp_path, stores):
     assert "changed on disk since indexed" in stale
     assert "1 parsed" in summary
     assert "shop.models.brand_new" in fresh and "changed on disk" not in fresh
+
+
+def test_team_tools_sessions_claims_and_lessons(tmp_path, stores):
+    """Two agents through the SDK client: one claims a file, the other is told who holds it,
+    may not edit it, and reads the lesson the first left."""
+    store_url = stores.url()
+
+    async def calls(client):
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {
+            "start_session",
+            "heartbeat",
+            "claim_file",
+            "release_file",
+            "list_claims",
+            "check_edit",
+            "remember",
+            "recall",
+        } <= names
+
+        async def tool(name, **arguments):
+            return _text(await client.call_tool(name, arguments))
+
+        alice = json.loads(
+            await tool(
+                "start_session", agent="alice-laptop", task="fix refund rounding", as_json=True
+            )
+        )["id"]
+        bob = json.loads(await tool("start_session", agent="bob", task="docs", as_json=True))["id"]
+        out = {
+            "won": await tool("claim_file", session=alice, repo="shop", path="api/payments.py"),
+            "lost": await tool("claim_file", session=bob, repo="shop", path="api/payments.py"),
+            "check": await tool("check_edit", session=bob, repo="shop", path="api/payments.py"),
+            "claims": await tool("list_claims", repo="shop"),
+            "lesson": await tool(
+                "remember",
+                session=alice,
+                text="Refund amounts are Decimal; run pytest tests/payments.",
+                about=["api/"],
+            ),
+            "recall": await tool("recall", about=["api/payments.py"]),
+            "released": await tool(
+                "release_file", session=alice, repo="shop", path="api/payments.py"
+            ),
+            "after": await tool("claim_file", session=bob, repo="shop", path="api/payments.py"),
+        }
+        bad = await client.call_tool("claim_file", {"session": 999999, "repo": "shop", "path": "x"})
+        out["bad"] = (bad.is_error, "".join(b.text for b in bad.content))
+        return out
+
+    out = asyncio.run(_session(store_url, str(tmp_path), calls))
+    assert out["won"].startswith("api/payments.py is yours")
+    assert "is being edited by session" in out["lost"] and "alice-laptop" in out["lost"]
+    assert "fix refund rounding" in out["check"]
+    assert "api/payments.py  edit by session" in out["claims"]
+    assert "Decimal" in out["recall"] and "alice-laptop" in out["recall"]
+    assert out["released"] == "released api/payments.py"
+    assert out["after"].startswith("api/payments.py is yours")
+    assert out["bad"][0] and "no session 999999" in out["bad"][1]

@@ -46,6 +46,8 @@ Edges
 - (Person {email, name, bot})-[:AUTHORED]->(Commit {sha, repo, message, at})
 - (Commit)-[:TOUCHED {added, deleted}]->(File); (Commit)-[:TOUCHED {lines}]->(Symbol)
 - (File)-[:CO_CHANGES {count, weight}]->(File), and the same between symbols
+- (AgentSession {id, agent, task})-[:READ|EDITED]->(File); Claim {repo, path, session, intent,
+  since, expires_at}; (Lesson {text, about})-[:ABOUT]->(File | Symbol)
 via: scope | import | self | inheritance | super | constructor | annotation | return |
 injection | export — how the target was found (docs/resolution.md).
 Calls the resolver cannot prove (dynamic dispatch, getattr, untyped values, external
@@ -257,7 +259,99 @@ def build_server(store_url: str | None = None) -> MCPServer:
         )
         return head + render(summary)
 
+    add_agent_tools(server, store, lock)
     return server
+
+
+def add_agent_tools(
+    server: MCPServer, store: Callable[[], GraphStore], lock: threading.Lock
+) -> None:
+    """The team tools: sessions, file claims, lessons (see cartograph.agents.sessions)."""
+    from cartograph.agents import sessions as agents
+
+    def call(fn: Callable[[GraphStore], Any]) -> Any:
+        with lock:
+            try:
+                return fn(store())
+            except (agents.AgentError, StoreError) as exc:
+                raise ToolError(str(exc)) from exc
+
+    def claim_text(result: agents.ClaimResult, as_json: bool) -> str:
+        return to_json(result) if as_json else result.message
+
+    @server.tool()
+    def start_session(agent: str, task: str, as_json: bool = False) -> str:
+        """Start a work session before editing a shared repository: `agent` names you (e.g.
+        alice-laptop), `task` says what you are doing. Returns the session id the other team
+        tools take. Call heartbeat now and then (a session silent for 15 minutes expires)."""
+        session = call(lambda g: agents.start_session(g, agent, task))
+        return to_json(session) if as_json else f"session {session.id} started for {agent}"
+
+    @server.tool()
+    def heartbeat(session: int) -> str:
+        """Keep a session (and its claims) alive."""
+        found = call(lambda g: agents.heartbeat(g, session))
+        return f"session {found.id} alive (last seen {found.last_seen})"
+
+    @server.tool()
+    def claim_file(
+        session: int, repo: str, path: str, intent: str = "edit", as_json: bool = False
+    ) -> str:
+        """Claim a file before editing it, so no other agent edits it blind. Exactly one of
+        several claimers wins; if another session holds it, the answer says who, for which task
+        and since when — work on something else or wait. Re-claiming renews your claim."""
+        return claim_text(call(lambda g: agents.claim(g, session, repo, path, intent)), as_json)
+
+    @server.tool()
+    def release_file(session: int, repo: str, path: str) -> str:
+        """Release your claim on a file when you are done with it."""
+        released = call(lambda g: agents.release(g, session, repo, path))
+        return f"released {path}" if released else f"you held no claim on {path}"
+
+    @server.tool()
+    def list_claims(repo: str | None = None, as_json: bool = False) -> str:
+        """Files currently claimed (by whom, for what, since and until when)."""
+        found = call(lambda g: agents.claims(g, repo))
+        if as_json:
+            return to_json(found)
+        lines = [
+            f"{c.repo}:{c.path}  {c.intent} by session {c.session} of {c.agent} "
+            f"(task: {c.task}) since {c.since}, until {c.expires_at}"
+            for c in found
+        ]
+        return "\n".join(lines) or "no file is claimed"
+
+    @server.tool()
+    def check_edit(session: int, repo: str, path: str, as_json: bool = False) -> str:
+        """May this session edit the file now? No when another live session holds it."""
+        return claim_text(call(lambda g: agents.check_edit(g, session, repo, path)), as_json)
+
+    @server.tool()
+    def remember(
+        session: int, text: str, about: list[str] | None = None, kind: str = "lesson"
+    ) -> str:
+        """Leave a lesson for the next agent (e.g. the test command of a package, a trap to
+        avoid), about paths, folders (ending in /) or symbol ids (repo:path#qualname)."""
+        lesson = call(lambda g: agents.remember(g, session, text, about or [], kind))
+        return (
+            f"lesson {lesson.id} stored about {', '.join(lesson.about) or 'nothing in particular'}"
+        )
+
+    @server.tool()
+    def recall(
+        about: list[str] | None = None, text: str = "", limit: int = 20, as_json: bool = False
+    ) -> str:
+        """Lessons other agents left about these paths, folders or symbols (or with these
+        words), newest first. Read them before working on a file."""
+        found = call(lambda g: agents.recall(g, about, text, limit))
+        if as_json:
+            return to_json(found)
+        return (
+            "\n".join(
+                f"[{x.at} {x.agent}, about {', '.join(x.about) or '-'}] {x.text}" for x in found
+            )
+            or "no lessons"
+        )
 
 
 def run_stdio(store_url: str | None = None) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-# 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests
-SCHEMA_VERSION = 4
+# 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents
+SCHEMA_VERSION = 5
 
 SYMBOL_KINDS = (
     "module",
@@ -72,6 +72,45 @@ class Repo:
     @property
     def id(self) -> str:
         return self.name
+
+
+@dataclass(slots=True)
+class AgentSession:
+    """An agent at work on a task (`start_session`); alive while it sends heartbeats."""
+
+    id: int
+    agent: str
+    task: str
+    started_at: str
+    last_seen: str
+    ended_at: str = ""
+
+
+@dataclass(slots=True)
+class Claim:
+    """A session's hold on a path of a repository, with who holds it (for the others)."""
+
+    repo: str
+    path: str
+    session: int
+    intent: str
+    since: str
+    expires_at: str
+    agent: str = ""
+    task: str = ""
+
+
+@dataclass(slots=True)
+class Lesson:
+    """What an agent learned, about paths, folders (ending in /) or symbol ids."""
+
+    id: int
+    text: str
+    kind: str
+    session: int
+    agent: str
+    at: str
+    about: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cartograph.model import Edge, SymbolRow, Unresolved
+from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
 from cartograph.store.base import GraphStore, TraceStep
 
@@ -14,6 +14,7 @@ MAX_DEPTH = 10
 MAX_FANOUT = 50
 CONTEXT_EDGES = 15
 MAX_LISTED = 200  # members, subclasses and unresolved calls shown in one answer
+MAX_LESSONS = 10
 MEMBER_HOLDERS = frozenset({"module", "class", "interface", "enum", "variable"})  # have members
 
 
@@ -52,6 +53,7 @@ class Context:
     callees: NeighborPage
     referenced_by: list[Neighbor]
     envelope: Envelope = field(default_factory=Envelope)
+    lessons: list[Lesson] = field(default_factory=list)  # agents' lessons about it or its file
 
 
 @dataclass(slots=True)
@@ -186,6 +188,9 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
         ),
         referenced_by=referenced,
         envelope=envelope,
+        lessons=store.find_lessons(
+            [symbol.id, symbol.path, f"{symbol.repo}:{symbol.path}"], "", MAX_LESSONS
+        ),
     )
 
 

@@ -177,6 +177,9 @@ def _context(ctx: Context) -> str:
             f"  {u.name}  l.{u.line}" + (f"  (from {u.external})" if u.external else "")
             for u in calls[:15]
         )
+    if ctx.lessons:
+        out.append(f"lessons left by agents ({len(ctx.lessons)}):")
+        out.extend(f"  [{x.at[:10]} {x.agent}] {x.text}" for x in ctx.lessons)
     out.append(
         "(open the file before editing: the graph says where to look, the source is the truth)"
     )

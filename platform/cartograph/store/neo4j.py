@@ -39,6 +39,7 @@ from cartograph.store.base import (
     TraversalMixin,
     export_graph,
 )
+from cartograph.store.neo4j_agents import Neo4jAgents
 from cartograph.store.neo4j_history import Neo4jHistory
 from cartograph.store.neo4j_tracking import Neo4jTracking
 
@@ -89,6 +90,11 @@ SCHEMA = [
     "CREATE INDEX stub_repo IF NOT EXISTS FOR (n:Stub) ON (n.repo)",
     # schema version 2: history
     "CREATE CONSTRAINT tracked_name IF NOT EXISTS FOR (n:TrackedRepo) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT agent_session_id IF NOT EXISTS FOR (n:AgentSession) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT claim_key IF NOT EXISTS FOR (n:Claim) REQUIRE n.key IS UNIQUE",
+    "CREATE CONSTRAINT lesson_id IF NOT EXISTS FOR (n:Lesson) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX claim_session IF NOT EXISTS FOR (n:Claim) ON (n.session)",
+    "CREATE INDEX claim_repo IF NOT EXISTS FOR (n:Claim) ON (n.repo)",
     "CREATE CONSTRAINT delivery_key IF NOT EXISTS FOR (n:Delivery) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX delivery_repo IF NOT EXISTS FOR (n:Delivery) ON (n.repo, n.at)",
     "CREATE CONSTRAINT commit_id IF NOT EXISTS FOR (n:Commit) REQUIRE n.id IS UNIQUE",
@@ -224,7 +230,7 @@ def _lucene(word: str, prefix: bool) -> str:
     return "(" + " ".join(f"{field}:{term}^{w}" for field, w in SEARCH_WEIGHTS.items()) + ")"
 
 
-class Neo4jStore(Neo4jHistory, Neo4jTracking, TraversalMixin):
+class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, TraversalMixin):
     concurrent_writers = False
 
     def __init__(self, url: str) -> None:

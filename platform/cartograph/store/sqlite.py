@@ -24,6 +24,7 @@ from cartograph.model import (
     split_symbol_id,
 )
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin, export_graph
+from cartograph.store.sqlite_agents import SQLiteAgents
 from cartograph.store.sqlite_history import SQLiteHistory
 from cartograph.store.sqlite_tracking import SQLiteTracking
 
@@ -32,6 +33,7 @@ MIGRATIONS = {
     2: "sqlite_002_history.sql",
     3: "sqlite_003_tracking.sql",
     4: "sqlite_004_resolution.sql",
+    5: "sqlite_005_agents.sql",
 }
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
@@ -73,7 +75,7 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(SQLiteHistory, SQLiteTracking, TraversalMixin):
+class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, TraversalMixin):
     concurrent_writers = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

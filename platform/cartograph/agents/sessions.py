@@ -1,0 +1,182 @@
+"""Agent sessions, file claims, activity and lessons — so two agents never edit the same file
+blind.
+
+- `start_session(agent, task)` opens a session; `heartbeat` keeps it alive; a session silent for
+  SESSION_TTL (15 min) has expired, and its claims with it.
+- `claim(session, repo, path, intent)` is atomic on both stores: among any number of concurrent
+  claimers of a path exactly one holds it; the others are told who holds it, for what and since
+  when. A claim lasts CLAIM_TTL (30 min) unless claimed again (re-claiming your own claim
+  renews it), released, or its session expires or ends.
+- `check_edit` answers "may I edit this path now?"; `record_read` / `record_edit` leave the
+  session's READ/EDITED trail on the file; `remember` stores a lesson about paths or symbols,
+  `recall` brings lessons back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from cartograph.model import AgentSession, Claim, Lesson
+from cartograph.store.base import GraphStore
+
+SESSION_TTL = timedelta(minutes=15)
+CLAIM_TTL = timedelta(minutes=30)
+INTENTS = ("edit", "refactor", "review", "test")
+MAX_TEXT = 4000
+
+
+class AgentError(ValueError):
+    """An unknown or expired session, a bad path, or a lesson without text."""
+
+
+@dataclass(slots=True)
+class ClaimResult:
+    granted: bool
+    claim: Claim  # the claim in force: yours when granted, the holder's otherwise
+    message: str
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def _clean(text: str, what: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    if not text:
+        raise AgentError(f"{what} is empty")
+    return text[:limit]
+
+
+def _path(path: str) -> str:
+    cleaned = str(path).strip()
+    while cleaned.startswith("./"):
+        cleaned = cleaned[2:]
+    parts = cleaned.split("/")
+    if (
+        not cleaned
+        or cleaned.startswith("/")
+        or ".." in parts
+        or "\0" in cleaned
+        or len(cleaned) > 1000
+    ):
+        raise AgentError(f"{path!r} is not a path inside a repository")
+    return cleaned
+
+
+def start_session(store: GraphStore, agent: str, task: str) -> AgentSession:
+    now = _stamp(_now())
+    return store.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now)
+
+
+def live_session(store: GraphStore, session_id: int) -> AgentSession:
+    session = store.get_session(int(session_id))
+    if session is None:
+        raise AgentError(f"there is no session {session_id}: start one with start_session")
+    if session.ended_at or session.last_seen <= _stamp(_now() - SESSION_TTL):
+        raise AgentError(f"session {session_id} has expired: start a new one")
+    return session
+
+
+def heartbeat(store: GraphStore, session_id: int) -> AgentSession:
+    live_session(store, session_id)
+    store.touch_session(int(session_id), _stamp(_now()))
+    return live_session(store, session_id)
+
+
+def end_session(store: GraphStore, session_id: int) -> None:
+    live_session(store, session_id)
+    store.end_session(int(session_id), _stamp(_now()))
+
+
+def claim(
+    store: GraphStore, session_id: int, repo: str, path: str, intent: str = "edit"
+) -> ClaimResult:
+    session = live_session(store, session_id)
+    if intent not in INTENTS:
+        raise AgentError(f"intent {intent!r}: one of {', '.join(INTENTS)}")
+    now = _now()
+    store.touch_session(session.id, _stamp(now))
+    held = store.claim_path(
+        repo,
+        _path(path),
+        session.id,
+        intent,
+        now=_stamp(now),
+        expires_at=_stamp(now + CLAIM_TTL),
+        alive_after=_stamp(now - SESSION_TTL),
+    )
+    if held.session == session.id:
+        return ClaimResult(True, held, f"{held.path} is yours ({intent}) until {held.expires_at}.")
+    return ClaimResult(False, held, busy_message(held))
+
+
+def busy_message(held: Claim) -> str:
+    since = held.since[11:16] if len(held.since) >= 16 else held.since
+    return (
+        f"`{held.path}` is being {'edited' if held.intent == 'edit' else held.intent + 'ed'} "
+        f"by session {held.session} of agent {held.agent} (task: {held.task}) since {since}. "
+        "Work on something else or wait."
+    )
+
+
+def release(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+    live_session(store, session_id)
+    return store.release_path(repo, _path(path), int(session_id))
+
+
+def claims(store: GraphStore, repo: str | None = None) -> list[Claim]:
+    now = _now()
+    return store.list_claims(repo, _stamp(now), _stamp(now - SESSION_TTL))
+
+
+def check_edit(store: GraphStore, session_id: int, repo: str, path: str) -> ClaimResult:
+    """May this session edit the path now? Yes when nobody else holds it (a claim is still
+    advised); no, with the holder, when another live session does."""
+    session = live_session(store, session_id)
+    path = _path(path)
+    for held in claims(store, repo):
+        if held.path == path and held.session != session.id:
+            return ClaimResult(False, held, busy_message(held))
+        if held.path == path:
+            return ClaimResult(True, held, f"{path} is yours until {held.expires_at}.")
+    free = Claim(repo, path, 0, "", "", "", "", "")
+    return ClaimResult(True, free, f"nobody holds {path}: claim it before you edit.")
+
+
+def record_read(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+    live_session(store, session_id)
+    return store.record_activity(int(session_id), repo, _path(path), "READ", _stamp(_now()))
+
+
+def record_edit(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+    live_session(store, session_id)
+    return store.record_activity(int(session_id), repo, _path(path), "EDITED", _stamp(_now()))
+
+
+def remember(
+    store: GraphStore, session_id: int, text: str, about: list[str], kind: str = "lesson"
+) -> Lesson:
+    session = live_session(store, session_id)
+    targets = sorted({t.strip() for t in about if t and t.strip()})[:50]
+    return store.add_lesson(
+        session.id,
+        session.agent,
+        _clean(text, "a lesson", MAX_TEXT),
+        _clean(kind, "kind", 40),
+        targets,
+        _stamp(_now()),
+    )
+
+
+def recall(
+    store: GraphStore, about: list[str] | None = None, text: str = "", limit: int = 20
+) -> list[Lesson]:
+    """Lessons about these paths or symbols (a lesson about a folder counts for what is in it),
+    or whose text has these words; newest first."""
+    limit = max(1, min(int(limit), 200))
+    return store.find_lessons(sorted(set(about or [])), " ".join(text.split()), limit)

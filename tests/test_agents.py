@@ -1,0 +1,167 @@
+"""Agent sessions and file claims on both stores: exactly one of many concurrent claimers wins,
+the others are told who holds the file, claims end with their session or their TTL, re-claiming
+your own claim is fine; activity and lessons."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from cartograph.agents import sessions as agents
+from cartograph.agents.sessions import AgentError
+
+
+@pytest.fixture
+def store(stores):
+    return stores.open()
+
+
+def test_a_claim_is_exclusive_and_explains_who_holds_it(store):
+    alice = agents.start_session(store, "alice-laptop", "fix refund rounding")
+    bob = agents.start_session(store, "bob-ci", "bump dependencies")
+    won = agents.claim(store, alice.id, "shop", "api/payments.py")
+    assert won.granted and won.claim.session == alice.id
+    lost = agents.claim(store, bob.id, "shop", "api/payments.py")
+    assert not lost.granted and lost.claim.session == alice.id
+    assert lost.message.startswith(f"`api/payments.py` is being edited by session {alice.id}")
+    assert "agent alice-laptop (task: fix refund rounding) since " in lost.message
+    assert lost.message.endswith("Work on something else or wait.")
+    # re-claiming your own claim renews it; other paths and repositories are free
+    again = agents.claim(store, alice.id, "shop", "./api/payments.py")
+    assert again.granted and again.claim.since == won.claim.since
+    assert agents.claim(store, bob.id, "shop", "api/refunds.py").granted
+    assert agents.claim(store, bob.id, "billing", "api/payments.py").granted
+    listed = {(c.repo, c.path, c.session) for c in agents.claims(store)}
+    assert listed == {
+        ("shop", "api/payments.py", alice.id),
+        ("shop", "api/refunds.py", bob.id),
+        ("billing", "api/payments.py", bob.id),
+    }
+    assert [c.path for c in agents.claims(store, "billing")] == ["api/payments.py"]
+
+    check = agents.check_edit(store, bob.id, "shop", "api/payments.py")
+    assert not check.granted and "alice-laptop" in check.message
+    assert agents.check_edit(store, alice.id, "shop", "api/payments.py").granted
+    assert agents.check_edit(store, bob.id, "shop", "README.md").granted
+
+    # released, the path can be taken; a session cannot release another's claim
+    assert not agents.release(store, bob.id, "shop", "api/payments.py")
+    assert agents.release(store, alice.id, "shop", "api/payments.py")
+    assert agents.claim(store, bob.id, "shop", "api/payments.py").granted
+
+
+def test_claims_end_with_their_session_or_their_ttl(store, monkeypatch):
+    alice = agents.start_session(store, "alice", "refactor")
+    bob = agents.start_session(store, "bob", "review")
+    assert agents.claim(store, alice.id, "shop", "models.py").granted
+    agents.end_session(store, alice.id)
+    assert agents.claim(store, bob.id, "shop", "models.py").granted
+    with pytest.raises(AgentError, match="expired"):
+        agents.claim(store, alice.id, "shop", "other.py")
+
+    # a claim lapses after CLAIM_TTL even while its session is alive
+    start = datetime.now(UTC)
+    carol = agents.start_session(store, "carol", "tests")
+    dave = agents.start_session(store, "dave", "docs")
+    assert agents.claim(store, carol.id, "shop", "views.py").granted
+    assert agents.claim(store, dave.id, "shop", "urls.py").granted
+    for minutes in (10, 20, 31):  # bob and carol keep their sessions alive; dave goes silent
+        moment = start + timedelta(minutes=minutes)
+        monkeypatch.setattr(agents, "_now", lambda moment=moment: moment)
+        agents.heartbeat(store, bob.id)
+        agents.heartbeat(store, carol.id)
+    assert agents.claim(store, bob.id, "shop", "views.py").granted
+    refused = agents.claim(store, carol.id, "shop", "views.py")
+    assert not refused.granted and refused.claim.session == bob.id
+    # dave's session expired (silent for 15 minutes): his claim went with it
+    assert agents.claim(store, bob.id, "shop", "urls.py").granted
+    with pytest.raises(AgentError, match="expired"):
+        agents.heartbeat(store, dave.id)
+
+
+def test_concurrent_claimers_exactly_one_wins(stores):
+    setup = stores.open()
+    sessions = [agents.start_session(setup, f"agent-{n}", f"task {n}") for n in range(20)]
+    barrier = threading.Barrier(len(sessions))
+    outcomes: list = []
+    errors: list = []
+
+    def attempt(session_id: int) -> None:
+        store = stores.open()  # each claimer has its own connection, as agents do
+        try:
+            barrier.wait(timeout=30)
+            outcomes.append(agents.claim(store, session_id, "shop", "api/payments.py"))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=attempt, args=(s.id,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    winners = [o for o in outcomes if o.granted]
+    assert len(outcomes) == 20 and len(winners) == 1
+    holder = winners[0].claim.session
+    assert all(o.claim.session == holder for o in outcomes)
+    assert [c.session for c in agents.claims(setup, "shop")] == [holder]
+
+
+def test_activity_and_lessons(store):
+    session = agents.start_session(store, "alice", "fix refund rounding")
+    assert agents.record_read(store, session.id, "shop", "api/payments.py") in (True, False)
+    agents.record_edit(store, session.id, "shop", "api/payments.py")
+    lesson = agents.remember(
+        store,
+        session.id,
+        "Run `pytest tests/payments -q`; the full suite needs Redis.",
+        ["api/payments.py", "api/"],
+    )
+    assert lesson.id > 0 and lesson.agent == "alice"
+    other = agents.remember(
+        store, session.id, "Money is Decimal, never float.", ["shop:money.py#Money"]
+    )
+    assert [found.id for found in agents.recall(store, ["api/payments.py"])] == [lesson.id]
+    assert [found.id for found in agents.recall(store, ["api/refunds.py"])] == [
+        lesson.id
+    ]  # via "api/"
+    assert [found.id for found in agents.recall(store, ["shop:money.py#Money"])] == [other.id]
+    assert [found.id for found in agents.recall(store, text="decimal FLOAT")] == [other.id]
+    assert {found.id for found in agents.recall(store)} == {lesson.id, other.id}
+    with pytest.raises(AgentError):
+        agents.remember(store, session.id, "   ", ["x"])
+
+
+def test_bad_input(store):
+    session = agents.start_session(store, "alice", "task")
+    with pytest.raises(AgentError, match="not a path"):
+        agents.claim(store, session.id, "shop", "../etc/passwd")
+    with pytest.raises(AgentError, match="intent"):
+        agents.claim(store, session.id, "shop", "a.py", intent="'; DROP TABLE claims; --")
+    with pytest.raises(AgentError, match="no session"):
+        agents.claim(store, 987654, "shop", "a.py")
+    with pytest.raises(AgentError, match="empty"):
+        agents.start_session(store, "  ", "task")
+    hostile = "x' OR 1=1 --\"}) MATCH (n) DETACH DELETE n //"
+    result = agents.claim(store, session.id, hostile, hostile)
+    assert result.granted and result.claim.repo == hostile
+
+
+def test_lessons_come_back_with_the_context_of_what_they_are_about(tmp_path, stores):
+    from cartograph.index import index_repository
+    from cartograph.query import context, render
+    from sample_repo import make_sample_repo
+
+    store = stores.open()
+    root = make_sample_repo(tmp_path / "shop")
+    index_repository(store, root, name="shop", workers=1)
+    card = context(store, "Cart")
+    session = agents.start_session(store, "alice", "cart totals")
+    agents.remember(store, session.id, "Totals are rounded once, at the end.", [card.symbol.id])
+    agents.remember(store, session.id, "This package's tests need no network.", ["shop/"])
+    agents.remember(store, session.id, "Unrelated lesson.", ["docs/"])
+    text = render(context(store, "Cart"))
+    assert "lessons left by agents (2):" in text
+    assert "Totals are rounded once" in text and "need no network" in text
+    assert "Unrelated" not in text
