@@ -6,11 +6,13 @@ middle of a sync: nothing is lost or half-written once the next sync has run."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import uuid
 
 import httpx
+import neo4j
 import pytest
 from api_support import serve_in_process
 from cartograph.sync import Mirror
@@ -149,7 +151,7 @@ def test_pushes_reach_the_graph_through_webhooks_redis_and_a_worker(deployment):
     assert {"files", "parsed", "commits", "seconds"} <= set(synced[-1])
 
 
-MODULES = 600
+MODULES = 2000  # a sync of this many changed files spans several write transactions
 
 
 def _big_tree(version: int) -> dict[str, str]:
@@ -172,25 +174,31 @@ def test_a_worker_killed_mid_sync_loses_nothing(deployment):
     first = remote.head()
     _announce(deploy, "big", secret, first)
     _wait(deploy, "big", first, timeout=300)
-    old_shas = {p: f for p, f in _file_shas(deploy, "big").items()}
 
-    # every module changes; the worker is killed once some files are written, not all
-    sha = remote.commit("v1", write=_big_tree(1))
+    # every module changes; the worker is killed as soon as the first write transaction of the
+    # sync has committed (files are written a batch per transaction, many batches)
+    new_tree = _big_tree(1)
+    new_shas = [hashlib.sha256(text.encode()).hexdigest() for text in new_tree.values()]
+    sha = remote.commit("v1", write=new_tree)
     remote.push()
     _announce(deploy, "big", secret, sha)
-    deadline = time.monotonic() + 120
+    url = deploy.env["CARTOGRAPH_STORE"]
     written = 0
-    while time.monotonic() < deadline:
-        now = _file_shas(deploy, "big")
-        written = sum(1 for p, s in now.items() if old_shas.get(p) != s)
-        if written >= 20:
-            break
-        time.sleep(0.02)
-    assert 20 <= written < MODULES, f"could not catch the sync midway ({written} written)"
-    deploy.kill_workers()
+    with neo4j.GraphDatabase.driver(url, auth=None) as watcher:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not written:
+            records, _, _ = watcher.execute_query(
+                "MATCH (f:File {repo: 'big'}) WHERE f.sha256 IN $shas RETURN count(f) AS n",
+                shas=new_shas,
+            )
+            written = records[0]["n"]
+            if not written:
+                time.sleep(0.01)
+        deploy.kill_workers()
+    assert 0 < written < MODULES, f"could not catch the sync midway ({written} written)"
     assert deploy.store.get_repo("big").indexed_sha == first  # not stamped: the sync died
-    partial = _file_shas(deploy, "big")
-    assert 0 < sum(1 for p, s in partial.items() if old_shas.get(p) != s) < MODULES + 1
+    changed = sum(1 for s in _file_shas(deploy, "big").values() if s in set(new_shas))
+    assert 0 < changed < MODULES  # some files new, the others still old
 
     # a new worker, and the next sync (a redelivered push, after the dead job's marks lapse)
     deploy.start_workers()

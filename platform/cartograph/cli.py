@@ -327,16 +327,60 @@ def _sync_now(args: argparse.Namespace, store, data_dir, tracked) -> None:
         print(json.dumps(fields) if args.json else " ".join(f"{k}={v}" for k, v in fields.items()))
 
 
+def cmd_token(args: argparse.Namespace) -> None:
+    from cartograph.auth import create_token
+
+    store = _store(args)
+    if args.token_command == "create":
+        try:
+            token, record = create_token(store, args.name, args.scopes.split(","))
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
+        if args.json:
+            print(json.dumps({"name": record.name, "scopes": list(record.scopes), "token": token}))
+            return
+        print(f"token {record.name} ({', '.join(record.scopes)}), shown only now:\n{token}")
+    elif args.token_command == "list":
+        rows = store.list_tokens()
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {
+                            "name": t.name,
+                            "scopes": list(t.scopes),
+                            "created_at": t.created_at,
+                            "revoked_at": t.revoked_at,
+                        }
+                        for t in rows
+                    ],
+                    indent=1,
+                )
+            )
+            return
+        for t in rows:
+            state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+            print(f"{t.name}  {','.join(t.scopes)}  created {t.created_at}  {state}")
+        if not rows:
+            print("no tokens")
+    elif args.token_command == "revoke":
+        if not store.revoke_token(args.name, _utc_now()):
+            raise CliError(f"no active token named {args.name}")
+        print(f"revoked {args.name}")
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    if args.host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get(
-        "CARTOGRAPH_ADMIN_TOKEN"
-    ):
-        raise CliError(
-            f"serving on {args.host} exposes repository administration: set "
-            "CARTOGRAPH_ADMIN_TOKEN (a bearer token the /api/v1 routes then require)"
-        )
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        # reachable from elsewhere: every route but health and webhooks needs a token
+        os.environ["CARTOGRAPH_REQUIRE_TOKENS"] = "1"
     if args.store:
         os.environ["CARTOGRAPH_STORE"] = args.store
     uvicorn.run(
@@ -527,7 +571,20 @@ def build_parser() -> argparse.ArgumentParser:
     repo_sync.add_argument("--sha", help="commit to index (default: the branch's head)")
     repo_sync.add_argument("--workers", type=int, default=None, help="parser processes")
 
-    serve = add("serve", cmd_serve, "run the HTTP app: webhooks, repository API, health")
+    token = add("token", cmd_token, "bearer tokens for people and agents (scopes)")
+    token_sub = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
+    token_create = token_sub.add_parser("create", parents=[common], help="create a token")
+    token_create.add_argument("--name", required=True)
+    token_create.add_argument(
+        "--scopes", default="read", help="comma-separated: read,claims,admin (default read)"
+    )
+    token_sub.add_parser("list", parents=[common], help="tokens (never their secrets)")
+    token_revoke = token_sub.add_parser("revoke", parents=[common], help="revoke a token")
+    token_revoke.add_argument("name")
+
+    serve = add(
+        "serve", cmd_serve, "run the HTTP app: MCP at /mcp, webhooks, repository API, health"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")

@@ -54,9 +54,22 @@ Calls the resolver cannot prove (dynamic dispatch, getattr, untyped values, exte
 libraries) are not edges: they are listed as unresolved calls of their symbol."""
 
 
-def build_server(store_url: str | None = None) -> MCPServer:
-    """An MCP server with Cartograph's tools over the store at `store_url`."""
+def build_server(
+    store_url: str | None = None, authorize: Callable[[str], None] | None = None
+) -> MCPServer:
+    """An MCP server with Cartograph's tools over the store at `store_url`. `authorize(scope)`
+    is asked before every tool runs (the HTTP gateway checks the caller's token; stdio has
+    none): `read` for queries, `claims` for the team tools, `admin` for indexing."""
     server = MCPServer("cartograph", instructions=INSTRUCTIONS)
+
+    def allowed(scope: str) -> None:
+        if authorize is None:
+            return
+        try:
+            authorize(scope)
+        except Exception as exc:  # Forbidden: said to the agent as a tool error
+            raise ToolError(str(exc)) from exc
+
     lock = threading.Lock()
     state: dict[str, GraphStore] = {}
 
@@ -66,6 +79,7 @@ def build_server(store_url: str | None = None) -> MCPServer:
         return state["store"]
 
     def answer(fn: Callable[[GraphStore], Any], as_json: bool) -> str:
+        allowed("read")
         with lock:
             try:
                 result = fn(store())
@@ -234,6 +248,7 @@ def build_server(store_url: str | None = None) -> MCPServer:
     @server.tool()
     def get_schema() -> str:
         """The graph's node and edge types, their properties and what `via` means."""
+        allowed("read")
         return GRAPH_SCHEMA
 
     @server.tool()
@@ -246,6 +261,7 @@ def build_server(store_url: str | None = None) -> MCPServer:
         from cartograph.index import index_repository as run_index
         from cartograph.query import stats
 
+        allowed("admin")  # it reads a folder of the machine the server runs on
         with lock:
             try:
                 result = run_index(store(), path, name, files=files)
@@ -259,17 +275,21 @@ def build_server(store_url: str | None = None) -> MCPServer:
         )
         return head + render(summary)
 
-    add_agent_tools(server, store, lock)
+    add_agent_tools(server, store, lock, allowed)
     return server
 
 
 def add_agent_tools(
-    server: MCPServer, store: Callable[[], GraphStore], lock: threading.Lock
+    server: MCPServer,
+    store: Callable[[], GraphStore],
+    lock: threading.Lock,
+    allowed: Callable[[str], None],
 ) -> None:
     """The team tools: sessions, file claims, lessons (see cartograph.agents.sessions)."""
     from cartograph.agents import sessions as agents
 
     def call(fn: Callable[[GraphStore], Any]) -> Any:
+        allowed("claims")
         with lock:
             try:
                 return fn(store())

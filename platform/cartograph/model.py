@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-# 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents
-SCHEMA_VERSION = 5
+# 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
+# 6: API tokens
+SCHEMA_VERSION = 6
 
 SYMBOL_KINDS = (
     "module",
@@ -72,6 +73,18 @@ class Repo:
     @property
     def id(self) -> str:
         return self.name
+
+
+@dataclass(slots=True)
+class ApiToken:
+    """A bearer token of a person or an agent: only its SHA-256 is kept."""
+
+    id: int
+    name: str
+    scopes: tuple[str, ...]
+    hash: str
+    created_at: str
+    revoked_at: str = ""
 
 
 @dataclass(slots=True)

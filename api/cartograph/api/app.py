@@ -10,17 +10,20 @@ the /api/v1 routes when set; webhooks authenticate with their repository's secre
 
 from __future__ import annotations
 
-import hmac
 import logging
 import os
 import threading
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import logs
+from cartograph.auth import AuthError, require, verify
 from cartograph.jobs import JobRunner, ThreadJobRunner
+from cartograph.mcp_server import build_server
+from cartograph.model import ApiToken
 from cartograph.store import open_store
 from cartograph.store.base import GraphStore, StoreError
 from cartograph.sync import default_data_dir, now
@@ -42,11 +45,20 @@ log = logging.getLogger("cartograph.api")
 @dataclass
 class Settings:
     store_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_STORE"))
+    # tokens are required when the server is reachable from elsewhere (`cartograph serve`
+    # sets this for a host other than loopback) or an admin token is configured
+    require_tokens: bool = field(
+        default_factory=lambda: os.environ.get("CARTOGRAPH_REQUIRE_TOKENS", "") in ("1", "true")
+    )
     broker_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_BROKER"))
     data_dir: Path = field(default_factory=default_data_dir)
     admin_token: str | None = field(
         default_factory=lambda: os.environ.get("CARTOGRAPH_ADMIN_TOKEN")
     )
+
+    @property
+    def tokens_required(self) -> bool:
+        return self.require_tokens or bool(self.admin_token)
 
 
 class Stores:
@@ -101,9 +113,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     else:
         runner = ThreadJobRunner(stores.open_new, settings.data_dir)
 
+    mcp_server = build_server(settings.store_url, authorize=_authorize_mcp_caller)
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/", stateless_http=True, json_response=True
+    )
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
-        yield
+        async with mcp_server.session_manager.run():
+            yield
         if isinstance(runner, ThreadJobRunner):
             runner.shutdown()
         stores.close()
@@ -124,17 +142,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except StoreError as exc:
             raise HTTPException(503, f"the graph store is unavailable: {exc}") from exc
 
+    def caller_of(header: str) -> ApiToken | None:
+        """The caller's token; None on an open local server (no token required, none given)."""
+        if header.startswith("Bearer "):
+            return verify(store(), header[7:], settings.admin_token)
+        if header or settings.tokens_required:
+            raise AuthError("a bearer token is required (`cartograph token create`)")
+        return None
+
     def admin(request: Request) -> None:
-        token = settings.admin_token
-        if not token:
-            return
-        given = request.headers.get("authorization", "")
-        if not given.startswith("Bearer ") or not hmac.compare_digest(
-            given[7:].strip().encode(), token.encode()
-        ):
-            raise HTTPException(
-                401, "a valid bearer token is required", {"WWW-Authenticate": "Bearer"}
-            )
+        try:
+            require(caller_of(request.headers.get("authorization", "")), "admin")
+        except AuthError as exc:
+            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+
+    # the MCP gateway: the stdio server's tools over streamable HTTP, stateless (any number of
+    # uvicorn workers), each call authorized by the caller's token scopes
+    app.mount("/mcp", _BearerGate(mcp_app, caller_of))
 
     @contextmanager
     def user_errors() -> Iterator[None]:
@@ -260,6 +284,42 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"queued": True, "target": sha, "job_started": runner.push(name, sha)}
 
     return app
+
+
+_caller: ContextVar[ApiToken | None] = ContextVar("cartograph_caller", default=None)
+
+
+def _authorize_mcp_caller(scope: str) -> None:
+    """Called by every MCP tool with the scope it needs."""
+    require(_caller.get(), scope)
+
+
+class _BearerGate:
+    """ASGI middleware before the MCP app: 401 without a valid token (when one is needed), else
+    the caller's token rides in a context variable to the tools."""
+
+    def __init__(self, app, authenticate) -> None:
+        self.app = app
+        self.authenticate = authenticate
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+        try:
+            caller = self.authenticate(header)
+        except AuthError as exc:
+            response = JSONResponse(
+                {"detail": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+            )
+            await response(scope, receive, send)
+            return
+        token = _caller.set(caller)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _caller.reset(token)
 
 
 def app_from_environment() -> FastAPI:

@@ -41,6 +41,7 @@ from cartograph.store.base import (
 )
 from cartograph.store.neo4j_agents import Neo4jAgents
 from cartograph.store.neo4j_history import Neo4jHistory
+from cartograph.store.neo4j_tokens import Neo4jTokens
 from cartograph.store.neo4j_tracking import Neo4jTracking
 
 SEARCH_WEIGHTS = {"search_name": 10, "search_qualname": 5, "search_context": 1}
@@ -93,6 +94,8 @@ SCHEMA = [
     "CREATE CONSTRAINT agent_session_id IF NOT EXISTS FOR (n:AgentSession) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT claim_key IF NOT EXISTS FOR (n:Claim) REQUIRE n.key IS UNIQUE",
     "CREATE CONSTRAINT lesson_id IF NOT EXISTS FOR (n:Lesson) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT api_token_name IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.name IS UNIQUE",
+    "CREATE CONSTRAINT api_token_hash IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.hash IS UNIQUE",
     "CREATE INDEX claim_session IF NOT EXISTS FOR (n:Claim) ON (n.session)",
     "CREATE INDEX claim_repo IF NOT EXISTS FOR (n:Claim) ON (n.repo)",
     "CREATE CONSTRAINT delivery_key IF NOT EXISTS FOR (n:Delivery) REQUIRE n.key IS UNIQUE",
@@ -230,7 +233,7 @@ def _lucene(word: str, prefix: bool) -> str:
     return "(" + " ".join(f"{field}:{term}^{w}" for field, w in SEARCH_WEIGHTS.items()) + ")"
 
 
-class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, TraversalMixin):
+class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, TraversalMixin):
     concurrent_writers = False
 
     def __init__(self, url: str) -> None:

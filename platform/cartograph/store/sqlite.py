@@ -26,6 +26,7 @@ from cartograph.model import (
 from cartograph.store.base import EdgeRow, FileState, StoreError, TraversalMixin, export_graph
 from cartograph.store.sqlite_agents import SQLiteAgents
 from cartograph.store.sqlite_history import SQLiteHistory
+from cartograph.store.sqlite_tokens import SQLiteTokens
 from cartograph.store.sqlite_tracking import SQLiteTracking
 
 MIGRATIONS = {
@@ -34,6 +35,7 @@ MIGRATIONS = {
     3: "sqlite_003_tracking.sql",
     4: "sqlite_004_resolution.sql",
     5: "sqlite_005_agents.sql",
+    6: "sqlite_006_tokens.sql",
 }
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
@@ -75,7 +77,7 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
-class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, TraversalMixin):
+class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, TraversalMixin):
     concurrent_writers = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

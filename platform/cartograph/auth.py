@@ -1,0 +1,74 @@
+"""Bearer tokens for people and agents, with scopes (`cartograph token create|list|revoke`).
+
+A token is shown once when created; the store keeps only its SHA-256 (tokens are 256-bit
+random strings, so a fast hash is enough). Scopes: `read` (queries), `claims` (sessions,
+claims, lessons), `admin` (repositories, tokens). `admin` implies the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from datetime import UTC, datetime
+
+from cartograph.model import ApiToken
+from cartograph.store.base import GraphStore
+
+SCOPES = ("read", "claims", "admin")
+PREFIX = "cgt_"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+
+
+class AuthError(Exception):
+    status = 401
+
+
+class Forbidden(AuthError):
+    status = 403
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def create_token(store: GraphStore, name: str, scopes: list[str]) -> tuple[str, ApiToken]:
+    """A new token (returned once, never stored) and its record."""
+    if not _NAME.match(name):
+        raise ValueError(f"{name!r} is not a token name (letters, digits, . _ @ -)")
+    wanted = tuple(dict.fromkeys(s.strip() for s in scopes if s.strip()))
+    unknown = [s for s in wanted if s not in SCOPES]
+    if unknown or not wanted:
+        raise ValueError(
+            f"scopes {', '.join(unknown) or '(none)'}: choose from {', '.join(SCOPES)}"
+        )
+    token = PREFIX + secrets.token_urlsafe(32)
+    record = store.add_token(
+        name, wanted, digest(token), datetime.now(UTC).isoformat(timespec="seconds")
+    )
+    return token, record
+
+
+def verify(store: GraphStore, token: str, admin_token: str | None = None) -> ApiToken:
+    """The live token a bearer string is, or AuthError. `admin_token` (CARTOGRAPH_ADMIN_TOKEN)
+    is a bootstrap credential with every scope."""
+    token = token.strip()
+    if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
+        return ApiToken(0, "admin (CARTOGRAPH_ADMIN_TOKEN)", SCOPES, "", "", "")
+    if not token.startswith(PREFIX):
+        raise AuthError("not a Cartograph token")
+    record = store.token_by_hash(digest(token))
+    if record is None:
+        raise AuthError("unknown token")
+    if record.revoked_at:
+        raise AuthError(f"token {record.name} was revoked at {record.revoked_at}")
+    return record
+
+
+def require(token: ApiToken | None, scope: str) -> None:
+    """Raise Forbidden unless the token carries `scope` (None: an open local server)."""
+    if token is None:
+        return
+    if scope not in token.scopes and "admin" not in token.scopes:
+        raise Forbidden(f"token {token.name} lacks the {scope!r} scope")
