@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import logs
+from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, require, verify
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
@@ -36,6 +37,7 @@ from cartograph.tracking import (
 )
 from cartograph.webhooks import PROVIDERS, WebhookError, authenticate, parse
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -159,6 +161,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the MCP gateway: the stdio server's tools over streamable HTTP, stateless (any number of
     # uvicorn workers), each call authorized by the caller's token scopes
     app.mount("/mcp", _BearerGate(mcp_app, caller_of))
+
+    def request_caller(request: Request) -> ApiToken | None:
+        try:
+            return caller_of(request.headers.get("authorization", ""))
+        except AuthError as exc:
+            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+
+    app.include_router(build_router(store, request_caller))
+
+    @app.exception_handler(HTTPException)
+    async def problem(request: Request, exc: HTTPException) -> JSONResponse:
+        return _problem(exc.status_code, exc.detail, request, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in error.get('loc', ()))}: {error.get('msg', '')}"
+            for error in exc.errors()
+        )
+        return _problem(422, details or "invalid request", request)
 
     @contextmanager
     def user_errors() -> Iterator[None]:
@@ -287,6 +309,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 _caller: ContextVar[ApiToken | None] = ContextVar("cartograph_caller", default=None)
+_TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
+           409: "Conflict", 422: "Invalid request", 503: "Unavailable"}  # fmt: skip
+
+
+def _problem(
+    status: int, detail: object, request: Request, headers: dict | None = None
+) -> JSONResponse:
+    """An RFC 9457 problem document."""
+    return JSONResponse(
+        {
+            "type": "about:blank",
+            "title": _TITLES.get(status, "Error"),
+            "status": status,
+            "detail": detail if isinstance(detail, str) else str(detail),
+            "instance": request.url.path,
+        },
+        status_code=status,
+        headers=headers,
+        media_type="application/problem+json",
+    )
 
 
 def _authorize_mcp_caller(scope: str) -> None:
