@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import logs
+from cartograph.api.graphql import build_graphql_router
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, require, verify
 from cartograph.jobs import JobRunner, ThreadJobRunner
@@ -169,6 +170,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
 
     app.include_router(build_router(store, request_caller))
+
+    def graphql_reader(request: Request) -> None:
+        try:
+            require(request_caller(request), "read")
+        except AuthError as exc:
+            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+
+    app.include_router(build_graphql_router(store, graphql_reader), prefix="/graphql")
 
     @app.exception_handler(HTTPException)
     async def problem(request: Request, exc: HTTPException) -> JSONResponse:

@@ -1,0 +1,269 @@
+"""GraphQL at /graphql (Strawberry; GraphiQL in a browser): repositories, files, symbols with
+their callers and callees, search, history, claims.
+
+Callers, callees, files and parents of a page of symbols are loaded in batches (DataLoaders over
+the store's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
+number of store round trips, not 50. Queries deeper than MAX_DEPTH, with more than MAX_ALIASES
+aliases or MAX_TOKENS tokens, are refused with a clear error before anything runs. Every field
+needs the `read` scope.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+import strawberry
+from cartograph.agents import sessions as agents
+from cartograph.model import SymbolRow
+from cartograph.query import QueryError, find_symbol
+from cartograph.query import search as search_symbols
+from cartograph.query.history import history as history_of
+from cartograph.store.base import GraphStore
+from fastapi import Request
+from strawberry.dataloader import DataLoader
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.fastapi import GraphQLRouter
+from strawberry.types import Info
+
+MAX_DEPTH = 8
+MAX_ALIASES = 30
+MAX_TOKENS = 2000
+MAX_FIRST = 100
+
+
+def _first(first: int) -> int:
+    if first < 1 or first > MAX_FIRST:
+        raise ValueError(f"`first` is 1 to {MAX_FIRST}")
+    return first
+
+
+@strawberry.type
+class File:
+    repo: str
+    path: str
+    language: str
+    lines: int
+    is_test: bool
+
+
+@strawberry.type
+class Commit:
+    sha: str
+    at: str
+    message: str
+    author_email: str
+    author_name: str
+
+
+@strawberry.type
+class Claim:
+    repo: str
+    path: str
+    session: int
+    agent: str
+    task: str
+    intent: str
+    since: str
+    expires_at: str
+
+
+@strawberry.type
+class Symbol:
+    row: strawberry.Private[SymbolRow]
+
+    @strawberry.field
+    def id(self) -> str:
+        return self.row.id
+
+    @strawberry.field
+    def name(self) -> str:
+        return self.row.name
+
+    @strawberry.field
+    def qualname(self) -> str:
+        return self.row.qualname
+
+    @strawberry.field
+    def kind(self) -> str:
+        return self.row.kind
+
+    @strawberry.field
+    def repo(self) -> str:
+        return self.row.repo
+
+    @strawberry.field
+    def path(self) -> str:
+        return self.row.path
+
+    @strawberry.field
+    def start_line(self) -> int:
+        return self.row.start_line
+
+    @strawberry.field
+    def end_line(self) -> int:
+        return self.row.end_line
+
+    @strawberry.field
+    def signature(self) -> str:
+        return self.row.signature
+
+    @strawberry.field
+    def doc(self) -> str:
+        return self.row.doc
+
+    @strawberry.field
+    async def file(self, info: Info) -> File | None:
+        return await info.context["loaders"].files.load(f"{self.row.repo}:{self.row.path}")
+
+    @strawberry.field
+    async def parent(self, info: Info) -> Symbol | None:
+        if not self.row.parent:
+            return None
+        return await info.context["loaders"].symbols.load(self.row.parent)
+
+    @strawberry.field
+    async def callers(self, info: Info, first: int = 20) -> list[Symbol]:
+        found = await info.context["loaders"].callers.load(self.row.id)
+        return found[: _first(first)]
+
+    @strawberry.field
+    async def callees(self, info: Info, first: int = 20) -> list[Symbol]:
+        found = await info.context["loaders"].callees.load(self.row.id)
+        return found[: _first(first)]
+
+
+@strawberry.type
+class SymbolConnection:
+    nodes: list[Symbol]
+    next_offset: int | None
+
+
+@strawberry.type
+class Repository:
+    name: str
+    indexed_sha: str
+    indexed_at: str
+
+    @strawberry.field
+    def files(self, info: Info, first: int = 50, offset: int = 0) -> list[File]:
+        rows = sorted(info.context["store"]().files(self.name).values(), key=lambda f: f.path)
+        return [_file(f) for f in rows[offset : offset + _first(first)]]
+
+
+def _file(record) -> File:
+    return File(
+        repo=record.repo,
+        path=record.path,
+        language=record.language,
+        lines=record.lines,
+        is_test=record.is_test,
+    )
+
+
+class Loaders:
+    """One set per request: each batches the ids asked for in one event-loop tick."""
+
+    def __init__(self, store: Callable[[], GraphStore]) -> None:
+        self.store = store
+        self.symbols = DataLoader(load_fn=self._symbols)
+        self.files = DataLoader(load_fn=self._files)
+        self.callers = DataLoader(load_fn=lambda ids: self._neighbors(ids, "in"))
+        self.callees = DataLoader(load_fn=lambda ids: self._neighbors(ids, "out"))
+
+    async def _symbols(self, ids: list[str]) -> list[Symbol | None]:
+        found = self.store().get_symbols(ids)
+        return [Symbol(row=found[i]) if i in found else None for i in ids]
+
+    async def _files(self, ids: list[str]) -> list[File | None]:
+        by_repo: dict[str, list[str]] = defaultdict(list)
+        for file_id in ids:
+            repo, _, path = file_id.partition(":")
+            by_repo[repo].append(path)
+        found = {}
+        for repo, paths in by_repo.items():
+            for path, record in self.store().files(repo, paths).items():
+                found[f"{repo}:{path}"] = _file(record)
+        return [found.get(i) for i in ids]
+
+    async def _neighbors(self, ids: list[str], direction: str) -> list[list[Symbol]]:
+        rows = self.store().edges_of(ids, direction, ["CALLS"])
+        grouped: dict[str, list[Symbol]] = defaultdict(list)
+        for row in rows:
+            if row.other is None:
+                continue
+            anchor = row.edge.dst if direction == "in" else row.edge.src
+            grouped[anchor].append(Symbol(row=row.other))
+        return [grouped.get(i, []) for i in ids]
+
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    def repositories(self, info: Info) -> list[Repository]:
+        return [
+            Repository(name=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at)
+            for r in info.context["store"]().list_repos()
+        ]
+
+    @strawberry.field
+    def search(
+        self, info: Info, query: str, repo: str | None = None, first: int = 20, offset: int = 0
+    ) -> SymbolConnection:
+        found = search_symbols(info.context["store"](), query, repo, None, _first(first), offset)
+        return SymbolConnection(
+            nodes=[Symbol(row=h.symbol) for h in found.hits], next_offset=found.next_offset
+        )
+
+    @strawberry.field
+    def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
+        return Symbol(row=find_symbol(info.context["store"](), name, repo))
+
+    @strawberry.field
+    def history(
+        self, info: Info, target: str, repo: str | None = None, first: int = 20
+    ) -> list[Commit]:
+        page = history_of(info.context["store"](), target, repo, _first(first))
+        return [
+            Commit(sha=e.sha, at=e.at, message=e.message, author_email=e.author, author_name=e.name)
+            for e in page.entries
+        ]
+
+    @strawberry.field
+    def claims(self, info: Info, repo: str | None = None) -> list[Claim]:
+        return [
+            Claim(
+                repo=c.repo,
+                path=c.path,
+                session=c.session,
+                agent=c.agent,
+                task=c.task,
+                intent=c.intent,
+                since=c.since,
+                expires_at=c.expires_at,
+            )
+            for c in agents.claims(info.context["store"](), repo)
+        ]
+
+
+schema = strawberry.Schema(
+    query=Query,
+    extensions=[
+        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+    ],
+)
+
+
+def build_graphql_router(
+    store: Callable[[], GraphStore], authorize: Callable[[object], None]
+) -> GraphQLRouter:
+    async def context(request: Request) -> dict:
+        authorize(request)
+        return {"store": store, "loaders": Loaders(store)}
+
+    return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")
+
+
+__all__ = ["QueryError", "build_graphql_router", "schema"]

@@ -1,0 +1,117 @@
+"""GraphQL at /graphql over real HTTP, on both stores: queries answer, a page of symbols with
+their callers and files costs a fixed number of store round trips (no N+1), abusive queries are
+refused with a clear error, and the `read` scope is enforced."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from api_support import serve_in_thread
+from cartograph.api.app import Settings, create_app
+from cartograph.auth import create_token
+from cartograph.index import index_repository
+from sample_repo import make_sample_repo
+
+
+class CountingStore:
+    """A store that counts the calls made to it (each is one or a few round trips)."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+        self.calls: list[str] = []
+
+    def __getattr__(self, name):
+        attribute = getattr(self._store, name)
+        if not callable(attribute):
+            return attribute
+
+        def counted(*args, **kwargs):
+            self.calls.append(name)
+            return attribute(*args, **kwargs)
+
+        return counted
+
+
+@pytest.fixture
+def graphql(tmp_path, stores):
+    store = stores.open()
+    root = make_sample_repo(tmp_path / "shop")
+    index_repository(store, root, name="shop", workers=1)
+    token = create_token(store, "reader", ["read"])[0]
+    settings = Settings(
+        store_url=stores.url("graph"),
+        broker_url=None,
+        data_dir=tmp_path / "data",
+        require_tokens=True,
+    )
+    app = create_app(settings)
+    counting = CountingStore(app.state.stores.get())
+    app.state.stores.get = lambda: counting  # every request reads through the counter
+    with serve_in_thread(app) as url:
+        yield url, {"Authorization": f"Bearer {token}"}, counting
+
+
+def _post(url, headers, query, variables=None):
+    answer = httpx.post(
+        f"{url}/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+    )
+    return answer
+
+
+def test_queries_and_batching(graphql):
+    url, headers, counting = graphql
+    query = """
+    query($q: String!, $first: Int!) {
+      repositories { name indexedSha files(first: 10) { path language } }
+      search(query: $q, first: $first) {
+        nodes { qualname kind file { path isTest } callers(first: 5) { qualname } callees { qualname } }
+      }
+    }"""
+    counting.calls.clear()
+    small = _post(url, headers, query, {"q": "shop", "first": 2}).json()
+    assert len(small["data"]["search"]["nodes"]) == 2
+    small_calls = len(counting.calls)
+    counting.calls.clear()
+    large = _post(url, headers, query, {"q": "shop", "first": 20}).json()
+    large_calls = len(counting.calls)
+    assert "errors" not in large, large
+    nodes = large["data"]["search"]["nodes"]
+    assert len(nodes) > 2
+    assert large["data"]["repositories"][0]["name"] == "shop"
+    total = next(n for n in nodes if n["qualname"] == "shop.models.Cart.total")
+    assert total["callers"] and total["file"]["path"] == "shop/models.py"
+    # ten times the symbols, the same number of store calls
+    assert large_calls == small_calls, (small_calls, large_calls, counting.calls)
+    assert counting.calls.count("edges_of") == 2  # callers and callees, one batch each
+
+
+def test_symbol_claims_and_errors(graphql):
+    url, headers, _counting = graphql
+    answer = _post(
+        url, headers, '{ symbol(name: "Cart") { qualname parent { qualname } } claims { path } }'
+    )
+    data = answer.json()
+    assert data["data"]["symbol"]["qualname"] == "shop.models.Cart"
+    assert data["data"]["claims"] == []
+    missing = _post(url, headers, '{ symbol(name: "NoSuchThing") { qualname } }').json()
+    assert "no symbol named" in missing["errors"][0]["message"]
+
+
+def test_abusive_queries_are_refused(graphql):
+    url, headers, _counting = graphql
+    deep = '{ symbol(name: "Cart") { ' + "callers { " * 12 + "qualname" + " }" * 12 + " } }"
+    refused = _post(url, headers, deep).json()
+    assert "exceeds maximum operation depth" in refused["errors"][0]["message"]
+    aliases = "{ " + " ".join(f"a{n}: repositories {{ name }}" for n in range(40)) + " }"
+    assert "aliases" in _post(url, headers, aliases).json()["errors"][0]["message"]
+    wide = _post(url, headers, '{ search(query: "x", first: 5000) { nodes { qualname } } }').json()
+    assert "`first` is 1 to 100" in wide["errors"][0]["message"]
+
+
+def test_read_scope_is_needed(graphql):
+    url, _headers, _counting = graphql
+    assert _post(url, {}, "{ repositories { name } }").status_code == 401
+    assert (
+        _post(url, {"Authorization": "Bearer cgt_nope"}, "{ repositories { name } }").status_code
+        == 401
+    )
