@@ -121,8 +121,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         streamable_http_path="/", stateless_http=True, json_response=True
     )
 
+    mcp_running: list[bool] = []
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        # the MCP session manager runs once per process; a harness that enters the lifespan
+        # again (an ASGI test transport per request) gets the rest of the app without it
+        if mcp_running:
+            yield
+            return
+        mcp_running.append(True)
         async with mcp_server.session_manager.run():
             yield
         if isinstance(runner, ThreadJobRunner):
