@@ -1,0 +1,201 @@
+"""Load on the team API over loopback: 50 concurrent clients for 60 s against Neo4j, through
+the MCP gateway (the SDK's streamable-HTTP client), REST and GraphQL.
+
+networkx 3.4.2 is indexed into a real Neo4j (tools/neo4j-dev); the API runs as a uvicorn
+process with 2 workers and tokens required; each client calls `get_context` and
+`find_callers` (REST: `/symbols/{id}` and `/symbols/{id}/callers`; GraphQL: a symbol with its
+callers) on random symbols, back to back. The load generator shares the machine's 2 cores with
+the server and Neo4j. Reported: calls/s, latency p50/p95/p99, errors. Target: p95 ≤ 50 ms, no
+errors.
+
+    python -m benchmark.load [--clients 50] [--seconds 60]
+
+Writes benchmark/results/load-<date>.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+
+from benchmark.corpora import fetch
+from benchmark.neo4j_store import _neo4jdev
+from benchmark.run import _percentile
+
+RESULTS = Path(__file__).parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from api_support import serve_in_process  # noqa: E402
+
+TARGET_P95_MS = 50.0
+
+
+async def _run_clients(clients: int, seconds: float, make_call) -> dict:
+    latencies: list[float] = []
+    errors: list[str] = []
+    deadline = time.perf_counter() + seconds
+
+    async def client(n: int) -> None:
+        rng = random.Random(n)
+        async with make_call.session() as session:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                try:
+                    await make_call(session, rng)
+                    latencies.append((time.perf_counter() - started) * 1000)
+                except Exception as exc:
+                    errors.append(f"{type(exc).__name__}: {exc}"[:200])
+
+    started = time.perf_counter()
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    elapsed = time.perf_counter() - started
+    return {
+        "calls": len(latencies),
+        "calls_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(_percentile(latencies, 50), 2),
+        "p95_ms": round(_percentile(latencies, 95), 2),
+        "p99_ms": round(_percentile(latencies, 99), 2),
+        "errors": len(errors),
+        "first_errors": sorted(set(errors))[:5],
+    }
+
+
+class McpCalls:
+    def __init__(self, url: str, token: str, symbols: list[str]) -> None:
+        self.url, self.token, self.symbols = url, token, symbols
+
+    def session(self):
+        from mcp import Client
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {self.token}"})
+        return Client(streamable_http_client(f"{self.url}/mcp/", http_client=http))
+
+    async def __call__(self, client, rng: random.Random) -> None:
+        tool = rng.choice(("get_context", "find_callers"))
+        result = await client.call_tool(tool, {"symbol": rng.choice(self.symbols)})
+        if result.is_error:
+            raise RuntimeError("".join(getattr(b, "text", "") for b in result.content)[:120])
+
+
+class HttpCalls:
+    def __init__(self, url: str, token: str, symbols: list[str], graphql: bool) -> None:
+        self.url, self.symbols, self.graphql = url, symbols, graphql
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def session(self):
+        return httpx.AsyncClient(headers=self.headers, timeout=30)
+
+    async def __call__(self, client: httpx.AsyncClient, rng: random.Random) -> None:
+        symbol = rng.choice(self.symbols)
+        if self.graphql:
+            query = "query($s: String!) { symbol(name: $s) { qualname callers(first: 20) { qualname } } }"
+            answer = await client.post(
+                f"{self.url}/graphql", json={"query": query, "variables": {"s": symbol}}
+            )
+            if answer.status_code != 200 or "errors" in answer.json():
+                raise RuntimeError(answer.text[:120])
+            return
+        route = rng.choice(("", "/callers"))
+        answer = await client.get(f"{self.url}/api/v1/symbols/{quote(symbol, safe='')}{route}")
+        if answer.status_code != 200:
+            raise RuntimeError(f"{answer.status_code} {answer.text[:100]}")
+
+
+def to_markdown(report: dict) -> str:
+    lines = [
+        f"# API load benchmark — {report['date']}",
+        "",
+        f"Machine: {report['machine']}. Commit: {report['commit']}. Neo4j 5.26 (tools/neo4j-dev) "
+        f"holding networkx 3.4.2; the API as uvicorn with {report['api_workers']} workers, "
+        f"tokens required; {report['clients']} concurrent clients for {report['seconds']} s per "
+        "interface, each calling context and callers on random symbols back to back; the load "
+        "generator runs on the same 2 cores.",
+        "",
+        "| interface | calls/s | p50 ms | p95 ms | p99 ms | errors | target |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, row in report["results"].items():
+        lines.append(
+            f"| {name} | {row['calls_per_s']} | {row['p50_ms']} | {row['p95_ms']} | "
+            f"{row['p99_ms']} | {row['errors']} | p95 ≤ {TARGET_P95_MS:g} ms, no errors |"
+        )
+    for name, row in report["results"].items():
+        if row["first_errors"]:
+            lines.append(f"\n{name} errors (first): " + "; ".join(row["first_errors"]))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--api-workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    from cartograph.auth import create_token
+    from cartograph.index import index_repository
+    from cartograph.store import open_store
+
+    neo4jdev = _neo4jdev()
+    neo4jdev.build()
+    server = neo4jdev.start(heap="2g", pagecache="1g")
+    try:
+        store = open_store(server.url)
+        index_repository(store, fetch("networkx", "3.4.2"), name="networkx")
+        token = create_token(store, "load", ["read"])[0]
+        rows = [
+            item
+            for item in store.export("networkx")
+            if item["type"] == "node" and item["label"] == "Symbol"
+            and item["kind"] in ("function", "method", "class")
+        ]  # fmt: skip
+        symbols = [r["id"] for r in random.Random(3).sample(rows, min(300, len(rows)))]
+        store.close()
+        env = {"CARTOGRAPH_STORE": server.url, "CARTOGRAPH_REQUIRE_TOKENS": "1"}
+        with tempfile.TemporaryDirectory() as tmp:
+            env["CARTOGRAPH_DATA"] = tmp
+            with serve_in_process(env, Path(tmp) / "api.log", workers=args.api_workers) as url:
+                results = {}
+                for name, calls in (
+                    ("MCP (streamable HTTP)", McpCalls(url, token, symbols)),
+                    ("REST", HttpCalls(url, token, symbols, graphql=False)),
+                    ("GraphQL", HttpCalls(url, token, symbols, graphql=True)),
+                ):
+                    results[name] = asyncio.run(_run_clients(args.clients, args.seconds, calls))
+    finally:
+        server.stop()
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "api_workers": args.api_workers,
+        "results": results,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    stem = RESULTS / f"load-{report['date'][:10]}"
+    stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
+    stem.with_suffix(".md").write_text(to_markdown(report))
+    sys.stdout.write(to_markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
