@@ -33,6 +33,6 @@ schema = (
 
 
 @schema.parametrize()
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors(case):
     case.call_and_validate(checks=[not_a_server_error])

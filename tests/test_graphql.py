@@ -108,8 +108,29 @@ def test_abusive_queries_are_refused(graphql):
     assert "`first` is 1 to 100" in wide["errors"][0]["message"]
 
 
-def test_read_scope_is_needed(graphql):
+def test_claims_with_their_holding_session(graphql):
+    url, headers, counting = graphql
+    from cartograph.agents import sessions as agents
+
+    store = counting._store
+    session = agents.start_session(store, "alice-laptop", "fix refunds")
+    agents.claim(store, session.id, "shop", "shop/payments.py")
+    data = _post(url, headers, '{ claims(repo: "shop") { path holder { id agent task } } }').json()
+    assert data["data"]["claims"] == [
+        {
+            "path": "shop/payments.py",
+            "holder": {"id": session.id, "agent": "alice-laptop", "task": "fix refunds"},
+        }
+    ]
+    found = _post(url, headers, f"{{ session(id: {session.id}) {{ agent endedAt }} }}").json()
+    assert found["data"]["session"] == {"agent": "alice-laptop", "endedAt": ""}
+
+
+def test_read_scope_is_needed(graphql, stores):
     url, _headers, _counting = graphql
+    claims_only = create_token(stores.open(), "claims-only", ["claims"])[0]
+    forbidden = _post(url, {"Authorization": f"Bearer {claims_only}"}, "{ repositories { name } }")
+    assert forbidden.status_code == 403 and "lacks the 'read' scope" in forbidden.json()["detail"]
     assert _post(url, {}, "{ repositories { name } }").status_code == 401
     assert (
         _post(url, {"Authorization": "Bearer cgt_nope"}, "{ repositories { name } }").status_code

@@ -95,6 +95,11 @@ def test_every_tool_over_http_with_scopes(gateway):
                 ("find_dead_code", {"repo": "shop"}),
                 ("get_overview", {"repo": "shop"}),
                 ("get_schema", {}),
+                ("find_path", {"source": "place_order", "target": "Cart.total"}),
+                ("explain", {"symbol": "Cart"}),
+                ("history", {"target": "shop/models.py"}),
+                ("co_changes", {"target": "shop/models.py"}),
+                ("owners", {"target": "shop/models.py"}),
             ):
                 result = await client.call_tool(name, arguments)
                 assert not result.is_error, (name, _text(result))
@@ -110,6 +115,20 @@ def test_every_tool_over_http_with_scopes(gateway):
                 "claim_file", {"session": session, "repo": "shop", "path": "shop/payments.py"}
             )
             out["claim"] = _text(claimed)
+            for name, arguments in (
+                ("heartbeat", {"session": session}),
+                ("check_edit", {"session": session, "repo": "shop", "path": "shop/payments.py"}),
+                ("list_claims", {"repo": "shop"}),
+                (
+                    "remember",
+                    {"session": session, "text": "Totals are Decimal.", "about": ["shop/"]},
+                ),
+                ("recall", {"about": ["shop/models.py"]}),
+                ("release_file", {"session": session, "repo": "shop", "path": "shop/payments.py"}),
+            ):
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error, (name, _text(result))
+                out[name] = _text(result)
             indexing = await client.call_tool("index_repository", {"path": "/etc"})
             out["index"] = (indexing.is_error, _text(indexing))
         async with _client(url, tokens["reader"]) as client:
@@ -123,6 +142,10 @@ def test_every_tool_over_http_with_scopes(gateway):
     assert "shop/payments.py" in out["search_symbols"]
     assert "class shop.models.Cart" in out["get_context"]
     assert out["claim"].startswith("shop/payments.py is yours")
+    assert (
+        "Totals are Decimal." in out["recall"]
+        and out["release_file"] == "released shop/payments.py"
+    )
     assert out["index"][0] and "lacks the 'admin' scope" in out["index"][1]
     assert not out["reader_search"][0]
     assert out["reader_session"][0] and "lacks the 'claims' scope" in out["reader_session"][1]

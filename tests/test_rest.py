@@ -57,6 +57,10 @@ def test_queries(api):
     assert get("/repos/shop/stats")["files"] == 5
     assert "packages" in get("/repos/shop/overview")
     assert "items" in get("/repos/shop/dead-code")
+    files = get("/repos/shop/files", limit=2)
+    assert files["total"] == 5 and len(files["items"]) == 2 and files["next_cursor"]
+    under = get("/repos/shop/files", under="shop")["items"]
+    assert under and all(f["path"].startswith("shop/") for f in under)
 
     # a page at a time: the cursors walk the whole list once
     seen, cursor = [], None
@@ -144,6 +148,12 @@ def test_sessions_claims_and_lessons(api):
     assert [x["text"] for x in found] == ["Refunds round half-even."]
     context = httpx.get(f"{url}/api/v1/symbols/PaymentService", headers=agent).json()
     assert [x["text"] for x in context["lessons"]] == ["Refunds round half-even."]
+    touched = httpx.post(
+        f"{url}/api/v1/activity",
+        json={"session": alice, "repo": "shop", "path": "shop/payments.py", "kind": "edit"},
+        headers=agent,
+    )
+    assert touched.status_code == 204
     released = httpx.delete(f"{url}/api/v1/claims", params=claim, headers=agent)
     assert released.status_code == 204
     assert (

@@ -55,6 +55,26 @@ class Commit:
     author_email: str
     author_name: str
 
+    @strawberry.field
+    def author(self) -> Person:
+        return Person(email=self.author_email, name=self.author_name)
+
+
+@strawberry.type
+class Person:
+    email: str
+    name: str
+
+
+@strawberry.type
+class Session:
+    id: int
+    agent: str
+    task: str
+    started_at: str
+    last_seen: str
+    ended_at: str
+
 
 @strawberry.type
 class Claim:
@@ -66,6 +86,11 @@ class Claim:
     intent: str
     since: str
     expires_at: str
+
+    @strawberry.field
+    def holder(self, info: Info) -> Session | None:
+        found = info.context["store"]().get_session(self.session)
+        return _session(found) if found else None
 
 
 @strawberry.type
@@ -151,6 +176,17 @@ class Repository:
         return [_file(f) for f in rows[offset : offset + _first(first)]]
 
 
+def _session(row) -> Session:
+    return Session(
+        id=row.id,
+        agent=row.agent,
+        task=row.task,
+        started_at=row.started_at,
+        last_seen=row.last_seen,
+        ended_at=row.ended_at,
+    )
+
+
 def _file(record) -> File:
     return File(
         repo=record.repo,
@@ -228,6 +264,11 @@ class Query:
             Commit(sha=e.sha, at=e.at, message=e.message, author_email=e.author, author_name=e.name)
             for e in page.entries
         ]
+
+    @strawberry.field
+    def session(self, info: Info, id: int) -> Session | None:
+        found = info.context["store"]().get_session(id)
+        return _session(found) if found else None
 
     @strawberry.field
     def claims(self, info: Info, repo: str | None = None) -> list[Claim]:

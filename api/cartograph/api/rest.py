@@ -66,17 +66,30 @@ class NewSession(BaseModel):
 
 
 class ClaimRequest(BaseModel):
-    session: int
+    session: int = Field(ge=1, le=2**53)
     repo: str = Field(min_length=1, max_length=200)
     path: str = Field(min_length=1, max_length=1000)
     intent: str = "edit"
 
 
+class ActivityRequest(BaseModel):
+    session: int = Field(ge=1, le=2**53)
+    repo: str = Field(min_length=1, max_length=200)
+    path: str = Field(min_length=1, max_length=1000)
+    kind: str = Field(pattern="^(read|edit)$")
+
+
 class LessonRequest(BaseModel):
-    session: int
+    session: int = Field(ge=1, le=2**53)
     text: str = Field(min_length=1, max_length=4000)
     about: list[str] = Field(default_factory=list, max_length=50)
     kind: str = "lesson"
+
+
+def _files(store: GraphStore, repo: str, under: str | None) -> list:
+    if store.get_repo(repo) is None:
+        raise RepoNotFound(repo, [r.name for r in store.list_repos()])
+    return sorted(store.files(repo, under=under).values(), key=lambda f: f.path)
 
 
 def build_router(
@@ -219,6 +232,20 @@ def build_router(
         )
         return _page(report, report.next_offset)
 
+    @read.get("/repos/{repo}/files")
+    def repo_files(
+        repo: str,
+        under: str | None = None,
+        limit: int = Query(100, ge=1, le=MAX_LIMIT),
+        cursor: str | None = None,
+    ) -> dict:
+        """The repository's indexed files (path, language, lines, is_test), by path."""
+        records = ask(lambda g: _files(g, repo, under))
+        offset = decode_cursor(cursor)
+        page = records[offset : offset + limit]
+        more = offset + limit if len(records) > offset + limit else None
+        return {"items": to_data(page), "total": len(records), "next_cursor": encode_cursor(more)}
+
     @read.get("/repos/{repo}/overview")
     def repo_overview(repo: str, top: int = Query(15, ge=1, le=100)) -> dict:
         return to_data(ask(lambda g: overview(g, repo, top)))
@@ -282,6 +309,12 @@ def build_router(
     @team.get("/check-edit")
     def may_edit(session: int, repo: str, path: str) -> dict:
         return to_data(act(lambda g: agents.check_edit(g, session, repo, path)))
+
+    @team.post("/activity", status_code=204)
+    def record_activity(request: ActivityRequest) -> None:
+        """What a session read or edited (its READ/EDITED trail on the file)."""
+        record = agents.record_read if request.kind == "read" else agents.record_edit
+        act(lambda g: record(g, request.session, request.repo, request.path))
 
     @team.post("/lessons", status_code=201)
     def add_lesson(request: LessonRequest) -> dict:

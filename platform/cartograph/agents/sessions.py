@@ -24,6 +24,7 @@ SESSION_TTL = timedelta(minutes=15)
 CLAIM_TTL = timedelta(minutes=30)
 INTENTS = ("edit", "refactor", "review", "test")
 MAX_TEXT = 4000
+MAX_SESSION_ID = 2**53  # ids are counters; anything larger is not one (and fits no store)
 
 
 class AgentError(ValueError):
@@ -74,7 +75,9 @@ def start_session(store: GraphStore, agent: str, task: str) -> AgentSession:
 
 
 def live_session(store: GraphStore, session_id: int) -> AgentSession:
-    session = store.get_session(int(session_id))
+    if not isinstance(session_id, int) or not 0 < session_id <= MAX_SESSION_ID:
+        raise AgentError(f"there is no session {session_id}: start one with start_session")
+    session = store.get_session(session_id)
     if session is None:
         raise AgentError(f"there is no session {session_id}: start one with start_session")
     if session.ended_at or session.last_seen <= _stamp(_now() - SESSION_TTL):
