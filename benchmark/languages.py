@@ -18,16 +18,15 @@ import argparse
 import json
 import platform
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import NPM_CORPORA, fetch_npm
+from benchmark.report import write_report
 from benchmark.run import _index_in_subprocess, parse_floor
 
-RESULTS = Path(__file__).parent / "results"
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "resolution_ts"
 TARGET_RATIO = 3.0
 
@@ -156,11 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
         "accuracy": fixture_accuracy(),
     }
-    RESULTS.mkdir(exist_ok=True)
-    stem = RESULTS / f"languages-{report['date'][:10]}"
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    stem.with_suffix(".md").write_text(to_markdown(report))
-    sys.stdout.write(to_markdown(report))
+    write_report("languages", report, to_markdown(report))
     return 0
 
 

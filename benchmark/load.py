@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import random
@@ -33,12 +32,12 @@ import httpx
 
 from benchmark.corpora import fetch
 from benchmark.neo4j_store import _neo4jdev
+from benchmark.report import write_report
 from benchmark.run import _percentile
 
-RESULTS = Path(__file__).parent / "results"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from api_support import serve_in_process  # noqa: E402
+from api_support import serve_in_process
 
 TARGET_P95_MS = 50.0
 
@@ -189,11 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         "api_workers": args.api_workers,
         "results": results,
     }
-    RESULTS.mkdir(exist_ok=True)
-    stem = RESULTS / f"load-{report['date'][:10]}"
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    stem.with_suffix(".md").write_text(to_markdown(report))
-    sys.stdout.write(to_markdown(report))
+    write_report("load", report, to_markdown(report))
     return 0
 
 

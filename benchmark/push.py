@@ -19,7 +19,6 @@ Writes benchmark/results/push-<date>.{json,md}.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -35,9 +34,9 @@ import httpx
 
 from benchmark.corpora import fetch
 from benchmark.neo4j_store import _neo4jdev
+from benchmark.report import write_report
 from benchmark.run import _percentile
 
-RESULTS = Path(__file__).parent / "results"
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
@@ -257,11 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         "latency": latency,
         "throughput": throughput,
     }
-    RESULTS.mkdir(exist_ok=True)
-    stem = RESULTS / f"push-{report['date'][:10]}"
-    stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
-    stem.with_suffix(".md").write_text(to_markdown(report))
-    sys.stdout.write(to_markdown(report))
+    write_report("push", report, to_markdown(report))
     return 0
 
 

@@ -139,45 +139,30 @@ def build_router(
         found = ask(lambda g: search(g, q, repo, kinds, limit, decode_cursor(cursor)))
         return _page(found, found.next_offset)
 
-    @read.get("/symbols/{symbol:path}/callers")
-    def symbol_callers(
-        symbol: str,
-        repo: str | None = None,
-        references: bool = False,
-        limit: int = limit_q,
-        cursor: str | None = None,
-    ) -> dict:
-        page = ask(
-            lambda g: callers(
-                g,
-                symbol,
-                repo=repo,
-                limit=limit,
-                offset=decode_cursor(cursor),
-                include_references=references,
+    def neighbor_route(direction: str, lookup) -> None:
+        @read.get(f"/symbols/{{symbol:path}}/{direction}", name=f"symbol_{direction}")
+        def route(
+            symbol: str,
+            repo: str | None = None,
+            references: bool = False,
+            limit: int = limit_q,
+            cursor: str | None = None,
+        ) -> dict:
+            """Who calls the symbol (callers) or what it calls (callees), a page at a time."""
+            page = ask(
+                lambda g: lookup(
+                    g,
+                    symbol,
+                    repo=repo,
+                    limit=limit,
+                    offset=decode_cursor(cursor),
+                    include_references=references,
+                )
             )
-        )
-        return _page(page, page.next_offset)
+            return _page(page, page.next_offset)
 
-    @read.get("/symbols/{symbol:path}/callees")
-    def symbol_callees(
-        symbol: str,
-        repo: str | None = None,
-        references: bool = False,
-        limit: int = limit_q,
-        cursor: str | None = None,
-    ) -> dict:
-        page = ask(
-            lambda g: callees(
-                g,
-                symbol,
-                repo=repo,
-                limit=limit,
-                offset=decode_cursor(cursor),
-                include_references=references,
-            )
-        )
-        return _page(page, page.next_offset)
+    neighbor_route("callers", callers)
+    neighbor_route("callees", callees)
 
     @read.get("/symbols/{symbol:path}/trace")
     def symbol_trace(
