@@ -35,9 +35,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import CORPORA, fetch
+from benchmark.report import write_report
 from benchmark.run import _percentile
 
-RESULTS = Path(__file__).parent / "results"
 TARGET_COMMITS_PER_SECOND = 1000.0
 TEXT_SUFFIXES = (".py", ".txt", ".html", ".js", ".css")
 MAX_FILE_BYTES = 300_000
@@ -489,13 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         "target_commits_per_second": TARGET_COMMITS_PER_SECOND,
         "runs": runs,
     }
-    text = to_markdown(report)
-    print(text)
-    if not args.no_write:
-        RESULTS.mkdir(exist_ok=True)
-        stamp = report["date"][:10]
-        (RESULTS / f"history-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n")
-        (RESULTS / f"history-{stamp}.md").write_text(text)
+    write_report("history", report, to_markdown(report), write=not args.no_write)
     return 0
 
 

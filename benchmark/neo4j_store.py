@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import random
 import shutil
@@ -26,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import CORPORA, fetch
+from benchmark.report import write_report
 from benchmark.run import (
     _edit_inside_function,
     _git_commit_all,
@@ -34,7 +34,6 @@ from benchmark.run import (
     _python_files,
 )
 
-RESULTS = Path(__file__).parent / "results"
 NEO4JDEV = Path(__file__).resolve().parent.parent / "tools" / "neo4j-dev" / "neo4jdev.py"
 TARGETS = {"ratio_to_sqlite": 3.0, "single_file_p95_ms": 300.0, "query_p95_ms": 30.0}
 
@@ -243,13 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     finally:
         server.stop()
-    text = to_markdown(report)
-    print(text)
-    if not args.no_write:
-        RESULTS.mkdir(exist_ok=True)
-        stamp = report["date"][:10]
-        (RESULTS / f"neo4j-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n")
-        (RESULTS / f"neo4j-{stamp}.md").write_text(text)
+    write_report("neo4j", report, to_markdown(report), write=not args.no_write)
     return 0
 
 

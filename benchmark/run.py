@@ -32,8 +32,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import CORPORA, fetch
+from benchmark.report import write_report
 
-RESULTS = Path(__file__).parent / "results"
 TARGETS = {
     "full_index_ratio": 3.0,
     "no_change_seconds": 1.0,
@@ -367,13 +367,7 @@ def main(argv: list[str] | None = None) -> int:
             measure_corpus(name, args.repeat, args.workers) for name in args.corpus.split(",")
         ],
     }
-    text = to_markdown(report)
-    print(text)
-    if not args.no_write:
-        RESULTS.mkdir(exist_ok=True)
-        stamp = report["date"][:10]
-        (RESULTS / f"core-{stamp}.json").write_text(json.dumps(report, indent=1) + "\n")
-        (RESULTS / f"core-{stamp}.md").write_text(text)
+    write_report("core", report, to_markdown(report), write=not args.no_write)
     return 0
 
 

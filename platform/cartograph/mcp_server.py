@@ -6,6 +6,7 @@ Every tool answers with compact text by default (what an agent reads best) or JS
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -55,11 +56,15 @@ libraries) are not edges: they are listed as unresolved calls of their symbol.""
 
 
 def build_server(
-    store_url: str | None = None, authorize: Callable[[str], None] | None = None
+    store_url: str | None = None,
+    authorize: Callable[[str], None] | None = None,
+    stores: Callable[[], GraphStore] | None = None,
 ) -> MCPServer:
     """An MCP server with Cartograph's tools over the store at `store_url`. `authorize(scope)`
     is asked before every tool runs (the HTTP gateway checks the caller's token; stdio has
-    none): `read` for queries, `claims` for the team tools, `admin` for indexing."""
+    none): `read` for queries, `claims` for the team tools, `admin` for indexing. `stores`
+    gives each calling thread its store (the HTTP app's, shared with REST and GraphQL);
+    without it, one store is opened and tool calls take turns on it."""
     server = MCPServer("cartograph", instructions=INSTRUCTIONS)
 
     def allowed(scope: str) -> None:
@@ -70,13 +75,17 @@ def build_server(
         except Exception as exc:  # Forbidden: said to the agent as a tool error
             raise ToolError(str(exc)) from exc
 
-    lock = threading.Lock()
+    lock: threading.Lock | contextlib.nullcontext = (
+        threading.Lock() if stores is None else contextlib.nullcontext()
+    )
     state: dict[str, GraphStore] = {}
 
-    def store() -> GraphStore:
+    def own_store() -> GraphStore:
         if "store" not in state:
             state["store"] = open_store(store_url)
         return state["store"]
+
+    store = stores or own_store
 
     def answer(fn: Callable[[GraphStore], Any], as_json: bool) -> str:
         allowed("read")
@@ -282,7 +291,7 @@ def build_server(
 def add_agent_tools(
     server: MCPServer,
     store: Callable[[], GraphStore],
-    lock: threading.Lock,
+    lock: threading.Lock | contextlib.nullcontext,
     allowed: Callable[[str], None],
 ) -> None:
     """The team tools: sessions, file claims, lessons (see cartograph.agents.sessions)."""

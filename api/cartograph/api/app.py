@@ -116,7 +116,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     else:
         runner = ThreadJobRunner(stores.open_new, settings.data_dir)
 
-    mcp_server = build_server(settings.store_url, authorize=_authorize_mcp_caller)
+    mcp_server = build_server(
+        settings.store_url, authorize=_authorize_mcp_caller, stores=stores.get
+    )
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/", stateless_http=True, json_response=True
     )

@@ -66,6 +66,11 @@ _FUNCTION_NODES = frozenset(
 )
 _METHOD_NODES = frozenset({"method_definition", "method_signature", "abstract_method_signature"})
 _CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+# definitions that are values: named by what they are bound to
+_VALUE_DEFINITIONS = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function", "class"}
+)
+_FIELDS = frozenset({"public_field_definition", "field_definition"})
 _NAMED_VALUE_PARENTS = frozenset({"variable_declarator", "pair", "public_field_definition"})
 
 _COMMON_QUERY = """
@@ -395,9 +400,7 @@ class _Extractor:
         name = _text(name_node) if name_node is not None else None
         sig_node = node
         owner = node.parent
-        if kind in ("arrow_function", "function_expression", "function", "class") or (
-            kind in ("generator_function",)
-        ):
+        if kind in _VALUE_DEFINITIONS:
             # named by what it is bound to: a variable, an object property, a class field
             if owner is not None and owner.type in _NAMED_VALUE_PARENTS:
                 key = owner.child_by_field_name("name") or owner.child_by_field_name("key")
@@ -441,15 +444,7 @@ class _Extractor:
             return
         parent_kind = scopes[parent][0]
         if kind in _CLASS_NODES:
-            info = {
-                "ext": None,
-                "impl": [],
-                "dec": [
-                    e
-                    for e in (expr_of(_decorator_expr(d)) for d in _decorators(node))
-                    if e is not None
-                ],
-            }
+            info = {"ext": None, "impl": [], "dec": _decorator_exprs(node)}
             for child in node.named_children:
                 if child.type == "class_heritage":
                     self.heritage(child, info)
@@ -466,27 +461,15 @@ class _Extractor:
         elif kind == "enum_declaration":
             index = self.add_scope(node, "enum", name, parent, {}, exported, sig_node)
         else:
-            is_method = kind in _METHOD_NODES or (
-                owner is not None and owner.type in ("public_field_definition", "field_definition")
-            )
-            if owner is not None and owner.type == "pair" and parent_kind == "object":
-                is_method = True
-            if kind in _METHOD_NODES and parent_kind == "object":
-                is_method = True
+            member = kind in _METHOD_NODES or owner.type in _FIELDS
+            is_method = member or (owner.type == "pair" and parent_kind == "object")
             info = self.function_info(node)
-            if kind in _METHOD_NODES or owner.type in (
-                "public_field_definition",
-                "field_definition",
-            ):
+            if member:
                 info["static"] = any(
                     c.type == "static"
                     for c in (owner if owner.type != "class_body" else node).children
                 )
-                info["dec"] = [
-                    e
-                    for e in (expr_of(_decorator_expr(d)) for d in _decorators(node))
-                    if e is not None
-                ]
+                info["dec"] = _decorator_exprs(node)
             if kind in _METHOD_NODES and any(
                 c.type in ("get", "set") for c in node.children if not c.is_named
             ):
@@ -496,10 +479,12 @@ class _Extractor:
             )
             self.bind_params(index, node)
         # a declaration binds its name in the enclosing scope (members do not)
-        if parent_kind not in ("class", "object", "interface") and kind not in _METHOD_NODES:
-            bound = not (owner is not None and owner.type in ("pair",))
-            if bound and not (owner is not None and owner.type == "assignment_expression"):
-                self.bind(parent, name, ["def", index])
+        if (
+            parent_kind not in ("class", "object", "interface")
+            and kind not in _METHOD_NODES
+            and owner.type not in ("pair", "assignment_expression")
+        ):
+            self.bind(parent, name, ["def", index])
         if kind in ("function_expression", "class") and name_node is not None:
             # a named function expression sees its own name
             self.bind(index, _text(name_node), ["def", index])
@@ -934,6 +919,12 @@ def _decorated(decorator: tree_sitter.Node) -> tree_sitter.Node | None:
             sibling = sibling.next_named_sibling
         return sibling
     return parent
+
+
+def _decorator_exprs(node: tree_sitter.Node) -> list[list]:
+    """The decorators of a class or method, as expressions (`@Get(":id")` → `Get`)."""
+    found = (expr_of(_decorator_expr(d)) for d in _decorators(node))
+    return [e for e in found if e is not None]
 
 
 def _decorator_expr(node: tree_sitter.Node) -> tree_sitter.Node | None:
