@@ -10,8 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
-# 6: API tokens
-SCHEMA_VERSION = 6
+# 6: API tokens; 7: columns early schema-1 stores lack (SQLite)
+SCHEMA_VERSION = 7
 
 SYMBOL_KINDS = (
     "module",

@@ -36,6 +36,7 @@ MIGRATIONS = {
     4: "sqlite_004_resolution.sql",
     5: "sqlite_005_agents.sql",
     6: "sqlite_006_tokens.sql",
+    7: "add_missing_columns",  # a step in Python: see _add_missing_columns
 }
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
@@ -135,13 +136,10 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, Tra
             )
             version = self._schema_version()  # another process may have migrated meanwhile
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                script = (
-                    resources.files("cartograph.store")
-                    .joinpath(f"migrations/{MIGRATIONS[target]}")
-                    .read_text()
-                )
-                for statement in _statements(script):
-                    db.execute(statement)
+                if MIGRATIONS[target] == "add_missing_columns":
+                    _add_missing_columns(db)
+                else:
+                    _run_script(db, MIGRATIONS[target])
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(target),)
                 )
@@ -294,7 +292,9 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, Tra
             if replace:
                 self._delete_file_rows(db, repo, [w.record.path for w in writes], symbols=True)
             db.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO files (repo, path, language, sha256, size, mtime_ns, "
+                "lines, is_test, module, parse_errors, interface, aliases, facts, resolution) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         repo,
@@ -811,6 +811,39 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, Tra
             self.import_links(repo),
             packages,
         )
+
+
+def _run_script(db: sqlite3.Connection, name: str) -> None:
+    script = resources.files("cartograph.store").joinpath(f"migrations/{name}").read_text()
+    for statement in _statements(script):
+        db.execute(statement)
+
+
+def _add_missing_columns(db: sqlite3.Connection) -> None:
+    """Stores created by early builds of schema 1 lack columns that were added to its script
+    afterwards (`files.interface`, `files.aliases`): add every column a store made from the
+    scripts has and this one lacks, with its declared default."""
+    fresh = sqlite3.connect(":memory:")
+    for target in sorted(MIGRATIONS):
+        if MIGRATIONS[target].endswith(".sql"):
+            _run_script(fresh, MIGRATIONS[target])
+    tables = fresh.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
+        "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'symbol_search%'"
+    ).fetchall()
+    for (table,) in tables:
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if not have:
+            continue
+        for _cid, column, kind, notnull, default, _pk in fresh.execute(
+            f"PRAGMA table_info({table})"
+        ):
+            if column not in have:
+                clause = f"ALTER TABLE {table} ADD COLUMN {column} {kind}"
+                if default is not None:
+                    clause += f"{' NOT NULL' if notnull else ''} DEFAULT {default}"
+                db.execute(clause)
+    fresh.close()
 
 
 class _Transaction:

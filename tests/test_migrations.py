@@ -1,0 +1,32 @@
+"""An embedded store written by an earlier Cartograph opens and indexes with this one."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from cartograph.index import index_repository
+from cartograph.query import context
+from cartograph.store.sqlite import SQLiteStore
+from sample_repo import make_sample_repo
+
+
+def test_a_store_from_an_early_schema_1_build_gains_its_missing_columns(tmp_path):
+    """Early builds created `files` without `interface` and `aliases` (they were added to the
+    first migration later); such a store, migrated up to version 6, used to fail on write."""
+    path = tmp_path / "graph.db"
+    SQLiteStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE files DROP COLUMN interface")
+    db.execute("ALTER TABLE files DROP COLUMN aliases")
+    db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+
+    store = SQLiteStore(path)
+    columns = {row[1] for row in store.db.execute("PRAGMA table_info(files)")}
+    assert {"interface", "aliases", "resolution"} <= columns
+    root = make_sample_repo(tmp_path / "shop")
+    index_repository(store, root, name="shop", workers=1)
+    assert context(store, "Cart").symbol.qualname == "shop.models.Cart"
+    again = index_repository(store, root, name="shop", workers=1)
+    assert again.parsed == 0
