@@ -11,13 +11,21 @@ from sample_repo import make_sample_repo
 
 
 def test_a_store_from_an_early_schema_1_build_gains_its_missing_columns(tmp_path):
-    """Early builds created `files` without `interface` and `aliases` (they were added to the
-    first migration later); such a store, migrated up to version 6, used to fail on write."""
+    """Early builds created `files` without `interface` and `aliases`, `edges` with `repo` and
+    `path`, and no `pending` (the first migration changed later); such a store, migrated up to
+    version 6, used to fail on write."""
     path = tmp_path / "graph.db"
     SQLiteStore(path).close()
     db = sqlite3.connect(path)
     db.execute("ALTER TABLE files DROP COLUMN interface")
     db.execute("ALTER TABLE files DROP COLUMN aliases")
+    db.execute("DROP TABLE edges")
+    db.execute(
+        "CREATE TABLE edges (type TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL, "
+        "repo TEXT NOT NULL, path TEXT NOT NULL, lines TEXT NOT NULL, count INTEGER NOT NULL, "
+        "via TEXT NOT NULL, confidence REAL NOT NULL) STRICT"
+    )
+    db.execute("DROP TABLE pending")
     db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     db.commit()
     db.close()
@@ -25,6 +33,8 @@ def test_a_store_from_an_early_schema_1_build_gains_its_missing_columns(tmp_path
     store = SQLiteStore(path)
     columns = {row[1] for row in store.db.execute("PRAGMA table_info(files)")}
     assert {"interface", "aliases", "resolution"} <= columns
+    edge_columns = [row[1] for row in store.db.execute("PRAGMA table_info(edges)")]
+    assert "repo" not in edge_columns
     root = make_sample_repo(tmp_path / "shop")
     index_repository(store, root, name="shop", workers=1)
     assert context(store, "Cart").symbol.qualname == "shop.models.Cart"

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
-# 6: API tokens; 7: columns early schema-1 stores lack (SQLite)
+# 6: API tokens; 7: SQLite stores of early schema-1 builds repaired
 SCHEMA_VERSION = 7
 
 SYMBOL_KINDS = (

@@ -36,7 +36,7 @@ MIGRATIONS = {
     4: "sqlite_004_resolution.sql",
     5: "sqlite_005_agents.sql",
     6: "sqlite_006_tokens.sql",
-    7: "add_missing_columns",  # a step in Python: see _add_missing_columns
+    7: "repair_early_schema_1",  # a step in Python: see _repair_early_schema_1
 }
 CHUNK = 500  # ids per IN (...) list
 SEARCH_WEIGHTS = "10.0, 5.0, 1.0"
@@ -136,8 +136,8 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, Tra
             )
             version = self._schema_version()  # another process may have migrated meanwhile
             for target in range(version + 1, SCHEMA_VERSION + 1):
-                if MIGRATIONS[target] == "add_missing_columns":
-                    _add_missing_columns(db)
+                if MIGRATIONS[target] == "repair_early_schema_1":
+                    _repair_early_schema_1(db)
                 else:
                     _run_script(db, MIGRATIONS[target])
                 db.execute(
@@ -819,21 +819,46 @@ def _run_script(db: sqlite3.Connection, name: str) -> None:
         db.execute(statement)
 
 
-def _add_missing_columns(db: sqlite3.Connection) -> None:
-    """Stores created by early builds of schema 1 lack columns that were added to its script
-    afterwards (`files.interface`, `files.aliases`): add every column a store made from the
-    scripts has and this one lacks, with its declared default."""
+# the code graph: derived from the repositories, rebuilt by the next index run
+DERIVED_TABLES = (
+    "files", "skipped", "symbols", "edges", "imports", "unresolved", "deps", "pending",
+    "packages", "locks",
+)  # fmt: skip
+
+
+def _repair_early_schema_1(db: sqlite3.Connection) -> None:
+    """Early builds of schema 1 created tables that the first migration's script later changed
+    in place (`files` lacked `interface` and `aliases`; `edges` and `unresolved` had `repo` and
+    `path`; `pending` did not exist). Where the code-graph tables differ from what the scripts
+    make, they are made again — they are derived data: every repository is rebuilt by its next
+    index run (`index_format` cleared) — and any other table gains the columns it lacks."""
     fresh = sqlite3.connect(":memory:")
     for target in sorted(MIGRATIONS):
         if MIGRATIONS[target].endswith(".sql"):
             _run_script(fresh, MIGRATIONS[target])
-    tables = fresh.execute(
+
+    def columns(conn: sqlite3.Connection, table: str) -> list[str]:
+        return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+
+    if any(columns(db, t) != columns(fresh, t) for t in DERIVED_TABLES):
+        for table in (*DERIVED_TABLES, "symbol_search"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        rows = fresh.execute(
+            "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
+            f"AND (tbl_name IN ({_marks(len(DERIVED_TABLES))}) OR name = 'symbol_search') "
+            "ORDER BY type = 'index'",
+            DERIVED_TABLES,
+        ).fetchall()
+        for (sql,) in rows:
+            db.execute(sql)
+        db.execute("UPDATE repos SET index_format = ''")
+    others = fresh.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
         "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'symbol_search%'"
     ).fetchall()
-    for (table,) in tables:
-        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        if not have:
+    for (table,) in others:
+        have = set(columns(db, table))
+        if not have or table in DERIVED_TABLES:
             continue
         for _cid, column, kind, notnull, default, _pk in fresh.execute(
             f"PRAGMA table_info({table})"
