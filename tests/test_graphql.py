@@ -136,3 +136,63 @@ def test_read_scope_is_needed(graphql, stores):
         _post(url, {"Authorization": "Bearer cgt_nope"}, "{ repositories { name } }").status_code
         == 401
     )
+
+
+TRACE = """
+query($name: String!, $direction: Direction!, $depth: Int!) {
+  trace(name: $name, direction: $direction, depth: $depth) {
+    root { qualname }
+    depth truncated
+    steps { depth parentId via lines repeated symbol { id qualname } }
+    freshness { repos { repo indexedSha } stale }
+  }
+}"""
+
+
+def test_trace_with_depth(graphql):
+    url, headers, _counting = graphql
+    up = _post(url, headers, TRACE, {"name": "price_of", "direction": "IN", "depth": 4}).json()
+    assert "errors" not in up, up
+    trace = up["data"]["trace"]
+    assert trace["root"]["qualname"] == "shop.models.price_of"
+    reached = {(s["depth"], s["symbol"]["qualname"]) for s in trace["steps"]}
+    # price_of <- Cart.total <- PaymentService.pay <- place_order <- test_place_order
+    assert reached == {
+        (1, "shop.models.Cart.total"),
+        (2, "shop.payments.PaymentService.pay"),
+        (3, "shop.orders.place_order"),
+        (4, "tests.test_orders.test_place_order"),
+    }
+    by_name = {s["symbol"]["qualname"]: s for s in trace["steps"]}
+    total = by_name["shop.models.Cart.total"]
+    pay = by_name["shop.payments.PaymentService.pay"]
+    assert pay["parentId"] == total["symbol"]["id"] and pay["via"] and pay["lines"]
+    assert trace["freshness"]["repos"][0]["repo"] == "shop"
+    assert len(trace["freshness"]["repos"][0]["indexedSha"]) == 40
+
+    shallow = _post(url, headers, TRACE, {"name": "price_of", "direction": "IN", "depth": 2})
+    assert {s["depth"] for s in shallow.json()["data"]["trace"]["steps"]} == {1, 2}
+
+    down = _post(url, headers, TRACE, {"name": "place_order", "direction": "OUT", "depth": 1})
+    callees = {s["symbol"]["qualname"] for s in down.json()["data"]["trace"]["steps"]}
+    assert {"shop.models.Cart.__init__", "shop.models.Cart.add"} <= callees
+    assert "shop.models.price_of" not in callees  # two levels down: not at depth 1
+
+
+def test_trace_from_a_symbol_and_its_limits(graphql):
+    url, headers, _counting = graphql
+    nested = _post(
+        url,
+        headers,
+        '{ symbol(name: "Cart.total") { trace(direction: IN, depth: 2) '
+        "{ steps { depth symbol { qualname } } } } }",
+    ).json()
+    steps = nested["data"]["symbol"]["trace"]["steps"]
+    assert {(s["depth"], s["symbol"]["qualname"]) for s in steps} == {
+        (1, "shop.payments.PaymentService.pay"),
+        (2, "shop.orders.place_order"),
+    }
+    too_deep = _post(url, headers, TRACE, {"name": "price_of", "direction": "IN", "depth": 50})
+    assert "`depth` is 1 to 10" in too_deep.json()["errors"][0]["message"]
+    wrong = _post(url, headers, TRACE, {"name": "price_of", "direction": "UP", "depth": 2})
+    assert "Direction" in wrong.json()["errors"][0]["message"]

@@ -1,5 +1,5 @@
 """GraphQL at /graphql (Strawberry; GraphiQL in a browser): repositories, files, symbols with
-their callers and callees, search, history, claims.
+their callers and callees, call trees to a chosen depth (`trace`), search, history, claims.
 
 Callers, callees, files and parents of a page of symbols are loaded in batches (DataLoaders over
 the store's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from enum import Enum
 
 import strawberry
 from cartograph.agents import sessions as agents
 from cartograph.model import SymbolRow
 from cartograph.query import QueryError, find_symbol
 from cartograph.query import search as search_symbols
+from cartograph.query import trace as trace_symbol
+from cartograph.query.common import Envelope
 from cartograph.query.history import history as history_of
 from cartograph.store.base import GraphStore
 from fastapi import Request
@@ -32,10 +35,26 @@ MAX_TOKENS = 2000
 MAX_FIRST = 100
 
 
+MAX_TRACE_DEPTH = 10
+MAX_TRACE_FANOUT = 50
+
+
 def _first(first: int) -> int:
     if first < 1 or first > MAX_FIRST:
         raise ValueError(f"`first` is 1 to {MAX_FIRST}")
     return first
+
+
+def _within(value: int, name: str, high: int) -> int:
+    if value < 1 or value > high:
+        raise ValueError(f"`{name}` is 1 to {high}")
+    return value
+
+
+@strawberry.enum
+class Direction(Enum):
+    IN = "in"  # what reaches the symbol: its callers, their callers, ...
+    OUT = "out"  # what the symbol reaches: its callees, theirs, ...
 
 
 @strawberry.type
@@ -157,6 +176,105 @@ class Symbol:
         found = await info.context["loaders"].callees.load(self.row.id)
         return found[: _first(first)]
 
+    @strawberry.field(description="The call tree above (IN) or below (OUT) this symbol.")
+    def trace(
+        self,
+        info: Info,
+        direction: Direction = Direction.OUT,
+        depth: int = 3,
+        fanout: int = 20,
+        references: bool = False,
+    ) -> Trace:
+        return _trace(info, self.row.id, self.row.repo, direction, depth, fanout, references)
+
+
+@strawberry.type
+class IndexedCommit:
+    repo: str
+    indexed_sha: str
+    indexed_at: str
+    dirty: bool
+
+
+@strawberry.type
+class Freshness:
+    """Which commit an answer reflects, and which of its files changed on disk since."""
+
+    repos: list[IndexedCommit]
+    stale: list[str]
+
+
+def _freshness(envelope: Envelope) -> Freshness:
+    return Freshness(
+        repos=[
+            IndexedCommit(
+                repo=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at, dirty=r.dirty
+            )
+            for r in envelope.repos
+        ],
+        stale=list(envelope.stale),
+    )
+
+
+@strawberry.type
+class TraceStep:
+    depth: int  # 1 for the root's own callers or callees
+    parent_id: str  # the symbol this step was reached from (the root's id at depth 1)
+    symbol: Symbol
+    via: str  # how the resolver bound the call: import, self, annotation, ...
+    confidence: float
+    lines: list[int]  # call sites, in the caller's file
+    repeated: bool  # already shown higher in the tree (a cycle or a diamond): not expanded
+
+
+@strawberry.type
+class Trace:
+    root: Symbol
+    direction: Direction
+    depth: int
+    steps: list[TraceStep]  # breadth-first
+    truncated: bool  # some symbol had more callers or callees than `fanout`
+    freshness: Freshness
+
+
+def _trace(
+    info: Info,
+    name: str,
+    repo: str | None,
+    direction: Direction,
+    depth: int,
+    fanout: int,
+    references: bool,
+) -> Trace:
+    found = trace_symbol(
+        info.context["store"](),
+        name,
+        direction.value,
+        _within(depth, "depth", MAX_TRACE_DEPTH),
+        repo,
+        _within(fanout, "fanout", MAX_TRACE_FANOUT),
+        references,
+    )
+    return Trace(
+        root=Symbol(row=found.root),
+        direction=direction,
+        depth=found.depth,
+        steps=[
+            TraceStep(
+                depth=step.depth,
+                parent_id=step.parent,
+                symbol=Symbol(row=step.symbol),
+                via=step.edge.via,
+                confidence=step.edge.confidence,
+                lines=list(step.edge.lines),
+                repeated=step.repeated,
+            )
+            for step in found.steps
+        ],
+        truncated=found.truncated,
+        freshness=_freshness(found.envelope),
+    )
+
 
 @strawberry.type
 class SymbolConnection:
@@ -254,6 +372,22 @@ class Query:
     @strawberry.field
     def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
         return Symbol(row=find_symbol(info.context["store"](), name, repo))
+
+    @strawberry.field(
+        description="The call tree above (IN: what reaches it) or below (OUT: what it reaches) "
+        "a symbol, breadth-first to `depth` levels, at most `fanout` children per symbol."
+    )
+    def trace(
+        self,
+        info: Info,
+        name: str,
+        repo: str | None = None,
+        direction: Direction = Direction.OUT,
+        depth: int = 3,
+        fanout: int = 20,
+        references: bool = False,
+    ) -> Trace:
+        return _trace(info, name, repo, direction, depth, fanout, references)
 
     @strawberry.field
     def history(
