@@ -91,8 +91,12 @@ def _neighbors(
     offset: int,
 ) -> tuple[list[Neighbor], int]:
     ids = [symbol.id]
-    total = store.count_edges(ids, "in" if direction == "callers" else "out", types)
-    rows = store.edges_of(ids, "in" if direction == "callers" else "out", types, limit, offset)
+    edge_direction = "in" if direction == "callers" else "out"
+    rows = store.edges_of(ids, edge_direction, types, limit, offset)
+    if len(rows) < limit and (rows or offset == 0):
+        total = offset + len(rows)  # a short page is the last one: no count needed
+    else:
+        total = store.count_edges(ids, edge_direction, types)
     items = [
         Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
         for r in rows
