@@ -87,6 +87,27 @@ def test_callees_list_resolved_and_unresolved(shop):
     assert dynamic.items == [] and [u.name for u in dynamic.unresolved] == ["obj._maybe_used"]
 
 
+def test_pages_count_every_edge_and_counts_are_per_symbol(shop):
+    store, _ = shop
+    every = callees(store, "place_order", limit=50)
+    total = len(every.items)
+    assert total >= 5 and every.total == total and every.next_offset is None
+    first = callees(store, "place_order", limit=2)
+    assert first.total == total and first.next_offset == 2 and len(first.items) == 2
+    last = callees(store, "place_order", limit=2, offset=total - 1)
+    assert last.total == total and len(last.items) == 1 and last.next_offset is None
+    beyond = callees(store, "place_order", limit=2, offset=total + 5)
+    assert beyond.total == total and beyond.items == []
+    place, price, unused = (
+        f"shop:shop/{name}"
+        for name in ("orders.py#shop.orders.place_order", "models.py#shop.models.price_of",
+                     "models.py#shop.models.unused_helper")
+    )  # fmt: skip
+    counts = store.edge_counts([place, price, unused, place], "in", ["CALLS"])
+    assert counts == {place: 1, price: 1, unused: 0}
+    assert store.edge_counts([place], "out", ["CALLS"]) == {place: total}
+
+
 def test_context_shows_class_members_callers_and_location(shop):
     store, _ = shop
     ctx = context(store, "Cart")

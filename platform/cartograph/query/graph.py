@@ -96,7 +96,7 @@ def _neighbors(
     if len(rows) < limit and (rows or offset == 0):
         total = offset + len(rows)  # a short page is the last one: no count needed
     else:
-        total = store.count_edges(ids, edge_direction, types)
+        total = store.edge_counts(ids, edge_direction, types)[symbol.id]
     items = [
         Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
         for r in rows

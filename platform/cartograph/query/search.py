@@ -62,7 +62,7 @@ def search(
         for symbol in store.find_symbols(name, repo, 50):
             if not kinds or symbol.kind in kinds:
                 exact.setdefault(symbol.id, symbol)
-    usage = {sid: store.count_edges([sid], "in", ["CALLS", "REFERENCES"]) for sid in exact}
+    usage = store.edge_counts(list(exact), "in", ["CALLS", "REFERENCES"])
     ordered = sorted(
         exact.values(),
         key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0, -usage[s.id]),

@@ -960,15 +960,21 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
                 result.append(EdgeRow(_edge(r), other))
         return result
 
-    def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int:
+    def edge_counts(
+        self, ids: Iterable[str], direction: str, types: Iterable[str]
+    ) -> dict[str, int]:
+        ids = list(dict.fromkeys(ids))
         arrow = "<-[r]-()" if direction == "in" else "-[r]->()"
-        records = self._read(
-            f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) MATCH (s){arrow} "
-            "WHERE type(r) IN $types RETURN count(r) AS n",
-            ids=list(ids),
-            types=list(types),
-        )
-        return records[0]["n"]
+        counts = dict.fromkeys(ids, 0)
+        for start in range(0, len(ids), CHUNK):
+            records = self._read(
+                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) MATCH (s){arrow} "
+                "WHERE type(r) IN $types RETURN id, count(r) AS n",
+                ids=ids[start : start + CHUNK],
+                types=list(types),
+            )
+            counts.update((r["id"], r["n"]) for r in records)
+        return counts
 
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         parents = list(dict.fromkeys(parent_ids))

@@ -593,18 +593,21 @@ class SQLiteStore(SQLiteHistory, SQLiteTracking, SQLiteAgents, SQLiteTokens, Tra
                 result.append(EdgeRow(edge, other))
         return result
 
-    def count_edges(self, ids: Iterable[str], direction: str, types: Iterable[str]) -> int:
-        ids = list(ids)
+    def edge_counts(
+        self, ids: Iterable[str], direction: str, types: Iterable[str]
+    ) -> dict[str, int]:
+        ids = list(dict.fromkeys(ids))
         types = list(types)
         near = "dst" if direction == "in" else "src"
-        total = 0
+        counts = dict.fromkeys(ids, 0)
         for chunk in _chunks(ids):
-            total += self.db.execute(
-                f"SELECT count(*) FROM edges WHERE {near} IN ({_marks(len(chunk))}) "
-                f"AND type IN ({_marks(len(types))})",
+            for anchor, count in self.db.execute(
+                f"SELECT {near}, count(*) FROM edges WHERE {near} IN ({_marks(len(chunk))}) "
+                f"AND type IN ({_marks(len(types))}) GROUP BY {near}",
                 (*chunk, *types),
-            ).fetchone()[0]
-        return total
+            ):
+                counts[anchor] = count
+        return counts
 
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         # members share their parent's id as prefix: `repo:path#pkg.mod.Class.` ... `Class/`
