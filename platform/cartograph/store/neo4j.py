@@ -869,14 +869,16 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
             rows = [r for r in rows if r.qualname.endswith(suffix)]
         return rows[:limit]
 
-    def _term_rows(self, query: str) -> int:
+    def _term_rows(self, queries: list[str]) -> dict[str, int]:
+        """How many symbols each Lucene query matches, counted up to COMMON_TERM + 1."""
         records = self._read(
-            "CALL db.index.fulltext.queryNodes('symbol_search', $q, {limit: $cap}) "
-            "YIELD node RETURN count(node) AS n",
-            q=query,
+            "UNWIND $queries AS q CALL { WITH q "
+            "CALL db.index.fulltext.queryNodes('symbol_search', q, {limit: $cap}) "
+            "YIELD node RETURN count(node) AS n } RETURN q, n",
+            queries=list(dict.fromkeys(queries)),
             cap=COMMON_TERM + 1,
         )
-        return records[0]["n"]
+        return {r["q"]: r["n"] for r in records}
 
     def search_symbols(
         self, words: list[str], repo: str | None, kinds: list[str] | None, limit: int, offset: int
@@ -885,9 +887,15 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
         field weights, the same handling of common words, and the same fallback."""
         if not words:
             return []
-        counts = {w: self._term_rows(_lucene(w, False)) for w in dict.fromkeys(words)}
+        # one read for the counts of every word and of the last word as a prefix; a second
+        # only when the last word is common and another becomes the last kept one
+        rows = self._term_rows([*(_lucene(w, False) for w in words), _lucene(words[-1], True)])
+        counts = {w: rows[_lucene(w, False)] for w in words}
         kept = [w for w in words if counts[w] <= COMMON_TERM] or words
-        prefix = len(kept[-1]) >= 2 and self._term_rows(_lucene(kept[-1], True)) <= COMMON_TERM
+        last_prefix = _lucene(kept[-1], True)
+        if last_prefix not in rows:
+            rows.update(self._term_rows([last_prefix]))
+        prefix = len(kept[-1]) >= 2 and rows[last_prefix] <= COMMON_TERM
         terms = [_lucene(w, False) for w in kept[:-1]] + [_lucene(kept[-1], prefix)]
         queries = [" AND ".join(terms)]
         if len(kept) > 1:
@@ -903,10 +911,11 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
             if kinds:
                 filters.append("node.kind IN $kinds")
             order = "score DESC, s.qualname" if rank else "size(s.qualname), s.qualname"
+            # order and cut before building the returned maps: a common word matches thousands
             records = self._read(
                 "CALL db.index.fulltext.queryNodes('symbol_search', $q) YIELD node, score "
                 f"WHERE {' AND '.join(filters)} WITH node AS s, score "
-                f"RETURN {_SYMBOL_RETURN} AS s, score ORDER BY {order} LIMIT $n",
+                f"ORDER BY {order} LIMIT $n RETURN {_SYMBOL_RETURN} AS s, score",
                 q=query,
                 repo=repo,
                 kinds=kinds,
