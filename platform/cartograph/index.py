@@ -517,6 +517,7 @@ class _IndexRun:
                 dependents &= present
         result.reresolved = len(dependents)
         self._prefetch_facts(dependents)
+        self._prefetch_imported(self.fresh)
         self.program = self._program()
         self.replace = bool(states)
         if deleted:
@@ -754,6 +755,34 @@ class _IndexRun:
         paths = sorted(wanted)
         for start in range(0, len(paths), PREFETCH_CHUNK):
             chunk = paths[start : start + PREFETCH_CHUNK]
+            self.prefetched.update(self.store.load_facts(self.repo, chunk))
+
+    def _prefetch_imported(self, paths: Iterable[str]) -> None:
+        """Stored facts of the Python modules that `paths` import directly (and the packages
+        above them), in one read: resolving a single edited file would otherwise load them one
+        round trip at a time. Modules reached further (through re-exports) still load lazily."""
+        by_name = self.module_map.by_name
+        wanted: set[str] = set()
+        for path in paths:
+            module = self.module_map.by_path.get(path)
+            parsed = self.fresh.get(path)
+            if module is None or parsed is None or family_of_path(path) != "python":
+                continue
+            package = module.name if module.is_package else module.name.rpartition(".")[0]
+            for _scope, _line, level, target, names, *_rest in parsed.facts.get("imports", ()):
+                base = package
+                for _ in range(max(0, level - 1)):
+                    base = base.rpartition(".")[0]
+                full = ".".join(part for part in (base if level else "", target) if part)
+                names_here = [full, *(f"{full}.{name}" for name in names)] if full else []
+                for name in names_here:
+                    while name:
+                        if name in by_name:
+                            wanted.add(by_name[name])
+                        name = name.rpartition(".")[0]
+        paths_wanted = sorted(wanted - set(self.fresh) - set(self.prefetched))
+        for start in range(0, len(paths_wanted), PREFETCH_CHUNK):
+            chunk = paths_wanted[start : start + PREFETCH_CHUNK]
             self.prefetched.update(self.store.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:

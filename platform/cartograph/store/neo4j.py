@@ -476,27 +476,16 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
 
     # ------------------------------------------------------------------ index writes
     def file_states(self, repo: str) -> dict[str, FileState]:
+        # one record holding every row: a record per file costs more than the query itself
+        # (Django's 2,900 files: 22 ms collected, 55-90 ms as records)
         records = self._read(
             "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
             "OPTIONAL MATCH (i:IndexState {id: f.id}) "
-            "RETURN f.path AS path, f.sha256 AS sha256, f.size AS size, f.mtime_ns AS mtime_ns, "
-            "f.module AS module, f.language AS language, f.interface AS interface, "
-            "f.aliases AS aliases, i.resolution AS resolution",
+            "RETURN collect([f.path, f.sha256, f.size, f.mtime_ns, f.module, f.language, "
+            "f.interface, f.aliases, coalesce(i.resolution, '')]) AS rows",
             repo=repo,
         )
-        return {
-            r["path"]: FileState(
-                r["sha256"],
-                r["size"],
-                r["mtime_ns"],
-                r["module"],
-                r["language"],
-                r["interface"],
-                r["aliases"],
-                r["resolution"] or "",
-            )
-            for r in records
-        }
+        return {row[0]: FileState(*row[1:]) for row in records[0]["rows"]}
 
     def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
         ids = [file_id(repo, p) for p in paths]
