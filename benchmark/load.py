@@ -5,10 +5,12 @@ networkx 3.4.2 is indexed into a real Neo4j (tools/neo4j-dev); the API runs as a
 process with 2 workers and tokens required; each client calls `get_context` and
 `find_callers` (REST: `/symbols/{id}` and `/symbols/{id}/callers`; GraphQL: a symbol with its
 callers) on random symbols, back to back. The load generator shares the machine's 2 cores with
-the server and Neo4j. Reported: calls/s, latency p50/p95/p99, errors. Target: p95 ≤ 50 ms, no
-errors.
+the server and Neo4j. Reported: calls/s, latency p50/p95/p99, errors, and the CPU seconds the
+clients, the API workers and Neo4j each used (where the two cores went). Target: p95 ≤ 50 ms,
+no errors. Each interface is also measured with one client alone (`--solo-seconds`): the latency
+an agent sees when the server is not saturated.
 
-    python -m benchmark.load [--clients 50] [--seconds 60]
+    python -m benchmark.load [--clients 50] [--seconds 60] [--solo-seconds 15]
 
 Writes benchmark/results/load-<date>.{json,md}.
 """
@@ -40,6 +42,50 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from api_support import serve_in_process
 
 TARGET_P95_MS = 50.0
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time of these processes so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
+def _api_pids() -> list[int]:
+    """The uvicorn master serving the app (its command line names the factory) and its
+    workers (its children)."""
+    parents: dict[int, int] = {}
+    masters = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(status.split("PPid:")[1].split()[0])
+        if b"app_from_environment" in command:
+            masters.append(pid)
+    return masters + [pid for pid, parent in parents.items() if parent in masters]
+
+
+def _measure(clients: int, seconds: float, make_call, neo4j_pid: int) -> dict:
+    """One run, with the CPU each party used during it."""
+    api = _api_pids()
+    before = (time.process_time(), _cpu_seconds(api), _cpu_seconds([neo4j_pid]))
+    result = asyncio.run(_run_clients(clients, seconds, make_call))
+    after = (time.process_time(), _cpu_seconds(api), _cpu_seconds([neo4j_pid]))
+    clients_cpu, api_cpu, neo4j_cpu = (round(b - a, 1) for a, b in zip(before, after, strict=True))
+    result["cpu_s"] = {"clients": clients_cpu, "api": api_cpu, "neo4j": neo4j_cpu}
+    return result
 
 
 async def _run_clients(clients: int, seconds: float, make_call) -> dict:
@@ -124,14 +170,25 @@ def to_markdown(report: dict) -> str:
         "interface, each calling context and callers on random symbols back to back; the load "
         "generator runs on the same 2 cores.",
         "",
-        "| interface | calls/s | p50 ms | p95 ms | p99 ms | errors | target |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| interface | clients | calls/s | p50 ms | p95 ms | p99 ms | errors | CPU s: "
+        "clients / API / Neo4j | target |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for name, row in report["results"].items():
+        cpu = row.get("cpu_s", {})
         lines.append(
-            f"| {name} | {row['calls_per_s']} | {row['p50_ms']} | {row['p95_ms']} | "
-            f"{row['p99_ms']} | {row['errors']} | p95 ≤ {TARGET_P95_MS:g} ms, no errors |"
+            f"| {name} | {row.get('clients', report['clients'])} | {row['calls_per_s']} | "
+            f"{row['p50_ms']} | {row['p95_ms']} | {row['p99_ms']} | {row['errors']} | "
+            f"{cpu.get('clients')} / {cpu.get('api')} / {cpu.get('neo4j')} | "
+            f"p95 ≤ {TARGET_P95_MS:g} ms, no errors |"
         )
+    lines += [
+        "",
+        f"The {report['clients']}-client runs are closed loops on 2 cores shared by the clients, "
+        "the API and Neo4j: latency is then the queue (clients / throughput, Little's law), and "
+        "the CPU columns say which party the cores went to. The one-client rows show the "
+        "latency of a call on an idle server.",
+    ]
     for name, row in report["results"].items():
         if row["first_errors"]:
             lines.append(f"\n{name} errors (first): " + "; ".join(row["first_errors"]))
@@ -143,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--api-workers", type=int, default=2)
+    parser.add_argument("--solo-seconds", type=float, default=15)
     args = parser.parse_args(argv)
     from cartograph.auth import create_token
     from cartograph.index import index_repository
@@ -173,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
                     ("REST", HttpCalls(url, token, symbols, graphql=False)),
                     ("GraphQL", HttpCalls(url, token, symbols, graphql=True)),
                 ):
-                    results[name] = asyncio.run(_run_clients(args.clients, args.seconds, calls))
+                    for clients, seconds in ((args.clients, args.seconds), (1, args.solo_seconds)):
+                        row = _measure(clients, seconds, calls, server.pid)
+                        row["clients"] = clients
+                        label = name if clients == args.clients else f"{name}, one client"
+                        results[label] = row
     finally:
         server.stop()
     report = {
