@@ -102,7 +102,8 @@ PREFETCH_CHUNK = 500
 RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
 PARSE_CHUNK = 48
 WRITE_BATCH = 256
-LOCK_TTL = 120.0  # refreshed after every write batch; a crashed run's lock lapses after this
+LOCK_TTL = 120.0  # a crashed run's lock lapses after this
+LOCK_REFRESH_AFTER = LOCK_TTL / 6  # a write batch refreshes the lock when it is this old
 
 
 class IndexingError(RuntimeError):
@@ -405,6 +406,7 @@ class _IndexRun:
         self.origin: tuple[str, str] | None = None
         self.prefetched: dict[str, bytes] = {}  # stored facts read ahead (see _prefetch_facts)
         self.timer = _Timer(self.result)
+        self.lock_refreshed = time.monotonic()  # the lock was taken just before the run
 
     def run(self) -> IndexResult:
         store, discovery, result = self.store, self.discovery, self.result
@@ -507,11 +509,13 @@ class _IndexRun:
             if family_of_path(path) == "generic"
         }
         dependents: set[str] = set()
+        pending = False  # names this run or an interrupted one marked pending
         if states:
             # names an interrupted run left pending are re-resolved too; record ours before
             # the first write so a run killed midway is completed by the next one
             changed_names |= store.pending(self.repo)
             if changed_names:
+                pending = True
                 store.add_pending(self.repo, changed_names)
                 dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
                 dependents &= present
@@ -528,7 +532,7 @@ class _IndexRun:
         self.timer.lap("resolve+write")
 
         store.finish_run(self.repo)
-        if states:
+        if pending:
             store.clear_pending(self.repo)
         store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
         if not discovery.partial:
@@ -639,7 +643,9 @@ class _IndexRun:
             store.write_files(self.repo, file_writes, replace=self.replace)
         if edge_writes:
             store.write_edges(self.repo, edge_writes)
-        store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+        if time.monotonic() - self.lock_refreshed > LOCK_REFRESH_AFTER:
+            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+            self.lock_refreshed = time.monotonic()
         return (
             sum(len(w.symbols) for w in file_writes),
             sum(len(w.edges) for w in file_writes) + sum(len(w.edges) for w in edge_writes),
