@@ -205,3 +205,43 @@ def test_answers_name_the_indexed_commit(shop):
     head = git(root, "rev-parse", "HEAD")
     assert context(store, "Cart").envelope.repos[0].indexed_sha == head
     assert head[:10] in render(search(store, "cart"))
+
+
+def test_context_names_overrides_up_and_down_a_hierarchy(tmp_path, stores):
+    root = tmp_path / "zoo"
+    (root / "zoo").mkdir(parents=True)
+    (root / "zoo" / "__init__.py").write_text("")
+    (root / "zoo" / "base.py").write_text(
+        "class Animal:\n"
+        "    def speak(self):\n        return ''\n\n"
+        "    def eat(self):\n        return 1\n\n\n"
+        "class Pet:\n"
+        "    def speak(self):\n        return 'pet'\n"
+    )
+    (root / "zoo" / "kinds.py").write_text(
+        "from zoo.base import Animal, Pet\n\n\n"
+        "class Mammal(Animal):\n    pass\n\n\n"
+        "class Dog(Mammal, Pet):\n"
+        "    def speak(self):\n        return 'woof'\n\n\n"
+        "class Bird(Animal):\n"
+        "    def speak(self):\n        return 'tweet'\n"
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "zoo")
+    store = stores.open()
+    index_repository(store, root, name="zoo", workers=1)
+
+    dog = context(store, "zoo.kinds.Dog.speak")
+    # it shadows the method of both branches: Pet's a level up, Animal's two (through Mammal)
+    assert [s.qualname for s in dog.overrides] == ["zoo.base.Pet.speak", "zoo.base.Animal.speak"]
+    assert dog.overridden_by == []
+    animal = context(store, "zoo.base.Animal.speak")
+    assert animal.overrides == []
+    # Bird is a direct subclass; Dog is reached through Mammal, one level further down
+    assert [s.qualname for s in animal.overridden_by] == [
+        "zoo.kinds.Bird.speak",
+        "zoo.kinds.Dog.speak",
+    ]
+    eat = context(store, "zoo.base.Animal.eat")
+    assert eat.overrides == [] and eat.overridden_by == []

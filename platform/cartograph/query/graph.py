@@ -199,8 +199,9 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
 
 
 def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) -> list[SymbolRow]:
-    """Methods called `name` in the ancestors ("out") or descendants ("in") of a class."""
-    found: list[SymbolRow] = []
+    """Methods called `name` in the ancestors ("out") or descendants ("in") of a class, nearest
+    first: the hierarchy one read per level, then their members in one read."""
+    classes: list[str] = []
     seen = {class_id}
     frontier = [class_id]
     for _ in range(MAX_DEPTH):
@@ -214,9 +215,8 @@ def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) 
             frontier.append(other.id)
         if not frontier:
             break
-        for member in store.members(frontier, name):
-            if member.kind == "method":
-                found.append(member)
+        classes.extend(frontier)
+    found = [m for m in store.members(classes, name) if m.kind == "method"] if classes else []
     if direction == "out" and found:
         return found[:1] + [f for f in found[1:] if f.parent != found[0].parent][:4]
     return found
