@@ -42,6 +42,13 @@ def test_search_finds_exact_name_first_and_concepts(shop):
     assert result.envelope.repos[0].indexed_sha  # the answer names the commit
 
 
+def test_search_with_a_one_letter_last_word(shop):
+    store, _ = shop
+    # a one-letter word is never a prefix (it would match nearly everything)
+    found = [h.symbol.qualname for h in search(store, "price o").hits[:3]]
+    assert "shop.models.price_of" in found
+
+
 def test_search_pages_and_kinds(shop):
     store, _ = shop
     first = search(store, "shop", limit=2)

@@ -7,8 +7,9 @@ their Symbol (`unresolved`, `unresolved_lines`, `unresolved_from`; `external_bas
 
 Reads are auto-commit queries (one round trip each), retried on transient errors; writes are
 batched (`UNWIND $rows`) in managed transactions, which the driver retries on transient errors;
-a file's nodes and outgoing relationships are replaced in the transaction that writes it. Symbols that survive an edit keep their node, so relationships other files hold to
-them survive too (the same ids, the same edges as SQLite).
+a file's nodes and outgoing relationships are replaced in the transaction that writes it.
+Symbols that survive an edit keep their node, so relationships other files hold to them survive
+too (the same ids, the same edges as SQLite).
 """
 
 from __future__ import annotations
@@ -876,15 +877,20 @@ class Neo4jStore(Neo4jHistory, Neo4jTracking, Neo4jAgents, Neo4jTokens, Traversa
         field weights, the same handling of common words, and the same fallback."""
         if not words:
             return []
-        # one read for the counts of every word and of the last word as a prefix; a second
-        # only when the last word is common and another becomes the last kept one
-        rows = self._term_rows([*(_lucene(w, False) for w in words), _lucene(words[-1], True)])
+        # one read for the counts of every word and of the last word as a prefix (two letters
+        # or more); a second only when the last word is common and another one becomes last
+        asked = [_lucene(w, False) for w in words]
+        if len(words[-1]) >= 2:
+            asked.append(_lucene(words[-1], True))
+        rows = self._term_rows(asked)
         counts = {w: rows[_lucene(w, False)] for w in words}
         kept = [w for w in words if counts[w] <= COMMON_TERM] or words
-        last_prefix = _lucene(kept[-1], True)
-        if last_prefix not in rows:
-            rows.update(self._term_rows([last_prefix]))
-        prefix = len(kept[-1]) >= 2 and rows[last_prefix] <= COMMON_TERM
+        prefix = False
+        if len(kept[-1]) >= 2:
+            last_prefix = _lucene(kept[-1], True)
+            if last_prefix not in rows:
+                rows.update(self._term_rows([last_prefix]))
+            prefix = rows[last_prefix] <= COMMON_TERM
         terms = [_lucene(w, False) for w in kept[:-1]] + [_lucene(kept[-1], prefix)]
         queries = [" AND ".join(terms)]
         if len(kept) > 1:
