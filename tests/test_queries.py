@@ -231,7 +231,9 @@ def test_context_names_overrides_up_and_down_a_hierarchy(tmp_path, stores):
         "class Dog(Mammal, Pet):\n"
         "    def speak(self):\n        return 'woof'\n\n\n"
         "class Bird(Animal):\n"
-        "    def speak(self):\n        return 'tweet'\n"
+        "    def speak(self):\n        return 'tweet'\n\n\n"
+        "class Cat(Pet, Mammal, metaclass=type):\n"
+        "    def speak(self):\n        return 'meow'\n"
     )
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -239,16 +241,32 @@ def test_context_names_overrides_up_and_down_a_hierarchy(tmp_path, stores):
     store = stores.open()
     index_repository(store, root, name="zoo", workers=1)
 
+    # in method resolution order, as super().speak() looks: Dog, Mammal, Animal, Pet
     dog = context(store, "zoo.kinds.Dog.speak")
-    # it shadows the method of both branches: Pet's a level up, Animal's two (through Mammal)
-    assert [s.qualname for s in dog.overrides] == ["zoo.base.Pet.speak", "zoo.base.Animal.speak"]
+    assert [s.qualname for s in dog.overrides] == ["zoo.base.Animal.speak", "zoo.base.Pet.speak"]
     assert dog.overridden_by == []
+    cat = context(store, "zoo.kinds.Cat.speak")  # Cat, Pet, Mammal, Animal
+    assert [s.qualname for s in cat.overrides] == ["zoo.base.Pet.speak", "zoo.base.Animal.speak"]
     animal = context(store, "zoo.base.Animal.speak")
     assert animal.overrides == []
-    # Bird is a direct subclass; Dog is reached through Mammal, one level further down
+    # Bird is a direct subclass; Dog and Cat are reached through Mammal, a level further down
     assert [s.qualname for s in animal.overridden_by] == [
         "zoo.kinds.Bird.speak",
         "zoo.kinds.Dog.speak",
+        "zoo.kinds.Cat.speak",
     ]
     eat = context(store, "zoo.base.Animal.eat")
     assert eat.overrides == [] and eat.overridden_by == []
+
+
+def test_method_resolution_order_of_odd_hierarchies():
+    from cartograph.query.graph import _linearize, _written_bases
+
+    diamond = {"D": ["B", "C"], "B": ["A"], "C": ["A"]}
+    assert _linearize("D", diamond) == ["D", "B", "C", "A"]
+    # no consistent C3 order (X says A before B, Y says B before A): depth-first, no repeats
+    crossed = {"Z": ["X", "Y"], "X": ["A", "B"], "Y": ["B", "A"]}
+    assert _linearize("Z", crossed) == ["Z", "X", "A", "B", "Y"]
+    assert _linearize("P", {"P": ["Q"], "Q": ["P"]}) == ["P", "Q"]  # a cycle in a broken graph
+    assert _written_bases("class C(A, mod.B[int], *extra, metaclass=M)") == ["A", "B"]
+    assert _written_bases("class C") == [] and _written_bases("def f(a, b)") == []

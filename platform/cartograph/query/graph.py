@@ -151,8 +151,8 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
     overrides: list[SymbolRow] = []
     overridden_by: list[SymbolRow] = []
     if symbol.kind == "method" and parent is not None:
-        overrides = _same_named_in(store, parent.id, symbol.name, "out")
-        overridden_by = _same_named_in(store, parent.id, symbol.name, "in")
+        overrides = _overridden(store, parent, symbol.name)
+        overridden_by = _overriders(store, parent.id, symbol.name)
 
     caller_items, caller_total = _neighbors(store, symbol, "callers", CALL_TYPES, CONTEXT_EDGES, 0)
     callee_items, callee_total = _neighbors(store, symbol, "callees", CALL_TYPES, CONTEXT_EDGES, 0)
@@ -198,14 +198,122 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
     )
 
 
-def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) -> list[SymbolRow]:
-    """Methods called `name` in the ancestors ("out") or descendants ("in") of a class, nearest
-    first: the hierarchy one read per level, then their members in one read."""
+def _overridden(store: GraphStore, cls: SymbolRow, name: str) -> list[SymbolRow]:
+    """The methods called `name` that a method of `cls` overrides, in method resolution order:
+    the first is the one `super().name()` reaches. The hierarchy is read one level per read,
+    then every ancestor's members in one read."""
+    rows = {cls.id: cls}
+    bases_of: dict[str, list[str]] = {}
+    frontier = [cls.id]
+    for _ in range(MAX_DEPTH):
+        found: dict[str, list[SymbolRow]] = {}
+        for row in store.edges_of(frontier, "out", ["INHERITS"]):
+            if row.other is not None:
+                found.setdefault(row.edge.src, []).append(row.other)
+        frontier = []
+        for child, bases in found.items():
+            ordered = _declared_order(rows[child], bases)
+            bases_of[child] = [b.id for b in ordered]
+            for base in ordered:
+                if base.id not in rows:
+                    rows[base.id] = base
+                    frontier.append(base.id)
+        if not frontier:
+            break
+    ancestors = _linearize(cls.id, bases_of)[1:]
+    methods = [m for m in store.members(ancestors, name) if m.kind == "method"] if ancestors else []
+    if not methods:
+        return []
+    return methods[:1] + [m for m in methods[1:] if m.parent != methods[0].parent][:4]
+
+
+def _declared_order(cls: SymbolRow, bases: list[SymbolRow]) -> list[SymbolRow]:
+    """A class's bases in the order its declaration names them (`class C(A, mod.B)` in its
+    signature); a base written otherwise (an alias, a call) keeps its place after them."""
+    written = _written_bases(cls.signature)
+    return sorted(bases, key=lambda b: written.index(b.name) if b.name in written else len(written))
+
+
+def _written_bases(signature: str) -> list[str]:
+    """`class C(A, mod.B[int], metaclass=M)` -> ["A", "B"]; [] without a parenthesised list."""
+    start = signature.find("(")
+    if not signature.startswith("class ") or start < 0:
+        return []
+    names, depth, current = [], 0, []
+    for char in signature[start + 1 :]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            names.append("".join(current))
+            current = []
+        elif depth == 0 and char not in ")]}":
+            current.append(char)
+    names.append("".join(current))
+    return [
+        n.strip().rpartition(".")[2]
+        for n in names
+        if n.strip() and "=" not in n and not n.strip().startswith("*")
+    ]
+
+
+def _linearize(root: str, bases_of: dict[str, list[str]]) -> list[str]:
+    """Python's C3 method resolution order of `root`; where the hierarchy has no consistent
+    order (or a cycle, in a broken graph), depth-first left to right without repeats."""
+    memo: dict[str, list[str] | None] = {}
+
+    def c3(cls: str, visiting: frozenset[str]) -> list[str] | None:
+        if cls in memo:
+            return memo[cls]
+        if cls in visiting:
+            return None
+        parents = bases_of.get(cls, [])
+        lines = [c3(p, visiting | {cls}) for p in parents]
+        if any(line is None for line in lines):
+            memo[cls] = None
+            return None
+        sequences = [list(line) for line in lines if line] + [list(parents)]
+        order = [cls]
+        while any(sequences):
+            for sequence in sequences:
+                head = sequence[0] if sequence else None
+                if head is not None and not any(head in q[1:] for q in sequences):
+                    break
+            else:
+                memo[cls] = None
+                return None
+            order.append(head)
+            for sequence in sequences:
+                if sequence and sequence[0] == head:
+                    del sequence[0]
+            sequences = [q for q in sequences if q]
+        memo[cls] = order
+        return order
+
+    found = c3(root, frozenset())
+    if found is not None:
+        return found
+    order: list[str] = []
+    stack = [root]
+    while stack:
+        cls = stack.pop()
+        if cls not in order:
+            order.append(cls)
+            stack.extend(reversed(bases_of.get(cls, [])))
+    return order
+
+
+def _overriders(store: GraphStore, class_id: str, name: str) -> list[SymbolRow]:
+    """Methods called `name` in the subclasses of a class, nearest level first: the hierarchy
+    one read per level, then their members in one read."""
     classes: list[str] = []
     seen = {class_id}
     frontier = [class_id]
     for _ in range(MAX_DEPTH):
-        rows = store.edges_of(frontier, direction, ["INHERITS"])
+        rows = store.edges_of(frontier, "in", ["INHERITS"])
         frontier = []
         for row in rows:
             other = row.other
@@ -216,10 +324,7 @@ def _same_named_in(store: GraphStore, class_id: str, name: str, direction: str) 
         if not frontier:
             break
         classes.extend(frontier)
-    found = [m for m in store.members(classes, name) if m.kind == "method"] if classes else []
-    if direction == "out" and found:
-        return found[:1] + [f for f in found[1:] if f.parent != found[0].parent][:4]
-    return found
+    return [m for m in store.members(classes, name) if m.kind == "method"] if classes else []
 
 
 def trace(
