@@ -196,3 +196,12 @@ def test_trace_from_a_symbol_and_its_limits(graphql):
     assert "`depth` is 1 to 10" in too_deep.json()["errors"][0]["message"]
     wrong = _post(url, headers, TRACE, {"name": "price_of", "direction": "UP", "depth": 2})
     assert "Direction" in wrong.json()["errors"][0]["message"]
+    # a trace under every step of a trace would multiply: a query runs ten traces at most
+    ten = " ".join(f't{n}: trace(name: "price_of") {{ depth }}' for n in range(10))
+    assert "errors" not in _post(url, headers, "{ " + ten + " }").json()
+    nested = _post(
+        url,
+        headers,
+        "{ " + ten + ' deep: trace(name: "place_order") { steps { symbol { trace { depth } } } } }',
+    ).json()
+    assert any("at most 10 traces in one query" in e["message"] for e in nested["errors"])

@@ -4,8 +4,9 @@ their callers and callees, call trees to a chosen depth (`trace`), search, histo
 Callers, callees, files and parents of a page of symbols are loaded in batches (DataLoaders over
 the store's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
 number of store round trips, not 50. Queries deeper than MAX_DEPTH, with more than MAX_ALIASES
-aliases or MAX_TOKENS tokens, are refused with a clear error before anything runs. Every field
-needs the `read` scope.
+aliases or MAX_TOKENS tokens, are refused with a clear error before anything runs; a query may
+run at most MAX_TRACES traces (a trace per step of a trace would multiply). Every field needs
+the `read` scope.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ MAX_FIRST = 100
 
 MAX_TRACE_DEPTH = 10
 MAX_TRACE_FANOUT = 50
+MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
 
 
 def _first(first: int) -> int:
@@ -246,6 +248,9 @@ def _trace(
     fanout: int,
     references: bool,
 ) -> Trace:
+    info.context["traces"] += 1
+    if info.context["traces"] > MAX_TRACES:
+        raise ValueError(f"at most {MAX_TRACES} traces in one query")
     found = trace_symbol(
         info.context["store"](),
         name,
@@ -436,7 +441,7 @@ def build_graphql_router(
 ) -> GraphQLRouter:
     async def context(request: Request) -> dict:
         authorize(request)
-        return {"store": store, "loaders": Loaders(store)}
+        return {"store": store, "loaders": Loaders(store), "traces": 0}
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")
 
