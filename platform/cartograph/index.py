@@ -63,7 +63,7 @@ from cartograph.resolve.modules import (
     file_module,
     module_map,
 )
-from cartograph.resolve.python import FileResolution, ModuleFacts, Program
+from cartograph.resolve.python import FileResolution, ModuleFacts, Program, absolute_module
 from cartograph.store.base import GraphStore, StoreError
 
 log = logging.getLogger("cartograph.index")
@@ -521,7 +521,8 @@ class _IndexRun:
                 dependents &= present
         result.reresolved = len(dependents)
         self._prefetch_facts(dependents)
-        self._prefetch_imported(self.fresh)
+        if states:  # a full index parses every module: nothing stored to read ahead
+            self._prefetch_imported(self.fresh)
         self.program = self._program()
         self.replace = bool(states)
         if deleted:
@@ -757,11 +758,7 @@ class _IndexRun:
         wanted = set(dependents)
         if len(dependents) > PREFETCH_ALL_ABOVE:
             wanted |= set(self.module_map.by_path)
-        wanted -= set(self.fresh)
-        paths = sorted(wanted)
-        for start in range(0, len(paths), PREFETCH_CHUNK):
-            chunk = paths[start : start + PREFETCH_CHUNK]
-            self.prefetched.update(self.store.load_facts(self.repo, chunk))
+        self._read_ahead(wanted)
 
     def _prefetch_imported(self, paths: Iterable[str]) -> None:
         """Stored facts of the Python modules that `paths` import directly (and the packages
@@ -774,21 +771,23 @@ class _IndexRun:
             parsed = self.fresh.get(path)
             if module is None or parsed is None or family_of_path(path) != "python":
                 continue
-            package = module.name if module.is_package else module.name.rpartition(".")[0]
             for _scope, _line, level, target, names, *_rest in parsed.facts.get("imports", ()):
-                base = package
-                for _ in range(max(0, level - 1)):
-                    base = base.rpartition(".")[0]
-                full = ".".join(part for part in (base if level else "", target) if part)
-                names_here = [full, *(f"{full}.{name}" for name in names)] if full else []
-                for name in names_here:
+                full = absolute_module(module.name, module.is_package, level, target)
+                if not full:
+                    continue
+                for name in [full, *(f"{full}.{name}" for name in names)]:
                     while name:
                         if name in by_name:
                             wanted.add(by_name[name])
                         name = name.rpartition(".")[0]
-        paths_wanted = sorted(wanted - set(self.fresh) - set(self.prefetched))
-        for start in range(0, len(paths_wanted), PREFETCH_CHUNK):
-            chunk = paths_wanted[start : start + PREFETCH_CHUNK]
+        self._read_ahead(wanted)
+
+    def _read_ahead(self, paths: set[str]) -> None:
+        """Stored facts of `paths` (less those parsed in this run or already read ahead), a few
+        large reads for the resolver to take from instead of one round trip per module."""
+        todo = sorted(paths - set(self.fresh) - set(self.prefetched))
+        for start in range(0, len(todo), PREFETCH_CHUNK):
+            chunk = todo[start : start + PREFETCH_CHUNK]
             self.prefetched.update(self.store.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:

@@ -41,16 +41,14 @@ MAX_TRACE_FANOUT = 50
 MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
 
 
-def _first(first: int) -> int:
-    if first < 1 or first > MAX_FIRST:
-        raise ValueError(f"`first` is 1 to {MAX_FIRST}")
-    return first
-
-
 def _within(value: int, name: str, high: int) -> int:
     if value < 1 or value > high:
         raise ValueError(f"`{name}` is 1 to {high}")
     return value
+
+
+def _first(first: int) -> int:
+    return _within(first, "first", MAX_FIRST)
 
 
 @strawberry.enum

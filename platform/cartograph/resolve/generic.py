@@ -73,10 +73,6 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Kotlin's stdlib function that throws NotImplementedError (`TO` + `DO`(reason)); spelled in
-# two parts so that this data is not taken for a to-do marker of this code base
-KOTLIN_NOT_IMPLEMENTED = "TO" + "DO"
-
 # bare calls of these names are the language's own: no edge and no unresolved call, unless
 # the repository defines a function of that name
 BUILTINS = {
@@ -95,8 +91,7 @@ BUILTINS = {
         "println print require requireNotNull check checkNotNull error lazy run let "
         "apply also with repeat listOf mutableListOf setOf mutableSetOf mapOf mutableMapOf "
         "arrayOf emptyList emptyMap emptySet listOfNotNull to"
-    )
-    | {KOTLIN_NOT_IMPLEMENTED},
+    ),
 }
 RUST_LOCAL = frozenset({"crate", "self", "super"})
 CALLABLE = frozenset({"function", "method"})

@@ -220,6 +220,21 @@ class FileResolution:
     imports: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (kind, target, names)
 
 
+def absolute_module(importer: str, is_package: bool, level: int, module: str) -> str | None:
+    """The absolute name `from <level dots><module> import` means inside module `importer`
+    (None when the dots climb above the top package)."""
+    if level == 0:
+        return module
+    package = importer if is_package else importer.rpartition(".")[0]
+    for _ in range(level - 1):
+        if not package:
+            return None
+        package = package.rpartition(".")[0]
+    if not package:
+        return module or None
+    return f"{package}.{module}" if module else package
+
+
 class Program:
     """The symbol table of one repository: modules by name, loaded eagerly or on demand."""
 
@@ -325,16 +340,7 @@ class Program:
 
     # ------------------------------------------------------------ modules
     def resolve_relative(self, mod: ModuleFacts, level: int, module: str) -> str | None:
-        if level == 0:
-            return module
-        package = mod.name if mod.is_package else mod.name.rpartition(".")[0]
-        for _ in range(level - 1):
-            if not package:
-                return None
-            package = package.rpartition(".")[0]
-        if not package:
-            return module or None
-        return f"{package}.{module}" if module else package
+        return absolute_module(mod.name, mod.is_package, level, module)
 
     def import_module_value(self, name: str) -> tuple:
         found = self.module(name)
