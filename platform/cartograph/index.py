@@ -785,9 +785,9 @@ class _IndexRun:
     def _read_ahead(self, paths: set[str]) -> None:
         """Stored facts of `paths` (less those parsed in this run or already read ahead), a few
         large reads for the resolver to take from instead of one round trip per module."""
-        todo = sorted(paths - set(self.fresh) - set(self.prefetched))
-        for start in range(0, len(todo), PREFETCH_CHUNK):
-            chunk = todo[start : start + PREFETCH_CHUNK]
+        unread = sorted(paths - set(self.fresh) - set(self.prefetched))
+        for start in range(0, len(unread), PREFETCH_CHUNK):
+            chunk = unread[start : start + PREFETCH_CHUNK]
             self.prefetched.update(self.store.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:

@@ -162,12 +162,12 @@ class Freshness:
         return self._repos[name]
 
     def stale_paths(self, repo: str, paths: set[str]) -> set[str]:
-        todo = [p for p in paths if (repo, p) not in self._verdicts]
-        if todo:
+        unjudged = [p for p in paths if (repo, p) not in self._verdicts]
+        if unjudged:
             repo_row = self.repo(repo)
-            records = self.store.files(repo, todo)
+            records = self.store.files(repo, unjudged)
             root = Path(repo_row.root) if repo_row and repo_row.root else None
-            for path in todo:
+            for path in unjudged:
                 self._verdicts[(repo, path)] = _is_stale(root, path, records.get(path))
         return {p for p in paths if self._verdicts[(repo, p)]}
 
