@@ -190,6 +190,9 @@ class Edge:
     count: int
     via: str
     confidence: float
+    # INHERITS: the base's place among the class's declared bases (1 = first), so a method
+    # resolution order can be computed from the graph alone; 0 on every other edge
+    order: int = 0
 
 
 @dataclass(slots=True)
