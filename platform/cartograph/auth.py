@@ -13,6 +13,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
+from cartograph.errors import CartographError, ErrorKind
 from cartograph.model import ApiToken
 from cartograph.store.base import GraphStore
 
@@ -21,11 +22,15 @@ PREFIX = "cgt_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 
 
-class AuthError(Exception):
+class AuthError(CartographError):
+    """No valid credential (unauthorized), or one without the scope needed (Forbidden)."""
+
+    kind = ErrorKind.UNAUTHORIZED
     status = 401
 
 
 class Forbidden(AuthError):
+    kind = ErrorKind.FORBIDDEN
     status = 403
 
 

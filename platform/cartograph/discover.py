@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cartograph.errors import CartographError
 from cartograph.model import Skipped
 from cartograph.parsing.tags import SUFFIXES as TAG_SUFFIXES
 
@@ -89,7 +90,7 @@ class Discovery:
         return {f.path for f in self.files} | set(self.other_paths)
 
 
-class DiscoveryError(ValueError):
+class DiscoveryError(CartographError):
     """The path cannot be indexed at all (missing, not a folder, unreadable)."""
 
 

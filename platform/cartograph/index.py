@@ -36,6 +36,7 @@ from cartograph.discover import (
     language_of,
     read_source,
 )
+from cartograph.errors import CartographError, ErrorKind
 from cartograph.history.mine import MineResult
 from cartograph.model import (
     EdgeWrite,
@@ -106,7 +107,7 @@ LOCK_TTL = 120.0  # a crashed run's lock lapses after this
 LOCK_REFRESH_AFTER = LOCK_TTL / 6  # a write batch refreshes the lock when it is this old
 
 
-class IndexingError(RuntimeError):
+class IndexingError(CartographError):
     """An index run could not be done (bad path, lock held too long, store failure)."""
 
 
@@ -313,9 +314,7 @@ def _mine(
             rebuild=rebuild,
             head_sha=discovery.head_sha,
         )
-    except (HistoryError, RuntimeError) as exc:
-        if isinstance(exc, StoreError):
-            raise
+    except (HistoryError, RuntimeError) as exc:  # git log failing is a RuntimeError
         result.notes.append(f"history not mined: {exc}")
     result.seconds["history"] = round(time.perf_counter() - started, 4)
 
@@ -357,7 +356,8 @@ def _acquire(
             raise IndexingError(
                 f"another index run of {repo!r} holds its lock; gave up after "
                 f"{timeout:.0f} s (a lock expires {LOCK_TTL:.0f} s after its "
-                f"holder stops)"
+                f"holder stops)",
+                ErrorKind.CONFLICT,
             )
         if not told and progress:
             progress(f"waiting for another index run of {repo!r} to finish")

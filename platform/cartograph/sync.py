@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from cartograph.errors import CartographError
 from cartograph.model import TrackedRepo
 from cartograph.store.base import GraphStore, StoreError
 
@@ -42,7 +43,7 @@ def default_data_dir() -> Path:
     return Path(base) / "cartograph"
 
 
-class SyncError(RuntimeError):
+class SyncError(CartographError):
     """A sync that cannot succeed as things are (a bad URL, an unknown commit): recorded on the
     repository, not retried."""
 

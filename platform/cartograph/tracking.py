@@ -7,6 +7,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from cartograph.errors import CartographError, ErrorKind
 from cartograph.jobs import JobState
 from cartograph.model import TrackedRepo
 from cartograph.store.base import GraphStore
@@ -16,7 +17,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _BRANCH = re.compile(r"^(?!/)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<!/)$")
 
 
-class TrackingError(ValueError):
+class TrackingError(CartographError):
     """A bad name, URL or branch, or a repository that is not tracked."""
 
 
@@ -50,7 +51,9 @@ def add_tracked(
     if not _BRANCH.match(branch):
         raise TrackingError(f"{branch!r} is not a branch name")
     if store.get_tracked(name) is not None:
-        raise TrackingError(f"{name} is tracked already (remove it first to change it)")
+        raise TrackingError(
+            f"{name} is tracked already (remove it first to change it)", ErrorKind.CONFLICT
+        )
     tracked = TrackedRepo(
         name=name,
         url=url,
@@ -82,7 +85,7 @@ def require_tracked(store: GraphStore, name: str) -> TrackedRepo:
     tracked = store.get_tracked(name)
     if tracked is None:
         known = ", ".join(t.name for t in store.tracked_repos()) or "none"
-        raise TrackingError(f"{name} is not tracked (tracked: {known})")
+        raise TrackingError(f"{name} is not tracked (tracked: {known})", ErrorKind.NOT_FOUND)
     return tracked
 
 

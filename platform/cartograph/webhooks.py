@@ -21,17 +21,21 @@ import json
 import re
 from dataclasses import dataclass
 
+from cartograph.errors import CartographError, ErrorKind
+
 PROVIDERS = ("github", "gitlab", "gitea", "generic")
 ZERO_SHA = "0" * 40
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 
 
-class WebhookError(ValueError):
+class WebhookError(CartographError):
+    kind = ErrorKind.INVALID
     status = 400
 
 
 class Unauthorized(WebhookError):
+    kind = ErrorKind.UNAUTHORIZED
     status = 401
 
 
@@ -88,7 +92,7 @@ def authenticate(provider: str, headers: dict[str, str], body: bytes, secret: st
 def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> Delivery:
     """What an authenticated delivery announces; pushes to other branches are ignored."""
     if len(body) > MAX_BODY:
-        raise WebhookError("payload too large")
+        raise WebhookError("payload too large", ErrorKind.TOO_LARGE)
     event = {
         "github": _header(headers, "X-GitHub-Event"),
         "gitlab": _header(headers, "X-Gitlab-Event"),

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from cartograph.errors import CartographError, ErrorKind
 from cartograph.model import AgentSession, Claim, Lesson
 from cartograph.store.base import GraphStore
 
@@ -27,8 +28,9 @@ MAX_TEXT = 4000
 MAX_SESSION_ID = 2**53  # ids are counters; anything larger is not one (and fits no store)
 
 
-class AgentError(ValueError):
-    """An unknown or expired session, a bad path, or a lesson without text."""
+class AgentError(CartographError):
+    """An unknown (not found) or expired (conflict) session, a bad path, or a lesson without
+    text (invalid)."""
 
 
 @dataclass(slots=True)
@@ -76,12 +78,16 @@ def start_session(store: GraphStore, agent: str, task: str) -> AgentSession:
 
 def live_session(store: GraphStore, session_id: int) -> AgentSession:
     if not isinstance(session_id, int) or not 0 < session_id <= MAX_SESSION_ID:
-        raise AgentError(f"there is no session {session_id}: start one with start_session")
+        raise AgentError(
+            f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
+        )
     session = store.get_session(session_id)
     if session is None:
-        raise AgentError(f"there is no session {session_id}: start one with start_session")
+        raise AgentError(
+            f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
+        )
     if session.ended_at or session.last_seen <= _stamp(_now() - SESSION_TTL):
-        raise AgentError(f"session {session_id} has expired: start a new one")
+        raise AgentError(f"session {session_id} has expired: start a new one", ErrorKind.CONFLICT)
     return session
 
 

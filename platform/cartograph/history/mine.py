@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from itertools import combinations, pairwise
 from pathlib import Path
 
+from cartograph.errors import CartographError
 from cartograph.history.codeowners import read_codeowners
 from cartograph.history.gitlog import CommitRecord, is_bot, read_commits
 from cartograph.history.linemap import LineMap, changed_lines
@@ -114,7 +115,7 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
 
-class HistoryError(RuntimeError):
+class HistoryError(CartographError):
     """History cannot be mined (not a git repository, not indexed yet, git failed)."""
 
 

@@ -7,6 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
 from cartograph.model import Repo, SymbolRow
 from cartograph.store.base import GraphStore
@@ -14,11 +15,13 @@ from cartograph.store.base import GraphStore
 MAX_LIMIT = 500
 
 
-class QueryError(LookupError):
+class QueryError(Invalid):
     """A question that cannot be answered as asked; the message says what to do instead."""
 
 
-class SymbolNotFound(QueryError):
+class SymbolNotFound(QueryError, NotFound):
+    kind = NotFound.kind
+
     def __init__(self, text: str, suggestions: list[SymbolRow]) -> None:
         self.text = text
         self.suggestions = suggestions
@@ -28,7 +31,9 @@ class SymbolNotFound(QueryError):
         super().__init__(f"no symbol named {text!r} in the index.{hint}")
 
 
-class AmbiguousSymbol(QueryError):
+class AmbiguousSymbol(QueryError, Ambiguous):
+    kind = Ambiguous.kind
+
     def __init__(self, text: str, candidates: list[SymbolRow]) -> None:
         self.text = text
         self.candidates = candidates
@@ -42,7 +47,9 @@ class AmbiguousSymbol(QueryError):
         )
 
 
-class RepoNotFound(QueryError):
+class RepoNotFound(QueryError, NotFound):
+    kind = NotFound.kind
+
     def __init__(self, name: str, known: list[str]) -> None:
         known_text = ", ".join(known) if known else "none yet: run `cartograph index PATH`"
         super().__init__(f"no repository named {name!r} in the index (indexed: {known_text})")

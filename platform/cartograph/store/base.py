@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from cartograph.errors import Unavailable
 from cartograph.model import (
     AgentSession,
     ApiToken,
@@ -32,7 +33,7 @@ from cartograph.model import (
 )
 
 
-class StoreError(RuntimeError):
+class StoreError(Unavailable):
     """A store cannot be opened or used (bad URL, unreachable server, newer schema, ...)."""
 
 
