@@ -11,7 +11,7 @@ import pytest
 from cartograph.discover import DEFAULT_MAX_BYTES, discover
 from cartograph.index import IndexingError, index_repository
 from cartograph.store.sqlite import SQLiteStore
-from indexing_support import commit_all, git_init, qualnames, write, write_tree
+from indexing_support import calls, commit_all, git_init, qualnames, write, write_tree
 
 
 def paths_of(discovery) -> set[str]:
@@ -315,6 +315,65 @@ def test_symlinked_directory_pointing_outside_is_not_walked(tmp_path, store, use
     names = qualnames(store, "r")
     assert "far_away" not in {q.rsplit(".", 1)[-1] for q in names}
     assert "deeper" not in {q.rsplit(".", 1)[-1] for q in names}
+
+
+def test_files_git_lists_under_a_folder_turned_into_a_symlink_are_never_read(tmp_path, store):
+    """git's index lists `ln/secret.py` and `ln/pipe.py`, but `ln` is now a symlink leaving the
+    work tree: the files are skipped, never opened, and nothing of them is stored."""
+    outside = write_tree(tmp_path / "outside", {"secret.py": "def outside_secret():\n    pass\n"})
+    os.mkfifo(outside / "pipe.py")
+    repo = git_init(tmp_path / "repo")
+    write_tree(repo, {"main.py": "def main():\n    pass\n", "ln/secret.py": "x = 1\n",
+                      "ln/pipe.py": "y = 2\n"})  # fmt: skip
+    commit_all(repo)
+    for name in ("secret.py", "pipe.py"):
+        (repo / "ln" / name).unlink()
+    (repo / "ln").rmdir()
+    (repo / "ln").symlink_to(outside, target_is_directory=True)
+
+    with FifoWatch(outside / "pipe.py") as watch:
+        found = discover(repo)
+        result = index_repository(store, repo, name="r", workers=1)
+    assert not watch.opened_by_reader, "a file behind a symlinked folder was opened"
+    expected = {
+        "ln/secret.py": "a folder on its path is a symlink",
+        "ln/pipe.py": "a folder on its path is a symlink",
+    }
+    assert skip_reasons(found) == expected
+    assert paths_of(found) == {"main.py"}
+    assert {s.path: s.reason for s in store.skipped("r")} == expected
+    assert result.files == 1 and set(store.files("r")) == {"main.py"}
+    assert not any("outside_secret" in q for q in qualnames(store, "r"))
+
+
+def test_configuration_files_symlinked_outside_are_never_read(tmp_path, store):
+    """tsconfig.json and package.json steer import resolution; as symlinks leaving the work
+    tree they are not read (a FIFO would block a reader; the paths mapping would bind)."""
+    outside = write_tree(
+        tmp_path / "outside",
+        {"tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@x/*": ["src/*"]}}}'},
+    )
+    os.mkfifo(outside / "package.json")
+    repo = git_init(tmp_path / "repo")
+    write_tree(
+        repo,
+        {
+            "src/y.ts": "export function target() { return 1; }\n",
+            "src/main.ts": 'import { target } from "@x/y";\nexport function main() { return target(); }\n',
+        },
+    )
+    (repo / "tsconfig.json").symlink_to(outside / "tsconfig.json")
+    (repo / "package.json").symlink_to(outside / "package.json")
+    commit_all(repo)
+    with FifoWatch(outside / "package.json") as watch:
+        index_repository(store, repo, name="r", workers=1)
+    assert not watch.opened_by_reader, "a configuration file leaving the repository was opened"
+    assert ("main", "target") not in calls(store, "r")
+    # the same tree with a real tsconfig.json resolves the import (the test can fail)
+    (repo / "tsconfig.json").unlink()
+    (repo / "tsconfig.json").write_text((outside / "tsconfig.json").read_text())
+    index_repository(store, repo, name="r", workers=1)
+    assert ("main", "target") in calls(store, "r")
 
 
 # ---------------------------------------------------------------- bad roots

@@ -261,6 +261,9 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
         else:
             result.skipped.append(Skipped(path, "symlink (its target is indexed instead)"))
         return
+    if not is_inside(root, path):
+        result.skipped.append(Skipped(path, "a folder on its path is a symlink"))
+        return
     if not stat.S_ISREG(info.st_mode):
         return
     if info.st_size > max_bytes:
@@ -269,11 +272,36 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
     result.files.append(SourceFile(path, info.st_size, info.st_mtime_ns, language))
 
 
+def is_inside(root: Path, path: str) -> bool:
+    """Whether `path` (relative to the resolved `root`) reaches a file of the work tree through
+    no symlink at all: git never stores files under a symlinked folder, so a link on the way
+    means the tree was changed to reach elsewhere (`ln/secret.py` with `ln -> /outside`)."""
+    full = os.path.join(root, path)
+    return os.path.realpath(full) == os.path.normpath(full)
+
+
+def read_inside(root: Path, path: str) -> bytes | None:
+    """The bytes of a repository file, or None when it is missing, unreadable, a symlink or
+    reached through one (see `is_inside`): nothing outside the work tree is ever read."""
+    if not is_inside(root, path):
+        return None
+    try:
+        descriptor = os.open(os.path.join(root, path), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read()
+
+
 def read_source(root: Path, source: SourceFile) -> tuple[bytes | None, str, str]:
     """(the file's text as UTF-8 bytes, or None; the reason it is skipped; sha256 of the raw
     bytes on disk)."""
+    if not is_inside(root, source.path):
+        return None, "a folder on its path is a symlink", ""
     try:
-        raw = (root / source.path).read_bytes()
+        descriptor = os.open(root / source.path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(descriptor, "rb") as handle:
+            raw = handle.read()
     except OSError as exc:
         return None, f"unreadable: {exc.strerror or exc}", ""
     sha = hashlib.sha256(raw).hexdigest()

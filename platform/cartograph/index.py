@@ -34,6 +34,7 @@ from cartograph.discover import (
     discover_paths,
     is_test_path,
     language_of,
+    read_inside,
     read_source,
 )
 from cartograph.errors import CartographError, ErrorKind
@@ -791,10 +792,8 @@ class _IndexRun:
             self.prefetched.update(self.store.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:
-        try:
-            return (self.discovery.root / path).read_text("utf-8", "replace")
-        except OSError:
-            return None
+        data = read_inside(self.discovery.root, path)
+        return None if data is None else data.decode("utf-8", "replace")
 
     def _resolution(self, path: str, parsed: _Parsed | None) -> FileResolution | None:
         """Resolve one file with its family's resolver; dependencies as module names."""
@@ -873,10 +872,8 @@ def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> s
         if path.rpartition("/")[2] in names and "node_modules/" not in path:
             found = True
             digest.update(path.encode() + b"\0")
-            try:
-                digest.update((root / path).read_bytes())
-            except OSError:
-                digest.update(b"<unreadable>")
+            data = read_inside(root, path)
+            digest.update(b"<unreadable>" if data is None else data)
     return CONFIG_ALIAS + digest.hexdigest() if found else ""
 
 

@@ -1,23 +1,32 @@
-"""One streaming pass over `git log`: commits with their authors and, per file, the hunks.
+"""Commits with their authors and, per file, the hunks, streamed from two `git log` passes.
 
 `git log -p -U0 -M --topo-order` gives, for every non-merge commit, the lines each file lost and
 gained (no context), with renames detected; merges show no diff. Authors come through `.mailmap`
-(`%aN`, `%aE`). The output is read line by line, so memory does not grow with the history.
+(`%aN`, `%aE`). Output is read as it comes, so memory does not grow with the history.
+
+No text a commit's author wrote can be read as structure: the headers (sha, parents, author,
+date, message) come from one pass as NUL-separated fields (git refuses NUL in a message), and
+the changes from a second pass over the same commits in the same order, whose only per-commit
+line is a NUL followed by the sha — no message there at all. The two are read in lockstep and
+checked to name the same commit.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_START = "\x1e\x1f"  # record separator: never in a patch or a commit message
-_FORMAT = f"{_START}%H%x1f%P%x1f%aN%x1f%aE%x1f%aI%x1f%B%x1e"
+_HEADER_FIELDS = 6  # sha, parents, author name, author email, author date, message
+_HEADER_FORMAT = "%H%x00%P%x00%aN%x00%aE%x00%aI%x00%B"
+_MARK = "\0"  # starts the one line per commit of the changes pass: NUL, then the sha
+_CHANGES_FORMAT = "%x00%H"
 _CONTENT = frozenset("+- ")  # first characters of patch lines (and of ---/+++ file headers)
 _STATUS = frozenset("ACDMRTU")  # --name-status letters
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+READ_CHUNK = 1 << 16
 BOT_MARKERS = (
     "[bot]",
     "-bot@",
@@ -86,70 +95,99 @@ def read_commits(root: Path, revisions: str, hunks: bool = True) -> Iterator[Com
     before their ancestors; with `hunks=False` only which files each commit added, deleted,
     renamed or changed (the same renames, much less to read)."""
     diff = ["-p", "-U0", "--no-ext-diff", "--no-textconv"] if hunks else ["--name-status"]
-    command = [
-        "git",
-        "-C",
-        str(root),
-        "-c",
-        "core.quotepath=off",
-        "log",
-        "--topo-order",
-        "--no-color",
-        "-M",
-        *diff,
-        f"--format={_FORMAT}",
-        revisions,
-        "--",
-    ]
-    process = subprocess.Popen(
+    common = ["git", "-C", str(root), "-c", "core.quotepath=off", "log", "--topo-order"]
+    headers = _git_stream([*common, "-z", f"--format={_HEADER_FORMAT}", revisions, "--"])
+    changes = _git_stream(
+        [*common, "--no-color", "-M", *diff, f"--format={_CHANGES_FORMAT}", revisions, "--"]
+    )
+    try:
+        changes_of = _changes(changes.stdout)
+        for commit in _headers(headers.stdout):
+            sha, found = next(changes_of, (None, []))
+            if sha != commit.sha:
+                raise RuntimeError(
+                    f"git log gave the changes of {sha} where {commit.sha} was expected"
+                )
+            commit.changes = found
+            yield commit
+    finally:
+        for process in (headers, changes):
+            _finish(process)
+
+
+def _git_stream(command: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"
     )
+
+
+def _finish(process: subprocess.Popen) -> None:
     assert process.stdout is not None
-    try:
-        yield from _parse(process.stdout)
-    finally:
-        process.stdout.close()
-        error = process.stderr.read() if process.stderr else ""
-        code = process.wait()
-        if code not in (0, -13) and code is not None:  # -13: we stopped reading early
-            raise RuntimeError(f"git log failed ({code}): {error.strip()[:300]}")
+    process.stdout.close()
+    error = process.stderr.read() if process.stderr else ""
+    code = process.wait()
+    if code not in (0, -13) and code is not None:  # -13: we stopped reading early
+        raise RuntimeError(f"git log failed ({code}): {error.strip()[:300]}")
 
 
-def _parse(lines) -> Iterator[CommitRecord]:
-    commit: CommitRecord | None = None
-    header: list[str] | None = None
+def _nul_fields(stream) -> Iterator[str]:
+    """The NUL-separated fields of a stream, read in chunks."""
+    pending = ""
+    while chunk := stream.read(READ_CHUNK):
+        pending += chunk
+        *complete, pending = pending.split("\0")
+        yield from complete
+    if pending:
+        yield pending
+
+
+def _headers(stream) -> Iterator[CommitRecord]:
+    """Commit headers from `git log -z` with NUL-separated fields: git puts a NUL between
+    commits too, so every commit is exactly _HEADER_FIELDS fields."""
+    fields: list[str] = []
+    for value in _nul_fields(stream):
+        fields.append(value)
+        if len(fields) == _HEADER_FIELDS:
+            yield _header(fields)
+            fields = []
+    if any(f.strip() for f in fields):
+        raise RuntimeError(f"git log ended inside a commit header: {fields[:1]!r}")
+
+
+def _header(fields: list[str]) -> CommitRecord:
+    sha, parents, name, email, at, message = fields
+    return CommitRecord(
+        sha=sha.strip(),
+        parents=parents.split(),
+        author_name=name.strip(),
+        author_email=normalize_email(email),
+        at=at.strip(),
+        message=message.strip()[:4000],
+    )
+
+
+def _changes(lines: Iterable[str]) -> Iterator[tuple[str, list[FileChange]]]:
+    """(sha, its file changes) per commit of the changes pass, in order."""
+    sha: str | None = None
+    changes: list[FileChange] = []
     change: FileChange | None = None
     for line in lines:
         # most lines are a patch's content, not needed: drop them before anything else
-        # (a message line may start like them, but it is read only while `header` is open)
-        if line[:1] in _CONTENT and header is None:
+        if line[:1] in _CONTENT:
             continue
-        if line.startswith(_START):
-            if commit is not None:
-                yield commit
-            header = [line[len(_START) :]]
-            commit = None
-            change = None
-            if "\x1e" in header[0]:
-                commit = _header(header)
-                header = None
+        if line.startswith(_MARK):
+            if sha is not None:
+                yield sha, changes
+            sha, changes, change = line[1:].strip(), [], None
             continue
-        if header is not None:  # the message may span lines until its \x1e
-            header.append(line)
-            if "\x1e" in line:
-                commit = _header(header)
-                header = None
-            continue
-        if commit is None:
+        if sha is None:
             continue
         if "\t" in line and line[:1] in _STATUS:  # --name-status: "M\tpath", "R090\told\tnew"
-            commit.changes.append(_name_status(line.rstrip("\n")))
+            changes.append(_name_status(line.rstrip("\n")))
             continue
         if line.startswith("diff --git "):
-            change = FileChange(None, None)
-            commit.changes.append(change)
-            paths = _diff_paths(line.rstrip("\n"))
-            change.old_path, change.new_path = paths
+            change = FileChange(*_diff_paths(line.rstrip("\n")))
+            changes.append(change)
             continue
         if change is None:
             continue
@@ -170,22 +208,8 @@ def _parse(lines) -> Iterator[CommitRecord]:
             change.new_path = _unquote(line[len("rename to ") :].rstrip("\n"))
         elif line.startswith("Binary files "):
             change.binary = True
-    if commit is not None:
-        yield commit
-
-
-def _header(parts: list[str]) -> CommitRecord:
-    text = "".join(parts)
-    text = text[: text.index("\x1e")]
-    sha, parents, name, email, at, message = text.split("\x1f", 5)
-    return CommitRecord(
-        sha=sha,
-        parents=parents.split(),
-        author_name=name.strip(),
-        author_email=normalize_email(email),
-        at=at,
-        message=message.strip()[:4000],
-    )
+    if sha is not None:
+        yield sha, changes
 
 
 def _name_status(line: str) -> FileChange:
