@@ -19,7 +19,7 @@ from cartograph.store.base import GraphStore
 
 SCOPES = ("read", "claims", "admin")
 PREFIX = "cgt_"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,99}")  # fullmatch: no trailing newline
 
 
 class AuthError(CartographError):
@@ -40,7 +40,7 @@ def digest(token: str) -> str:
 
 def create_token(store: GraphStore, name: str, scopes: list[str]) -> tuple[str, ApiToken]:
     """A new token (returned once, never stored) and its record."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ValueError(f"{name!r} is not a token name (letters, digits, . _ @ -)")
     wanted = tuple(dict.fromkeys(s.strip() for s in scopes if s.strip()))
     unknown = [s for s in wanted if s not in SCOPES]

@@ -252,6 +252,7 @@ def _status_line(status) -> str:
 
 
 def cmd_repo(args: argparse.Namespace) -> None:
+    from cartograph.gitremote import redact
     from cartograph.sync import default_data_dir
     from cartograph.tracking import (
         TrackingError,
@@ -268,7 +269,7 @@ def cmd_repo(args: argparse.Namespace) -> None:
             tracked = add_tracked(store, args.name, args.url, args.branch, args.secret)
             answer = {
                 "name": tracked.name,
-                "url": tracked.url,
+                "url": redact(tracked.url),
                 "branch": tracked.branch,
                 "secret": tracked.secret,
                 "webhooks": [f"/webhooks/{p}/{tracked.name}" for p in _providers()],
@@ -276,7 +277,7 @@ def cmd_repo(args: argparse.Namespace) -> None:
             if args.json:
                 print(json.dumps(answer, indent=1))
                 return
-            print(f"tracking {tracked.name}: {tracked.url} ({tracked.branch})")
+            print(f"tracking {tracked.name}: {redact(tracked.url)} ({tracked.branch})")
             print(f"webhook secret (shown once): {tracked.secret}")
             print("webhook paths: " + ", ".join(answer["webhooks"]))
             print(f"next: cartograph repo sync {tracked.name}")

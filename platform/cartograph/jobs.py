@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from cartograph.gitremote import redact
 from cartograph.store.base import GraphStore
 from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
 
@@ -129,7 +130,7 @@ def _record(
     if result is not None:
         fields.update(last_error="", last_job_seconds=round(result.seconds, 3))
     else:
-        fields.update(last_error=error[:2000], last_error_at=now())
+        fields.update(last_error=redact(error)[:2000], last_error_at=now())
     store.update_tracked(repo, **fields)
 
 
@@ -138,7 +139,9 @@ def give_up(store: GraphStore, repo: str, state: JobState, error: str) -> None:
     sha, pushes = state.wanted(repo)
     if sha is not None:
         state.done(repo, sha, pushes)
-    store.update_tracked(repo, last_error=f"gave up after {MAX_ATTEMPTS} attempts: {error}"[:2000])
+    store.update_tracked(
+        repo, last_error=redact(f"gave up after {MAX_ATTEMPTS} attempts: {error}")[:2000]
+    )
 
 
 class _LockKeeper:

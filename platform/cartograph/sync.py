@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cartograph.errors import CartographError
+from cartograph.gitremote import check_url, git_environment, redact
 from cartograph.model import TrackedRepo
 from cartograph.store.base import GraphStore, StoreError
 
@@ -94,7 +95,7 @@ class Mirror:
 
     def _git(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
         command = ["git", *args] if cwd else ["git", f"--git-dir={self.git_dir}", *args]
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+        env = git_environment()
         try:
             done = subprocess.run(
                 command,
@@ -108,8 +109,7 @@ class Mirror:
         except subprocess.TimeoutExpired as exc:
             raise TransientSyncError(f"git {args[0]} timed out for {self.name}") from exc
         if check and done.returncode != 0:
-            message = (done.stderr or done.stdout).strip().splitlines()
-            raise SyncError(f"git {' '.join(args[:2])}: {message[-1] if message else 'failed'}")
+            raise SyncError(f"git {' '.join(args[:2])}: {_git_message(done)}")
         return done.stdout
 
     def fetch(self) -> None:
@@ -128,16 +128,21 @@ class Mirror:
         except SyncError as exc:
             if isinstance(exc, TransientSyncError):
                 raise
-            raise TransientSyncError(f"cannot fetch {self.url}: {exc}") from exc
+            raise TransientSyncError(f"cannot fetch {redact(self.url)}: {exc}") from exc
 
     def _git_plain(self, *args: str) -> None:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-        done = subprocess.run(
-            ["git", *args], capture_output=True, text=True, timeout=GIT_TIMEOUT, env=env
-        )
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                capture_output=True,
+                text=True,
+                timeout=GIT_TIMEOUT,
+                env=git_environment(),
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise TransientSyncError(f"git {args[0]} timed out for {self.name}") from exc
         if done.returncode != 0:
-            lines = done.stderr.strip().splitlines()
-            raise SyncError(lines[-1] if lines else "git clone failed")
+            raise SyncError(f"git {args[0]}: {_git_message(done)}")
 
     def resolve(self, rev: str) -> str | None:
         """The commit a sha or ref names in the mirror, or None."""
@@ -180,6 +185,13 @@ class Mirror:
         subprocess.run(["rm", "-rf", str(self.work), str(self.git_dir)], check=False)
 
 
+def _git_message(done: subprocess.CompletedProcess) -> str:
+    """git's whole error text (every line: the last one alone often says only "fatal"),
+    bounded, with any credentials in URLs redacted."""
+    text = (done.stderr or done.stdout or "").strip() or "failed"
+    return redact(" | ".join(line.strip() for line in text.splitlines() if line.strip()))[:2000]
+
+
 def sync_to(
     store: GraphStore,
     tracked: TrackedRepo,
@@ -191,13 +203,17 @@ def sync_to(
     from cartograph.index import index_repository
 
     started = time.perf_counter()
+    try:
+        check_url(tracked.url)  # stored by an older version, or the allowed list changed
+    except CartographError as exc:
+        raise SyncError(f"{tracked.name}: {exc}") from exc
     mirror = Mirror(data_dir, tracked.name, tracked.url)
     mirror.fetch()
     wanted = target or f"refs/heads/{tracked.branch}"
     requested = mirror.resolve(wanted)
     head = mirror.resolve(f"refs/heads/{tracked.branch}")
     if requested is None and head is None:
-        raise SyncError(f"{tracked.name}: {wanted} is not a commit of {tracked.url}")
+        raise SyncError(f"{tracked.name}: {wanted} is not a commit of {redact(tracked.url)}")
     # the branch is the truth: a push the branch has moved past since (a late delivery, a
     # redelivery, an older commit after a newer one) indexes where the branch is now, so the
     # graph never rolls back; a force-push back to an older commit is indexed as such
@@ -228,7 +244,7 @@ def sync_to(
             name=tracked.name,
             files=files,
             workers=workers,
-            origin=(tracked.url, tracked.branch),
+            origin=(redact(tracked.url), tracked.branch),  # the graph never holds credentials
         )
     except StoreError as exc:
         raise TransientSyncError(str(exc)) from exc

@@ -8,13 +8,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from cartograph.errors import CartographError, ErrorKind
+from cartograph.gitremote import check_url, redact
 from cartograph.jobs import JobState
 from cartograph.model import TrackedRepo
 from cartograph.store.base import GraphStore
 from cartograph.sync import Mirror, now
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_BRANCH = re.compile(r"^(?!/)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<!/)$")
+# whole-string patterns (fullmatch): `$` would also accept a trailing newline
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_BRANCH = re.compile(r"(?!/)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<!/)")
 
 
 class TrackingError(CartographError):
@@ -24,7 +26,7 @@ class TrackingError(CartographError):
 @dataclass(slots=True)
 class RepoStatus:
     name: str
-    url: str
+    url: str  # credentials in it are shown as ***
     branch: str
     head_sha: str  # the newest commit pushed (or fetched) on the tracked branch
     indexed_sha: str  # the commit the graph reflects
@@ -44,11 +46,13 @@ def add_tracked(
     store: GraphStore, name: str, url: str, branch: str = "main", secret: str | None = None
 ) -> TrackedRepo:
     """Track a repository (its webhook secret is generated unless given)."""
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise TrackingError(f"{name!r} is not a repository name (letters, digits, . _ -)")
-    if not url or url.startswith("-") or any(c in url for c in "\n\r\0 "):
-        raise TrackingError(f"{url!r} is not a git URL")
-    if not _BRANCH.match(branch):
+    try:
+        check_url(url)
+    except CartographError as exc:
+        raise TrackingError(str(exc)) from exc
+    if not _BRANCH.fullmatch(branch):
         raise TrackingError(f"{branch!r} is not a branch name")
     if store.get_tracked(name) is not None:
         raise TrackingError(
@@ -105,13 +109,13 @@ def repo_status(store: GraphStore, name: str, state: JobState | None, data_dir: 
         lag = 0
     return RepoStatus(
         name=name,
-        url=tracked.url,
+        url=redact(tracked.url),
         branch=tracked.branch,
         head_sha=head,
         indexed_sha=indexed,
         lag=lag,
         queue_depth=state.depth(name) if state is not None else 0,
-        last_error=tracked.last_error,
+        last_error=redact(tracked.last_error),
         last_error_at=tracked.last_error_at,
         last_job_seconds=tracked.last_job_seconds,
         last_job_at=tracked.last_job_at,

@@ -25,7 +25,7 @@ from cartograph.errors import CartographError, ErrorKind
 
 PROVIDERS = ("github", "gitlab", "gitea", "generic")
 ZERO_SHA = "0" * 40
-_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+_SHA = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")  # fullmatch: no trailing newline
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
 
 
@@ -126,7 +126,7 @@ def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> D
         return Delivery("ignored", delivery_id, ref, sha, reason=f"{ref} is not tracked")
     if sha == ZERO_SHA:
         return Delivery("ignored", delivery_id, ref, sha, reason="the branch was deleted")
-    if not _SHA.match(sha):
+    if not _SHA.fullmatch(sha):
         raise WebhookError(f"{sha[:80]!r} is not a commit sha")
     before = payload.get("before") if isinstance(payload.get("before"), str) else ""
     return Delivery("push", delivery_id, ref, sha, before or "")

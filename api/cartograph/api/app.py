@@ -23,6 +23,7 @@ from cartograph import logs
 from cartograph.api.graphql import build_graphql_router
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, require, verify
+from cartograph.gitremote import redact
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
 from cartograph.model import ApiToken
@@ -289,7 +290,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             tracked = add_tracked(graph, new.name, new.url, new.branch, new.secret)
         return {
             "name": tracked.name,
-            "url": tracked.url,
+            "url": redact(tracked.url),
             "branch": tracked.branch,
             "secret": tracked.secret,
             "webhooks": {p: f"/webhooks/{p}/{tracked.name}" for p in PROVIDERS},
