@@ -110,6 +110,30 @@ def test_a_late_push_of_an_ancestor_indexes_the_branch_head(tracked_remote):
     assert result.sha == newer and store.get_repo("shop").indexed_sha == newer
 
 
+def test_locks_left_by_a_killed_git_do_not_fail_the_next_sync(tracked_remote):
+    """A worker SIGKILLed in the middle of `git checkout` or `git fetch` leaves `index.lock` in
+    the worktree's git dir and ref locks in the mirror; the next job clears them and syncs."""
+    remote, store, tracked, data = tracked_remote
+    mirror = Mirror(data, "shop", remote.url)
+    _sync(store, tracked, remote.head(), data)
+    worktree_git = mirror.git_dir / "worktrees" / "shop"
+    assert worktree_git.is_dir()
+    left = [
+        worktree_git / "index.lock",
+        mirror.git_dir / "packed-refs.lock",
+        mirror.git_dir / "refs" / "heads" / "main.lock",
+    ]
+    for lock in left:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text("left by a killed git\n")
+    edited = remote.commit("edit", write={"shop/prices.py": FILES["shop/prices.py"] + "\n# x\n"})
+    remote.push()
+    result = _sync(store, tracked, edited, data)
+    assert (result.action, result.sha) == ("indexed", edited)
+    assert not any(lock.exists() for lock in left)
+    assert_graph_matches_tree(store, "shop", mirror.work)
+
+
 def test_a_missing_branch_is_a_permanent_failure_recorded_on_the_repository(tmp_path, stores):
     remote = Remote(tmp_path / "hosted", FILES)
     store = stores.open()

@@ -169,6 +169,21 @@ class Mirror:
                 index += 2
         return changes
 
+    def clear_stale_locks(self) -> list[Path]:
+        """Remove the lock files a killed git left in the mirror and its worktree (`index.lock`,
+        `packed-refs.lock`, `refs/heads/x.lock`, …), which would fail every later git command
+        ("File exists"). Only called by the repository's one running job, so no live git of
+        ours can hold them; returns what it removed."""
+        removed = []
+        if self.git_dir.is_dir():
+            for lock in self.git_dir.rglob("*.lock"):
+                if lock.is_file():
+                    lock.unlink(missing_ok=True)
+                    removed.append(lock)
+        if removed:
+            log.warning("removed stale git locks", extra={"repo": self.name, "locks": len(removed)})
+        return removed
+
     def checkout(self, sha: str) -> Path:
         """The worktree at exactly `sha`: tracked files as committed, nothing else."""
         if not (self.work / ".git").exists():
@@ -208,6 +223,7 @@ def sync_to(
     except CartographError as exc:
         raise SyncError(f"{tracked.name}: {exc}") from exc
     mirror = Mirror(data_dir, tracked.name, tracked.url)
+    mirror.clear_stale_locks()  # a job killed mid-git (a worker SIGKILLed) leaves them
     mirror.fetch()
     wanted = target or f"refs/heads/{tracked.branch}"
     requested = mirror.resolve(wanted)
