@@ -23,7 +23,7 @@ def _store(args: argparse.Namespace):
 
 
 def _emit(args: argparse.Namespace, answer: Any) -> None:
-    from cartograph.query import render, to_json
+    from cartograph.render import render, to_json
 
     sys.stdout.write(to_json(answer) + "\n" if args.json else render(answer))
 
@@ -51,11 +51,11 @@ def cmd_index(args: argparse.Namespace) -> None:
     )
     summary = stats(store, result.repo)
     if args.json:
-        from cartograph.query import to_data
+        from cartograph.render import to_data
 
         print(json.dumps({"index": to_data(result), "stats": to_data(summary)}, indent=1))
         return
-    from cartograph.query import render
+    from cartograph.render import render
 
     changed = (
         f"{result.parsed} parsed, {result.unchanged} unchanged, {result.deleted} deleted, "
@@ -169,7 +169,7 @@ def cmd_stats(args: argparse.Namespace) -> None:
 
 
 def cmd_repos(args: argparse.Namespace) -> None:
-    from cartograph.query import to_data
+    from cartograph.render import to_data
 
     repos = _store(args).list_repos()
     if args.json:
@@ -329,12 +329,13 @@ def _sync_now(args: argparse.Namespace, store, data_dir, tracked) -> None:
 
 def cmd_token(args: argparse.Namespace) -> None:
     from cartograph.auth import create_token
+    from cartograph.errors import Invalid
 
     store = _store(args)
     if args.token_command == "create":
         try:
             token, record = create_token(store, args.name, args.scopes.split(","))
-        except ValueError as exc:
+        except Invalid as exc:
             raise CliError(str(exc)) from exc
         if args.json:
             print(json.dumps({"name": record.name, "scopes": list(record.scopes), "token": token}))
@@ -596,13 +597,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.store = getattr(args, "store", None)
     args.json = getattr(args, "json", False)
-    from cartograph.index import IndexingError
-    from cartograph.query import QueryError
-    from cartograph.store import StoreError
+    from cartograph.errors import CartographError
 
     try:
         args.handler(args)
-    except (QueryError, IndexingError, StoreError, CliError) as exc:
+    except (CartographError, CliError) as exc:
         print("cartograph: " + " ".join(str(exc).split()), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from cartograph.index import IndexingError
-from cartograph.query import QueryError, render, to_json
+from cartograph.query import QueryError
+from cartograph.render import render, to_json
 from cartograph.store import StoreError, open_store
 from cartograph.store.base import GraphStore
 from mcp.server.mcpserver import MCPServer

@@ -25,11 +25,11 @@ from cartograph.query import (
     path,
     search,
     stats,
-    to_data,
     trace,
 )
 from cartograph.query.common import RepoNotFound
 from cartograph.query.history import co_changes, explain, history, owners
+from cartograph.render import to_data
 from cartograph.store.base import GraphStore
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, Field
