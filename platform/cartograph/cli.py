@@ -5,7 +5,6 @@ commands the optional parts add through entry points (`serve`, from the server).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -33,7 +32,7 @@ def run_operation(
         values = op.bind(values, "cli")
     except InvalidValue as exc:
         command.error(str(exc))  # a usage error (exit 2), like argparse's own
-    services = Services(open_store(args.store), cwd=os.getcwd())
+    services = Services(open_store(args.store))
     if {"runner", "job_state"} & set(op.services):
         services.runner = configured_job_runner()
     if op.cli is not None and op.cli.progress and not (args.json or args.quiet):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +124,7 @@ class Services:
     """What an operation may need besides the store; each surface provides them."""
 
     store: GraphStore
-    cwd: str | None = field(default_factory=os.getcwd)  # where a picked repository is looked for
+    cwd: str | None = None  # where a picked repository is looked for (default: the current folder)
     runner: JobRunner | None = None  # sync jobs: queued on it; None: run in the caller
     data_dir: Path | None = None  # mirrors and worktrees (default: CARTOGRAPH_DATA)
     progress: Callable[[str], None] | None = None  # indexing progress messages
@@ -132,6 +132,15 @@ class Services:
     @property
     def job_state(self) -> JobState | None:
         return self.runner.state if self.runner is not None else None
+
+    def folder(self) -> str | None:
+        """The folder a picked repository is looked for in (None: it cannot be read)."""
+        if self.cwd is None:
+            try:
+                self.cwd = os.getcwd()
+            except OSError:  # the current folder was removed
+                return None
+        return self.cwd
 
     def get(self, name: str) -> Any:
         if name == "data_dir" and self.data_dir is None:
@@ -203,7 +212,7 @@ class Operation:
         for param in self.params:
             value = bound[param.name]
             if param.picked:
-                value = pick_repo(services.store, value, services.cwd)
+                value = pick_repo(services.store, value, services.folder())
             arguments[param.arg or param.name] = value
         for name in self.services:
             arguments[name] = services.get(name)
