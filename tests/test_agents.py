@@ -150,7 +150,8 @@ def test_bad_input(store):
 
 def test_lessons_come_back_with_the_context_of_what_they_are_about(tmp_path, stores):
     from cartograph.index import index_repository
-    from cartograph.query import context, render
+    from cartograph.query import context
+    from cartograph.render import render
     from sample_repo import make_sample_repo
 
     store = stores.open()

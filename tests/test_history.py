@@ -13,8 +13,9 @@ import sys
 
 import pytest
 from cartograph.index import index_repository
-from cartograph.query import QueryError, SymbolNotFound, to_data
+from cartograph.query import QueryError, SymbolNotFound
 from cartograph.query.history import co_changes, explain, history, owners
+from cartograph.render import to_data
 from history_support import (
     ALICE,
     ALICE_OLD,

@@ -14,12 +14,11 @@ from cartograph.query import (
     dead_code,
     overview,
     path,
-    render,
     search,
     stats,
-    to_data,
     trace,
 )
+from cartograph.render import render, to_data
 from sample_repo import git, make_sample_repo
 
 

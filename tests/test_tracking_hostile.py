@@ -198,7 +198,7 @@ def test_names_and_branches_with_a_newline_are_refused(name, branch, stores):
 
 def test_token_names_and_webhook_shas_are_checked_whole(stores):
     store = stores.open()
-    with pytest.raises(ValueError):
+    with pytest.raises(Invalid):
         create_token(store, "alice\n", ["read"])
     # a pushed sha with a newline is taken stripped (what reaches the job is the bare sha);
     # anything else around it is refused

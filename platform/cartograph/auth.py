@@ -13,7 +13,7 @@ import re
 import secrets
 from datetime import UTC, datetime
 
-from cartograph.errors import CartographError, ErrorKind
+from cartograph.errors import CartographError, ErrorKind, Invalid
 from cartograph.model import ApiToken
 from cartograph.store.base import GraphStore
 
@@ -41,13 +41,11 @@ def digest(token: str) -> str:
 def create_token(store: GraphStore, name: str, scopes: list[str]) -> tuple[str, ApiToken]:
     """A new token (returned once, never stored) and its record."""
     if not _NAME.fullmatch(name):
-        raise ValueError(f"{name!r} is not a token name (letters, digits, . _ @ -)")
+        raise Invalid(f"{name!r} is not a token name (letters, digits, . _ @ -)")
     wanted = tuple(dict.fromkeys(s.strip() for s in scopes if s.strip()))
     unknown = [s for s in wanted if s not in SCOPES]
     if unknown or not wanted:
-        raise ValueError(
-            f"scopes {', '.join(unknown) or '(none)'}: choose from {', '.join(SCOPES)}"
-        )
+        raise Invalid(f"scopes {', '.join(unknown) or '(none)'}: choose from {', '.join(SCOPES)}")
     token = PREFIX + secrets.token_urlsafe(32)
     record = store.add_token(
         name, wanted, digest(token), datetime.now(UTC).isoformat(timespec="seconds")

@@ -36,7 +36,8 @@ VIAS = (
     "annotation",
     "return",
     "injection",
-    "name",
+    "export",  # a name a package re-exports, or one listed in __all__
+    "name",  # the by-name tier: bound by name alone
 )
 
 

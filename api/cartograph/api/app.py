@@ -1,5 +1,5 @@
-"""The HTTP app: webhooks that keep tracked repositories fresh, repository administration and
-health. `cartograph serve` runs it with uvicorn; the team deployment runs the same app behind
+"""The HTTP app: the catalogue's operations as REST routes (/api/v1) and MCP tools (/mcp),
+GraphQL (/graphql), webhooks that keep tracked repositories fresh, and health. `cartograph serve` runs it with uvicorn; the team deployment runs the same app behind
 several uvicorn workers with CARTOGRAPH_STORE=neo4j://… and CARTOGRAPH_BROKER=redis://….
 
 Settings come from the environment unless given: CARTOGRAPH_STORE (default: the embedded
@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,25 +22,21 @@ from cartograph import logs
 from cartograph.api.graphql import build_graphql_router
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, require, verify
-from cartograph.gitremote import redact
+from cartograph.errors import HTTP_STATUS, CartographError, NotFound, Unavailable
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
 from cartograph.model import ApiToken
+from cartograph.operations import Services
+from cartograph.plugins import job_runner
+from cartograph.pushes import accept_push, tracked_for_push
+from cartograph.query.listing import list_repositories
 from cartograph.store import open_store
 from cartograph.store.base import GraphStore, StoreError
-from cartograph.sync import default_data_dir, now
-from cartograph.tracking import (
-    TrackingError,
-    add_tracked,
-    remove_tracked,
-    repo_status,
-    require_tracked,
-)
-from cartograph.webhooks import PROVIDERS, WebhookError, authenticate, parse
-from fastapi import Depends, FastAPI, HTTPException, Request
+from cartograph.sync import default_data_dir
+from cartograph.webhooks import PROVIDERS, authenticate, parse
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 
 log = logging.getLogger("cartograph.api")
 
@@ -96,29 +91,21 @@ class Stores:
             self._shared.close()
 
 
-class NewRepo(BaseModel):
-    name: str = Field(min_length=1, max_length=100)
-    url: str = Field(min_length=1, max_length=2000)
-    branch: str = Field(default="main", min_length=1, max_length=200)
-    secret: str | None = Field(default=None, min_length=16, max_length=200)
-
-
-class SyncRequest(BaseModel):
-    sha: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     stores = Stores(settings.store_url)
+    runner: JobRunner
     if settings.broker_url:
-        from cartograph.workers.celery_app import CeleryJobRunner
-
-        runner: JobRunner = CeleryJobRunner(settings.broker_url)
+        runner = job_runner(settings.broker_url)  # the workers' (an entry point)
     else:
         runner = ThreadJobRunner(stores.open_new, settings.data_dir)
 
     mcp_server = build_server(
-        settings.store_url, authorize=_authorize_mcp_caller, stores=stores.get
+        settings.store_url,
+        authorize=_authorize_mcp_caller,
+        stores=stores.get,
+        runner=runner,
+        data_dir=settings.data_dir,
     )
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/", stateless_http=True, json_response=True
@@ -154,7 +141,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             return stores.get()
         except StoreError as exc:
-            raise HTTPException(503, f"the graph store is unavailable: {exc}") from exc
+            raise Unavailable(f"the graph store is unavailable: {exc}") from exc
+
+    def services() -> Services:
+        return Services(store(), runner=runner, data_dir=settings.data_dir)
 
     def caller_of(header: str) -> ApiToken | None:
         """The caller's token; None on an open local server (no token required, none given)."""
@@ -164,31 +154,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise AuthError("a bearer token is required (`cartograph token create`)")
         return None
 
-    def admin(request: Request) -> None:
-        try:
-            require(caller_of(request.headers.get("authorization", "")), "admin")
-        except AuthError as exc:
-            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
-
     # the MCP gateway: the stdio server's tools over streamable HTTP, stateless (any number of
     # uvicorn workers), each call authorized by the caller's token scopes
     app.mount("/mcp", _BearerGate(mcp_app, caller_of))
 
     def request_caller(request: Request) -> ApiToken | None:
-        try:
-            return caller_of(request.headers.get("authorization", ""))
-        except AuthError as exc:
-            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+        return caller_of(request.headers.get("authorization", ""))
 
-    app.include_router(build_router(store, request_caller))
+    app.include_router(build_router(services, request_caller))
 
     def graphql_reader(request: Request) -> None:
-        try:
-            require(request_caller(request), "read")
-        except AuthError as exc:
-            raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+        require(request_caller(request), "read")
 
     app.include_router(build_graphql_router(store, graphql_reader), prefix="/graphql")
+
+    @app.exception_handler(CartographError)
+    async def refused(request: Request, exc: CartographError) -> JSONResponse:
+        """Every error a user can act on: its status from its kind (errors.HTTP_STATUS)."""
+        headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
+        return _problem(HTTP_STATUS[exc.kind], str(exc), request, headers)
 
     @app.exception_handler(HTTPException)
     async def problem(request: Request, exc: HTTPException) -> JSONResponse:
@@ -202,18 +186,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return _problem(422, details or "invalid request", request)
 
-    @contextmanager
-    def user_errors() -> Iterator[None]:
-        try:
-            yield
-        except TrackingError as exc:
-            status = 404 if "is not tracked" in str(exc) else 400
-            if "tracked already" in str(exc):
-                status = 409
-            raise HTTPException(status, str(exc)) from exc
-        except StoreError as exc:
-            raise HTTPException(503, str(exc)) from exc
-
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict:
         return {"status": "ok"}
@@ -223,7 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         report: dict = {"store": "ok", "broker": "in-process"}
         ready = True
         try:
-            stores.get().list_repos()
+            list_repositories(stores.get())
         except StoreError as exc:
             report["store"], ready = f"unavailable: {exc}", False
         if settings.broker_url:
@@ -239,29 +211,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """A push from GitHub, GitLab, Gitea/Forgejo or any CI (`generic`): authenticated with
         the repository's secret, deduplicated by delivery id, queued as a sync job."""
         if provider not in PROVIDERS:
-            raise HTTPException(
-                404, f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}"
-            )
+            raise NotFound(f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}")
         graph = store()
-        tracked = graph.get_tracked(repo)
-        if tracked is None:
-            raise HTTPException(404, f"{repo} is not tracked")
+        tracked = tracked_for_push(graph, repo)
         body = await request.body()
         headers = {k.lower(): v for k, v in request.headers.items()}
-        try:
-            authenticate(provider, headers, body, tracked.secret)
-            delivery = parse(provider, headers, body, tracked.branch)
-        except WebhookError as exc:
-            raise HTTPException(exc.status, str(exc)) from exc
+        authenticate(provider, headers, body, tracked.secret)
+        delivery = parse(provider, headers, body, tracked.branch)
         if delivery.kind == "ping":
             return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
         if delivery.kind == "ignored":
             return JSONResponse({"queued": False, "reason": delivery.reason}, status_code=202)
-        if delivery.delivery_id and not graph.record_delivery(repo, delivery.delivery_id):
+        if not accept_push(graph, repo, delivery):
             return JSONResponse(
                 {"queued": False, "duplicate": True, "sha": delivery.sha}, status_code=200
             )
-        graph.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
         started = runner.push(repo, delivery.sha)
         log.info(
             "push received",
@@ -271,66 +235,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             {"queued": True, "sha": delivery.sha, "job_started": started}, status_code=202
         )
 
-    @app.get("/api/v1/repos", tags=["repositories"], dependencies=[Depends(admin)])
-    def list_repos() -> list[dict]:
-        graph = store()
-        with user_errors():
-            return [
-                repo_status(graph, t.name, runner.state, settings.data_dir).as_dict()
-                for t in graph.tracked_repos()
-            ]
-
-    @app.post(
-        "/api/v1/repos", tags=["repositories"], status_code=201, dependencies=[Depends(admin)]
-    )
-    def add_repo(new: NewRepo) -> dict:
-        """Track a repository; the answer holds its webhook secret (shown only here)."""
-        graph = store()
-        with user_errors():
-            tracked = add_tracked(graph, new.name, new.url, new.branch, new.secret)
-        return {
-            "name": tracked.name,
-            "url": redact(tracked.url),
-            "branch": tracked.branch,
-            "secret": tracked.secret,
-            "webhooks": {p: f"/webhooks/{p}/{tracked.name}" for p in PROVIDERS},
-        }
-
-    @app.get("/api/v1/repos/{name}", tags=["repositories"], dependencies=[Depends(admin)])
-    def get_repo(name: str) -> dict:
-        with user_errors():
-            return repo_status(store(), name, runner.state, settings.data_dir).as_dict()
-
-    @app.delete(
-        "/api/v1/repos/{name}",
-        tags=["repositories"],
-        status_code=204,
-        dependencies=[Depends(admin)],
-    )
-    def delete_repo(name: str, keep_graph: bool = False) -> None:
-        with user_errors():
-            remove_tracked(store(), name, settings.data_dir, keep_graph)
-
-    @app.post(
-        "/api/v1/repos/{name}/sync",
-        tags=["repositories"],
-        status_code=202,
-        dependencies=[Depends(admin)],
-    )
-    def sync_repo(name: str, request: SyncRequest | None = None) -> dict:
-        """Queue a sync to a commit (default: the tracked branch's head, fetched first)."""
-        graph = store()
-        with user_errors():
-            tracked = require_tracked(graph, name)
-        sha = request.sha if request and request.sha else f"refs/heads/{tracked.branch}"
-        return {"queued": True, "target": sha, "job_started": runner.push(name, sha)}
-
     return app
 
 
 _caller: ContextVar[ApiToken | None] = ContextVar("cartograph_caller", default=None)
 _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
-           409: "Conflict", 422: "Invalid request", 503: "Unavailable"}  # fmt: skip
+           409: "Conflict", 413: "Too large", 422: "Invalid request",
+           503: "Unavailable"}  # fmt: skip
 
 
 def _problem(
@@ -373,7 +284,9 @@ class _BearerGate:
             caller = self.authenticate(header)
         except AuthError as exc:
             response = JSONResponse(
-                {"detail": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
+                {"detail": str(exc)},
+                status_code=HTTP_STATUS[exc.kind],
+                headers={"WWW-Authenticate": "Bearer"},
             )
             await response(scope, receive, send)
             return

@@ -2,53 +2,74 @@
 their callers and callees, call trees to a chosen depth (`trace`), search, history, claims.
 
 Callers, callees, files and parents of a page of symbols are loaded in batches (DataLoaders over
-the store's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
+the library's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
 number of store round trips, not 50. Queries deeper than MAX_DEPTH, with more than MAX_ALIASES
 aliases or MAX_TOKENS tokens, are refused with a clear error before anything runs; a query may
 run at most MAX_TRACES traces (a trace per step of a trace would multiply). Every field needs
 the `read` scope.
+
+The fields are written by hand (it is a graph, not a list of operations), but each calls the
+library function of a catalogue operation and takes its defaults and bounds from that
+operation's parameters (`first` is the operation's `limit`). Errors carry their kind in
+`extensions.kind`.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from enum import Enum
 
 import strawberry
 from cartograph.agents import sessions as agents
+from cartograph.errors import CartographError
 from cartograph.model import SymbolRow
+from cartograph.operations import Param, operation
 from cartograph.query import QueryError, find_symbol
 from cartograph.query import search as search_symbols
 from cartograph.query import trace as trace_symbol
 from cartograph.query.common import Envelope
 from cartograph.query.history import history as history_of
+from cartograph.query.listing import (
+    call_neighbours,
+    files_by_id,
+    list_files,
+    list_repositories,
+    symbols_by_id,
+)
 from cartograph.store.base import GraphStore
+from cartograph.team import session_by_id
 from fastapi import Request
 from strawberry.dataloader import DataLoader
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    QueryDepthLimiter,
+    SchemaExtension,
+)
 from strawberry.fastapi import GraphQLRouter
 from strawberry.types import Info
 
 MAX_DEPTH = 8
 MAX_ALIASES = 30
 MAX_TOKENS = 2000
-MAX_FIRST = 100
-
-
-MAX_TRACE_DEPTH = 10
-MAX_TRACE_FANOUT = 50
 MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
 
+# the operations whose parameters the fields take: defaults and bounds come from there
+SEARCH = operation("search")
+CONTEXT = operation("context")
+CALLERS = operation("callers")
+CALLEES = operation("callees")
+TRACE = operation("trace")
+HISTORY = operation("history")
+FILES = operation("files")
+CLAIMS = operation("claims")
+SESSION_ID = operation("session-end").param("session")
+REPO = SEARCH.param("repo")
 
-def _within(value: int, name: str, high: int) -> int:
-    if value < 1 or value > high:
-        raise ValueError(f"`{name}` is 1 to {high}")
-    return value
 
-
-def _first(first: int) -> int:
-    return _within(first, "first", MAX_FIRST)
+def _checked(param: Param, value, spelled: str | None = None):
+    """A GraphQL argument checked as its operation's parameter is (the same bounds)."""
+    return param.parse(value, spelled or param.spelled("graphql"))
 
 
 @strawberry.enum
@@ -108,7 +129,7 @@ class Claim:
 
     @strawberry.field
     def holder(self, info: Info) -> Session | None:
-        found = info.context["store"]().get_session(self.session)
+        found = session_by_id(info.context["store"](), self.session)
         return _session(found) if found else None
 
 
@@ -167,23 +188,29 @@ class Symbol:
         return await info.context["loaders"].symbols.load(self.row.parent)
 
     @strawberry.field
-    async def callers(self, info: Info, first: int = 20) -> list[Symbol]:
+    async def callers(
+        self, info: Info, first: int = CALLERS.param("limit").default
+    ) -> list[Symbol]:
+        first = _checked(CALLERS.param("limit"), first)
         found = await info.context["loaders"].callers.load(self.row.id)
-        return found[: _first(first)]
+        return found[:first]
 
     @strawberry.field
-    async def callees(self, info: Info, first: int = 20) -> list[Symbol]:
+    async def callees(
+        self, info: Info, first: int = CALLEES.param("limit").default
+    ) -> list[Symbol]:
+        first = _checked(CALLEES.param("limit"), first)
         found = await info.context["loaders"].callees.load(self.row.id)
-        return found[: _first(first)]
+        return found[:first]
 
     @strawberry.field(description="The call tree above (IN) or below (OUT) this symbol.")
     def trace(
         self,
         info: Info,
         direction: Direction = Direction.OUT,
-        depth: int = 3,
-        fanout: int = 20,
-        references: bool = False,
+        depth: int = TRACE.param("depth").default,
+        fanout: int = TRACE.param("fanout").default,
+        references: bool = TRACE.param("include_references").default,
     ) -> Trace:
         return _trace(info, self.row.id, self.row.repo, direction, depth, fanout, references)
 
@@ -251,11 +278,11 @@ def _trace(
         raise ValueError(f"at most {MAX_TRACES} traces in one query")
     found = trace_symbol(
         info.context["store"](),
-        name,
-        direction.value,
-        _within(depth, "depth", MAX_TRACE_DEPTH),
-        repo,
-        _within(fanout, "fanout", MAX_TRACE_FANOUT),
+        _checked(TRACE.param("symbol"), name),
+        _checked(TRACE.param("direction"), direction.value),
+        _checked(TRACE.param("depth"), depth),
+        _checked(TRACE.param("repo"), repo),
+        _checked(TRACE.param("fanout"), fanout),
         references,
     )
     return Trace(
@@ -292,9 +319,19 @@ class Repository:
     indexed_at: str
 
     @strawberry.field
-    def files(self, info: Info, first: int = 50, offset: int = 0) -> list[File]:
-        rows = sorted(info.context["store"]().files(self.name).values(), key=lambda f: f.path)
-        return [_file(f) for f in rows[offset : offset + _first(first)]]
+    def files(
+        self,
+        info: Info,
+        first: int = FILES.param("limit").default,
+        offset: int = FILES.param("offset").default,
+    ) -> list[File]:
+        page = list_files(
+            info.context["store"](),
+            self.name,
+            limit=_checked(FILES.param("limit"), first),
+            offset=_checked(FILES.param("offset"), offset),
+        )
+        return [_file(f) for f in page.items]
 
 
 def _session(row) -> Session:
@@ -329,29 +366,16 @@ class Loaders:
         self.callees = DataLoader(load_fn=lambda ids: self._neighbors(ids, "out"))
 
     async def _symbols(self, ids: list[str]) -> list[Symbol | None]:
-        found = self.store().get_symbols(ids)
+        found = symbols_by_id(self.store(), ids)
         return [Symbol(row=found[i]) if i in found else None for i in ids]
 
     async def _files(self, ids: list[str]) -> list[File | None]:
-        by_repo: dict[str, list[str]] = defaultdict(list)
-        for file_id in ids:
-            repo, _, path = file_id.partition(":")
-            by_repo[repo].append(path)
-        found = {}
-        for repo, paths in by_repo.items():
-            for path, record in self.store().files(repo, paths).items():
-                found[f"{repo}:{path}"] = _file(record)
-        return [found.get(i) for i in ids]
+        found = files_by_id(self.store(), ids)
+        return [_file(found[i]) if i in found else None for i in ids]
 
     async def _neighbors(self, ids: list[str], direction: str) -> list[list[Symbol]]:
-        rows = self.store().edges_of(ids, direction, ["CALLS"])
-        grouped: dict[str, list[Symbol]] = defaultdict(list)
-        for row in rows:
-            if row.other is None:
-                continue
-            anchor = row.edge.dst if direction == "in" else row.edge.src
-            grouped[anchor].append(Symbol(row=row.other))
-        return [grouped.get(i, []) for i in ids]
+        grouped = call_neighbours(self.store(), ids, direction)
+        return [[Symbol(row=row) for row in grouped.get(i, [])] for i in ids]
 
 
 @strawberry.type
@@ -360,21 +384,34 @@ class Query:
     def repositories(self, info: Info) -> list[Repository]:
         return [
             Repository(name=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at)
-            for r in info.context["store"]().list_repos()
+            for r in list_repositories(info.context["store"]())
         ]
 
     @strawberry.field
     def search(
-        self, info: Info, query: str, repo: str | None = None, first: int = 20, offset: int = 0
+        self,
+        info: Info,
+        query: str,
+        repo: str | None = None,
+        first: int = SEARCH.param("limit").default,
+        offset: int = SEARCH.param("offset").default,
     ) -> SymbolConnection:
-        found = search_symbols(info.context["store"](), query, repo, None, _first(first), offset)
+        found = search_symbols(
+            info.context["store"](),
+            _checked(SEARCH.param("query"), query),
+            _checked(SEARCH.param("repo"), repo),
+            None,
+            _checked(SEARCH.param("limit"), first),
+            _checked(SEARCH.param("offset"), offset),
+        )
         return SymbolConnection(
             nodes=[Symbol(row=h.symbol) for h in found.hits], next_offset=found.next_offset
         )
 
     @strawberry.field
     def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
-        return Symbol(row=find_symbol(info.context["store"](), name, repo))
+        name = _checked(CONTEXT.param("symbol"), name)
+        return Symbol(row=find_symbol(info.context["store"](), name, _checked(REPO, repo)))
 
     @strawberry.field(
         description="The call tree above (IN: what reaches it) or below (OUT: what it reaches) "
@@ -386,17 +423,26 @@ class Query:
         name: str,
         repo: str | None = None,
         direction: Direction = Direction.OUT,
-        depth: int = 3,
-        fanout: int = 20,
-        references: bool = False,
+        depth: int = TRACE.param("depth").default,
+        fanout: int = TRACE.param("fanout").default,
+        references: bool = TRACE.param("include_references").default,
     ) -> Trace:
         return _trace(info, name, repo, direction, depth, fanout, references)
 
     @strawberry.field
     def history(
-        self, info: Info, target: str, repo: str | None = None, first: int = 20
+        self,
+        info: Info,
+        target: str,
+        repo: str | None = None,
+        first: int = HISTORY.param("limit").default,
     ) -> list[Commit]:
-        page = history_of(info.context["store"](), target, repo, _first(first))
+        page = history_of(
+            info.context["store"](),
+            _checked(HISTORY.param("target"), target),
+            _checked(REPO, repo),
+            _checked(HISTORY.param("limit"), first),
+        )
         return [
             Commit(sha=e.sha, at=e.at, message=e.message, author_email=e.author, author_name=e.name)
             for e in page.entries
@@ -404,7 +450,7 @@ class Query:
 
     @strawberry.field
     def session(self, info: Info, id: int) -> Session | None:
-        found = info.context["store"]().get_session(id)
+        found = session_by_id(info.context["store"](), _checked(SESSION_ID, id, "id"))
         return _session(found) if found else None
 
     @strawberry.field
@@ -420,13 +466,26 @@ class Query:
                 since=c.since,
                 expires_at=c.expires_at,
             )
-            for c in agents.claims(info.context["store"](), repo)
+            for c in agents.claims(info.context["store"](), _checked(CLAIMS.param("repo"), repo))
         ]
+
+
+class ErrorKinds(SchemaExtension):
+    """An error a user can act on says its kind (`extensions.kind`: not_found, invalid, …)."""
+
+    def on_execute(self):
+        yield
+        result = self.execution_context.result
+        for error in (result.errors if result else None) or []:
+            original = error.original_error
+            if isinstance(original, CartographError):
+                error.extensions = {**(error.extensions or {}), "kind": original.kind.value}
 
 
 schema = strawberry.Schema(
     query=Query,
     extensions=[
+        ErrorKinds,
         lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
         lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),

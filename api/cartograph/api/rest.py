@@ -1,40 +1,31 @@
-"""REST routes over the query library and the agent tools (`/api/v1/…`): thin adapters, each
-answer the same data the CLI's `--json` prints. Lists take `limit` (1 to 200) and an opaque
-`cursor`, and answer `next_cursor` (null on the last page). Errors are RFC 9457
-`application/problem+json`.
-
-Scopes: queries need `read`; sessions, claims and lessons need `claims`.
+"""REST routes (`/api/v1/…`), one per catalogue operation (cartograph.operations): the method and
+path, the parameters (in the path, the query or a JSON body, with the operation's bounds), the
+scope and the status all come from the declaration, and each answer is the operation's JSON
+form (cartograph.render), the same data the CLI's `--json` prints. Lists take `limit` and an
+opaque `cursor`, and answer `next_cursor` (null on the last page). Errors are RFC 9457
+`application/problem+json` (cartograph.api.app), their status from the error's kind.
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
+import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from cartograph.agents import sessions as agents
+from cartograph.auth import require
+from cartograph.errors import Invalid
 from cartograph.model import ApiToken
-from cartograph.query import (
-    QueryError,
-    SymbolNotFound,
-    callees,
-    callers,
-    context,
-    dead_code,
-    overview,
-    path,
-    search,
-    stats,
-    to_data,
-    trace,
-)
-from cartograph.query.common import RepoNotFound
-from cartograph.query.history import co_changes, explain, history, owners
-from cartograph.store.base import GraphStore
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
-from pydantic import BaseModel, Field
+from cartograph.operations import CATALOGUE, Operation, Param, Services
+from cartograph.operations.annotations import annotation
+from cartograph.render import json_lines, to_data
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
+from pydantic import BaseModel, Field, create_model
 
-MAX_LIMIT = 200
+PREFIX = "/api/v1"
+TAGS = {"read": "queries", "claims": "agents", "admin": "administration"}
+CURSOR_LENGTH = 200
 
 
 def encode_cursor(offset: int | None) -> str | None:
@@ -50,274 +41,118 @@ def decode_cursor(cursor: str | None) -> int:
             return int(text[2:])
     except (ValueError, UnicodeError):
         pass
-    raise HTTPException(400, "the cursor is not one this API gave out")
-
-
-def _page(answer: Any, next_offset: int | None) -> dict:
-    data = to_data(answer)
-    data.pop("next_offset", None)
-    data["next_cursor"] = encode_cursor(next_offset)
-    return data
-
-
-class NewSession(BaseModel):
-    agent: str = Field(min_length=1, max_length=200)
-    task: str = Field(min_length=1, max_length=500)
-
-
-class ClaimRequest(BaseModel):
-    session: int = Field(ge=1, le=2**53)
-    repo: str = Field(min_length=1, max_length=200)
-    path: str = Field(min_length=1, max_length=1000)
-    intent: str = "edit"
-
-
-class ActivityRequest(BaseModel):
-    session: int = Field(ge=1, le=2**53)
-    repo: str = Field(min_length=1, max_length=200)
-    path: str = Field(min_length=1, max_length=1000)
-    kind: str = Field(pattern="^(read|edit)$")
-
-
-class LessonRequest(BaseModel):
-    session: int = Field(ge=1, le=2**53)
-    text: str = Field(min_length=1, max_length=4000)
-    about: list[str] = Field(default_factory=list, max_length=50)
-    kind: str = "lesson"
-
-
-def _files(store: GraphStore, repo: str, under: str | None) -> list:
-    if store.get_repo(repo) is None:
-        raise RepoNotFound(repo, [r.name for r in store.list_repos()])
-    return sorted(store.files(repo, under=under).values(), key=lambda f: f.path)
+    raise Invalid("the cursor is not one this API gave out")
 
 
 def build_router(
-    store: Callable[[], GraphStore], caller: Callable[[Request], ApiToken | None]
+    services: Callable[[], Services], caller: Callable[[Request], ApiToken | None]
 ) -> APIRouter:
-    from cartograph.auth import AuthError, require
+    """The routes of every operation REST exposes; `services()` gives each request the
+    store and the rest, `caller(request)` the caller's token (None on an open local
+    server)."""
 
-    def scoped(scope: str):
+    def scoped(scope: str) -> Any:
         def check(request: Request) -> None:
-            try:
-                require(caller(request), scope)
-            except AuthError as exc:
-                raise HTTPException(exc.status, str(exc), {"WWW-Authenticate": "Bearer"}) from exc
+            require(caller(request), scope)
 
         return Depends(check)
 
-    read = APIRouter(prefix="/api/v1", tags=["queries"], dependencies=[scoped("read")])
-    team = APIRouter(prefix="/api/v1", tags=["agents"], dependencies=[scoped("claims")])
-
-    def ask(fn: Callable[[GraphStore], Any]) -> Any:
-        try:
-            return fn(store())
-        except (SymbolNotFound, RepoNotFound) as exc:
-            raise HTTPException(404, str(exc)) from exc
-        except QueryError as exc:
-            raise HTTPException(400, str(exc)) from exc
-
-    def act(fn: Callable[[GraphStore], Any]) -> Any:
-        try:
-            return fn(store())
-        except agents.AgentError as exc:
-            status = 404 if "no session" in str(exc) else 409 if "expired" in str(exc) else 400
-            raise HTTPException(status, str(exc)) from exc
-
-    limit_q = Query(20, ge=1, le=MAX_LIMIT)
-
-    @read.get("/search")
-    def search_symbols(
-        q: str = Query(min_length=1, max_length=500),
-        repo: str | None = None,
-        kind: str | None = None,
-        limit: int = limit_q,
-        cursor: str | None = None,
-    ) -> dict:
-        """Symbols by name or concept, ranked."""
-        kinds = [k for k in (kind or "").split(",") if k] or None
-        found = ask(lambda g: search(g, q, repo, kinds, limit, decode_cursor(cursor)))
-        return _page(found, found.next_offset)
-
-    def neighbor_route(direction: str, lookup) -> None:
-        @read.get(f"/symbols/{{symbol:path}}/{direction}", name=f"symbol_{direction}")
-        def route(
-            symbol: str,
-            repo: str | None = None,
-            references: bool = False,
-            limit: int = limit_q,
-            cursor: str | None = None,
-        ) -> dict:
-            """Who calls the symbol (callers) or what it calls (callees), a page at a time."""
-            page = ask(
-                lambda g: lookup(
-                    g,
-                    symbol,
-                    repo=repo,
-                    limit=limit,
-                    offset=decode_cursor(cursor),
-                    include_references=references,
-                )
-            )
-            return _page(page, page.next_offset)
-
-    neighbor_route("callers", callers)
-    neighbor_route("callees", callees)
-
-    @read.get("/symbols/{symbol:path}/trace")
-    def symbol_trace(
-        symbol: str,
-        direction: str = Query("out", pattern="^(in|out)$"),
-        depth: int = Query(3, ge=1, le=10),
-        fanout: int = Query(20, ge=1, le=100),
-        repo: str | None = None,
-        references: bool = False,
-    ) -> dict:
-        return to_data(ask(lambda g: trace(g, symbol, direction, depth, repo, fanout, references)))
-
-    @read.get("/symbols/{symbol:path}/explain")
-    def symbol_explain(symbol: str, repo: str | None = None) -> dict:
-        """Context plus provenance: last commits, owners, co-change partners."""
-        return to_data(ask(lambda g: explain(g, symbol, repo)))
-
-    @read.get("/symbols/{symbol:path}")
-    def symbol_context(symbol: str, repo: str | None = None) -> dict:
-        """One symbol: location, signature, members, callers, callees, lessons."""
-        return to_data(ask(lambda g: context(g, symbol, repo)))
-
-    @read.get("/path")
-    def call_path(
-        source: str,
-        target: str,
-        repo: str | None = None,
-        max_depth: int = Query(8, ge=1, le=12),
-        references: bool = False,
-    ) -> dict:
-        return to_data(ask(lambda g: path(g, source, target, repo, max_depth, references)))
-
-    @read.get("/repos/{repo}/dead-code")
-    def repo_dead_code(
-        repo: str,
-        path_prefix: str = "",
-        verdict: str = "dead",
-        include_tests: bool = False,
-        limit: int = Query(50, ge=1, le=MAX_LIMIT),
-        cursor: str | None = None,
-    ) -> dict:
-        report = ask(
-            lambda g: dead_code(
-                g,
-                repo,
-                path_prefix,
-                [v for v in verdict.split(",") if v],
-                limit,
-                decode_cursor(cursor),
-                include_tests,
-            )
+    router = APIRouter(prefix=PREFIX)
+    # a `{symbol:path}` at the end takes any rest of the path: such routes go last
+    ordered = sorted(
+        (op for op in CATALOGUE if op.rest is not None),
+        key=lambda op: op.rest.path.endswith(":path}"),
+    )
+    for op in ordered:
+        router.add_api_route(
+            op.rest.path,
+            endpoint(op, services),
+            methods=[op.rest.method],
+            status_code=op.rest.status,
+            name=op.name.replace("-", "_"),
+            summary=op.help,
+            description=op.text,
+            tags=[TAGS[op.scope]],
+            dependencies=[scoped(op.scope)],
+            response_model=None,
         )
-        return _page(report, report.next_offset)
-
-    @read.get("/repos/{repo}/files")
-    def repo_files(
-        repo: str,
-        under: str | None = None,
-        limit: int = Query(100, ge=1, le=MAX_LIMIT),
-        cursor: str | None = None,
-    ) -> dict:
-        """The repository's indexed files (path, language, lines, is_test), by path."""
-        records = ask(lambda g: _files(g, repo, under))
-        offset = decode_cursor(cursor)
-        page = records[offset : offset + limit]
-        more = offset + limit if len(records) > offset + limit else None
-        return {"items": to_data(page), "total": len(records), "next_cursor": encode_cursor(more)}
-
-    @read.get("/repos/{repo}/overview")
-    def repo_overview(repo: str, top: int = Query(15, ge=1, le=100)) -> dict:
-        return to_data(ask(lambda g: overview(g, repo, top)))
-
-    @read.get("/repos/{repo}/stats")
-    def repo_stats(repo: str) -> dict:
-        return to_data(ask(lambda g: stats(g, repo)))
-
-    @read.get("/history")
-    def target_history(
-        target: str, repo: str | None = None, limit: int = limit_q, cursor: str | None = None
-    ) -> dict:
-        """The latest commits that changed a file or a symbol."""
-        page = ask(lambda g: history(g, target, repo, limit, decode_cursor(cursor)))
-        return _page(page, page.next_offset)
-
-    @read.get("/co-changes")
-    def target_co_changes(
-        target: str,
-        repo: str | None = None,
-        limit: int = limit_q,
-        min_count: int = Query(2, ge=1, le=1000),
-    ) -> dict:
-        return to_data(ask(lambda g: co_changes(g, target, repo, limit, min_count)))
-
-    @read.get("/owners")
-    def target_owners(target: str, repo: str | None = None, limit: int = limit_q) -> dict:
-        return to_data(ask(lambda g: owners(g, target, repo, limit)))
-
-    @team.post("/sessions", status_code=201)
-    def open_session(new: NewSession) -> dict:
-        return to_data(act(lambda g: agents.start_session(g, new.agent, new.task)))
-
-    @team.post("/sessions/{session}/heartbeat")
-    def session_heartbeat(session: int) -> dict:
-        return to_data(act(lambda g: agents.heartbeat(g, session)))
-
-    @team.delete("/sessions/{session}", status_code=204)
-    def close_session(session: int) -> None:
-        act(lambda g: agents.end_session(g, session))
-
-    @team.post("/claims")
-    def claim_file(request: ClaimRequest) -> Any:
-        """Claim a file: 200 with the claim when granted, 409 naming the holder otherwise."""
-        result = act(
-            lambda g: agents.claim(g, request.session, request.repo, request.path, request.intent)
-        )
-        if not result.granted:
-            raise HTTPException(409, result.message)
-        return to_data(result)
-
-    @team.delete("/claims", status_code=204)
-    def release_file(session: int, repo: str, path: str) -> None:
-        if not act(lambda g: agents.release(g, session, repo, path)):
-            raise HTTPException(404, f"session {session} holds no claim on {path}")
-
-    @team.get("/claims")
-    def list_claims(repo: str | None = None) -> list[dict]:
-        return to_data(act(lambda g: agents.claims(g, repo)))
-
-    @team.get("/check-edit")
-    def may_edit(session: int, repo: str, path: str) -> dict:
-        return to_data(act(lambda g: agents.check_edit(g, session, repo, path)))
-
-    @team.post("/activity", status_code=204)
-    def record_activity(request: ActivityRequest) -> None:
-        """What a session read or edited (its READ/EDITED trail on the file)."""
-        record = agents.record_read if request.kind == "read" else agents.record_edit
-        act(lambda g: record(g, request.session, request.repo, request.path))
-
-    @team.post("/lessons", status_code=201)
-    def add_lesson(request: LessonRequest) -> dict:
-        return to_data(
-            act(
-                lambda g: agents.remember(
-                    g, request.session, request.text, request.about, request.kind
-                )
-            )
-        )
-
-    @team.get("/lessons")
-    def find_lessons(
-        about: Annotated[list[str] | None, Query()] = None, text: str = "", limit: int = limit_q
-    ) -> list[dict]:
-        return to_data(act(lambda g: agents.recall(g, about or [], text, limit)))
-
-    router = APIRouter()
-    router.include_router(read)
-    router.include_router(team)
     return router
+
+
+def endpoint(op: Operation, services: Callable[[], Services]) -> Callable[..., Any]:
+    """A function whose signature is the operation's parameters as FastAPI reads them (path and
+    query parameters, a body model), which runs the operation and answers its JSON form."""
+    rest = op.rest
+    assert rest is not None
+    in_path = set(re.findall(r"{(\w+)", rest.path))
+    parameters: list[inspect.Parameter] = []
+    body_params: list[Param] = []
+    for param in op.on("rest"):
+        spelled = param.spelled("rest")
+        if op.paged and param.name == "offset":
+            continue  # a cursor stands for it
+        if param.name in in_path:
+            kind: Any = Path
+        elif param.rest == "body":
+            body_params.append(param)
+            continue
+        else:
+            kind = Query
+        default = inspect.Parameter.empty if param.required or kind is Path else param.default
+        typed = annotation(param, spelled, kind, given=kind is Path)
+        parameters.append(_keyword(spelled, typed, default))
+    if op.paged:
+        cursor = Annotated[str | None, Query(max_length=CURSOR_LENGTH)]
+        parameters.append(_keyword("cursor", cursor, None))
+    body_model = _body_model(op, body_params) if body_params else None
+    if body_model is not None:
+        optional = all(not p.required for p in body_params)
+        typed = Annotated[body_model | None if optional else body_model, Body()]
+        parameters.append(_keyword("body", typed, None if optional else inspect.Parameter.empty))
+
+    def run(**given: Any) -> Any:
+        values: dict[str, Any] = {}
+        body: BaseModel | None = given.pop("body", None)
+        for param in op.on("rest"):
+            spelled = param.spelled("rest")
+            if param in body_params:
+                if body is not None:
+                    values[param.name] = getattr(body, spelled)
+            elif spelled in given:
+                values[param.name] = given[spelled]
+        if op.paged:
+            values["offset"] = decode_cursor(given.get("cursor"))
+        answer = op.run(services(), values, "rest")
+        refused = rest.refusal(answer) if rest.refusal else None
+        if refused is not None:
+            raise refused
+        if rest.status == 204:
+            return Response(status_code=204)
+        if rest.media_type:
+            return Response("".join(json_lines(answer)), media_type=rest.media_type)
+        data = to_data(answer)
+        if op.paged:
+            data.pop("next_offset", None)
+            data["next_cursor"] = encode_cursor(answer.next_offset)
+        return data
+
+    run.__signature__ = inspect.Signature(parameters)
+    run.__name__ = op.name.replace("-", "_")
+    run.__doc__ = op.text
+    return run
+
+
+def _keyword(name: str, typed: Any, default: Any) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=typed
+    )
+
+
+def _body_model(op: Operation, params: list[Param]) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    for param in params:
+        spelled = param.spelled("rest")
+        default = ... if param.required else param.default
+        fields[spelled] = (annotation(param, spelled, Field), default)
+    title = "".join(word.capitalize() for word in re.split(r"[-_]", op.name))
+    return create_model(f"{title}Request", **fields)

@@ -1,4 +1,5 @@
-"""Questions agents ask, as library functions. CLI, MCP (and later REST/GraphQL) render them."""
+"""Questions agents ask, as library functions; every surface renders their answers with
+cartograph.render."""
 
 from cartograph.query.common import (
     AmbiguousSymbol,
@@ -22,7 +23,6 @@ from cartograph.query.graph import (
     trace,
 )
 from cartograph.query.overview import Overview, Stats, overview, stats
-from cartograph.query.render import render, to_data, to_json
 from cartograph.query.search import SearchResult, search
 
 __all__ = [
@@ -47,10 +47,7 @@ __all__ = [
     "neighbors",
     "overview",
     "path",
-    "render",
     "search",
     "stats",
-    "to_data",
-    "to_json",
     "trace",
 ]

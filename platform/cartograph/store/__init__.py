@@ -48,6 +48,13 @@ def open_store(url: str | None = None) -> GraphStore:
             raise StoreError(f"no file in store URL {url!r}: use sqlite:///path/to/graph.db")
         return SQLiteStore(path)
     if scheme in ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"):
+        try:
+            import neo4j  # noqa: F401  (an extra: the core installs without it)
+        except ImportError as exc:
+            raise StoreError(
+                f"{display_url(url)} is a Neo4j store, and the Neo4j driver is not installed: "
+                "pip install 'cartograph[neo4j]'"
+            ) from exc
         from cartograph.store.neo4j import Neo4jStore
 
         return Neo4jStore(url)

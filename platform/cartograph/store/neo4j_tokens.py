@@ -3,6 +3,7 @@ revoked_at})`; `name` and `hash` are unique, only a SHA-256 of each token is kep
 
 from __future__ import annotations
 
+from cartograph.errors import Conflict
 from cartograph.model import ApiToken
 
 _RETURN = (
@@ -27,7 +28,7 @@ class Neo4jTokens:
 
     def add_token(self, name: str, scopes: tuple[str, ...], digest: str, at: str) -> ApiToken:
         if self._read("MATCH (t:ApiToken {name: $name}) RETURN t.id AS id", name=name):
-            raise ValueError(f"a token named {name!r} exists already")
+            raise Conflict(f"a token named {name!r} exists already")
 
         def work(tx):
             return tx.run(

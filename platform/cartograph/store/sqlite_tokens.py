@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from cartograph.errors import Conflict
 from cartograph.model import ApiToken
 
 _COLUMNS = "id, name, scopes, hash, created_at, revoked_at"
@@ -26,7 +27,7 @@ class SQLiteTokens:
                     (name, " ".join(scopes), digest, at),
                 ).lastrowid
             except sqlite3.IntegrityError as exc:
-                raise ValueError(f"a token named {name!r} exists already") from exc
+                raise Conflict(f"a token named {name!r} exists already") from exc
         return ApiToken(int(token_id), name, scopes, digest, at, "")
 
     def token_by_hash(self, digest: str) -> ApiToken | None:

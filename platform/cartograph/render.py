@@ -1,26 +1,46 @@
-"""Text and JSON renderings of query answers.
+"""One text rendering and one JSON form per answer type, used by every surface (the CLI, MCP
+tools, REST routes): adapters never format an answer themselves.
 
 Text is written for an agent's context window: one line per item, paths with line numbers,
-the indexed commit on top and a pointer to the next page when there is one.
+the indexed commit on top and a pointer to the next page when there is one. The JSON form is the
+answer's fields as plain data (`to_data`), except where a field must not leave the server (a
+token's hash).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from cartograph.model import SymbolRow
+from cartograph.admin import (
+    IndexReport,
+    IssuedToken,
+    NewTrackedRepo,
+    RevokedToken,
+    SyncAnswer,
+    UntrackedRepo,
+)
+from cartograph.agents.sessions import ClaimResult
+from cartograph.model import AgentSession, ApiToken, Claim, Lesson, Repo, SymbolRow
 from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
 from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners, Partner
+from cartograph.query.listing import FilePage, GraphExport
 from cartograph.query.overview import Overview, Stats
+from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
+from cartograph.team import Activity, Release
+from cartograph.tracking import RepoStatus
 
 
 def to_data(answer: Any) -> Any:
     """Plain JSON-able data of any answer."""
+    form = _JSON_FORMS.get(type(answer))
+    if form is not None:
+        return form(answer)
     if dataclasses.is_dataclass(answer) and not isinstance(answer, type):
         return {f.name: to_data(getattr(answer, f.name)) for f in dataclasses.fields(answer)}
     if isinstance(answer, dict):
@@ -31,13 +51,32 @@ def to_data(answer: Any) -> Any:
 
 
 def to_json(answer: Any) -> str:
+    if isinstance(answer, GraphExport):
+        return "".join(json_lines(answer)).rstrip("\n")
     return json.dumps(to_data(answer), indent=1, ensure_ascii=False)
 
 
-def render(answer: Any) -> str:
-    renderer = _RENDERERS.get(type(answer))
+def json_lines(export: GraphExport) -> Iterator[str]:
+    """An export as JSON lines (its text and its JSON form), read as it is written out."""
+    for item in export.items:
+        yield json.dumps(item, ensure_ascii=False) + "\n"
+
+
+def streamed(answer: Any, as_json: bool = False, answer_type: Any = None) -> Iterator[str]:
+    """An answer's text or JSON form in pieces to write out: an export line by line, as it is
+    read; any other answer in one piece."""
+    if isinstance(answer, GraphExport):
+        yield from json_lines(answer)
+    else:
+        yield to_json(answer) + "\n" if as_json else render(answer, answer_type)
+
+
+def render(answer: Any, answer_type: Any = None) -> str:
+    """The text of an answer. `answer_type` is the type an operation declares (`list[Claim]`)
+    when the answer's own type does not say it (a list)."""
+    renderer = _RENDERERS.get(answer_type) or _RENDERERS.get(type(answer))
     if renderer is None:
-        return to_json(answer)
+        return to_json(answer) + "\n"
     return renderer(answer).rstrip() + "\n"
 
 
@@ -367,7 +406,182 @@ def _explain(result: Explanation) -> str:
     return "\n".join(out)
 
 
-_RENDERERS = {
+def _index(report: IndexReport) -> str:
+    result = report.index
+    changed = (
+        f"{result.parsed} parsed, {result.unchanged} unchanged, {result.deleted} deleted, "
+        f"{result.reresolved} re-resolved, {result.skipped} skipped"
+    )
+    out = [
+        f"indexed {result.repo} from {result.root} in {result.total_seconds:.2f} s "
+        f"({result.files} files: {changed}) into {report.store}"
+    ]
+    mined = result.history
+    if mined is not None and (mined.commits or mined.rebuilt):
+        out.append(
+            f"history: {mined.commits} commits mined ({mined.touches} file and "
+            f"{mined.symbol_touches} symbol changes) in {mined.seconds:.2f} s"
+        )
+        out.extend(f"history: {note}" for note in mined.notes)
+    out.extend(result.notes)
+    if result.syntax_errors:
+        shown = ", ".join(result.syntax_errors[:5])
+        more = " …" if len(result.syntax_errors) > 5 else ""
+        out.append(f"syntax errors (indexed what parses): {shown}{more}")
+    out.append(_stats(report.stats).rstrip())
+    out.append(
+        "next: cartograph search NAME · cartograph context NAME · "
+        f"cartograph overview --repo {result.repo}"
+    )
+    return "\n".join(out)
+
+
+def _repos(repos: list[Repo]) -> str:
+    if not repos:
+        return "nothing indexed yet: cartograph index PATH"
+    lines = []
+    for repo in repos:
+        sha = repo.indexed_sha[:10] or "no commit"
+        dirty = " (uncommitted changes)" if repo.dirty else ""
+        lines.append(f"{repo.name}  {sha}{dirty}  indexed {repo.indexed_at}  {repo.root}")
+    return "\n".join(lines)
+
+
+def _files(page: FilePage) -> str:
+    out = [f"{page.repo}: {page.total} files" + (f", from {page.offset}" if page.offset else "")]
+    for record in page.items:
+        test = "  test" if record.is_test else ""
+        out.append(f"  {record.path}  {record.language}  {record.lines} lines{test}")
+    if page.next_offset is not None:
+        out.append(f"  … more: repeat with --offset {page.next_offset}")
+    return "\n".join(out)
+
+
+def _export(export: GraphExport) -> str:
+    return "".join(json_lines(export))
+
+
+def _schema(schema: GraphSchema) -> str:
+    return schema.text
+
+
+def _session(session: AgentSession) -> str:
+    state = f"ended {session.ended_at}" if session.ended_at else f"last seen {session.last_seen}"
+    return (
+        f"session {session.id} of {session.agent} (task: {session.task}): started "
+        f"{session.started_at}, {state}"
+    )
+
+
+def _claim_result(result: ClaimResult) -> str:
+    return result.message
+
+
+def _claims(claims: list[Claim]) -> str:
+    lines = [
+        f"{c.repo}:{c.path}  {c.intent} by session {c.session} of {c.agent} "
+        f"(task: {c.task}) since {c.since}, until {c.expires_at}"
+        for c in claims
+    ]
+    return "\n".join(lines) or "no file is claimed"
+
+
+def _release(result: Release) -> str:
+    return f"released {result.path}" if result.released else f"you held no claim on {result.path}"
+
+
+def _activity(activity: Activity) -> str:
+    done = "read" if activity.kind == "read" else "edited"
+    where = "" if activity.recorded else " (not an indexed file: no trail left)"
+    return f"session {activity.session} {done} {activity.repo}:{activity.path}{where}"
+
+
+def _lesson(lesson: Lesson) -> str:
+    return f"lesson {lesson.id} stored about {', '.join(lesson.about) or 'nothing in particular'}"
+
+
+def _lessons(lessons: list[Lesson]) -> str:
+    return (
+        "\n".join(
+            f"[{x.at} {x.agent}, about {', '.join(x.about) or '-'}] {x.text}" for x in lessons
+        )
+        or "no lessons"
+    )
+
+
+def _issued_token(issued: IssuedToken) -> str:
+    return f"token {issued.name} ({', '.join(issued.scopes)}), shown only now:\n{issued.token}"
+
+
+def _tokens(tokens: list[ApiToken]) -> str:
+    lines = []
+    for t in tokens:
+        state = f"revoked {t.revoked_at}" if t.revoked_at else "active"
+        lines.append(f"{t.name}  {','.join(t.scopes)}  created {t.created_at}  {state}")
+    return "\n".join(lines) or "no tokens"
+
+
+def _revoked(revoked: RevokedToken) -> str:
+    return f"revoked {revoked.name}"
+
+
+def _token_data(token: ApiToken) -> dict:
+    """A token as it may be shown: never its hash."""
+    return {
+        "name": token.name,
+        "scopes": list(token.scopes),
+        "created_at": token.created_at,
+        "revoked_at": token.revoked_at,
+    }
+
+
+def _new_tracked(tracked: NewTrackedRepo) -> str:
+    return "\n".join(
+        [
+            f"tracking {tracked.name}: {tracked.url} ({tracked.branch})",
+            f"webhook secret (shown once): {tracked.secret}",
+            "webhook paths: " + ", ".join(tracked.webhooks),
+            f"next: cartograph repo sync {tracked.name}",
+        ]
+    )
+
+
+def _status(status: RepoStatus) -> str:
+    indexed = status.indexed_sha[:10] or "not indexed"
+    lag = "?" if status.lag is None else status.lag
+    line = (
+        f"{status.name}  {status.branch}  indexed {indexed}  head {status.head_sha[:10] or '?'}"
+        f"  lag {lag}  queue {status.queue_depth}"
+    )
+    if status.last_job_at:
+        line += f"  last job {status.last_job_seconds:.1f} s at {status.last_job_at}"
+    if status.last_error:
+        line += f"\n  last error ({status.last_error_at}): {status.last_error}"
+    return line
+
+
+def _statuses(statuses: list[RepoStatus]) -> str:
+    return "\n".join(_status(s) for s in statuses) or "no tracked repositories"
+
+
+def _untracked(untracked: UntrackedRepo) -> str:
+    kept = " (its graph is kept)" if untracked.kept_graph else ""
+    return f"{untracked.name} is no longer tracked{kept}"
+
+
+def _sync(answer: SyncAnswer) -> str:
+    if answer.queued:
+        running = "" if answer.job_started else " (a job is running)"
+        return f"queued {answer.repo} at {answer.target}{running}"
+    return "\n".join(" ".join(f"{k}={v}" for k, v in fields.items()) for fields in answer.results)
+
+
+_JSON_FORMS: dict[type, Callable[[Any], Any]] = {
+    ApiToken: _token_data,
+    GraphExport: lambda export: list(export.items),
+}
+
+_RENDERERS: dict[Any, Callable[[Any], str]] = {
     SearchResult: _search,
     NeighborPage: _neighbors,
     Context: _context,
@@ -380,4 +594,24 @@ _RENDERERS = {
     CoChanges: _cochanges,
     Owners: _owners,
     Explanation: _explain,
+    IndexReport: _index,
+    list[Repo]: _repos,
+    FilePage: _files,
+    GraphExport: _export,
+    GraphSchema: _schema,
+    AgentSession: _session,
+    ClaimResult: _claim_result,
+    list[Claim]: _claims,
+    Release: _release,
+    Activity: _activity,
+    Lesson: _lesson,
+    list[Lesson]: _lessons,
+    IssuedToken: _issued_token,
+    list[ApiToken]: _tokens,
+    RevokedToken: _revoked,
+    NewTrackedRepo: _new_tracked,
+    RepoStatus: _status,
+    list[RepoStatus]: _statuses,
+    UntrackedRepo: _untracked,
+    SyncAnswer: _sync,
 }

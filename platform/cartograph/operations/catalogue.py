@@ -1,0 +1,888 @@
+"""Every operation, declared once: the CLI's commands, the MCP tools and the REST routes are
+built from these declarations, and GraphQL takes its bounds from the same parameters.
+
+To add an operation: write the library function and its answer dataclass, a renderer in
+render.py, and one `Operation` below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from cartograph import admin, team
+from cartograph.agents import sessions as agents
+from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimResult
+from cartograph.auth import SCOPES as TOKEN_SCOPES
+from cartograph.discover import DEFAULT_MAX_BYTES
+from cartograph.errors import Conflict, NotFound
+from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo
+from cartograph.operations.base import Cli, Operation, Param, Rest
+from cartograph.operations.values import (
+    Choice,
+    CommaList,
+    CommitSha,
+    Flag,
+    Integer,
+    RepoName,
+    RepoPath,
+    SymbolRef,
+    Target,
+    Text,
+    TextList,
+)
+from cartograph.query import (
+    CallPath,
+    Context,
+    DeadCodeReport,
+    NeighborPage,
+    Overview,
+    SearchResult,
+    Stats,
+    Trace,
+    callees,
+    callers,
+    context,
+    dead_code,
+    overview,
+    path,
+    search,
+    stats,
+    trace,
+)
+from cartograph.query.deadcode import VERDICTS
+from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners
+from cartograph.query.history import co_changes as co_changes_of
+from cartograph.query.history import explain as explain_symbol
+from cartograph.query.history import history as history_of
+from cartograph.query.history import owners as owners_of
+from cartograph.query.listing import (
+    FilePage,
+    GraphExport,
+    export_graph,
+    list_files,
+    list_repositories,
+)
+from cartograph.query.schema import GraphSchema, graph_schema
+from cartograph.tracking import RepoStatus
+
+# ---------------------------------------------------------------- bounds, declared once
+
+PAGE_LIMIT = 100  # results in one page, on every surface (GraphQL's `first` too)
+MAX_OFFSET = 1_000_000
+TRACE_DEPTH = 10  # levels of a call tree
+TRACE_FANOUT = 50  # children shown per node of a call tree
+PATH_DEPTH = 20  # calls in a shortest path
+MIN_COUNT = 1000  # shared commits a co-change partner needs, at most
+
+# ---------------------------------------------------------------- parameters many share
+
+
+def limit(default: int, help: str = "") -> Param:
+    return Param(
+        "limit",
+        Integer(),
+        default,
+        help or f"page size (default {default})",
+        minimum=1,
+        maximum=PAGE_LIMIT,
+        graphql="first",
+    )
+
+
+OFFSET = Param("offset", Integer(), 0, "skip this many results", minimum=0, maximum=MAX_OFFSET)
+REPO = Param("repo", RepoName(), None, "only this repository")
+PICKED_REPO = Param(
+    "repo",
+    RepoName(),
+    None,
+    "the repository (default: the indexed one holding the current folder, or the only one)",
+    picked=True,
+    rest="path",
+)
+SYMBOL = Param(
+    "symbol",
+    SymbolRef(),
+    help="name, qualified name or id repo:path#qualname",
+    positional=True,
+    rest="path",
+    graphql="name",
+    arg="name",
+)
+TARGET = Param("target", Target(), help="a file path or a symbol", positional=True, arg="text")
+REFERENCES = Param(
+    "include_references",
+    Flag(),
+    False,
+    "include REFERENCES (callbacks, decorators, types)",
+    cli="--references",
+    rest_name="references",
+    graphql="references",
+)
+SESSION = Param(
+    "session",
+    Integer(),
+    help="the session's id (start_session gives it)",
+    minimum=1,
+    maximum=MAX_SESSION_ID,
+    cli="--session",
+    rest="body",
+    arg="session_id",
+)
+TEAM_REPO = Param("repo", RepoName(), help="the repository", cli="--repo", rest="body")
+TEAM_PATH = Param(
+    "path", RepoPath(), help="a path inside the repository", positional=True, rest="body"
+)
+TRACKED_NAME = Param(
+    "name", RepoName(max_length=100), help="the tracked repository", positional=True, rest="path"
+)
+
+
+def in_query(*params: Param) -> list[Param]:
+    return [replace(p, rest="query") for p in params]
+
+
+def in_path(param: Param) -> Param:
+    return replace(param, rest="path", positional=True)
+
+
+# ---------------------------------------------------------------- questions (scope `read`)
+
+READ = [
+    Operation(
+        "search",
+        search,
+        SearchResult,
+        "read",
+        "find symbols by name or concept, ranked",
+        (
+            Param(
+                "query",
+                Text(max_length=500),
+                help="a name, identifier or words",
+                positional=True,
+                rest_name="q",
+                arg="text",
+            ),
+            REPO,
+            Param(
+                "kind",
+                CommaList(choices=SYMBOL_KINDS, noun="kind"),
+                None,
+                "comma-separated: " + ",".join(SYMBOL_KINDS),
+                graphql="kind",
+                arg="kinds",
+            ),
+            limit(20),
+            OFFSET,
+        ),
+        description='Find symbols by name or concept ("where is X?"): exact names first, then '
+        'ranked text matches over identifiers split into words (useBaseCart ~ "base cart"), '
+        "qualified names, paths and docstrings. kind: "
+        + ", ".join(SYMBOL_KINDS)
+        + " (comma-separated). Returns locations (path:line) to open; page with offset.",
+        cli=Cli(("search",)),
+        mcp="search_symbols",
+        rest=Rest("GET", "/search"),
+        graphql="search",
+    ),
+    Operation(
+        "context",
+        context,
+        Context,
+        "read",
+        "one symbol: location, signature, doc, members, callers, callees",
+        (SYMBOL, REPO),
+        description="Everything about one symbol: location, signature, docstring, its class and "
+        "members, bases, subclasses, overrides, the first callers and callees, and its "
+        "unresolved calls. symbol: a name, a qualified name (pkg.mod.Class.method) or an id "
+        "(repo:path#qualname). The graph says where to look; open the file before editing it.",
+        cli=Cli(("context",)),
+        mcp="get_context",
+        rest=Rest("GET", "/symbols/{symbol:path}"),
+        graphql="symbol",
+    ),
+    Operation(
+        "callers",
+        callers,
+        NeighborPage,
+        "read",
+        "who calls a symbol",
+        (SYMBOL, REPO, REFERENCES, limit(20), OFFSET),
+        description='Who calls this symbol ("what breaks if I change it?"), with call-site '
+        "lines and how each call was resolved. include_references adds callbacks, decorators "
+        "and type uses.",
+        cli=Cli(("callers",)),
+        mcp="find_callers",
+        rest=Rest("GET", "/symbols/{symbol:path}/callers"),
+        graphql="Symbol.callers",
+    ),
+    Operation(
+        "callees",
+        callees,
+        NeighborPage,
+        "read",
+        "what a symbol calls",
+        (SYMBOL, REPO, REFERENCES, limit(20), OFFSET),
+        description="What this symbol calls, with call-site lines and how each call was "
+        "resolved, and the calls the resolver could not bind. include_references adds "
+        "callbacks, decorators and type uses.",
+        cli=Cli(("callees",)),
+        mcp="find_callees",
+        rest=Rest("GET", "/symbols/{symbol:path}/callees"),
+        graphql="Symbol.callees",
+    ),
+    Operation(
+        "trace",
+        trace,
+        Trace,
+        "read",
+        "call tree from a symbol (out: what it reaches; in: what reaches it)",
+        (
+            SYMBOL,
+            Param(
+                "direction",
+                Choice(choices=("in", "out")),
+                "out",
+                "out: what it reaches; in: what reaches it",
+            ),
+            Param("depth", Integer(), 3, "levels", minimum=1, maximum=TRACE_DEPTH),
+            Param(
+                "fanout", Integer(), 20, "children shown per node", minimum=1, maximum=TRACE_FANOUT
+            ),
+            REPO,
+            REFERENCES,
+        ),
+        description='The call tree of a symbol: direction "out" = what it reaches (callees, '
+        'recursively), "in" = what reaches it (callers, recursively). Cycle-safe; depth up to '
+        f"{TRACE_DEPTH}, fanout (children per node) up to {TRACE_FANOUT}.",
+        cli=Cli(("trace",)),
+        mcp="trace_calls",
+        rest=Rest("GET", "/symbols/{symbol:path}/trace"),
+        graphql="trace",
+    ),
+    Operation(
+        "path",
+        path,
+        CallPath,
+        "read",
+        "shortest call path between two symbols",
+        (
+            Param("source", SymbolRef(), help="where the path starts", positional=True),
+            Param("target", SymbolRef(), help="where it ends", positional=True),
+            REPO,
+            Param("max_depth", Integer(), 8, "calls at most", minimum=1, maximum=PATH_DEPTH),
+            REFERENCES,
+        ),
+        description='The shortest chain of calls from source to target ("how does A end up in '
+        'B?").',
+        cli=Cli(("path",)),
+        mcp="find_path",
+        rest=Rest("GET", "/path"),
+    ),
+    Operation(
+        "dead-code",
+        dead_code,
+        DeadCodeReport,
+        "read",
+        "functions, methods and classes nothing reaches",
+        (
+            PICKED_REPO,
+            Param(
+                "path_prefix",
+                RepoPath(min_length=0),
+                "",
+                "only under this path prefix",
+                cli="--path",
+            ),
+            Param(
+                "verdicts",
+                CommaList(choices=VERDICTS, noun="verdict"),
+                "dead",
+                "comma-separated: " + ",".join(VERDICTS) + " (default: dead)",
+                cli="--verdict",
+                rest_name="verdict",
+            ),
+            Param("include_tests", Flag(), False, "also symbols of test files"),
+            limit(50),
+            OFFSET,
+        ),
+        description="Functions, methods and classes nothing reaches. Verdicts: dead; unknown (an "
+        "unresolved call of the same name, a property, or an external decorator may reach it); "
+        "live. Entry points (tests, __main__, framework decorators, dunders, __all__, overrides) "
+        "count as live. Check before deleting: dynamic uses are invisible to any static graph.",
+        cli=Cli(("dead-code",)),
+        mcp="find_dead_code",
+        rest=Rest("GET", "/repos/{repo}/dead-code"),
+    ),
+    Operation(
+        "overview",
+        overview,
+        Overview,
+        "read",
+        "packages, their imports, most-called symbols",
+        (PICKED_REPO, replace(limit(15, "most-called symbols shown"), rest_name="top", arg="top")),
+        description="The shape of a repository: packages with sizes, which package imports "
+        "which, the external packages it uses, and the most-called symbols. A good first call "
+        "on a new repo.",
+        cli=Cli(("overview",)),
+        mcp="get_overview",
+        rest=Rest("GET", "/repos/{repo}/overview"),
+    ),
+    Operation(
+        "stats",
+        stats,
+        Stats,
+        "read",
+        "counts, skipped files, unresolved-call rate, stale files",
+        (PICKED_REPO,),
+        description="A repository's numbers: files and symbols by kind and language, edges, "
+        "the unresolved-call rate, skipped files with their reasons, and the files changed on "
+        "disk since they were indexed.",
+        cli=Cli(("stats",)),
+        mcp="get_stats",
+        rest=Rest("GET", "/repos/{repo}/stats"),
+    ),
+    Operation(
+        "history",
+        history_of,
+        HistoryPage,
+        "read",
+        "the latest commits that changed a file or a symbol",
+        (TARGET, REPO, limit(20), OFFSET),
+        description="The latest commits that changed a file (a path) or a symbol, newest first, "
+        'with authors and messages: "why is it like this?".',
+        cli=Cli(("history",)),
+        mcp="history",
+        rest=Rest("GET", "/history"),
+        graphql="history",
+    ),
+    Operation(
+        "co-changes",
+        co_changes_of,
+        CoChanges,
+        "read",
+        "files or symbols that usually change together with this one",
+        (
+            TARGET,
+            REPO,
+            limit(20),
+            Param(
+                "min_count",
+                Integer(),
+                2,
+                "shared commits needed (default 2)",
+                minimum=1,
+                maximum=MIN_COUNT,
+            ),
+        ),
+        description="Files (for a path) or symbols (for a symbol) that usually change in the "
+        "same commits, with counts and weights: what else to look at when changing this.",
+        cli=Cli(("co-changes",)),
+        mcp="co_changes",
+        rest=Rest("GET", "/co-changes"),
+    ),
+    Operation(
+        "owners",
+        owners_of,
+        Owners,
+        "read",
+        "who knows a file, a folder or a symbol (recent work counts more)",
+        (replace(TARGET, help="a file path, a folder or a symbol"), REPO, limit(10)),
+        description="Who changed a file, a folder or a symbol most (recent work weighing more), "
+        "and what CODEOWNERS says: whom to ask or to request a review from.",
+        cli=Cli(("owners",)),
+        mcp="owners",
+        rest=Rest("GET", "/owners"),
+    ),
+    Operation(
+        "explain",
+        explain_symbol,
+        Explanation,
+        "read",
+        "a symbol's context with its last commits, owners and co-change partners",
+        (SYMBOL, REPO),
+        description='One call for "who wrote this and what depends on it": a symbol\'s context '
+        "(location, signature, callers, callees) plus its last commits, owners and co-change "
+        "partners.",
+        cli=Cli(("explain",)),
+        mcp="explain",
+        rest=Rest("GET", "/symbols/{symbol:path}/explain"),
+    ),
+    Operation(
+        "export",
+        export_graph,
+        GraphExport,
+        "read",
+        "nodes and edges as JSON lines",
+        (PICKED_REPO,),
+        description="Every node and edge of a repository as JSON lines (one object per line).",
+        cli=Cli(("export",), output_file=True),
+        mcp="export_graph",
+        rest=Rest("GET", "/repos/{repo}/export", media_type="application/x-ndjson"),
+    ),
+    Operation(
+        "repos",
+        list_repositories,
+        list[Repo],
+        "read",
+        "list indexed repositories",
+        description="The indexed repositories: name, indexed commit and when, and the folder "
+        "each was read from.",
+        cli=Cli(("repos",)),
+        mcp="list_repos",
+        rest=Rest("GET", "/indexed-repos"),
+        graphql="repositories",
+    ),
+    Operation(
+        "files",
+        list_files,
+        FilePage,
+        "read",
+        "a repository's indexed files (path, language, lines, is_test), by path",
+        (
+            PICKED_REPO,
+            Param("under", RepoPath(), None, "only the files under this folder"),
+            limit(100),
+            OFFSET,
+        ),
+        cli=Cli(("files",)),
+        mcp="list_files",
+        rest=Rest("GET", "/repos/{repo}/files"),
+        graphql="Repository.files",
+    ),
+    Operation(
+        "schema",
+        graph_schema,
+        GraphSchema,
+        "read",
+        "the graph's node and edge types, their properties and what `via` means",
+        cli=Cli(("schema",)),
+        mcp="get_schema",
+        rest=Rest("GET", "/schema"),
+    ),
+]
+
+# ---------------------------------------------------------------- the team (scope `claims`)
+
+
+def refused_claim(result: ClaimResult) -> Conflict | None:
+    return None if result.granted else Conflict(result.message)
+
+
+def no_claim_released(result: team.Release) -> NotFound | None:
+    if result.released:
+        return None
+    return NotFound(f"session {result.session} holds no claim on {result.path}")
+
+
+TEAM = [
+    Operation(
+        "session-start",
+        agents.start_session,
+        AgentSession,
+        "claims",
+        "start a work session (its id is what the other team commands take)",
+        (
+            Param(
+                "agent",
+                Text(max_length=200),
+                help="who you are (alice-laptop)",
+                cli="--agent",
+                rest="body",
+            ),
+            Param(
+                "task", Text(max_length=500), help="what you are doing", cli="--task", rest="body"
+            ),
+        ),
+        description="Start a work session before editing a shared repository: `agent` names you "
+        "(e.g. alice-laptop), `task` says what you are doing. Returns the session id the other "
+        "team tools take. Call heartbeat now and then (a session silent for 15 minutes expires).",
+        cli=Cli(("session", "start")),
+        mcp="start_session",
+        rest=Rest("POST", "/sessions", status=201),
+    ),
+    Operation(
+        "session-heartbeat",
+        agents.heartbeat,
+        AgentSession,
+        "claims",
+        "keep a session (and its claims) alive",
+        (in_path(SESSION),),
+        description="Keep a session (and its claims) alive.",
+        cli=Cli(("session", "heartbeat")),
+        mcp="heartbeat",
+        rest=Rest("POST", "/sessions/{session}/heartbeat"),
+    ),
+    Operation(
+        "session-end",
+        team.end_session,
+        AgentSession,
+        "claims",
+        "end a session (its claims end with it)",
+        (replace(in_path(SESSION), arg=None),),
+        description="End your session when your work is done: its claims end with it.",
+        cli=Cli(("session", "end")),
+        mcp="end_session",
+        rest=Rest("DELETE", "/sessions/{session}", status=204),
+    ),
+    Operation(
+        "claim",
+        agents.claim,
+        ClaimResult,
+        "claims",
+        "claim a file before editing it (exactly one of several claimers wins)",
+        (
+            SESSION,
+            TEAM_REPO,
+            TEAM_PATH,
+            Param("intent", Choice(choices=INTENTS), "edit", "what you will do", rest="body"),
+        ),
+        description="Claim a file before editing it, so no other agent edits it blind. Exactly "
+        "one of several claimers wins; if another session holds it, the answer says who, for "
+        "which task and since when — work on something else or wait. Re-claiming renews your "
+        "claim.",
+        cli=Cli(("claim",)),
+        mcp="claim_file",
+        rest=Rest("POST", "/claims", refusal=refused_claim),
+    ),
+    Operation(
+        "release",
+        team.release,
+        team.Release,
+        "claims",
+        "release your claim on a file",
+        tuple(in_query(replace(SESSION, arg=None), TEAM_REPO, TEAM_PATH)),
+        description="Release your claim on a file when you are done with it.",
+        cli=Cli(("release",)),
+        mcp="release_file",
+        rest=Rest("DELETE", "/claims", status=204, refusal=no_claim_released),
+    ),
+    Operation(
+        "claims",
+        agents.claims,
+        list[Claim],
+        "claims",
+        "files currently claimed (by whom, for what, since and until when)",
+        (REPO,),
+        cli=Cli(("claims",)),
+        mcp="list_claims",
+        rest=Rest("GET", "/claims"),
+        graphql="claims",
+    ),
+    Operation(
+        "check-edit",
+        agents.check_edit,
+        ClaimResult,
+        "claims",
+        "may this session edit the file now? (no when another live session holds it)",
+        tuple(in_query(SESSION, TEAM_REPO, TEAM_PATH)),
+        description="May this session edit the file now? No when another live session holds it.",
+        cli=Cli(("check-edit",)),
+        mcp="check_edit",
+        rest=Rest("GET", "/check-edit"),
+    ),
+    Operation(
+        "activity",
+        team.record_activity,
+        team.Activity,
+        "claims",
+        "record that a session read or edited a file (its READ/EDITED trail)",
+        (
+            replace(SESSION, arg=None),
+            TEAM_REPO,
+            TEAM_PATH,
+            Param(
+                "kind",
+                Choice(choices=team.ACTIVITY_KINDS),
+                help="read or edit",
+                cli="--kind",
+                rest="body",
+            ),
+        ),
+        description="Record that your session read or edited a file: other agents see the trail.",
+        cli=Cli(("activity",)),
+        mcp="record_activity",
+        rest=Rest("POST", "/activity", status=204),
+    ),
+    Operation(
+        "remember",
+        agents.remember,
+        Lesson,
+        "claims",
+        "leave a lesson for the next agent about paths, folders or symbols",
+        (
+            SESSION,
+            Param(
+                "text", Text(max_length=MAX_TEXT), help="the lesson", positional=True, rest="body"
+            ),
+            Param(
+                "about",
+                TextList(max_items=50),
+                [],
+                "paths, folders (ending in /) or symbol ids",
+                rest="body",
+            ),
+            Param("kind", Text(max_length=40), "lesson", "what kind of note", rest="body"),
+        ),
+        description="Leave a lesson for the next agent (e.g. the test command of a package, a "
+        "trap to avoid), about paths, folders (ending in /) or symbol ids (repo:path#qualname).",
+        cli=Cli(("remember",)),
+        mcp="remember",
+        rest=Rest("POST", "/lessons", status=201),
+    ),
+    Operation(
+        "recall",
+        agents.recall,
+        list[Lesson],
+        "claims",
+        "lessons other agents left about paths, folders or symbols (or with these words)",
+        (
+            Param("about", TextList(max_items=50), None, "paths, folders or symbol ids"),
+            Param("text", Text(min_length=0, max_length=500), "", "words the lesson holds"),
+            limit(20),
+        ),
+        description="Lessons other agents left about these paths, folders or symbols (or with "
+        "these words), newest first. Read them before working on a file.",
+        cli=Cli(("recall",)),
+        mcp="recall",
+        rest=Rest("GET", "/lessons"),
+    ),
+]
+
+# ---------------------------------------------------------------- administration (scope `admin`)
+
+ADMIN = [
+    Operation(
+        "index",
+        admin.index_folder,
+        admin.IndexReport,
+        "admin",
+        "index a repository (incremental: only changed files are parsed)",
+        (
+            Param(
+                "path", Text(), ".", "repository folder (default: .)", positional=True, rest="body"
+            ),
+            Param(
+                "name",
+                RepoName(),
+                None,
+                "repository name (default: the folder's name)",
+                rest="body",
+            ),
+            Param(
+                "files",
+                TextList(max_items=10_000),
+                None,
+                "look only at these files (relative to PATH), e.g. the ones just edited",
+                rest="body",
+            ),
+            Param(
+                "max_bytes",
+                Integer(),
+                DEFAULT_MAX_BYTES,
+                "skip larger files (default 1 MiB)",
+                minimum=1,
+                maximum=1 << 30,
+                rest="body",
+            ),
+            Param(
+                "history",
+                Flag(),
+                True,
+                "do not mine git history after indexing",
+                cli="--no-history",
+                rest="body",
+            ),
+            Param(
+                "remine",
+                Flag(),
+                False,
+                "forget the mined history and mine all of it again",
+                rest="body",
+            ),
+            Param(
+                "workers",
+                Integer(),
+                None,
+                "parser processes (default: CPU count)",
+                minimum=1,
+                maximum=256,
+                surfaces=("cli",),
+            ),
+        ),
+        description="Index a repository folder, or re-index it after edits (incremental: only "
+        "changed files are parsed, and the files that depend on them are re-resolved). After "
+        "editing, pass the edited files (relative to path) in `files` for the fastest refresh. "
+        "Returns a summary.",
+        services=("progress",),
+        cli=Cli(("index",), progress=True),
+        mcp="index_repository",
+        rest=Rest("POST", "/index"),
+    ),
+    Operation(
+        "token-create",
+        admin.issue_token,
+        admin.IssuedToken,
+        "admin",
+        "create a token (shown once)",
+        (
+            Param("name", Text(max_length=100), help="who holds it", cli="--name", rest="body"),
+            Param(
+                "scopes",
+                CommaList(choices=TOKEN_SCOPES, noun="scope"),
+                "read",
+                "comma-separated: read,claims,admin (default read)",
+                rest="body",
+            ),
+        ),
+        description="Create a bearer token for a person or an agent, with scopes (read, claims, "
+        "admin); the token is in this answer only.",
+        cli=Cli(("token", "create")),
+        mcp="create_token",
+        rest=Rest("POST", "/tokens", status=201),
+    ),
+    Operation(
+        "token-list",
+        admin.list_tokens,
+        list[ApiToken],
+        "admin",
+        "tokens (never their secrets)",
+        cli=Cli(("token", "list")),
+        mcp="list_tokens",
+        rest=Rest("GET", "/tokens"),
+    ),
+    Operation(
+        "token-revoke",
+        admin.revoke_token,
+        admin.RevokedToken,
+        "admin",
+        "revoke a token",
+        (
+            Param(
+                "name", Text(max_length=100), help="the token's name", positional=True, rest="path"
+            ),
+        ),
+        cli=Cli(("token", "revoke")),
+        mcp="revoke_token",
+        rest=Rest("DELETE", "/tokens/{name}"),
+    ),
+    Operation(
+        "repo-add",
+        admin.track,
+        admin.NewTrackedRepo,
+        "admin",
+        "track a repository",
+        (
+            replace(TRACKED_NAME, help="its name in the graph", rest="body"),
+            Param(
+                "url",
+                Text(max_length=2000),
+                help="git URL the mirror is cloned from",
+                cli="--url",
+                rest="body",
+            ),
+            Param(
+                "branch",
+                Text(max_length=200),
+                "main",
+                "branch to follow (default main)",
+                rest="body",
+            ),
+            Param(
+                "secret",
+                Text(min_length=16, max_length=200),
+                None,
+                "webhook secret (default: generated, printed once)",
+                rest="body",
+            ),
+        ),
+        description="Track a repository: pushes to its branch (webhooks) keep its graph "
+        "fresh. The answer holds its webhook secret (shown only here) and webhook paths.",
+        cli=Cli(("repo", "add")),
+        mcp="track_repo",
+        rest=Rest("POST", "/repos", status=201),
+    ),
+    Operation(
+        "repo-list",
+        admin.tracked_statuses,
+        list[RepoStatus],
+        "admin",
+        "tracked repositories and their status",
+        services=("job_state", "data_dir"),
+        cli=Cli(("repo", "list")),
+        mcp="list_tracked_repos",
+        rest=Rest("GET", "/repos"),
+    ),
+    Operation(
+        "repo-status",
+        admin.tracked_status,
+        RepoStatus,
+        "admin",
+        "branch, head and indexed commits, lag, queue depth, last error and job time",
+        (TRACKED_NAME,),
+        services=("job_state", "data_dir"),
+        cli=Cli(("repo", "status")),
+        mcp="tracked_repo_status",
+        rest=Rest("GET", "/repos/{name}"),
+    ),
+    Operation(
+        "repo-remove",
+        admin.untrack,
+        admin.UntrackedRepo,
+        "admin",
+        "stop tracking (also drops its mirror and graph unless the graph is kept)",
+        (TRACKED_NAME, Param("keep_graph", Flag(), False, "keep the repository's graph")),
+        services=("data_dir",),
+        cli=Cli(("repo", "remove")),
+        mcp="untrack_repo",
+        rest=Rest("DELETE", "/repos/{name}", status=204),
+    ),
+    Operation(
+        "repo-sync",
+        admin.sync_now,
+        admin.SyncAnswer,
+        "admin",
+        "sync now (queued for the workers when a broker is set)",
+        (
+            TRACKED_NAME,
+            Param(
+                "sha",
+                CommitSha(),
+                None,
+                "commit to index (default: the branch's head)",
+                rest="body",
+            ),
+            Param(
+                "workers",
+                Integer(),
+                None,
+                "parser processes",
+                minimum=1,
+                maximum=256,
+                surfaces=("cli",),
+            ),
+        ),
+        description="Sync a tracked repository now: fetch, then index the branch's head (or the "
+        "commit given). Queued for the workers when a job runner is configured.",
+        services=("runner", "data_dir"),
+        cli=Cli(("repo", "sync")),
+        mcp="sync_repo",
+        rest=Rest("POST", "/repos/{name}/sync", status=202),
+    ),
+]
+
+CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN)
+
+# what a command group is for (`cartograph repo --help`)
+COMMAND_GROUPS = {
+    "repo": "repositories kept fresh by pushes (webhooks, sync jobs)",
+    "token": "bearer tokens for people and agents (scopes)",
+    "session": "agent work sessions: start, heartbeat, end",
+}
+
+_BY_NAME = {op.name: op for op in CATALOGUE}
+assert len(_BY_NAME) == len(CATALOGUE), "two operations share a name"
+
+
+def operation(name: str) -> Operation:
+    return _BY_NAME[name]
