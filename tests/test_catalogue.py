@@ -224,7 +224,7 @@ def test_the_graphql_field(op: Operation):
     ],
 )
 def test_graphql_takes_its_bounds_from_the_operations(query, refusal):
-    context = {"store": lambda: None, "loaders": None, "traces": 0}
-    result = graphql_schema.execute_sync(query, context_value=context)
+    context = {"store": lambda: None, "loaders": None, "traces": 0, "caller": None}
+    result = asyncio.run(graphql_schema.execute(query, context_value=context))
     assert result.errors and refusal in result.errors[0].message
     assert result.errors[0].extensions["kind"] == "invalid"

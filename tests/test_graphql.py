@@ -19,6 +19,7 @@ class CountingStore:
     def __init__(self, store) -> None:
         self._store = store
         self.calls: list[str] = []
+        self.agent_headers: dict[str, str] = {}  # a token with the `claims` scope too
 
     def __getattr__(self, name):
         attribute = getattr(self._store, name)
@@ -38,6 +39,7 @@ def graphql(tmp_path, stores):
     root = make_sample_repo(tmp_path / "shop")
     index_repository(store, root, name="shop", workers=1)
     token = create_token(store, "reader", ["read"])[0]
+    agent = create_token(store, "agent", ["read", "claims"])[0]
     settings = Settings(
         store_url=stores.url("graph"),
         broker_url=None,
@@ -48,6 +50,7 @@ def graphql(tmp_path, stores):
     counting = CountingStore(app.state.stores.get())
     app.state.stores.get = lambda: counting  # every request reads through the counter
     with serve_in_thread(app) as url:
+        counting.agent_headers = {"Authorization": f"Bearer {agent}"}
         yield url, {"Authorization": f"Bearer {token}"}, counting
 
 
@@ -86,14 +89,16 @@ def test_queries_and_batching(graphql):
 
 
 def test_symbol_claims_and_errors(graphql):
-    url, headers, _counting = graphql
+    url, _headers, counting = graphql
     answer = _post(
-        url, headers, '{ symbol(name: "Cart") { qualname parent { qualname } } claims { path } }'
+        url,
+        counting.agent_headers,
+        '{ symbol(name: "Cart") { qualname parent { qualname } } claims { path } }',
     )
     data = answer.json()
     assert data["data"]["symbol"]["qualname"] == "shop.models.Cart"
     assert data["data"]["claims"] == []
-    missing = _post(url, headers, '{ symbol(name: "NoSuchThing") { qualname } }').json()
+    missing = _post(url, _headers, '{ symbol(name: "NoSuchThing") { qualname } }').json()
     assert "no symbol named" in missing["errors"][0]["message"]
 
 
@@ -109,7 +114,8 @@ def test_abusive_queries_are_refused(graphql):
 
 
 def test_claims_with_their_holding_session(graphql):
-    url, headers, counting = graphql
+    url, reader, counting = graphql
+    headers = counting.agent_headers
     from cartograph.agents import sessions as agents
 
     store = counting._store
@@ -124,6 +130,15 @@ def test_claims_with_their_holding_session(graphql):
     ]
     found = _post(url, headers, f"{{ session(id: {session.id}) {{ agent endedAt }} }}").json()
     assert found["data"]["session"] == {"agent": "alice-laptop", "endedAt": ""}
+    # a read-only token sees the code graph, not who works where (as on REST)
+    for query in (
+        '{ claims(repo: "shop") { path } }',
+        f"{{ session(id: {session.id}) {{ agent }} }}",
+    ):
+        refused = _post(url, reader, query).json()
+        assert refused["data"] is None or not any(refused["data"].values()), refused
+        assert "lacks the 'claims' scope" in refused["errors"][0]["message"]
+        assert refused["errors"][0]["extensions"]["kind"] == "forbidden"
 
 
 def test_read_scope_is_needed(graphql, stores):

@@ -20,8 +20,10 @@ from pathlib import Path
 
 from cartograph import logs
 from cartograph.api.graphql import build_graphql_router
+from cartograph.api.guard import AccessPolicy, RequestGuard
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, require, verify
+from cartograph.config import env_bool, env_list
 from cartograph.errors import HTTP_STATUS, CartographError, NotFound, Unavailable
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
@@ -37,6 +39,7 @@ from cartograph.webhooks import PROVIDERS, authenticate, parse
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from mcp.server.transport_security import TransportSecuritySettings
 
 log = logging.getLogger("cartograph.api")
 
@@ -44,20 +47,37 @@ log = logging.getLogger("cartograph.api")
 @dataclass
 class Settings:
     store_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_STORE"))
-    # tokens are required when the server is reachable from elsewhere (`cartograph serve`
-    # sets this for a host other than loopback) or an admin token is configured
+    # tokens are required of every caller (`cartograph serve` sets this for a host other than
+    # loopback) or when an admin token is configured; even without, only requests from this
+    # machine to this machine may go without one (cartograph.api.guard)
     require_tokens: bool = field(
-        default_factory=lambda: os.environ.get("CARTOGRAPH_REQUIRE_TOKENS", "") in ("1", "true")
+        default_factory=lambda: env_bool("CARTOGRAPH_REQUIRE_TOKENS", False)
     )
     broker_url: str | None = field(default_factory=lambda: os.environ.get("CARTOGRAPH_BROKER"))
     data_dir: Path = field(default_factory=default_data_dir)
     admin_token: str | None = field(
         default_factory=lambda: os.environ.get("CARTOGRAPH_ADMIN_TOKEN")
     )
+    # where people and agents reach the server (https://cartograph.example.com): its host is
+    # allowed, its origin may call from a browser
+    public_url: str | None = field(
+        default_factory=lambda: os.environ.get("CARTOGRAPH_PUBLIC_URL") or None
+    )
+    allowed_hosts: tuple[str, ...] = field(
+        default_factory=lambda: env_list("CARTOGRAPH_ALLOWED_HOSTS")
+    )
+    allowed_origins: tuple[str, ...] = field(
+        default_factory=lambda: env_list("CARTOGRAPH_ALLOWED_ORIGINS")
+    )
 
     @property
     def tokens_required(self) -> bool:
         return self.require_tokens or bool(self.admin_token)
+
+    def access_policy(self) -> AccessPolicy:
+        return AccessPolicy.from_settings(
+            self.tokens_required, self.public_url, self.allowed_hosts, self.allowed_origins
+        )
 
 
 class Stores:
@@ -108,7 +128,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data_dir=settings.data_dir,
     )
     mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/", stateless_http=True, json_response=True
+        streamable_http_path="/",
+        stateless_http=True,
+        json_response=True,
+        # hosts and origins are checked for the whole app, from the settings (RequestGuard)
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
     mcp_running: list[bool] = []
@@ -146,27 +170,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def services() -> Services:
         return Services(store(), runner=runner, data_dir=settings.data_dir)
 
-    def caller_of(header: str) -> ApiToken | None:
-        """The caller's token; None on an open local server (no token required, none given)."""
-        if header.startswith("Bearer "):
-            return verify(store(), header[7:], settings.admin_token)
-        if header or settings.tokens_required:
-            raise AuthError("a bearer token is required (`cartograph token create`)")
-        return None
+    def verify_token(token: str) -> ApiToken:
+        return verify(store(), token, settings.admin_token)
+
+    # every request passes the guard first: body limits, the caller's token (checked before
+    # the body is read), hosts, origins, JSON for changes
+    app.add_middleware(RequestGuard, policy=settings.access_policy(), verify=verify_token)
 
     # the MCP gateway: the stdio server's tools over streamable HTTP, stateless (any number of
     # uvicorn workers), each call authorized by the caller's token scopes
-    app.mount("/mcp", _BearerGate(mcp_app, caller_of))
+    app.mount("/mcp", _CallerContext(mcp_app))
 
     def request_caller(request: Request) -> ApiToken | None:
-        return caller_of(request.headers.get("authorization", ""))
+        """The caller the guard identified (None: a tokenless request from this machine)."""
+        return request.state.caller
 
     app.include_router(build_router(services, request_caller))
 
-    def graphql_reader(request: Request) -> None:
-        require(request_caller(request), "read")
-
-    app.include_router(build_graphql_router(store, graphql_reader), prefix="/graphql")
+    app.include_router(build_graphql_router(store, request_caller), prefix="/graphql")
 
     @app.exception_handler(CartographError)
     async def refused(request: Request, exc: CartographError) -> JSONResponse:
@@ -267,30 +288,18 @@ def _authorize_mcp_caller(scope: str) -> None:
     require(_caller.get(), scope)
 
 
-class _BearerGate:
-    """ASGI middleware before the MCP app: 401 without a valid token (when one is needed), else
-    the caller's token rides in a context variable to the tools."""
+class _CallerContext:
+    """Before the MCP app: the caller the guard identified rides in a context variable to the
+    tools (which check its scopes)."""
 
-    def __init__(self, app, authenticate) -> None:
+    def __init__(self, app) -> None:
         self.app = app
-        self.authenticate = authenticate
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
-        try:
-            caller = self.authenticate(header)
-        except AuthError as exc:
-            response = JSONResponse(
-                {"detail": str(exc)},
-                status_code=HTTP_STATUS[exc.kind],
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-            await response(scope, receive, send)
-            return
-        token = _caller.set(caller)
+        token = _caller.set((scope.get("state") or {}).get("caller"))
         try:
             await self.app(scope, receive, send)
         finally:

@@ -5,8 +5,10 @@ Callers, callees, files and parents of a page of symbols are loaded in batches (
 the library's many-id reads), so a query asking for 50 symbols with their callers costs a fixed
 number of store round trips, not 50. Queries deeper than MAX_DEPTH, with more than MAX_ALIASES
 aliases or MAX_TOKENS tokens, are refused with a clear error before anything runs; a query may
-run at most MAX_TRACES traces (a trace per step of a trace would multiply). Every field needs
-the `read` scope.
+run at most MAX_TRACES traces (a trace per step of a trace would multiply), and a query whose
+answer could hold more than MAX_COST objects is refused before it runs (graphql_cost). Every
+field needs the `read` scope; sessions, claims and a claim's holder need `claims`, as on REST.
+Store work runs in worker threads, never on the event loop.
 
 The fields are written by hand (it is a graph, not a list of operations), but each calls the
 library function of a catalogue operation and takes its defaults and bounds from that
@@ -19,10 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
+import anyio
 import strawberry
 from cartograph.agents import sessions as agents
+from cartograph.api.graphql_cost import MAX_COST, query_cost
+from cartograph.auth import require
 from cartograph.errors import CartographError
-from cartograph.model import SymbolRow
+from cartograph.model import ApiToken, SymbolRow
 from cartograph.operations import Param, operation
 from cartograph.query import QueryError, find_symbol
 from cartograph.query import search as search_symbols
@@ -39,6 +44,7 @@ from cartograph.query.listing import (
 from cartograph.store.base import GraphStore
 from cartograph.team import session_by_id
 from fastapi import Request
+from graphql import GraphQLError
 from strawberry.dataloader import DataLoader
 from strawberry.extensions import (
     MaxAliasesLimiter,
@@ -70,6 +76,18 @@ REPO = SEARCH.param("repo")
 def _checked(param: Param, value, spelled: str | None = None):
     """A GraphQL argument checked as its operation's parameter is (the same bounds)."""
     return param.parse(value, spelled or param.spelled("graphql"))
+
+
+def _require(info: Info, scope: str) -> None:
+    """Fields beyond `read` (sessions, claims, their holders) need their scope, as on REST."""
+    require(info.context["caller"], scope)
+
+
+async def _in_thread(info: Info, function: Callable, *args, **keywords):
+    """A library call with the request's store, in a worker thread: store work never runs on
+    the event loop (one slow read would stall every other request of the process)."""
+    store = info.context["store"]
+    return await anyio.to_thread.run_sync(lambda: function(store(), *args, **keywords))
 
 
 @strawberry.enum
@@ -127,9 +145,10 @@ class Claim:
     since: str
     expires_at: str
 
-    @strawberry.field
-    def holder(self, info: Info) -> Session | None:
-        found = session_by_id(info.context["store"](), self.session)
+    @strawberry.field(description="The session holding the claim (needs the `claims` scope).")
+    async def holder(self, info: Info) -> Session | None:
+        _require(info, "claims")
+        found = await _in_thread(info, session_by_id, self.session)
         return _session(found) if found else None
 
 
@@ -204,7 +223,7 @@ class Symbol:
         return found[:first]
 
     @strawberry.field(description="The call tree above (IN) or below (OUT) this symbol.")
-    def trace(
+    async def trace(
         self,
         info: Info,
         direction: Direction = Direction.OUT,
@@ -212,7 +231,7 @@ class Symbol:
         fanout: int = TRACE.param("fanout").default,
         references: bool = TRACE.param("include_references").default,
     ) -> Trace:
-        return _trace(info, self.row.id, self.row.repo, direction, depth, fanout, references)
+        return await _trace(info, self.row.id, self.row.repo, direction, depth, fanout, references)
 
 
 @strawberry.type
@@ -264,7 +283,7 @@ class Trace:
     freshness: Freshness
 
 
-def _trace(
+async def _trace(
     info: Info,
     name: str,
     repo: str | None,
@@ -276,8 +295,9 @@ def _trace(
     info.context["traces"] += 1
     if info.context["traces"] > MAX_TRACES:
         raise ValueError(f"at most {MAX_TRACES} traces in one query")
-    found = trace_symbol(
-        info.context["store"](),
+    found = await _in_thread(
+        info,
+        trace_symbol,
         _checked(TRACE.param("symbol"), name),
         _checked(TRACE.param("direction"), direction.value),
         _checked(TRACE.param("depth"), depth),
@@ -319,14 +339,15 @@ class Repository:
     indexed_at: str
 
     @strawberry.field
-    def files(
+    async def files(
         self,
         info: Info,
         first: int = FILES.param("limit").default,
         offset: int = FILES.param("offset").default,
     ) -> list[File]:
-        page = list_files(
-            info.context["store"](),
+        page = await _in_thread(
+            info,
+            list_files,
             self.name,
             limit=_checked(FILES.param("limit"), first),
             offset=_checked(FILES.param("offset"), offset),
@@ -366,29 +387,32 @@ class Loaders:
         self.callees = DataLoader(load_fn=lambda ids: self._neighbors(ids, "out"))
 
     async def _symbols(self, ids: list[str]) -> list[Symbol | None]:
-        found = symbols_by_id(self.store(), ids)
+        found = await self._read(symbols_by_id, ids)
         return [Symbol(row=found[i]) if i in found else None for i in ids]
 
     async def _files(self, ids: list[str]) -> list[File | None]:
-        found = files_by_id(self.store(), ids)
+        found = await self._read(files_by_id, ids)
         return [_file(found[i]) if i in found else None for i in ids]
 
     async def _neighbors(self, ids: list[str], direction: str) -> list[list[Symbol]]:
-        grouped = call_neighbours(self.store(), ids, direction)
+        grouped = await self._read(call_neighbours, ids, direction)
         return [[Symbol(row=row) for row in grouped.get(i, [])] for i in ids]
+
+    async def _read(self, function: Callable, *args):
+        return await anyio.to_thread.run_sync(lambda: function(self.store(), *args))
 
 
 @strawberry.type
 class Query:
     @strawberry.field
-    def repositories(self, info: Info) -> list[Repository]:
+    async def repositories(self, info: Info) -> list[Repository]:
         return [
             Repository(name=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at)
-            for r in list_repositories(info.context["store"]())
+            for r in await _in_thread(info, list_repositories)
         ]
 
     @strawberry.field
-    def search(
+    async def search(
         self,
         info: Info,
         query: str,
@@ -396,8 +420,9 @@ class Query:
         first: int = SEARCH.param("limit").default,
         offset: int = SEARCH.param("offset").default,
     ) -> SymbolConnection:
-        found = search_symbols(
-            info.context["store"](),
+        found = await _in_thread(
+            info,
+            search_symbols,
             _checked(SEARCH.param("query"), query),
             _checked(SEARCH.param("repo"), repo),
             None,
@@ -409,15 +434,15 @@ class Query:
         )
 
     @strawberry.field
-    def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
+    async def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
         name = _checked(CONTEXT.param("symbol"), name)
-        return Symbol(row=find_symbol(info.context["store"](), name, _checked(REPO, repo)))
+        return Symbol(row=await _in_thread(info, find_symbol, name, _checked(REPO, repo)))
 
     @strawberry.field(
         description="The call tree above (IN: what reaches it) or below (OUT: what it reaches) "
         "a symbol, breadth-first to `depth` levels, at most `fanout` children per symbol."
     )
-    def trace(
+    async def trace(
         self,
         info: Info,
         name: str,
@@ -427,18 +452,19 @@ class Query:
         fanout: int = TRACE.param("fanout").default,
         references: bool = TRACE.param("include_references").default,
     ) -> Trace:
-        return _trace(info, name, repo, direction, depth, fanout, references)
+        return await _trace(info, name, repo, direction, depth, fanout, references)
 
     @strawberry.field
-    def history(
+    async def history(
         self,
         info: Info,
         target: str,
         repo: str | None = None,
         first: int = HISTORY.param("limit").default,
     ) -> list[Commit]:
-        page = history_of(
-            info.context["store"](),
+        page = await _in_thread(
+            info,
+            history_of,
             _checked(HISTORY.param("target"), target),
             _checked(REPO, repo),
             _checked(HISTORY.param("limit"), first),
@@ -448,13 +474,16 @@ class Query:
             for e in page.entries
         ]
 
-    @strawberry.field
-    def session(self, info: Info, id: int) -> Session | None:
-        found = session_by_id(info.context["store"](), _checked(SESSION_ID, id, "id"))
+    @strawberry.field(description="An agent session (needs the `claims` scope).")
+    async def session(self, info: Info, id: int) -> Session | None:
+        _require(info, "claims")
+        found = await _in_thread(info, session_by_id, _checked(SESSION_ID, id, "id"))
         return _session(found) if found else None
 
-    @strawberry.field
-    def claims(self, info: Info, repo: str | None = None) -> list[Claim]:
+    @strawberry.field(description="Files claimed by live sessions (needs the `claims` scope).")
+    async def claims(self, info: Info, repo: str | None = None) -> list[Claim]:
+        _require(info, "claims")
+        claimed = await _in_thread(info, agents.claims, _checked(CLAIMS.param("repo"), repo))
         return [
             Claim(
                 repo=c.repo,
@@ -466,8 +495,29 @@ class Query:
                 since=c.since,
                 expires_at=c.expires_at,
             )
-            for c in agents.claims(info.context["store"](), _checked(CLAIMS.param("repo"), repo))
+            for c in claimed
         ]
+
+
+class CostLimit(SchemaExtension):
+    """Refuses a query whose answer could hold more than MAX_COST objects (graphql_cost)."""
+
+    def on_execute(self):
+        context = self.execution_context
+        if context.graphql_document is not None:
+            cost = query_cost(
+                context.schema._schema,
+                context.graphql_document,
+                context.operation_name,
+                context.variables,
+            )
+            if cost > MAX_COST:
+                raise GraphQLError(
+                    f"this query could return {cost} objects; at most {MAX_COST} are allowed "
+                    "(ask for fewer with `first`, or nest fewer lists)",
+                    extensions={"kind": "too_large"},
+                )
+        yield
 
 
 class ErrorKinds(SchemaExtension):
@@ -486,6 +536,7 @@ schema = strawberry.Schema(
     query=Query,
     extensions=[
         ErrorKinds,
+        CostLimit,
         lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
         lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
@@ -494,11 +545,15 @@ schema = strawberry.Schema(
 
 
 def build_graphql_router(
-    store: Callable[[], GraphStore], authorize: Callable[[object], None]
+    store: Callable[[], GraphStore], caller: Callable[[Request], ApiToken | None]
 ) -> GraphQLRouter:
+    """`caller(request)`: the token the request came with (None: a tokenless local one). Every
+    field needs `read`; sessions and claims need `claims`."""
+
     async def context(request: Request) -> dict:
-        authorize(request)
-        return {"store": store, "loaders": Loaders(store), "traces": 0}
+        token = caller(request)
+        require(token, "read")
+        return {"store": store, "loaders": Loaders(store), "traces": 0, "caller": token}
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")
 

@@ -1,0 +1,294 @@
+"""What every HTTP request passes before the app sees it (an ASGI middleware around the whole
+app, so it holds however the app is started: `cartograph serve`, `uvicorn --factory`, the Docker
+image, a test harness).
+
+1. **Size.** A body larger than its area's limit is refused (413) from its Content-Length, or
+   as soon as the bytes read pass the limit; nothing larger is ever held in memory.
+2. **Who calls.** The bearer token is checked from the headers, before the body is read; the
+   scheme is case-insensitive. A request may go without a token only on an open server (tokens
+   not required) *and* when it comes from this machine to this machine: client and local
+   address loopback, a loopback `Host`, and no proxy header (`Forwarded`, `X-Forwarded-For`,
+   `X-Real-IP`) — so an open server bound to 0.0.0.0, or reached through a proxy, still asks
+   everyone else for a token.
+3. **Hosts and origins.** With `CARTOGRAPH_PUBLIC_URL` or `CARTOGRAPH_ALLOWED_HOSTS` set, a
+   `Host` outside them (and loopback) is refused (421). A browser's cross-site request (an
+   `Origin` that is neither the request's own host nor allowed) is refused (403), and a request
+   without a token accepts only a loopback origin: a web page cannot drive a local server,
+   through DNS rebinding or a cross-site form.
+4. **JSON for changes.** A POST, PUT or PATCH with a body must send JSON (415 otherwise: a
+   cross-site `text/plain` post is no longer a way in), nested at most MAX_JSON_DEPTH deep
+   (400: deeper documents exhaust the parser's recursion).
+
+Health checks pass untouched; webhooks authenticate with their repository's secret (in the
+route, over the body), so only the size limit applies to them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import anyio
+from cartograph.auth import AuthError
+from cartograph.errors import HTTP_STATUS
+from cartograph.model import ApiToken
+
+KIB = 1024
+MIB = 1024 * KIB
+# the largest body each area accepts (GitHub caps webhook payloads at 25 MB)
+BODY_LIMITS = {
+    "api": 1 * MIB,
+    "graphql": 256 * KIB,
+    "mcp": 4 * MIB,
+    "webhooks": 25 * MIB,
+    "other": 64 * KIB,
+}
+MAX_JSON_DEPTH = 64
+PROXY_HEADERS = (b"forwarded", b"x-forwarded-for", b"x-real-ip")
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH"})
+_JSON_TYPE = re.compile(r"application/([a-z0-9.+-]*\+)?json\b")
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+@dataclass(frozen=True)
+class AccessPolicy:
+    tokens_required: bool  # CARTOGRAPH_REQUIRE_TOKENS, or an admin token is configured
+    allowed_hosts: tuple[str, ...] = ()  # `host` or `host:port`; `*.example.com` for a domain
+    allowed_origins: tuple[str, ...] = ()  # `https://cartograph.example.com`
+
+    @classmethod
+    def from_settings(
+        cls, tokens_required: bool, public_url: str | None, hosts: tuple[str, ...],
+        origins: tuple[str, ...],
+    ) -> AccessPolicy:  # fmt: skip
+        allowed_hosts, allowed_origins = list(hosts), list(origins)
+        if public_url:
+            parts = urlsplit(public_url)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ValueError(f"CARTOGRAPH_PUBLIC_URL={public_url!r} is not an http(s) URL")
+            allowed_hosts.append(parts.netloc.lower())
+            allowed_origins.append(f"{parts.scheme}://{parts.netloc.lower()}")
+        return cls(tokens_required, tuple(allowed_hosts), tuple(allowed_origins))
+
+    def host_allowed(self, host: str) -> bool:
+        if not self.allowed_hosts or _is_loopback_host(host):
+            return True
+        name = _host_name(host)
+        for allowed in self.allowed_hosts:
+            allowed = allowed.lower()
+            if allowed.startswith("*."):
+                if name.endswith(allowed[1:]):
+                    return True
+            elif host == allowed or name == allowed:
+                return True
+        return False
+
+    def origin_allowed(self, origin: str, host: str, tokenless: bool) -> bool:
+        parts = urlsplit(origin)
+        if tokenless:  # only a page of this machine may drive an open local server
+            return (
+                bool(parts.hostname)
+                and _is_loopback_host(parts.netloc)
+                and (parts.netloc.lower() == host)
+            )
+        return parts.netloc.lower() == host or origin.lower().rstrip("/") in {
+            o.lower().rstrip("/") for o in self.allowed_origins
+        }
+
+
+def area_of(path: str) -> str:
+    """Which part of the app a path belongs to (what limits and checks apply)."""
+    if path in ("/healthz", "/readyz"):
+        return "health"
+    for prefix, area in (("/api/", "api"), ("/graphql", "graphql"), ("/mcp", "mcp"),
+                         ("/webhooks/", "webhooks")):  # fmt: skip
+        if path.startswith(prefix):
+            return area
+    return "other"  # the OpenAPI document and its pages
+
+
+class RequestGuard:
+    """The ASGI middleware described in the module docstring. `verify(token)` returns the
+    caller's ApiToken or raises AuthError (it reads the store: run in a worker thread). The
+    caller (None: a tokenless local request) is left in `scope["state"]["caller"]`."""
+
+    def __init__(self, app, policy: AccessPolicy, verify: Callable[[str], ApiToken]) -> None:
+        self.app = app
+        self.policy = policy
+        self.verify = verify
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        area = area_of(scope["path"])
+        if area == "health":
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if not self.policy.host_allowed(host):
+            await _refuse(send, 421, f"this server does not answer for the host {host!r}")
+            return
+        limit = BODY_LIMITS[area]
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            return
+
+        caller: ApiToken | None = None
+        tokenless = False
+        if area in ("api", "graphql", "mcp"):
+            authorization = headers.get(b"authorization", b"").decode("latin-1").strip()
+            scheme, _, credentials = authorization.partition(" ")
+            try:
+                if scheme.lower() == "bearer" and credentials.strip():
+                    caller = await anyio.to_thread.run_sync(self.verify, credentials.strip())
+                elif authorization or not self._tokenless(scope, headers, host):
+                    raise AuthError("a bearer token is required (`cartograph token create`)")
+                else:
+                    tokenless = True
+            except AuthError as exc:
+                await _refuse(send, HTTP_STATUS[exc.kind], str(exc), {"WWW-Authenticate": "Bearer"})
+                return
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        if (
+            origin
+            and area != "webhooks"
+            and origin != "null"
+            and not self.policy.origin_allowed(origin, host, tokenless)
+        ):
+            await _refuse(send, 403, f"cross-origin requests from {origin!r} are refused")
+            return
+        if origin == "null" and area != "webhooks":
+            await _refuse(send, 403, "requests from an opaque origin are refused")
+            return
+
+        body = await _read_body(receive, limit)
+        if body is None:
+            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            return
+        if body and scope["method"] in STATE_CHANGING and area in ("api", "graphql", "mcp"):
+            content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
+            if not _JSON_TYPE.match(content_type):
+                await _refuse(send, 415, "a request that changes state must send JSON")
+                return
+        if body and json_too_deep(body):
+            await _refuse(send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep")
+            return
+        scope.setdefault("state", {})["caller"] = caller
+        await self.app(scope, _replay(body, receive), send)
+
+    def _tokenless(self, scope, headers: dict[bytes, bytes], host: str) -> bool:
+        if self.policy.tokens_required:
+            return False
+        client, server = scope.get("client"), scope.get("server")
+        if not client or not server:
+            return False
+        if not (_is_loopback_address(client[0]) and _is_loopback_address(server[0])):
+            return False
+        if any(name in headers for name in PROXY_HEADERS):
+            return False
+        return _is_loopback_host(host)
+
+
+def json_too_deep(body: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a JSON document nests deeper than `limit` (strings are skipped; brackets are
+    counted with regular expressions, so a large document costs little)."""
+    if body.count(b"[") + body.count(b"{") <= limit:
+        return False
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', body)):
+        if bracket in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+async def _read_body(receive, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, receive):
+    """A `receive` that gives the app the body already read, then hands over to the real one
+    (which says when the client goes away)."""
+    sent = False
+
+    async def replay() -> dict:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _refuse(send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+    titles = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 413: "Too large",
+              415: "Unsupported media type", 421: "Misdirected request"}  # fmt: skip
+    body = json.dumps(
+        {
+            "type": "about:blank",
+            "title": titles.get(status, "Error"),
+            "status": status,
+            "detail": detail,
+        }
+    ).encode()
+    raw = [
+        (b"content-type", b"application/problem+json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _headers(scope) -> dict[bytes, bytes]:
+    found: dict[bytes, bytes] = {}
+    for name, value in scope.get("headers") or []:
+        found.setdefault(name.lower(), value)
+    return found
+
+
+def _host_name(host: str) -> str:
+    """`example.com:8000` → `example.com`; `[::1]:8000` → `::1`."""
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _is_loopback_host(host: str) -> bool:
+    return _is_loopback_address(_host_name(host.lower()))
+
+
+def _is_loopback_address(address: str) -> bool:
+    if address in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
