@@ -171,7 +171,7 @@ def cmd_stats(args: argparse.Namespace) -> None:
 def cmd_repos(args: argparse.Namespace) -> None:
     from cartograph.query import to_data
 
-    repos = _store(args).list_repos()
+    repos = _store(args).repos.list_repos()
     if args.json:
         print(json.dumps(to_data(repos), indent=1))
         return
@@ -190,7 +190,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     repo = pick_repo(store, args.repo, os.getcwd())
     out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
     try:
-        for item in store.export(repo):
+        for item in store.graph.export(repo):
             out.write(json.dumps(item, ensure_ascii=False) + "\n")
     finally:
         if out is not sys.stdout:
@@ -282,7 +282,9 @@ def cmd_repo(args: argparse.Namespace) -> None:
             print(f"next: cartograph repo sync {tracked.name}")
         elif args.repo_command == "list":
             state = _job_state()
-            rows = [repo_status(store, t.name, state, data_dir) for t in store.tracked_repos()]
+            rows = [
+                repo_status(store, t.name, state, data_dir) for t in store.tracking.tracked_repos()
+            ]
             if args.json:
                 print(json.dumps([r.as_dict() for r in rows], indent=1))
             else:
@@ -341,7 +343,7 @@ def cmd_token(args: argparse.Namespace) -> None:
             return
         print(f"token {record.name} ({', '.join(record.scopes)}), shown only now:\n{token}")
     elif args.token_command == "list":
-        rows = store.list_tokens()
+        rows = store.tokens.list_tokens()
         if args.json:
             print(
                 json.dumps(
@@ -364,7 +366,7 @@ def cmd_token(args: argparse.Namespace) -> None:
         if not rows:
             print("no tokens")
     elif args.token_command == "revoke":
-        if not store.revoke_token(args.name, _utc_now()):
+        if not store.tokens.revoke_token(args.name, _utc_now()):
             raise CliError(f"no active token named {args.name}")
         print(f"revoked {args.name}")
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
 
 log = logging.getLogger("cartograph.jobs")
@@ -72,7 +72,7 @@ class JobOutcome:
 
 
 def run_job(
-    store: GraphStore,
+    store: Store,
     repo: str,
     state: JobState,
     data_dir: Path,
@@ -93,7 +93,7 @@ def run_job(
             sha, pushes = state.wanted(repo)
             if sha is None:
                 break
-            tracked = store.get_tracked(repo)
+            tracked = store.tracking.get_tracked(repo)
             if tracked is None:  # removed while a push waited
                 state.done(repo, sha, pushes)
                 break
@@ -121,24 +121,24 @@ def run_job(
     return JobOutcome(repo, "synced", results)
 
 
-def _record(
-    store: GraphStore, repo: str, result: SyncResult | None = None, error: str = ""
-) -> None:
+def _record(store: Store, repo: str, result: SyncResult | None = None, error: str = "") -> None:
     """The repository's last job, for `repo status` and the API."""
     fields: dict = {"last_job_at": now()}
     if result is not None:
         fields.update(last_error="", last_job_seconds=round(result.seconds, 3))
     else:
         fields.update(last_error=error[:2000], last_error_at=now())
-    store.update_tracked(repo, **fields)
+    store.tracking.update_tracked(repo, **fields)
 
 
-def give_up(store: GraphStore, repo: str, state: JobState, error: str) -> None:
+def give_up(store: Store, repo: str, state: JobState, error: str) -> None:
     """Transient failures went on for too long: drop the waiting commit, keep the error."""
     sha, pushes = state.wanted(repo)
     if sha is not None:
         state.done(repo, sha, pushes)
-    store.update_tracked(repo, last_error=f"gave up after {MAX_ATTEMPTS} attempts: {error}"[:2000])
+    store.tracking.update_tracked(
+        repo, last_error=f"gave up after {MAX_ATTEMPTS} attempts: {error}"[:2000]
+    )
 
 
 class _LockKeeper:
@@ -242,7 +242,7 @@ class ThreadJobRunner:
     at a time, as with workers."""
 
     def __init__(
-        self, store_factory: Callable[[], GraphStore], data_dir: Path, max_threads: int = 2
+        self, store_factory: Callable[[], Store], data_dir: Path, max_threads: int = 2
     ) -> None:
         self.state = MemoryJobState()
         self.store_factory = store_factory

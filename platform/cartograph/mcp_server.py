@@ -15,7 +15,7 @@ from typing import Any
 from cartograph.index import IndexingError
 from cartograph.query import QueryError, render, to_json
 from cartograph.store import StoreError, open_store
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -58,7 +58,7 @@ libraries) are not edges: they are listed as unresolved calls of their symbol.""
 def build_server(
     store_url: str | None = None,
     authorize: Callable[[str], None] | None = None,
-    stores: Callable[[], GraphStore] | None = None,
+    stores: Callable[[], Store] | None = None,
 ) -> MCPServer:
     """An MCP server with Cartograph's tools over the store at `store_url`. `authorize(scope)`
     is asked before every tool runs (the HTTP gateway checks the caller's token; stdio has
@@ -78,16 +78,16 @@ def build_server(
     lock: threading.Lock | contextlib.nullcontext = (
         threading.Lock() if stores is None else contextlib.nullcontext()
     )
-    state: dict[str, GraphStore] = {}
+    state: dict[str, Store] = {}
 
-    def own_store() -> GraphStore:
+    def own_store() -> Store:
         if "store" not in state:
             state["store"] = open_store(store_url)
         return state["store"]
 
     store = stores or own_store
 
-    def answer(fn: Callable[[GraphStore], Any], as_json: bool) -> str:
+    def answer(fn: Callable[[Store], Any], as_json: bool) -> str:
         allowed("read")
         with lock:
             try:
@@ -290,14 +290,14 @@ def build_server(
 
 def add_agent_tools(
     server: MCPServer,
-    store: Callable[[], GraphStore],
+    store: Callable[[], Store],
     lock: threading.Lock | contextlib.nullcontext,
     allowed: Callable[[str], None],
 ) -> None:
     """The team tools: sessions, file claims, lessons (see cartograph.agents.sessions)."""
     from cartograph.agents import sessions as agents
 
-    def call(fn: Callable[[GraphStore], Any]) -> Any:
+    def call(fn: Callable[[Store], Any]) -> Any:
         allowed("claims")
         with lock:
             try:

@@ -27,7 +27,7 @@ from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
 from cartograph.model import ApiToken
 from cartograph.store import open_store
-from cartograph.store.base import GraphStore, StoreError
+from cartograph.store.interfaces import Store, StoreError
 from cartograph.sync import default_data_dir, now
 from cartograph.tracking import (
     TrackingError,
@@ -71,11 +71,11 @@ class Stores:
     def __init__(self, url: str | None) -> None:
         self.url = url
         self._local = threading.local()
-        self._shared: GraphStore | None = None
+        self._shared: Store | None = None
         self._guard = threading.Lock()
         self.shared_driver = bool(url) and not url.startswith(("sqlite:", "/", "."))
 
-    def get(self) -> GraphStore:
+    def get(self) -> Store:
         if self.shared_driver:
             with self._guard:
                 if self._shared is None:
@@ -86,7 +86,7 @@ class Stores:
             store = self._local.store = open_store(self.url)
         return store
 
-    def open_new(self) -> GraphStore:
+    def open_new(self) -> Store:
         """A store for a background job (closed by it)."""
         return open_store(self.url)
 
@@ -149,7 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.stores = stores
     app.state.runner = runner
 
-    def store() -> GraphStore:
+    def store() -> Store:
         try:
             return stores.get()
         except StoreError as exc:
@@ -222,7 +222,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         report: dict = {"store": "ok", "broker": "in-process"}
         ready = True
         try:
-            stores.get().list_repos()
+            stores.get().repos.list_repos()
         except StoreError as exc:
             report["store"], ready = f"unavailable: {exc}", False
         if settings.broker_url:
@@ -242,7 +242,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 404, f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}"
             )
         graph = store()
-        tracked = graph.get_tracked(repo)
+        tracked = graph.tracking.get_tracked(repo)
         if tracked is None:
             raise HTTPException(404, f"{repo} is not tracked")
         body = await request.body()
@@ -256,11 +256,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
         if delivery.kind == "ignored":
             return JSONResponse({"queued": False, "reason": delivery.reason}, status_code=202)
-        if delivery.delivery_id and not graph.record_delivery(repo, delivery.delivery_id):
+        if delivery.delivery_id and not graph.tracking.record_delivery(repo, delivery.delivery_id):
             return JSONResponse(
                 {"queued": False, "duplicate": True, "sha": delivery.sha}, status_code=200
             )
-        graph.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
+        graph.tracking.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
         started = runner.push(repo, delivery.sha)
         log.info(
             "push received",
@@ -276,7 +276,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         with user_errors():
             return [
                 repo_status(graph, t.name, runner.state, settings.data_dir).as_dict()
-                for t in graph.tracked_repos()
+                for t in graph.tracking.tracked_repos()
             ]
 
     @app.post(

@@ -23,7 +23,7 @@ from cartograph.query import search as search_symbols
 from cartograph.query import trace as trace_symbol
 from cartograph.query.common import Envelope
 from cartograph.query.history import history as history_of
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from fastapi import Request
 from strawberry.dataloader import DataLoader
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, QueryDepthLimiter
@@ -108,7 +108,7 @@ class Claim:
 
     @strawberry.field
     def holder(self, info: Info) -> Session | None:
-        found = info.context["store"]().get_session(self.session)
+        found = info.context["store"]().team.get_session(self.session)
         return _session(found) if found else None
 
 
@@ -293,7 +293,7 @@ class Repository:
 
     @strawberry.field
     def files(self, info: Info, first: int = 50, offset: int = 0) -> list[File]:
-        rows = sorted(info.context["store"]().files(self.name).values(), key=lambda f: f.path)
+        rows = sorted(info.context["store"]().graph.files(self.name).values(), key=lambda f: f.path)
         return [_file(f) for f in rows[offset : offset + _first(first)]]
 
 
@@ -321,7 +321,7 @@ def _file(record) -> File:
 class Loaders:
     """One set per request: each batches the ids asked for in one event-loop tick."""
 
-    def __init__(self, store: Callable[[], GraphStore]) -> None:
+    def __init__(self, store: Callable[[], Store]) -> None:
         self.store = store
         self.symbols = DataLoader(load_fn=self._symbols)
         self.files = DataLoader(load_fn=self._files)
@@ -329,7 +329,7 @@ class Loaders:
         self.callees = DataLoader(load_fn=lambda ids: self._neighbors(ids, "out"))
 
     async def _symbols(self, ids: list[str]) -> list[Symbol | None]:
-        found = self.store().get_symbols(ids)
+        found = self.store().graph.get_symbols(ids)
         return [Symbol(row=found[i]) if i in found else None for i in ids]
 
     async def _files(self, ids: list[str]) -> list[File | None]:
@@ -339,12 +339,12 @@ class Loaders:
             by_repo[repo].append(path)
         found = {}
         for repo, paths in by_repo.items():
-            for path, record in self.store().files(repo, paths).items():
+            for path, record in self.store().graph.files(repo, paths).items():
                 found[f"{repo}:{path}"] = _file(record)
         return [found.get(i) for i in ids]
 
     async def _neighbors(self, ids: list[str], direction: str) -> list[list[Symbol]]:
-        rows = self.store().edges_of(ids, direction, ["CALLS"])
+        rows = self.store().graph.edges_of(ids, direction, ["CALLS"])
         grouped: dict[str, list[Symbol]] = defaultdict(list)
         for row in rows:
             if row.other is None:
@@ -360,7 +360,7 @@ class Query:
     def repositories(self, info: Info) -> list[Repository]:
         return [
             Repository(name=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at)
-            for r in info.context["store"]().list_repos()
+            for r in info.context["store"]().repos.list_repos()
         ]
 
     @strawberry.field
@@ -404,7 +404,7 @@ class Query:
 
     @strawberry.field
     def session(self, info: Info, id: int) -> Session | None:
-        found = info.context["store"]().get_session(id)
+        found = info.context["store"]().team.get_session(id)
         return _session(found) if found else None
 
     @strawberry.field
@@ -435,7 +435,7 @@ schema = strawberry.Schema(
 
 
 def build_graphql_router(
-    store: Callable[[], GraphStore], authorize: Callable[[object], None]
+    store: Callable[[], Store], authorize: Callable[[object], None]
 ) -> GraphQLRouter:
     async def context(request: Request) -> dict:
         authorize(request)

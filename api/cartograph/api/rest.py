@@ -30,7 +30,7 @@ from cartograph.query import (
 )
 from cartograph.query.common import RepoNotFound
 from cartograph.query.history import co_changes, explain, history, owners
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
@@ -86,14 +86,14 @@ class LessonRequest(BaseModel):
     kind: str = "lesson"
 
 
-def _files(store: GraphStore, repo: str, under: str | None) -> list:
-    if store.get_repo(repo) is None:
-        raise RepoNotFound(repo, [r.name for r in store.list_repos()])
-    return sorted(store.files(repo, under=under).values(), key=lambda f: f.path)
+def _files(store: Store, repo: str, under: str | None) -> list:
+    if store.repos.get_repo(repo) is None:
+        raise RepoNotFound(repo, [r.name for r in store.repos.list_repos()])
+    return sorted(store.graph.files(repo, under=under).values(), key=lambda f: f.path)
 
 
 def build_router(
-    store: Callable[[], GraphStore], caller: Callable[[Request], ApiToken | None]
+    store: Callable[[], Store], caller: Callable[[Request], ApiToken | None]
 ) -> APIRouter:
     from cartograph.auth import AuthError, require
 
@@ -109,7 +109,7 @@ def build_router(
     read = APIRouter(prefix="/api/v1", tags=["queries"], dependencies=[scoped("read")])
     team = APIRouter(prefix="/api/v1", tags=["agents"], dependencies=[scoped("claims")])
 
-    def ask(fn: Callable[[GraphStore], Any]) -> Any:
+    def ask(fn: Callable[[Store], Any]) -> Any:
         try:
             return fn(store())
         except (SymbolNotFound, RepoNotFound) as exc:
@@ -117,7 +117,7 @@ def build_router(
         except QueryError as exc:
             raise HTTPException(400, str(exc)) from exc
 
-    def act(fn: Callable[[GraphStore], Any]) -> Any:
+    def act(fn: Callable[[Store], Any]) -> Any:
         try:
             return fn(store())
         except agents.AgentError as exc:
