@@ -13,6 +13,7 @@ import sys
 import pytest
 from cartograph.index import IndexingError, index_repository
 from cartograph.query import QueryError, search, stats
+from cartograph.query.common import symbols_named
 from cartograph.store.interfaces import StoreError
 from cartograph.store.sqlite import open_sqlite
 from indexing_support import (
@@ -149,7 +150,7 @@ def test_latin1_file_with_a_coding_cookie_is_indexed(tmp_path, store):
     result = index_repository(store, root, name="r", workers=1)
     assert result.skipped == 0
     assert result.files == 1
-    (cafe,) = store.graph.find_symbols("latin.café", "r", 5)
+    (cafe,) = symbols_named(store.graph, "latin.café", "r", 5)
     assert cafe.doc == "Grüße aus Köln."
     assert cafe.start_line == 2
     assert ("latin.café", "latin.naïve") in calls(store, "r")
@@ -171,7 +172,7 @@ def test_bom_and_crlf_files_are_indexed_with_the_right_lines(tmp_path, store):
     assert {"one", "two"} <= names_in(store, "crlf.py")
     assert ("bom.first", "bom.second") in calls(store, "r")
     assert ("crlf.one", "crlf.two") in calls(store, "r")
-    (two,) = store.graph.find_symbols("crlf.two", "r", 5)
+    (two,) = symbols_named(store.graph, "crlf.two", "r", 5)
     assert two.start_line == 5
 
 
@@ -324,7 +325,7 @@ def test_hostile_file_names_are_indexed_or_skipped_with_a_reason(tmp_path, store
 
     # the store survived: its tables are still there and the normal file is fully indexed
     assert ("normal.outer", "normal.inner") in calls(store, "r")
-    assert store.graph.find_symbols("normal.outer", "r", 5)
+    assert symbols_named(store.graph, "normal.outer", "r", 5)
 
     # names that cannot be stored safely are skipped with a reason
     assert any("\\n" in path or "line.py" in path for path in reasons), reasons
@@ -363,13 +364,13 @@ def test_sql_metacharacters_in_names_and_source_are_data(tmp_path, store):
     index_repository(store, root, name="r", workers=1)
     index_repository(store, root, name="x'; DROP TABLE repos; --", workers=1)
     assert {r.name for r in store.repos.list_repos()} == {"r", "x'; DROP TABLE repos; --"}
-    (f,) = store.graph.find_symbols("evil.f", "r", 5)
+    (f,) = symbols_named(store.graph, "evil.f", "r", 5)
     assert f.doc == "'); DELETE FROM edges; --"
     assert ("evil.f", "evil.g") in calls(store, "r")
     assert ("evil.f", "evil.g") in calls(store, "x'; DROP TABLE repos; --")
     assert "'; DROP TABLE symbols; --.py" in store.graph.files("r")
     assert store.graph.search_unresolved("%", "r", 10) == []
-    assert store.graph.find_symbols("' OR 1=1 --", None, 10) == []
+    assert symbols_named(store.graph, "' OR 1=1 --", None, 10) == []
 
 
 def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path, store):

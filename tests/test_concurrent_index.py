@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from cartograph.index import IndexingError, index_repository
+from cartograph.query.common import symbols_named
 from indexing_support import (
     assert_same_as_fresh,
     calls,
@@ -191,7 +192,7 @@ def test_three_processes_on_an_existing_index_after_a_change(tmp_path, stores):
     with fresh_index(store, work, "big") as fresh:
         assert counts(store, "big") == counts(store, fresh)
         assert snapshot(store, "big") == snapshot(store, fresh, as_repo="big")
-    (f_5,) = store.graph.find_symbols("pkg.mod_5.f_5", "big", 5)
+    (f_5,) = symbols_named(store.graph, "pkg.mod_5.f_5", "big", 5)
     assert f_5.doc == "Function 5 (changed)."
 
 

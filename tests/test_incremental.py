@@ -7,6 +7,7 @@ import random
 
 import pytest
 from cartograph.index import index_repository
+from cartograph.query.common import symbols_named
 from indexing_support import (
     REPO,
     Workspace,
@@ -112,7 +113,7 @@ def test_editing_one_file_reparses_only_it_and_keeps_incoming_edges(make):
     names = ws.qualnames()
     assert "b.added" in names
     assert "b.drop" not in names
-    (keep,) = [s for s in ws.store.graph.find_symbols("b.keep", REPO, 10)]
+    (keep,) = [s for s in symbols_named(ws.store.graph, "b.keep", REPO, 10)]
     assert keep.id == keep_id
     assert keep.start_line == 4
 
@@ -468,8 +469,8 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path, stores):
     assert set(store.graph.files("two")) == {"util.py", "app.py"}
     assert "util.only_two" not in qualnames(store, "one")
     assert "util.only_two" in qualnames(store, "two")
-    assert all(s.repo == "one" for s in store.graph.find_symbols("util.helper", "one", 10))
-    assert {s.id for s in store.graph.find_symbols("util.helper", None, 10)} == {
+    assert all(s.repo == "one" for s in symbols_named(store.graph, "util.helper", "one", 10))
+    assert {s.id for s in symbols_named(store.graph, "util.helper", None, 10)} == {
         "one:util.py#util.helper",
         "two:util.py#util.helper",
     }
@@ -595,7 +596,7 @@ def test_files_whose_paths_share_a_prefix_are_replaced_independently(make):
         }
     )
     ws.index()
-    paths = {s.path for s in ws.store.graph.find_symbols("f", REPO, 10)}
+    paths = {s.path for s in symbols_named(ws.store.graph, "f", REPO, 10)}
     assert paths == {"mod.py", "mod.pyi"}
     callers = {r.edge.src for r in ws.store.graph.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
     assert callers == {
@@ -614,7 +615,7 @@ def test_files_whose_paths_share_a_prefix_are_replaced_independently(make):
         "repo:tools#2/job_extra.py#job_extra.run",
         "repo:price$/calc.py#calc.total",
     }
-    assert {s.path for s in ws.store.graph.find_symbols("f", REPO, 10)} == {"mod.py", "mod.pyi"}
+    assert {s.path for s in symbols_named(ws.store.graph, "f", REPO, 10)} == {"mod.py", "mod.pyi"}
     ws.remove("tools#2/job.py")
     ws.index()
     assert "tools#2/job.py" not in ws.store.graph.files(REPO)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from cartograph.model import ImportLink, Unresolved
 from cartograph.query import ranking, search, stats
+from cartograph.query.common import symbols_named
 from cartograph.query.ranking import COMMON_TERM, SearchPlan, match_words, plan_search
 from cartograph.store.interfaces import Term, TextMatch
 
@@ -78,14 +79,14 @@ def shop(stores):
 def test_symbols_are_found_by_id_qualname_name_and_dotted_suffix(shop):
     store, ids = shop
     graph = store.graph
-    assert [s.id for s in graph.find_symbols(ids["refund"], None, 5)] == [ids["refund"]]
-    assert [s.id for s in graph.find_symbols("shop.models.price_of", "shop", 5)] == [
+    assert [s.id for s in symbols_named(graph, ids["refund"], None, 5)] == [ids["refund"]]
+    assert [s.id for s in symbols_named(graph, "shop.models.price_of", "shop", 5)] == [
         ids["price_of"]
     ]
-    assert [s.id for s in graph.find_symbols("price_of", None, 5)] == [ids["price_of"]]
-    assert [s.id for s in graph.find_symbols("PaymentService.refund", None, 5)] == [ids["refund"]]
-    assert graph.find_symbols("models.refund", None, 5) == []
-    assert graph.find_symbols("price_of", "elsewhere", 5) == []
+    assert [s.id for s in symbols_named(graph, "price_of", None, 5)] == [ids["price_of"]]
+    assert [s.id for s in symbols_named(graph, "PaymentService.refund", None, 5)] == [ids["refund"]]
+    assert symbols_named(graph, "models.refund", None, 5) == []
+    assert symbols_named(graph, "price_of", "elsewhere", 5) == []
     assert set(graph.get_symbols([ids["pay"], "shop:nowhere.py#x"])) == {ids["pay"]}
 
 
@@ -147,7 +148,12 @@ def test_unresolved_calls_and_their_search_ignores_case_on_every_store(shop):
 def test_dead_code_candidates_most_called_and_import_links(shop):
     store, _ = shop
     graph = store.graph
-    incoming = {s.qualname: n for s, n in graph.dead_code_candidates("shop", "shop/")}
+    incoming = {
+        s.qualname: n
+        for s, n in graph.dead_code_candidates(
+            "shop", "shop/", ("function", "method", "class"), ("CALLS", "REFERENCES", "INHERITS")
+        )
+    }
     assert incoming["shop.models.unused_helper"] == 0
     assert incoming["shop.models.price_of"] == 2
     assert "tests.test_pay.test_pay" not in incoming

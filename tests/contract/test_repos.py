@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cartograph.model import CommitRow, HistoryBatch, PersonRow, Repo
+from cartograph.query.common import symbols_named
 
 from contract.graphs import build, file_write, module_symbol, sym
 
@@ -45,7 +46,7 @@ def test_deleting_a_repository_forgets_its_graph_and_history_and_keeps_the_other
     store.repos.delete_repo("gone")
     assert store.repos.get_repo("gone") is None
     assert store.graph.files("gone") == {}
-    assert store.graph.find_symbols("main.f", "gone", 5) == []
+    assert symbols_named(store.graph, "main.f", "gone", 5) == []
     assert store.history.history_stats("gone")["commits"] == 0
     assert store.graph.export("gone") is not None and list(store.graph.export("gone")) == []
     assert set(store.graph.files("kept")) == {"main.py"}

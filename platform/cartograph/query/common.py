@@ -11,9 +11,10 @@ from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
 from cartograph.model import Repo, SymbolRow
 from cartograph.query.ranking import match_words
-from cartograph.store.interfaces import Store
+from cartograph.store.interfaces import GraphReader, Store
 
 MAX_LIMIT = 500
+NAME_CANDIDATES = 1000  # symbols of one name read to find a dotted suffix among them
 
 
 class QueryError(Invalid):
@@ -119,7 +120,7 @@ def find_symbol(store: Store, text: str, repo: str | None = None) -> SymbolRow:
     if not text:
         raise QueryError("give a symbol name, a qualified name, or an id repo:path#qualname")
     check_repo(store, repo)
-    matches = store.graph.find_symbols(text, repo, 50)
+    matches = symbols_named(store.graph, text, repo, 50)
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -133,6 +134,24 @@ def find_symbol(store: Store, text: str, repo: str | None = None) -> SymbolRow:
             return non_modules[0]
         raise AmbiguousSymbol(text, matches)
     raise SymbolNotFound(text, suggest(store, text, repo))
+
+
+def symbols_named(graph: GraphReader, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+    """The symbols `text` names exactly: the id (`repo:path#qualname`), else the qualified
+    name, else the name — and when `text` is dotted (`Cart.total`), only the symbols whose
+    qualified name ends with it. One store read per step, the first step that finds answers."""
+    if "#" in text:
+        found = graph.symbols_by("id", text, repo, limit)
+        if found:
+            return found
+    found = graph.symbols_by("qualname", text, repo, limit)
+    if found:
+        return found
+    rows = graph.symbols_by("name", text.rpartition(".")[2], repo, NAME_CANDIDATES)
+    if "." in text:
+        suffix = "." + text
+        rows = [row for row in rows if row.qualname.endswith(suffix)]
+    return rows[:limit]
 
 
 def suggest(store: Store, text: str, repo: str | None, limit: int = 8) -> list[SymbolRow]:

@@ -23,6 +23,9 @@ from cartograph.query.common import Envelope, Freshness, QueryError, check_repo,
 from cartograph.store.interfaces import Store
 
 VERDICTS = ("dead", "unknown", "live")
+# what can be dead, and the uses that keep it alive (from another symbol)
+CANDIDATE_KINDS = ("function", "method", "class")
+USE_EDGES = ("CALLS", "REFERENCES", "INHERITS")
 # decorators that register a function with a framework (the function is called from outside)
 FRAMEWORK_DECORATORS = frozenset(
     {
@@ -181,7 +184,7 @@ def dead_code(
 
 
 def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> list[DeadCodeItem]:
-    candidates = store.graph.dead_code_candidates(repo, path_prefix)
+    candidates = store.graph.dead_code_candidates(repo, path_prefix, CANDIDATE_KINDS, USE_EDGES)
     files = store.graph.files(repo)
     unresolved_tails = {_tail(name) for name in store.graph.unresolved_names(repo, "call")}
     unresolved_tails.discard("")

@@ -7,7 +7,14 @@ from dataclasses import dataclass, field
 from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
 from cartograph.model import SYMBOL_KINDS, SymbolRow
-from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
+from cartograph.query.common import (
+    Envelope,
+    Freshness,
+    QueryError,
+    check_repo,
+    clamp,
+    symbols_named,
+)
 from cartograph.query.ranking import match_words
 from cartograph.store.interfaces import Store
 
@@ -61,7 +68,7 @@ def search(
     # library code before tests, then the most used
     exact: dict[str, SymbolRow] = {}
     for name in dict.fromkeys((text.strip(), "_".join(words))):
-        for symbol in store.graph.find_symbols(name, repo, 50):
+        for symbol in symbols_named(store.graph, name, repo, 50):
             if not kinds or symbol.kind in kinds:
                 exact.setdefault(symbol.id, symbol)
     usage = store.graph.edge_counts(list(exact), "in", ["CALLS", "REFERENCES"])

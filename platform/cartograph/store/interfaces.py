@@ -157,6 +157,24 @@ class PairWeight:
 
 
 CoChangeLevel = Literal["file", "symbol"]
+SymbolKey = Literal["id", "qualname", "name"]
+
+# what every TrackingStore and TeamStore accepts, the same on every backend
+TRACKED_FIELDS: tuple[str, ...] = tuple(TrackedRepo.__dataclass_fields__)
+DELIVERY_DAYS = 7  # how long a webhook delivery id is remembered
+ACTIVITY_KINDS = ("READ", "EDITED")
+
+
+def check_tracked_fields(fields: Iterable[str]) -> None:
+    """ValueError unless every name is an updatable field of a tracked repository."""
+    unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
+    if unknown:
+        raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
+
+
+def check_activity_kind(kind: str) -> None:
+    if kind not in ACTIVITY_KINDS:
+        raise ValueError(f"activity {kind!r}: READ or EDITED")
 
 
 # --------------------------------------------------------------------------------- interfaces
@@ -236,8 +254,11 @@ class GraphReader(Protocol):
 
     def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]: ...
 
-    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
-        """Exact matches: id, qualname, name, or a dotted suffix of the qualname."""
+    def symbols_by(
+        self, field: SymbolKey, value: str, repo: str | None, limit: int
+    ) -> list[SymbolRow]:
+        """The symbols whose id, qualname or name is exactly `value` (of one repository),
+        shortest qualname first, then by qualname, repository and path."""
         ...
 
     def term_counts(
@@ -302,9 +323,11 @@ class GraphReader(Protocol):
         `str.lower` on both sides, the same on every store)."""
         ...
 
-    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
-        """Functions, methods and classes under a path prefix, each with how many edges from
-        other symbols point at it."""
+    def dead_code_candidates(
+        self, repo: str, path_prefix: str, kinds: Sequence[str], types: Sequence[str]
+    ) -> list[tuple[SymbolRow, int]]:
+        """The symbols of these kinds under a path prefix (by path and line), each with how
+        many `types` edges from other symbols point at it."""
         ...
 
     def import_links(self, repo: str) -> list[tuple[str, str, str, list[str]]]:

@@ -14,6 +14,7 @@ from cartograph.store.interfaces import (
     SYMBOL_TEXT_FIELDS,
     EdgeRow,
     EdgeTally,
+    SymbolKey,
     Tallies,
     Term,
     TextMatch,
@@ -23,12 +24,14 @@ from cartograph.store.neo4j.connection import Neo4jConnection
 from cartograph.store.neo4j.repos import Neo4jRepoCatalog
 
 CHUNK = 2000
+GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
 # search field → (the Symbol property the full-text index holds, its BM25 boost)
 SEARCH_FIELDS = {
     "name": ("search_name", 10),
     "qualname": ("search_qualname", 5),
     "context": ("search_context", 1),
 }
+_SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 SYMBOL_FIELDS = (
     "id",
@@ -84,6 +87,16 @@ def _edge(record: Any) -> Edge:
     )
 
 
+def _types(types: Iterable[str]) -> str:
+    """Relationship types for a pattern (`CALLS|REFERENCES`): they are written into the
+    query, so only the graph's own types are accepted."""
+    types = list(types)
+    unknown = [t for t in types if t not in GRAPH_EDGE_TYPES]
+    if unknown or not types:
+        raise ValueError(f"not a relationship type of the code graph: {unknown or types}")
+    return "|".join(types)
+
+
 def lucene_query(match: TextMatch) -> str:
     """A TextMatch as a Lucene query over the full-text index: each term in each of the
     match's fields with that field's boost, the terms joined by AND or OR."""
@@ -121,39 +134,20 @@ class Neo4jGraphReader:
                 found[r["s"]["id"]] = symbol_from(r["s"])
         return found
 
-    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+    def symbols_by(
+        self, field: SymbolKey, value: str, repo: str | None, limit: int
+    ) -> list[SymbolRow]:
+        key = _SYMBOL_KEYS[field]  # an indexed property, never text from outside
         repo_clause = " AND s.repo = $repo" if repo else ""
-        if "#" in text:
-            records = self.read(
-                f"MATCH (s:Symbol {{id: $text}}) WHERE NOT s:Stub{repo_clause} "
-                f"RETURN {SYMBOL_RETURN} AS s",
-                text=text,
-                repo=repo,
-            )
-            if records:
-                return [symbol_from(r["s"]) for r in records]
         records = self.read(
-            f"MATCH (s:Symbol {{qualname: $text}}) WHERE NOT s:Stub{repo_clause} "
-            f"RETURN {SYMBOL_RETURN} AS s ORDER BY s.repo, s.path LIMIT $limit",
-            text=text,
+            f"MATCH (s:Symbol {{{key}: $value}}) WHERE NOT s:Stub{repo_clause} "
+            f"RETURN {SYMBOL_RETURN} AS s "
+            f"ORDER BY size(s.qualname), s.qualname, s.repo, s.path LIMIT $limit",
+            value=value,
             repo=repo,
             limit=limit,
         )
-        if records:
-            return [symbol_from(r["s"]) for r in records]
-        name = text.rpartition(".")[2]
-        records = self.read(
-            f"MATCH (s:Symbol {{name: $name}}) WHERE NOT s:Stub{repo_clause} "
-            f"RETURN {SYMBOL_RETURN} AS s "
-            f"ORDER BY size(s.qualname), s.qualname, s.repo LIMIT 1000",
-            name=name,
-            repo=repo,
-        )
-        rows = [symbol_from(r["s"]) for r in records]
-        if "." in text:
-            suffix = "." + text
-            rows = [r for r in rows if r.qualname.endswith(suffix)]
-        return rows[:limit]
+        return [symbol_from(r["s"]) for r in records]
 
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
@@ -314,7 +308,7 @@ class Neo4jGraphReader:
             return []
         records = self.read(
             "MATCH (a:Symbol {id: $src}), (b:Symbol {id: $dst}) "
-            f"MATCH p = allShortestPaths((a)-[:{'|'.join(types)}*..{int(max_depth)}]->(b)) "
+            f"MATCH p = allShortestPaths((a)-[:{_types(types)}*..{int(max_depth)}]->(b)) "
             "WITH p LIMIT 1000 "
             "RETURN [n IN nodes(p) | n.id] AS ids, "
             "[r IN relationships(p) | {type: type(r), src: startNode(r).id, dst: endNode(r).id, "
@@ -411,15 +405,18 @@ class Neo4jGraphReader:
         rows.sort(key=lambda item: (item[1].src, item[1].line, item[1].name))
         return rows[:limit]
 
-    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
+    def dead_code_candidates(
+        self, repo: str, path_prefix: str, kinds: Sequence[str], types: Sequence[str]
+    ) -> list[tuple[SymbolRow, int]]:
         records = self.read(
             "MATCH (s:Symbol {repo: $repo}) WHERE s.path STARTS WITH $prefix "
-            "AND s.kind IN ['function', 'method', 'class'] AND NOT s:Stub "
+            "AND s.kind IN $kinds AND NOT s:Stub "
             "RETURN " + SYMBOL_RETURN + " AS s, "
-            "COUNT { (o:Symbol)-[:CALLS|REFERENCES|INHERITS]->(s) WHERE o <> s } AS incoming "
+            f"COUNT {{ (o:Symbol)-[:{_types(types)}]->(s) WHERE o <> s }} AS incoming "
             "ORDER BY s.path, s.start_line",
             repo=repo,
             prefix=path_prefix,
+            kinds=list(kinds),
         )
         return [(symbol_from(r["s"]), r["incoming"]) for r in records]
 

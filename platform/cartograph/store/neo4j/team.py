@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from cartograph.model import AgentSession, Claim, Lesson, file_id
-from cartograph.store.interfaces import StoredClaim
+from cartograph.store.interfaces import StoredClaim, check_activity_kind
 from cartograph.store.neo4j.connection import Neo4jConnection
 
-ACTIVITY_KINDS = ("READ", "EDITED")
 _SESSION_RETURN = (
     "s.id AS id, s.agent AS agent, s.task AS task, s.started_at AS started_at, "
     "s.last_seen AS last_seen, s.ended_at AS ended_at"
@@ -180,8 +179,7 @@ class Neo4jTeam:
 
     # ---------------------------------------------------------------- activity
     def record_activity(self, session: int, repo: str, path: str, kind: str, at: str) -> bool:
-        if kind not in ACTIVITY_KINDS:
-            raise ValueError(f"activity {kind!r}: READ or EDITED")
+        check_activity_kind(kind)  # also keeps the Cypher relationship type a known one
 
         def work(tx: Any) -> bool:
             record = tx.run(

@@ -8,10 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from cartograph.model import TrackedRepo
+from cartograph.store.interfaces import DELIVERY_DAYS, TRACKED_FIELDS, check_tracked_fields
 from cartograph.store.neo4j.connection import Neo4jConnection
-
-TRACKED_FIELDS = tuple(TrackedRepo.__dataclass_fields__)
-DELIVERY_DAYS = 7  # how long a delivery id is remembered
 
 
 def _tracked(node: Any) -> TrackedRepo:
@@ -39,9 +37,7 @@ class Neo4jTracking:
         return [_tracked(r["t"]) for r in records]
 
     def update_tracked(self, name: str, **fields: object) -> None:
-        unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
-        if unknown:
-            raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
+        check_tracked_fields(fields)
         self.connection.run(
             "MATCH (t:TrackedRepo {name: $name}) SET t += $props", name=name, props=fields
         )

@@ -14,6 +14,7 @@ from cartograph.store.interfaces import (
     SYMBOL_TEXT_FIELDS,
     EdgeRow,
     EdgeTally,
+    SymbolKey,
     Tallies,
     Term,
     TextMatch,
@@ -37,6 +38,7 @@ from cartograph.store.sqlite.repos import SQLiteRepoCatalog
 # the FTS5 columns of symbol_search, in table order, with their BM25 weights
 SEARCH_COLUMNS = {"name": 10.0, "qualname": 5.0, "context": 1.0}
 SEARCH_WEIGHTS = ", ".join(str(weight) for weight in SEARCH_COLUMNS.values())
+_SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 _EDGE_COLUMNS = 'e.type, e.src, e.dst, e.lines, e.count, e.via, e.confidence, e."order"'
 _FILE_COLUMNS = "repo, path, language, sha256, size, mtime_ns, lines, is_test, module, parse_errors"
 
@@ -79,33 +81,17 @@ class SQLiteGraphReader:
                 found[row[0]] = symbol_row(row)
         return found
 
-    def find_symbols(self, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+    def symbols_by(
+        self, field: SymbolKey, value: str, repo: str | None, limit: int
+    ) -> list[SymbolRow]:
+        column = _SYMBOL_KEYS[field]  # an indexed column, never text from outside
         repo_clause = " AND repo = ?" if repo else ""
-        repo_args = (repo,) if repo else ()
-        if "#" in text:
-            rows = self.db.execute(
-                f"SELECT {SYMBOL_SELECT} FROM symbols WHERE id = ?{repo_clause}",
-                (text, *repo_args),
-            ).fetchall()
-            if rows:
-                return [symbol_row(r) for r in rows]
         rows = self.db.execute(
-            f"SELECT {SYMBOL_SELECT} FROM symbols WHERE qualname = ?{repo_clause} "
-            f"ORDER BY repo, path LIMIT ?",
-            (text, *repo_args, limit),
-        ).fetchall()
-        if rows:
-            return [symbol_row(r) for r in rows]
-        name = text.rpartition(".")[2]
-        rows = self.db.execute(
-            f"SELECT {SYMBOL_SELECT} FROM symbols WHERE name = ?{repo_clause} "
-            f"ORDER BY length(qualname), qualname, repo LIMIT 1000",
-            (name, *repo_args),
-        ).fetchall()
-        if "." in text:
-            suffix = "." + text
-            rows = [r for r in rows if r[4].endswith(suffix)]
-        return [symbol_row(r) for r in rows[:limit]]
+            f"SELECT {SYMBOL_SELECT} FROM symbols WHERE {column} = ?{repo_clause} "
+            f"ORDER BY length(qualname), qualname, repo, path LIMIT ?",
+            (value, *((repo,) if repo else ()), limit),
+        )
+        return [symbol_row(r) for r in rows]
 
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
@@ -306,14 +292,16 @@ class SQLiteGraphReader:
         )
         return [(split_symbol_id(r[0])[1], Unresolved(*r)) for r in rows]
 
-    def dead_code_candidates(self, repo: str, path_prefix: str) -> list[tuple[SymbolRow, int]]:
+    def dead_code_candidates(
+        self, repo: str, path_prefix: str, kinds: Sequence[str], types: Sequence[str]
+    ) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(
             f"SELECT {symbol_columns('s')}, "
             "(SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.src != s.id "
-            " AND e.type IN ('CALLS', 'REFERENCES', 'INHERITS')) AS incoming "
+            f" AND e.type IN ({marks(len(types))})) AS incoming "
             "FROM symbols s WHERE s.id >= ? AND s.id < ? "
-            "AND s.kind IN ('function', 'method', 'class') ORDER BY s.path, s.start_line",
-            (f"{repo}:{path_prefix}", f"{repo}:{path_prefix}\U0010ffff"),
+            f"AND s.kind IN ({marks(len(kinds))}) ORDER BY s.path, s.start_line",
+            (*types, f"{repo}:{path_prefix}", f"{repo}:{path_prefix}\U0010ffff", *kinds),
         )
         return [(symbol_row(r), r[SYMBOL_WIDTH]) for r in rows]
 

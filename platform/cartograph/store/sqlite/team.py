@@ -9,10 +9,9 @@ import json
 from collections.abc import Sequence
 
 from cartograph.model import AgentSession, Claim, Lesson
-from cartograph.store.interfaces import StoredClaim
+from cartograph.store.interfaces import StoredClaim, check_activity_kind
 from cartograph.store.sqlite.connection import SQLiteConnection
 
-ACTIVITY_KINDS = ("READ", "EDITED")
 _SESSION_COLUMNS = "id, agent, task, started_at, last_seen, ended_at"
 _CLAIM_SELECT = (
     "SELECT c.repo, c.path, c.session, c.intent, c.since, c.expires_at, c.version, "
@@ -110,8 +109,7 @@ class SQLiteTeam:
 
     # ---------------------------------------------------------------- activity
     def record_activity(self, session: int, repo: str, path: str, kind: str, at: str) -> bool:
-        if kind not in ACTIVITY_KINDS:
-            raise ValueError(f"activity {kind!r}: READ or EDITED")
+        check_activity_kind(kind)
         with self.connection.transaction() as db:
             written = db.execute(
                 "INSERT OR REPLACE INTO activity SELECT ?, ?, ?, ?, ? "

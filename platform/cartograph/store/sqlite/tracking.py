@@ -7,10 +7,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from cartograph.model import TrackedRepo
+from cartograph.store.interfaces import DELIVERY_DAYS, TRACKED_FIELDS, check_tracked_fields
 from cartograph.store.sqlite.connection import SQLiteConnection
 
-TRACKED_FIELDS = tuple(TrackedRepo.__dataclass_fields__)
-DELIVERY_DAYS = 7
 _COLUMNS = ", ".join(TRACKED_FIELDS)
 
 
@@ -38,9 +37,7 @@ class SQLiteTracking:
         return [TrackedRepo(*row) for row in rows]
 
     def update_tracked(self, name: str, **fields: object) -> None:
-        unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
-        if unknown:
-            raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
+        check_tracked_fields(fields)
         if not fields:
             return
         assignments = ", ".join(f"{column} = ?" for column in fields)
