@@ -13,14 +13,19 @@ from cartograph.store.interfaces import CoChangeLevel, HistoryStore, PairCount, 
 DECIMALS = 4
 
 
+SCALE = 10**DECIMALS
+
+
 def cochange_weight(count: int, changes_a: int, changes_b: int) -> float:
     """How strongly two files (or symbols) change together."""
-    scale = 10**DECIMALS
-    return math.floor(count / max(1, min(changes_a, changes_b)) * scale + 0.5) / scale
+    fewer = changes_a if changes_a < changes_b else changes_b
+    return math.floor(count / (fewer if fewer > 1 else 1) * SCALE + 0.5) / SCALE
 
 
 def weigh(pairs: Iterable[PairCount]) -> list[PairWeight]:
-    return [PairWeight(p.a, p.b, cochange_weight(p.count, p.changes_a, p.changes_b)) for p in pairs]
+    """The weight of each pair (tens of thousands after a first mining: kept to one call)."""
+    weight = cochange_weight
+    return [PairWeight(p.a, p.b, weight(p.count, p.changes_a, p.changes_b), p.ref) for p in pairs]
 
 
 def refresh_weights(

@@ -147,6 +147,9 @@ class PairCount:
     count: int
     changes_a: int
     changes_b: int
+    # the store's own handle on the pair (a row id, a relationship's element id), to write
+    # its weight back without looking it up again; valid while the pairs do not change
+    ref: object = None
 
 
 @dataclass(slots=True)
@@ -154,6 +157,7 @@ class PairWeight:
     a: str
     b: str
     weight: float
+    ref: object = None  # PairCount.ref, when the weight was computed from one
 
 
 CoChangeLevel = Literal["file", "symbol"]
@@ -167,7 +171,8 @@ ACTIVITY_KINDS = ("READ", "EDITED")
 
 def check_tracked_fields(fields: Iterable[str]) -> None:
     """ValueError unless every name is an updatable field of a tracked repository."""
-    unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
+    names = set(fields)
+    unknown = names - set(TRACKED_FIELDS) | ({"name"} & names)
     if unknown:
         raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
 

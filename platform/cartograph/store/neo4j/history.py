@@ -15,6 +15,7 @@ from cartograph.store.interfaces import CoChangeLevel, PairCount, PairWeight
 from cartograph.store.neo4j.connection import Neo4jConnection
 
 CHUNK = 5000
+WEIGHT_CHUNK = 50_000
 _TOUCH_RETURN = (
     "c.sha AS sha, c.at AS at, c.message AS message, p.email AS author, p.name AS name, "
     "p.bot AS bot, c.ordinal AS ordinal"
@@ -186,9 +187,11 @@ class Neo4jHistory:
         self, repo: str, level: CoChangeLevel, keys: Iterable[str] | None = None
     ) -> list[PairCount]:
         label = _LABELS[level]
+        # one record holding every row: tens of thousands of records cost seconds, one list
+        # of them a fraction
         returns = (
-            "RETURN a.id AS a, b.id AS b, r.count AS n, coalesce(a.changes, 0) AS ca, "
-            "coalesce(b.changes, 0) AS cb"
+            "RETURN collect([a.id, b.id, r.count, coalesce(a.changes, 0), "
+            "coalesce(b.changes, 0), elementId(r)]) AS rows"
         )
         if keys is None:
             records = self.read(
@@ -205,29 +208,39 @@ class Neo4jHistory:
                         ids=ids[start : start + CHUNK],
                     )
                 )
-        found: dict[tuple[str, str], PairCount] = {}
-        for r in records:  # a pair holding two keys (of different chunks) comes once
-            a, b = _key(level, r["a"]), _key(level, r["b"])
-            found[(a, b)] = PairCount(a, b, r["n"], r["ca"], r["cb"])
+        found: dict[str, PairCount] = {}
+        for record in records:  # a pair holding two keys (of different chunks) comes once
+            for a, b, count, changes_a, changes_b, ref in record["rows"]:
+                found[ref] = PairCount(
+                    _key(level, a), _key(level, b), count, changes_a, changes_b, ref
+                )
         return list(found.values())
 
     def set_pair_weights(self, repo: str, level: CoChangeLevel, weights: list[PairWeight]) -> None:
         label = _LABELS[level]
-        rows = [
+        by_ref = [{"ref": w.ref, "w": w.weight} for w in weights if w.ref is not None]
+        by_ends = [
             {
                 "a": file_id(repo, w.a) if level == "file" else w.a,
                 "b": file_id(repo, w.b) if level == "file" else w.b,
                 "w": w.weight,
             }
             for w in weights
+            if w.ref is None
         ]
 
         def work(tx: Any) -> None:
-            for start in range(0, len(rows), CHUNK):
+            for start in range(0, len(by_ref), WEIGHT_CHUNK):
+                tx.run(  # the relationship pair_counts named: found by its element id
+                    "UNWIND $rows AS x MATCH ()-[r:CO_CHANGES]->() WHERE elementId(r) = x.ref "
+                    "SET r.weight = x.w",
+                    rows=by_ref[start : start + WEIGHT_CHUNK],
+                ).consume()
+            for start in range(0, len(by_ends), CHUNK):
                 tx.run(
                     f"UNWIND $rows AS x MATCH (a:{label} {{id: x.a}})-[r:CO_CHANGES]->"
                     f"(b:{label} {{id: x.b}}) SET r.weight = x.w",
-                    rows=rows[start : start + CHUNK],
+                    rows=by_ends[start : start + CHUNK],
                 ).consume()
 
         self.connection.write(work)

@@ -137,7 +137,8 @@ class SQLiteHistory:
     ) -> list[PairCount]:
         pairs, changes, column = _TABLES[level]
         select = (
-            f"SELECT p.a, p.b, p.count, coalesce(ca.changes, 0), coalesce(cb.changes, 0) "
+            f"SELECT p.a, p.b, p.count, coalesce(ca.changes, 0), coalesce(cb.changes, 0), "
+            f"p.rowid "
             f"FROM {pairs} p "
             f"LEFT JOIN {changes} ca ON ca.repo = p.repo AND ca.{column} = p.a "
             f"LEFT JOIN {changes} cb ON cb.repo = p.repo AND cb.{column} = p.b "
@@ -158,9 +159,13 @@ class SQLiteHistory:
     def set_pair_weights(self, repo: str, level: CoChangeLevel, weights: list[PairWeight]) -> None:
         pairs = _TABLES[level][0]
         with self.connection.transaction() as db:
+            db.executemany(  # by the row id pair_counts gave: no index look-up
+                f"UPDATE {pairs} SET weight = ? WHERE rowid = ? AND repo = ?",
+                [(w.weight, w.ref, repo) for w in weights if w.ref is not None],
+            )
             db.executemany(
                 f"UPDATE {pairs} SET weight = ? WHERE repo = ? AND a = ? AND b = ?",
-                [(w.weight, repo, w.a, w.b) for w in weights],
+                [(w.weight, repo, w.a, w.b) for w in weights if w.ref is None],
             )
 
     def set_history_state(self, repo: str, mined_sha: str, codeowners: str) -> None:
