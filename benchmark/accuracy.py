@@ -21,16 +21,17 @@ from pathlib import Path
 
 from cartograph.index import index_repository
 from cartograph.model import split_symbol_id
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.store.interfaces import Store
+from cartograph.store.sqlite import open_sqlite
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 SUITES = {"rules": TESTS / "resolution", "challenge": TESTS / "resolution_challenge"}
 TYPES = ("CALLS", "REFERENCES", "INHERITS")
 
 
-def _edges(store: SQLiteStore, repo: str) -> dict[tuple[str, str, str], str | None]:
+def _edges(store: Store, repo: str) -> dict[tuple[str, str, str], str | None]:
     found = {}
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         if item["type"] == "edge" and item["label"] in TYPES:
             key = (item["label"], split_symbol_id(item["src"])[2], split_symbol_id(item["dst"])[2])
             found[key] = None if item["label"] == "INHERITS" else item["via"]
@@ -44,7 +45,7 @@ def measure(fixtures: Path) -> dict:
         for fixture in sorted(p for p in fixtures.iterdir() if (p / "expected.json").exists()):
             spec = json.loads((fixture / "expected.json").read_text())
             expected = {(t, s, d): v for t, s, d, v in spec["edges"]}
-            store = SQLiteStore(Path(tmp) / f"{fixture.name}.db")
+            store = open_sqlite(Path(tmp) / f"{fixture.name}.db")
             index_repository(store, fixture, name="fixture", workers=1)
             actual = _edges(store, "fixture")
             store.close()

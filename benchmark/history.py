@@ -316,8 +316,8 @@ def _query_latencies(store, name: str, rng: random.Random) -> dict:
     from cartograph.query import QueryError
     from cartograph.query.history import co_changes, explain, history, owners
 
-    files = sorted(p for p in store.files(name) if p.endswith(".py"))
-    rows = store.symbol_spans(name, ("function", "method", "class"))
+    files = sorted(p for p in store.graph.files(name) if p.endswith(".py"))
+    rows = store.graph.symbol_spans(name, ("function", "method", "class"))
     symbols = sorted(symbol for items in rows.values() for _, _, symbol in items)
     picks_files = rng.sample(files, min(50, len(files)))
     picks_symbols = rng.sample(symbols, min(50, len(symbols)))
@@ -358,7 +358,7 @@ def measure(source: Path, commits: int, store_urls: dict[str, str], tmp: Path) -
     out: dict = {"history": generated, "stores": {}}
     for label, url in store_urls.items():
         store = open_store(url)
-        store.delete_repo(name)
+        store.repos.delete_repo(name)
         started = time.perf_counter()
         index_repository(store, root, name, history=False)
         index_seconds = round(time.perf_counter() - started, 1)
@@ -372,11 +372,11 @@ def measure(source: Path, commits: int, store_urls: dict[str, str], tmp: Path) -
         store.close()
         more = _mine(url, root, name)
         store = open_store(url)
-        stats = store.history_stats(name)
+        stats = store.history.history_stats(name)
         out["stores"][label]["incremental_100"] = more
         out["stores"][label]["graph"] = stats
         out["stores"][label]["queries"] = _query_latencies(store, name, random.Random(7))
-        store.delete_repo(name)
+        store.repos.delete_repo(name)
         store.close()
     shutil.rmtree(root, ignore_errors=True)
     return out

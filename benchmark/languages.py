@@ -61,17 +61,17 @@ def fixture_accuracy() -> dict:
     """Edges found against the fixtures' complete expected sets (type, source, target)."""
     from cartograph.index import index_repository
     from cartograph.model import split_symbol_id
-    from cartograph.store.sqlite import SQLiteStore
+    from cartograph.store.sqlite import open_sqlite
 
     tp = fp = fn = 0
     per_fixture = {}
     with tempfile.TemporaryDirectory() as tmp:
         for fixture in sorted(p for p in FIXTURES.iterdir() if (p / "expected.json").exists()):
             spec = json.loads((fixture / "expected.json").read_text())
-            store = SQLiteStore(Path(tmp) / f"{fixture.name}.db")
+            store = open_sqlite(Path(tmp) / f"{fixture.name}.db")
             index_repository(store, fixture, name="fixture", workers=1)
             actual = set()
-            for item in store.export("fixture"):
+            for item in store.graph.export("fixture"):
                 if item["type"] == "edge" and item["label"] in ("CALLS", "REFERENCES", "INHERITS"):
                     ends = []
                     for sid in (item["src"], item["dst"]):

@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         token = create_token(store, "load", ["read"])[0]
         rows = [
             item
-            for item in store.export("networkx")
+            for item in store.graph.export("networkx")
             if item["type"] == "node" and item["label"] == "Symbol"
             and item["kind"] in ("function", "method", "class")
         ]  # fmt: skip

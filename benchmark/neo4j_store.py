@@ -51,7 +51,7 @@ def _server_memory(store, pid: int, data_dir: Path) -> dict:
     everything is cached), process RSS (MB)."""
     out: dict = {}
     try:
-        records = store._read(
+        records = store.connection.read(
             "CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
             "RETURN attributes.HeapMemoryUsage.value.properties AS heap"
         )
@@ -90,7 +90,7 @@ def measure(name: str, repeat: int, server, edits: int = 60) -> dict:
         for attempt in range(repeat):
             db = Path(tmp) / f"graph-{attempt}.db"
             sqlite_runs.append(_index_in_subprocess(root, f"sqlite:///{db}", name))
-            store.delete_repo(name)
+            store.repos.delete_repo(name)
             neo4j_runs.append(_index_in_subprocess(root, server.url, name))
         best_sqlite = min(r["seconds"] for r in sqlite_runs)
         best = min(neo4j_runs, key=lambda r: r["seconds"])
@@ -125,7 +125,7 @@ def measure(name: str, repeat: int, server, edits: int = 60) -> dict:
 
         symbols = [
             r["q"]
-            for r in store._read(
+            for r in store.connection.read(
                 "MATCH (s:Symbol {repo: $repo}) WHERE s.kind IN ['function', 'method', 'class'] "
                 "RETURN s.qualname AS q ORDER BY q",
                 repo=name,
@@ -155,7 +155,7 @@ def measure(name: str, repeat: int, server, edits: int = 60) -> dict:
             out[f"{key}_p50_ms"] = round(_percentile(values, 50), 2)
             out[f"{key}_p95_ms"] = round(_percentile(values, 95), 2)
         out.update(_server_memory(store, server.pid, server.data_dir))
-        store.delete_repo(name)
+        store.repos.delete_repo(name)
         store.close()
     return out
 

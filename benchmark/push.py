@@ -87,7 +87,7 @@ def _wait_fresh(store, name: str, sha: str, function: str | None, timeout: float
     """Seconds until the graph answers for `sha` (and finds `function`)."""
     started = time.perf_counter()
     while time.perf_counter() - started < timeout:
-        repo = store.get_repo(name)
+        repo = store.repos.get_repo(name)
         current = repo is not None and repo.indexed_sha == sha
         if current and (function is None or _finds(store, name, function)):
             return time.perf_counter() - started
@@ -168,7 +168,7 @@ def measure_throughput(deploy: Deployment, work: Path, repos: int) -> dict:
     while len(fresh) < len(pushed) and time.perf_counter() - started < 900:
         for name, (sha, function) in pushed.items():
             if name not in fresh:
-                repo = deploy.store.get_repo(name)
+                repo = deploy.store.repos.get_repo(name)
                 if (
                     repo is not None
                     and repo.indexed_sha == sha

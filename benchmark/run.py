@@ -157,7 +157,7 @@ def _edit_body(path: Path, marker: int) -> None:
 def measure_corpus(name: str, repeat: int, workers: int) -> dict:
     from cartograph.index import index_repository
     from cartograph.query import callers, context, search, trace
-    from cartograph.store.sqlite import SQLiteStore
+    from cartograph.store.sqlite import open_sqlite
 
     source = fetch(name)
     out: dict = {"corpus": f"{name}-{CORPORA[name]}", "workers": workers}
@@ -188,7 +188,7 @@ def measure_corpus(name: str, repeat: int, workers: int) -> dict:
             1,
         )
 
-        store = SQLiteStore(db)
+        store = open_sqlite(db)
         no_change = []
         for _ in range(5):
             started = time.perf_counter()
@@ -243,7 +243,7 @@ def measure_corpus(name: str, repeat: int, workers: int) -> dict:
 
         symbols = [
             row[0]
-            for row in store.db.execute(
+            for row in store.connection.db.execute(
                 "SELECT qualname FROM symbols WHERE kind IN ('function', 'method', 'class') "
                 "ORDER BY qualname"
             )

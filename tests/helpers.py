@@ -19,7 +19,7 @@ def qualname(symbol_id: str) -> str:
 def graph_edges(store, repo: str) -> set[tuple[str, str, str, str | None]]:
     """(type, source qualname, target qualname, via) of every CALLS/REFERENCES/INHERITS edge."""
     found = set()
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         if item["type"] == "edge" and item["label"] in GRAPH_EDGE_TYPES:
             via = None if item["label"] == "INHERITS" else item["via"]
             found.add((item["label"], qualname(item["src"]), qualname(item["dst"]), via))

@@ -65,7 +65,7 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 def symbol_ids(store, repo: str) -> set[str]:
     return {
         item["id"]
-        for item in store.export(repo)
+        for item in store.graph.export(repo)
         if item["type"] == "node" and item["label"] == "Symbol"
     }
 
@@ -73,7 +73,7 @@ def symbol_ids(store, repo: str) -> set[str]:
 def qualnames(store, repo: str) -> set[str]:
     return {
         item["qualname"]
-        for item in store.export(repo)
+        for item in store.graph.export(repo)
         if item["type"] == "node" and item["label"] == "Symbol"
     }
 
@@ -111,7 +111,7 @@ def snapshot(store, repo: str, as_repo: str | None = None) -> dict[str, set[str]
         "unresolved": set(),
         "skipped": set(),
     }
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         item = dict(item)
         item.pop("indexed_at", None)
         for key in ("id", "src", "dst", "repo"):
@@ -124,9 +124,9 @@ def snapshot(store, repo: str, as_repo: str | None = None) -> dict[str, set[str]
     parts["graph_edges"] = {json.dumps(e) for e in graph_edges(store, repo)}
     parts["unresolved"] = {
         json.dumps([path, rename(u.src), u.name, u.line, u.external])
-        for path, u in store.search_unresolved("", repo, 1_000_000)
+        for path, u in store.graph.search_unresolved("", repo, 1_000_000)
     }
-    parts["skipped"] = {json.dumps([s.path, s.reason, s.size]) for s in store.skipped(repo)}
+    parts["skipped"] = {json.dumps([s.path, s.reason, s.size]) for s in store.index.skipped(repo)}
     return parts
 
 
@@ -137,12 +137,12 @@ def fresh_index(
     """Index `root` from scratch into the same store (for Neo4j: the same graph) under another
     repository name, `repo.suffix`; yields that name and deletes the repository afterwards."""
     fresh = f"{repo}.{suffix}"
-    store.delete_repo(fresh)  # left behind by an interrupted test
+    store.repos.delete_repo(fresh)  # left behind by an interrupted test
     try:
         index_repository(store, root, name=fresh, workers=workers)
         yield fresh
     finally:
-        store.delete_repo(fresh)
+        store.repos.delete_repo(fresh)
 
 
 def fresh_snapshot(store, root: Path, repo: str) -> dict[str, set[str]]:
@@ -215,4 +215,4 @@ class Workspace:
         return qualnames(self.store, REPO)
 
     def unresolved(self) -> set[tuple[str, str]]:
-        return {(path, u.name) for path, u in self.store.search_unresolved("", REPO, 100_000)}
+        return {(path, u.name) for path, u in self.store.graph.search_unresolved("", REPO, 100_000)}

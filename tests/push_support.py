@@ -95,12 +95,12 @@ def wait_for_indexed(store, repo: str, sha: str, timeout: float = 120.0) -> None
     deadline = time.monotonic() + timeout
     seen = None
     while time.monotonic() < deadline:
-        current = store.get_repo(repo)
+        current = store.repos.get_repo(repo)
         seen = current.indexed_sha if current else None
         if seen == sha:
             return
         time.sleep(0.1)
-    tracked = store.get_tracked(repo)
+    tracked = store.tracking.get_tracked(repo)
     raise AssertionError(
         f"{repo} not indexed at {sha} within {timeout} s (indexed: {seen}; "
         f"last error: {tracked.last_error if tracked else '?'})"

@@ -12,14 +12,14 @@ import schemathesis
 from cartograph.api.app import Settings, create_app
 from cartograph.auth import create_token
 from cartograph.index import index_repository
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.store.sqlite import open_sqlite
 from hypothesis import HealthCheck, settings
 from sample_repo import make_sample_repo
 from schemathesis.checks import not_a_server_error
 
 _work = Path(tempfile.mkdtemp(prefix="cartograph-fuzz-"))
 atexit.register(shutil.rmtree, _work, ignore_errors=True)
-_store = SQLiteStore(_work / "graph.db")
+_store = open_sqlite(_work / "graph.db")
 index_repository(_store, make_sample_repo(_work / "shop"), name="shop", workers=1)
 # the in-process transport's client is not on loopback, so it must bring a token (the guard
 # lets only this machine's own requests go without one); admin reaches every route

@@ -124,8 +124,8 @@ def test_bad_requests_queue_nothing(served):
         httpx.post(f"{url}/webhooks/github/nope", content=body, headers=headers).status_code == 404
     )
     assert httpx.post(f"{url}/webhooks/svn/app", content=body, headers=headers).status_code == 404
-    assert store.get_tracked("app").pushed_sha == ""  # nothing was announced
-    assert store.get_repo("app") is None
+    assert store.tracking.get_tracked("app").pushed_sha == ""  # nothing was announced
+    assert store.repos.get_repo("app") is None
 
     ping_headers, ping_body = github_delivery(secret, remote.head(), event="ping")
     ping = httpx.post(f"{url}/webhooks/github/app", content=ping_body, headers=ping_headers)
@@ -133,7 +133,7 @@ def test_bad_requests_queue_nothing(served):
     other_headers, other_body = github_delivery(secret, remote.head(), branch="feature")
     other = httpx.post(f"{url}/webhooks/github/app", content=other_body, headers=other_headers)
     assert other.status_code == 202 and other.json()["queued"] is False
-    assert store.get_tracked("app").pushed_sha == ""
+    assert store.tracking.get_tracked("app").pushed_sha == ""
 
 
 def test_repository_administration(served):
@@ -156,7 +156,7 @@ def test_repository_administration(served):
     assert httpx.get(f"{url}/api/v1/repos/missing").status_code == 404
     deleted = httpx.delete(f"{url}/api/v1/repos/app")
     assert deleted.status_code == 204, deleted.text
-    assert store.get_tracked("app") is None and store.get_repo("app") is None
+    assert store.tracking.get_tracked("app") is None and store.repos.get_repo("app") is None
     assert httpx.get(f"{url}/readyz").json() == {"store": "ok", "broker": "in-process"}
 
 

@@ -12,9 +12,10 @@ import sys
 
 import pytest
 from cartograph.index import IndexingError, index_repository
-from cartograph.query import QueryError, search
-from cartograph.store.base import StoreError
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.query import QueryError, search, stats
+from cartograph.query.common import symbols_named
+from cartograph.store.interfaces import StoreError
+from cartograph.store.sqlite import open_sqlite
 from indexing_support import (
     assert_same_as_fresh,
     calls,
@@ -35,11 +36,11 @@ def store(stores):
 
 
 def skipped_reasons(store, repo="r") -> dict[str, str]:
-    return {s.path: s.reason for s in store.skipped(repo)}
+    return {s.path: s.reason for s in store.index.skipped(repo)}
 
 
 def names_in(store, path: str, repo: str = "r") -> set[str]:
-    return {s.name for s in store.symbols_in_file(repo, path)}
+    return {s.name for s in store.graph.symbols_in_file(repo, path)}
 
 
 # ---------------------------------------------------------------- broken source
@@ -66,15 +67,15 @@ def test_syntax_error_keeps_the_symbols_that_parse(tmp_path, store):
     assert ("broken.good", "broken.helper") in edges
     assert ("broken.Fine.method", "broken.good") in edges
     assert ("clean.use", "broken.good") in edges
-    assert store.stats("r")["files_with_syntax_errors"] == 1
-    assert store.files("r")["broken.py"].parse_errors > 0
-    assert store.files("r")["clean.py"].parse_errors == 0
+    assert stats(store, "r").files_with_syntax_errors == 1
+    assert store.graph.files("r")["broken.py"].parse_errors > 0
+    assert store.graph.files("r")["clean.py"].parse_errors == 0
 
     # fixing the file clears the error
     write(root, "broken.py", "def good():\n    return 1\n")
     fixed = index_repository(store, root, name="r", workers=1)
     assert fixed.syntax_errors == []
-    assert store.stats("r")["files_with_syntax_errors"] == 0
+    assert stats(store, "r").files_with_syntax_errors == 0
 
 
 def test_file_that_is_nothing_but_garbage(tmp_path, store):
@@ -113,7 +114,7 @@ def test_binary_file_with_py_extension_is_skipped(tmp_path, store):
     assert all("binary" in reason for reason in reasons.values())
     assert result.skipped == 2
     assert result.files == 1
-    assert set(store.files("r")) == {"ok.py"}
+    assert set(store.graph.files("r")) == {"ok.py"}
 
 
 def test_invalid_utf8_without_a_coding_cookie_is_skipped(tmp_path, store):
@@ -149,11 +150,11 @@ def test_latin1_file_with_a_coding_cookie_is_indexed(tmp_path, store):
     result = index_repository(store, root, name="r", workers=1)
     assert result.skipped == 0
     assert result.files == 1
-    (cafe,) = store.find_symbols("latin.café", "r", 5)
+    (cafe,) = symbols_named(store.graph, "latin.café", "r", 5)
     assert cafe.doc == "Grüße aus Köln."
     assert cafe.start_line == 2
     assert ("latin.café", "latin.naïve") in calls(store, "r")
-    assert store.skipped("r") == []
+    assert store.index.skipped("r") == []
     # nothing changed on disk: the next run parses nothing
     assert index_repository(store, root, name="r", workers=1).parsed == 0
 
@@ -171,7 +172,7 @@ def test_bom_and_crlf_files_are_indexed_with_the_right_lines(tmp_path, store):
     assert {"one", "two"} <= names_in(store, "crlf.py")
     assert ("bom.first", "bom.second") in calls(store, "r")
     assert ("crlf.one", "crlf.two") in calls(store, "r")
-    (two,) = store.find_symbols("crlf.two", "r", 5)
+    (two,) = symbols_named(store.graph, "crlf.two", "r", 5)
     assert two.start_line == 5
 
 
@@ -180,7 +181,7 @@ def test_file_over_the_size_limit_is_skipped(tmp_path, store):
     root = write_tree(tmp_path / "repo", {"huge.py": huge, "ok.py": TWO_FUNCTIONS})
     result = index_repository(store, root, name="r", workers=1)
     assert result.skipped == 1
-    (skip,) = store.skipped("r")
+    (skip,) = store.index.skipped("r")
     assert skip.path == "huge.py"
     assert skip.size == len(huge)
     assert "1048576" in skip.reason
@@ -190,7 +191,7 @@ def test_file_over_the_size_limit_is_skipped(tmp_path, store):
     write(root, "ok.py", TWO_FUNCTIONS + "#" * 2_000_000)
     result = index_repository(store, root, name="r", workers=1)
     assert set(skipped_reasons(store)) == {"huge.py", "ok.py"}
-    assert store.files("r") == {}
+    assert store.graph.files("r") == {}
     assert qualnames(store, "r") == set()
     assert calls(store, "r") == set()
 
@@ -212,7 +213,7 @@ def test_pathologically_deep_expressions_do_not_stop_the_run(tmp_path, store):
     assert ("ok.outer", "ok.inner") in calls(store, "r")
     reasons = skipped_reasons(store)
     for name in ("fluent.py", "attrs.py", "index.py"):
-        assert name in store.files("r") or reasons.get(name), name
+        assert name in store.graph.files("r") or reasons.get(name), name
     assert result.files + result.skipped == 4
 
 
@@ -229,7 +230,7 @@ def test_symlink_out_of_the_repository_is_skipped(tmp_path, store):
     reasons = skipped_reasons(store)
     assert reasons["link.py"] == "symlink leaves the repository"
     assert reasons["dangling.py"] == "symlink leaves the repository"
-    assert set(store.files("r")) == {"ok.py"}
+    assert set(store.graph.files("r")) == {"ok.py"}
     assert result.files == 1
     assert not any("secret" in q for q in qualnames(store, "r"))
 
@@ -240,9 +241,9 @@ def test_empty_folder_indexes_zero_files(tmp_path, store):
     assert result.files == 0
     assert result.parsed == 0
     assert result.syntax_errors == []
-    assert store.get_repo("r") is not None
-    assert store.files("r") == {}
-    assert store.stats("r")["symbols"] == {}
+    assert store.repos.get_repo("r") is not None
+    assert store.graph.files("r") == {}
+    assert stats(store, "r").symbols == {}
 
 
 def test_git_repository_without_commits(tmp_path, store):
@@ -263,7 +264,7 @@ def test_folder_with_only_non_python_files(tmp_path, store):
     result = index_repository(store, root, name="r", workers=1)
     assert result.files == 0
     assert result.skipped == 0
-    assert store.files("r") == {}
+    assert store.graph.files("r") == {}
 
 
 def test_non_existent_path(tmp_path, store):
@@ -271,7 +272,7 @@ def test_non_existent_path(tmp_path, store):
     with pytest.raises(IndexingError) as info:
         index_repository(store, missing, name="r", workers=1)
     assert str(missing) in str(info.value)
-    assert store.list_repos() == []
+    assert store.repos.list_repos() == []
 
 
 @pytest.mark.parametrize("name", ["", "a:b", "a#b", "a/b", "a\\b", "a\nb", "x" * 201])
@@ -284,7 +285,7 @@ def test_invalid_repository_names_are_refused(tmp_path, store, name):
     with pytest.raises(IndexingError) as info:
         index_repository(store, root, name=name, workers=1)
     assert "name" in str(info.value)
-    assert store.list_repos() == []
+    assert store.repos.list_repos() == []
 
 
 # ---------------------------------------------------------------- hostile file names
@@ -320,11 +321,11 @@ def test_hostile_file_names_are_indexed_or_skipped_with_a_reason(tmp_path, store
 
     result = index_repository(store, root, name="r", workers=1)
     reasons = skipped_reasons(store)
-    files = store.files("r")
+    files = store.graph.files("r")
 
     # the store survived: its tables are still there and the normal file is fully indexed
     assert ("normal.outer", "normal.inner") in calls(store, "r")
-    assert store.find_symbols("normal.outer", "r", 5)
+    assert symbols_named(store.graph, "normal.outer", "r", 5)
 
     # names that cannot be stored safely are skipped with a reason
     assert any("\\n" in path or "line.py" in path for path in reasons), reasons
@@ -336,11 +337,11 @@ def test_hostile_file_names_are_indexed_or_skipped_with_a_reason(tmp_path, store
         if name in reasons:
             continue
         assert name in files, f"{name!r} neither indexed nor skipped"
-        symbols = {s.name: s for s in store.symbols_in_file("r", name)}
+        symbols = {s.name: s for s in store.graph.symbols_in_file("r", name)}
         if not {"inner", "outer"} <= set(symbols):
             not_accounted.append(name)
             continue
-        incoming = store.edges_of([symbols["inner"].id], "in", ["CALLS"])
+        incoming = store.graph.edges_of([symbols["inner"].id], "in", ["CALLS"])
         assert [row.edge.src for row in incoming] == [symbols["outer"].id]
     assert result.files + result.skipped == len(HOSTILE_NAMES) + 4
     assert not not_accounted, (
@@ -362,14 +363,14 @@ def test_sql_metacharacters_in_names_and_source_are_data(tmp_path, store):
     )
     index_repository(store, root, name="r", workers=1)
     index_repository(store, root, name="x'; DROP TABLE repos; --", workers=1)
-    assert {r.name for r in store.list_repos()} == {"r", "x'; DROP TABLE repos; --"}
-    (f,) = store.find_symbols("evil.f", "r", 5)
+    assert {r.name for r in store.repos.list_repos()} == {"r", "x'; DROP TABLE repos; --"}
+    (f,) = symbols_named(store.graph, "evil.f", "r", 5)
     assert f.doc == "'); DELETE FROM edges; --"
     assert ("evil.f", "evil.g") in calls(store, "r")
     assert ("evil.f", "evil.g") in calls(store, "x'; DROP TABLE repos; --")
-    assert "'; DROP TABLE symbols; --.py" in store.files("r")
-    assert store.search_unresolved("%", "r", 10) == []
-    assert store.find_symbols("' OR 1=1 --", None, 10) == []
+    assert "'; DROP TABLE symbols; --.py" in store.graph.files("r")
+    assert store.graph.search_unresolved("%", "r", 10) == []
+    assert symbols_named(store.graph, "' OR 1=1 --", None, 10) == []
 
 
 def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path, store):
@@ -388,7 +389,7 @@ def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path
     name = "c` }) MATCH (n) DETACH DELETE n RETURN 'x"
     index_repository(store, root, name="r", workers=1)
     index_repository(store, root, name=name, workers=1)
-    assert {r.name for r in store.list_repos()} == {"r", name}
+    assert {r.name for r in store.repos.list_repos()} == {"r", name}
     assert (
         calls(store, name)
         == calls(store, "r")
@@ -405,8 +406,8 @@ def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path
             continue  # no word in it: a clean error
         assert all(h.symbol.repo == "r" for h in hits.hits)
     assert search(store, "star q", repo=name).hits[0].symbol.qualname == "lucene.star_q"
-    store.delete_repo(name)
-    assert {r.name for r in store.list_repos()} == {"r"}
+    store.repos.delete_repo(name)
+    assert {r.name for r in store.repos.list_repos()} == {"r"}
     assert calls(store, "r")
 
 
@@ -436,7 +437,7 @@ def index_small_repo(tmp_path, store):
     commit_all(root)
     index_repository(store, root, name="r", workers=1)
     assert ("b", "a.outer") in calls(store, "r")
-    return root, snapshot(store, "r"), store.get_repo("r")
+    return root, snapshot(store, "r"), store.repos.get_repo("r")
 
 
 @pytest.fixture
@@ -453,18 +454,18 @@ def test_indexing_a_path_that_is_gone_keeps_the_previous_graph(indexed, tmp_path
         index_repository(store, root, name="r", workers=1)
     assert str(root) in str(info.value)
     assert snapshot(store, "r") == before
-    assert store.get_repo("r") == before_row
+    assert store.repos.get_repo("r") == before_row
 
 
 def test_a_run_that_cannot_get_the_lock_keeps_the_previous_graph(indexed):
     root, store, before, _before_row = indexed
     write(root, "a.py", "def replaced():\n    pass\n")
-    assert store.acquire_index_lock("r", "someone-else", 300.0)
+    assert store.index.acquire_index_lock("r", "someone-else", 300.0)
     with pytest.raises(IndexingError) as info:
         index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert "lock" in str(info.value)
     assert snapshot(store, "r") == before
-    store.release_index_lock("r", "someone-else")
+    store.index.release_index_lock("r", "someone-else")
     index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert "a.replaced" in qualnames(store, "r")
 
@@ -480,7 +481,7 @@ def test_an_interrupted_run_keeps_the_previous_graph_and_releases_its_lock(index
     with pytest.raises(KeyboardInterrupt):
         index_repository(store, root, name="r", workers=1, progress=interrupt)
     assert snapshot(store, "r") == before
-    assert store.get_repo("r") == before_row
+    assert store.repos.get_repo("r") == before_row
     # the lock went with the run: the next one does not wait
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.parsed == 2
@@ -489,13 +490,13 @@ def test_an_interrupted_run_keeps_the_previous_graph_and_releases_its_lock(index
 
 def test_read_only_sqlite_file_gives_a_clean_error_and_keeps_the_graph(tmp_path):
     db = tmp_path / "store" / "graph.db"
-    store = SQLiteStore(db)
+    store = open_sqlite(db)
     root, before, before_row = index_small_repo(tmp_path, store)
     store.close()
     write(root, "a.py", "def replaced():\n    pass\n")
     with read_only(db):
         try:
-            ro = SQLiteStore(db)
+            ro = open_sqlite(db)
         except StoreError:
             ro = None  # refusing to open is a clean error too
         if ro is not None:
@@ -506,10 +507,10 @@ def test_read_only_sqlite_file_gives_a_clean_error_and_keeps_the_graph(tmp_path)
                 assert snapshot(ro, "r") == before
             finally:
                 ro.close()
-    reopened = SQLiteStore(db)
+    reopened = open_sqlite(db)
     try:
         assert snapshot(reopened, "r") == before
-        assert reopened.get_repo("r") == before_row
+        assert reopened.repos.get_repo("r") == before_row
         index_repository(reopened, root, name="r", workers=1, lock_timeout=0)
         assert "a.replaced" in qualnames(reopened, "r")
     finally:
@@ -520,7 +521,7 @@ def test_corrupt_sqlite_file_is_a_clean_error(tmp_path):
     db = tmp_path / "graph.db"
     db.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError) as info:
-        SQLiteStore(db)
+        open_sqlite(db)
     assert str(db) in str(info.value)
 
 
@@ -548,4 +549,4 @@ def test_index_run_in_a_child_process_prints_no_traceback_for_a_bad_path(tmp_pat
     assert done.stdout.startswith("error: ")
     assert str(target) in done.stdout
     assert len(done.stdout.strip().splitlines()) == 1
-    assert stores.open().list_repos() == []
+    assert stores.open().repos.list_repos() == []

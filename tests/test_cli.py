@@ -57,7 +57,7 @@ def test_store_option_and_environment(tmp_path, stores):
         cwd=tmp_path,
     )
     assert not (tmp_path / "unused.db").exists()
-    assert [r.name for r in stores.open("other").list_repos()] == ["shop"]
+    assert [r.name for r in stores.open("other").repos.list_repos()] == ["shop"]
     out = run("repos", store=stores.url("other")).stdout
     assert out.startswith("shop ")
 

@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 from cartograph.index import IndexingError, index_repository
+from cartograph.query.common import symbols_named
 from indexing_support import (
     assert_same_as_fresh,
     calls,
@@ -69,7 +70,7 @@ def make_repo(root, modules: int = MODULES, salt: str = ""):
 
 def counts(store, repo: str) -> Counter:
     found: Counter = Counter()
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         found[(item["type"], item["label"])] += 1
     return found
 
@@ -123,7 +124,7 @@ import sys
 from cartograph.store import open_store
 sys.stdin.readline()
 store = open_store(sys.argv[1])
-print(len(store.list_repos()))
+print(len(store.repos.list_repos()))
 store.close()
 """
 
@@ -141,7 +142,7 @@ def test_processes_opening_a_new_store_at_once_all_succeed(stores):
                 lines = err.strip().splitlines() or [out]
                 failures.append(next((x for x in reversed(lines) if "Error:" in x), lines[-1]))
         assert not failures, f"round {round_}: {failures}"
-        assert stores.open(name).list_repos() == []
+        assert stores.open(name).repos.list_repos() == []
 
 
 def test_two_processes_indexing_the_same_repository_end_like_one_run(big_repo, stores):
@@ -160,8 +161,8 @@ def test_two_processes_indexing_the_same_repository_end_like_one_run(big_repo, s
     assert sorted(r["unchanged"] for r in results) == [0, MODULES + 2]
     assert all(r["files"] == MODULES + 2 for r in results)
     # no lock is left behind
-    assert store.index_lock_holder("big") is None
-    assert store.acquire_index_lock("big", "next-run", 10.0)
+    assert store.index.index_lock_holder("big") is None
+    assert store.index.acquire_index_lock("big", "next-run", 10.0)
 
 
 def test_the_graph_does_not_depend_on_the_number_of_workers(big_repo, stores):
@@ -191,7 +192,7 @@ def test_three_processes_on_an_existing_index_after_a_change(tmp_path, stores):
     with fresh_index(store, work, "big") as fresh:
         assert counts(store, "big") == counts(store, fresh)
         assert snapshot(store, "big") == snapshot(store, fresh, as_repo="big")
-    (f_5,) = store.find_symbols("pkg.mod_5.f_5", "big", 5)
+    (f_5,) = symbols_named(store.graph, "pkg.mod_5.f_5", "big", 5)
     assert f_5.doc == "Function 5 (changed)."
 
 
@@ -203,7 +204,7 @@ def test_two_processes_indexing_different_repositories_into_one_store(tmp_path, 
     assert [r["parsed"] for r in results] == [82, 72]
 
     store = stores.open("shared")
-    assert {r.name for r in store.list_repos()} == {"one", "two"}
+    assert {r.name for r in store.repos.list_repos()} == {"one", "two"}
     for root, name in ((one, "one"), (two, "two")):
         assert_same_as_fresh(store, root, name)
 
@@ -222,12 +223,12 @@ def test_a_stale_lock_does_not_block_a_new_run(tmp_path, stores):
     root = small_repo(tmp_path)
     store = stores.open()
     # a run on another machine died long ago: its lock has expired
-    assert store.acquire_index_lock("r", "other-host:4242:deadbeef", -1.0)
+    assert store.index.acquire_index_lock("r", "other-host:4242:deadbeef", -1.0)
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.parsed == 1
     assert calls(store, "r") == {("a.f", "a.g")}
     # and the run released its own lock
-    assert store.acquire_index_lock("r", "someone", 10.0)
+    assert store.index.acquire_index_lock("r", "someone", 10.0)
 
 
 def test_a_stale_lock_written_by_another_process_does_not_block(tmp_path, stores):
@@ -236,7 +237,7 @@ def test_a_stale_lock_written_by_another_process_does_not_block(tmp_path, stores
         "import sys\n"
         "from cartograph.store import open_store\n"
         "s = open_store(sys.argv[1])\n"
-        "assert s.acquire_index_lock('r', 'crashed-run', -5.0)\n"
+        "assert s.index.acquire_index_lock('r', 'crashed-run', -5.0)\n"
         "s.close()\n"
     )
     subprocess.run([sys.executable, "-c", code, stores.url()], check=True)
@@ -254,33 +255,33 @@ def test_the_lock_of_a_killed_process_on_this_machine_is_not_waited_out(tmp_path
         "from cartograph.store import open_store\n"
         "s = open_store(sys.argv[1])\n"
         "owner = f'{socket.gethostname()}:{os.getpid()}:abc'\n"
-        "assert s.acquire_index_lock('r', owner, 300.0)\n"
+        "assert s.index.acquire_index_lock('r', owner, 300.0)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     killed = subprocess.run([sys.executable, "-c", code, stores.url()], check=False)
     assert killed.returncode == -9
     store = stores.open()
-    assert store.index_lock_holder("r") is not None  # still there, unexpired
+    assert store.index.index_lock_holder("r") is not None  # still there, unexpired
     result = index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert result.files == 1
-    assert store.index_lock_holder("r") is None
+    assert store.index.index_lock_holder("r") is None
 
 
 def test_a_live_lock_blocks_and_names_the_repository(tmp_path, stores):
     root = small_repo(tmp_path)
     store = stores.open()
-    assert store.acquire_index_lock("r", "busy-run", 300.0)
-    assert not store.acquire_index_lock("r", "another", 300.0)
+    assert store.index.acquire_index_lock("r", "busy-run", 300.0)
+    assert not store.index.acquire_index_lock("r", "another", 300.0)
     messages = []
     with pytest.raises(IndexingError) as info:
         index_repository(store, root, name="r", workers=1, lock_timeout=0, progress=messages.append)
     assert "'r'" in str(info.value)
     assert "lock" in str(info.value)
-    assert store.get_repo("r") is None
+    assert store.repos.get_repo("r") is None
     # a lock on one repository does not block another
     assert index_repository(store, root, name="other", workers=1, lock_timeout=0).files == 1
     # once the holder is done, the run goes through
-    store.release_index_lock("r", "busy-run")
+    store.index.release_index_lock("r", "busy-run")
     assert index_repository(store, root, name="r", workers=1, lock_timeout=0).files == 1
 
 
@@ -318,10 +319,10 @@ index_repository(store, root, name=name, workers=1)
 def clear_lock_of_dead_run(store, repo: str) -> None:
     """The killed run's lock lives on for LOCK_TTL; expire it as if that time had passed (its
     owner may take it again: with a lifetime in the past)."""
-    holder = store.index_lock_holder(repo)
+    holder = store.index.index_lock_holder(repo)
     assert holder is not None
-    assert store.acquire_index_lock(repo, holder, -1.0)
-    assert store.index_lock_holder(repo) is None
+    assert store.index.acquire_index_lock(repo, holder, -1.0)
+    assert store.index.index_lock_holder(repo) is None
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import time
 import pytest
 from cartograph.discover import DEFAULT_MAX_BYTES, discover
 from cartograph.index import IndexingError, index_repository
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.store.sqlite import open_sqlite
 from indexing_support import calls, commit_all, git_init, qualnames, write, write_tree
 
 
@@ -24,7 +24,7 @@ def skip_reasons(discovery) -> dict[str, str]:
 
 @pytest.fixture
 def store(tmp_path):
-    s = SQLiteStore(tmp_path / "graph.db")
+    s = open_sqlite(tmp_path / "graph.db")
     yield s
     s.close()
 
@@ -66,7 +66,7 @@ def test_git_listing_respects_gitignore_and_sees_untracked_files(tmp_path, store
     result = index_repository(store, repo, name="r", workers=1)
     assert result.files == 4
     assert result.indexed_sha == head
-    assert set(store.files("r")) == {"app.py", "fresh.py", "pkg/__init__.py", "pkg/core.py"}
+    assert set(store.graph.files("r")) == {"app.py", "fresh.py", "pkg/__init__.py", "pkg/core.py"}
     names = qualnames(store, "r")
     assert "fresh.brand_new" in names
     assert not {"ignored.hidden", "generated.out.generated", "gone.old"} & names
@@ -120,7 +120,7 @@ def test_walk_leaves_out_default_ignored_folders(tmp_path, store):
     assert found.skipped == []
 
     index_repository(store, root, name="plain", workers=1)
-    assert set(store.files("plain")) == {"main.py", "pkg/mod.py"}
+    assert set(store.graph.files("plain")) == {"main.py", "pkg/mod.py"}
     assert "venv_fn" not in {q.rsplit(".", 1)[-1] for q in qualnames(store, "plain")}
 
 
@@ -162,11 +162,11 @@ def test_default_size_limit_skips_larger_files_with_a_reason(tmp_path, store, us
     result = index_repository(store, repo, name="r", workers=1)
     assert result.skipped == 1
     assert result.files == 2
-    (stored,) = store.skipped("r")
+    (stored,) = store.index.skipped("r")
     assert stored.path == "big.py"
     assert str(DEFAULT_MAX_BYTES) in stored.reason
     assert stored.size == DEFAULT_MAX_BYTES + 1
-    assert "big.py" not in store.files("r")
+    assert "big.py" not in store.graph.files("r")
     assert "big.big" not in qualnames(store, "r")
     assert "exact.big" in qualnames(store, "r")
 
@@ -183,16 +183,16 @@ def test_custom_size_limit(tmp_path, store):
 
     result = index_repository(store, root, name="r", workers=1, max_bytes=100)
     assert result.skipped == 1
-    (stored,) = store.skipped("r")
+    (stored,) = store.index.skipped("r")
     assert (stored.path, stored.size) == ("a.py", 120)
     assert "100" in stored.reason
-    assert set(store.files("r")) == {"b.py"}
+    assert set(store.graph.files("r")) == {"b.py"}
 
     # raising the limit indexes the file and forgets the skip
     result = index_repository(store, root, name="r", workers=1, max_bytes=1000)
     assert result.skipped == 0
-    assert store.skipped("r") == []
-    assert set(store.files("r")) == {"a.py", "b.py"}
+    assert store.index.skipped("r") == []
+    assert set(store.graph.files("r")) == {"a.py", "b.py"}
 
 
 # ---------------------------------------------------------------- binary files
@@ -210,10 +210,10 @@ def test_binary_file_with_python_extension_is_skipped(tmp_path, store):
     result = index_repository(store, root, name="r", workers=1)
     assert result.files == 1
     assert result.skipped == 1
-    (skip,) = store.skipped("r")
+    (skip,) = store.index.skipped("r")
     assert skip.path == "blob.py"
     assert "binary" in skip.reason
-    assert set(store.files("r")) == {"ok.py"}
+    assert set(store.graph.files("r")) == {"ok.py"}
     assert "blob.looks_like_code" not in qualnames(store, "r")
 
 
@@ -276,9 +276,9 @@ def test_symlink_to_a_file_outside_is_skipped_and_never_read(tmp_path, store, us
     }
     assert skip_reasons(found) == expected
     assert paths_of(found) == {"main.py"}
-    assert {s.path: s.reason for s in store.skipped("r")} == expected
+    assert {s.path: s.reason for s in store.index.skipped("r")} == expected
     assert result.files == 1
-    assert set(store.files("r")) == {"main.py"}
+    assert set(store.graph.files("r")) == {"main.py"}
     assert not any("secret" in q for q in qualnames(store, "r"))
 
 
@@ -290,7 +290,7 @@ def test_symlink_inside_the_repository_is_not_indexed_twice(tmp_path, store):
     assert "alias.py" in skip_reasons(found)
     assert "symlink" in skip_reasons(found)["alias.py"]
     index_repository(store, root, name="r", workers=1)
-    assert set(store.files("r")) == {"real.py"}
+    assert set(store.graph.files("r")) == {"real.py"}
 
 
 @pytest.mark.parametrize("use_git", [False, True], ids=["walk", "git"])
@@ -311,7 +311,7 @@ def test_symlinked_directory_pointing_outside_is_not_walked(tmp_path, store, use
     assert not any(p.startswith(("vendor/", "pkg/loop/")) for p in found.all_paths)
 
     index_repository(store, repo, name="r", workers=1)
-    assert set(store.files("r")) == {"main.py"}
+    assert set(store.graph.files("r")) == {"main.py"}
     names = qualnames(store, "r")
     assert "far_away" not in {q.rsplit(".", 1)[-1] for q in names}
     assert "deeper" not in {q.rsplit(".", 1)[-1] for q in names}
@@ -341,8 +341,8 @@ def test_files_git_lists_under_a_folder_turned_into_a_symlink_are_never_read(tmp
     }
     assert skip_reasons(found) == expected
     assert paths_of(found) == {"main.py"}
-    assert {s.path: s.reason for s in store.skipped("r")} == expected
-    assert result.files == 1 and set(store.files("r")) == {"main.py"}
+    assert {s.path: s.reason for s in store.index.skipped("r")} == expected
+    assert result.files == 1 and set(store.graph.files("r")) == {"main.py"}
     assert not any("outside_secret" in q for q in qualnames(store, "r"))
 
 
@@ -385,7 +385,7 @@ def test_missing_path_is_a_clear_error(tmp_path, store):
         index_repository(store, missing, name="r", workers=1)
     assert str(missing) in str(info.value)
     assert "not exist" in str(info.value)
-    assert store.get_repo("r") is None
+    assert store.repos.get_repo("r") is None
 
 
 def test_file_instead_of_folder_is_a_clear_error(tmp_path, store):
@@ -394,7 +394,7 @@ def test_file_instead_of_folder_is_a_clear_error(tmp_path, store):
         index_repository(store, single, name="r", workers=1)
     assert str(single) in str(info.value)
     assert "folder" in str(info.value) or "directory" in str(info.value)
-    assert store.get_repo("r") is None
+    assert store.repos.get_repo("r") is None
 
 
 def test_subfolder_of_a_git_repository_lists_only_its_files(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cartograph.index import index_repository
 from cartograph.query import callers, context, search, stats
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.store.sqlite import open_sqlite
 
 from benchmark.corpora import fetch
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def django(tmp_path_factory):
     root = fetch("django", "5.1.4")
-    store = SQLiteStore(tmp_path_factory.mktemp("django") / "graph.db")
+    store = open_sqlite(tmp_path_factory.mktemp("django") / "graph.db")
     result = index_repository(store, root, name="django")
     return store, result
 

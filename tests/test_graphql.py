@@ -14,15 +14,20 @@ from sample_repo import make_sample_repo
 
 
 class CountingStore:
-    """A store that counts the calls made to it (each is one or a few round trips)."""
+    """A store that counts the calls made to it (each is one or a few round trips): to the
+    methods of its interfaces (`store.graph.edges_of` counts as "edges_of") and its own."""
 
-    def __init__(self, store) -> None:
+    INTERFACES = ("repos", "index", "graph", "history", "team", "tokens", "tracking")
+
+    def __init__(self, store, calls: list[str] | None = None) -> None:
         self._store = store
-        self.calls: list[str] = []
+        self.calls: list[str] = [] if calls is None else calls
         self.agent_headers: dict[str, str] = {}  # a token with the `claims` scope too
 
     def __getattr__(self, name):
         attribute = getattr(self._store, name)
+        if name in self.INTERFACES:
+            return CountingStore(attribute, self.calls)
         if not callable(attribute):
             return attribute
 

@@ -71,7 +71,7 @@ def test_commits_people_mailmap_and_bots(tmp_path, stores):
     assert (mined.repo, mined.head, mined.since) == ("people", c4, "")
     assert (mined.commits, mined.touches, mined.symbol_touches) == (4, 4, 4)
     assert (mined.renamed, mined.rebuilt) == (0, False)
-    stats = store.history_stats("people")
+    stats = store.history.history_stats("people")
     assert (stats["commits"], stats["people"]) == (4, 3)
     assert (stats["first"], stats["last"]) == ("2021-01-04T12:00:00Z", "2022-02-07T12:00:00Z")
 
@@ -246,7 +246,7 @@ def test_merge_commit_touches_nothing_and_branch_commits_are_mined(tmp_path, sto
     mined = index(store, repo.root, "merge").history
     # six commits mined, the merge and the empty one among them; they touch no file
     assert (mined.commits, mined.touches, mined.head) == (6, 3 + 2 + 2 + 1, empty)
-    stats = store.history_stats("merge")
+    stats = store.history.history_stats("merge")
     assert (stats["commits"], stats["people"]) == (6, 3)
     assert stats["last"] == "2022-01-24T12:00:00Z"
     assert [t.sha for t in history(store, "a.py").entries] == [f2, f1, c1]
@@ -749,19 +749,19 @@ def view(store, repo: str, files: list[str], symbols: list[str]) -> dict:
             "co": partners(co_changes(store, target, repo, min_count=1)),
             "owners": ranked(owners(store, target, repo)),
         }
-    stats = store.history_stats(repo)
+    stats = store.history.history_stats(repo)
     out["stats"] = {k: stats[k] for k in ("commits", "people", "first", "last")}
     return out
 
 
 def fresh_view(store, root, repo: str, files, symbols) -> dict:
     fresh = f"{repo}-fresh"
-    store.delete_repo(fresh)
+    store.repos.delete_repo(fresh)
     try:
         index(store, root, fresh)
         return view(store, fresh, files, symbols)
     finally:
-        store.delete_repo(fresh)
+        store.repos.delete_repo(fresh)
 
 
 def make_incremental_repo(root) -> tuple[Repo, list[str]]:
@@ -848,13 +848,13 @@ def test_incremental_mining_reads_only_new_commits_and_follows_renames(tmp_path,
     assert [t.sha for t in history(store, "main.py").entries] == [c6, c5, c4, c3, c2, c1]
     with pytest.raises(QueryError):
         history(store, "util.py")
-    assert store.history_stats("inc")["commits"] == 6
+    assert store.history.history_stats("inc")["commits"] == 6
 
     # a run without new commits mines nothing
     third = index(store, repo.root, "inc").history
     assert (third.commits, third.since, third.head, third.touches) == (0, c6, c6, 0)
     assert (third.renamed, third.rebuilt) == (0, False)
-    assert store.history_stats("inc")["commits"] == 6
+    assert store.history.history_stats("inc")["commits"] == 6
 
 
 def test_incremental_co_change_and_owners_equal_a_fresh_mining(tmp_path, stores):
@@ -1017,7 +1017,7 @@ def test_force_push_mines_history_again_from_scratch(tmp_path, stores):
     assert view(store, "push", files, symbols) == fresh_view(
         store, repo.root, "push", files, symbols
     )
-    assert store.history_stats("push")["commits"] == 4
+    assert store.history.history_stats("push")["commits"] == 4
 
 
 # ---------------------------------------------------------------- 10. CLI and MCP
@@ -1121,7 +1121,7 @@ def test_repository_without_commits_indexes_and_mines_nothing(tmp_path, stores):
     result = index(store, repo.root, "empty")
     assert (result.files, result.parsed, result.indexed_sha) == (1, 1, "")
     assert result.history is None
-    assert store.history_stats("empty")["commits"] == 0
+    assert store.history.history_stats("empty")["commits"] == 0
     assert history(store, "solo.py").entries == []
     assert history(store, "solo").entries == []
     assert co_changes(store, "solo.py").partners == []

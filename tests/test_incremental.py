@@ -7,6 +7,7 @@ import random
 
 import pytest
 from cartograph.index import index_repository
+from cartograph.query.common import symbols_named
 from indexing_support import (
     REPO,
     Workspace,
@@ -83,7 +84,7 @@ def test_indexed_commit_follows_head(make):
     clean = ws.index()
     assert clean.indexed_sha == head
     assert not clean.dirty
-    assert ws.store.get_repo(REPO).indexed_sha == head
+    assert ws.store.repos.get_repo(REPO).indexed_sha == head
 
 
 # ---------------------------------------------------------------- editing a file
@@ -112,7 +113,7 @@ def test_editing_one_file_reparses_only_it_and_keeps_incoming_edges(make):
     names = ws.qualnames()
     assert "b.added" in names
     assert "b.drop" not in names
-    (keep,) = [s for s in ws.store.find_symbols("b.keep", REPO, 10)]
+    (keep,) = [s for s in symbols_named(ws.store.graph, "b.keep", REPO, 10)]
     assert keep.id == keep_id
     assert keep.start_line == 4
 
@@ -126,7 +127,7 @@ def test_editing_one_file_reparses_only_it_and_keeps_incoming_edges(make):
     assert ("b.Widget.render", "b.keep") not in edges
     assert ("b.Widget.render", "b.added") in edges
     assert ("b.added", "b.keep") in edges
-    incoming = {row.edge.src for row in ws.store.edges_of([keep_id], "in", ["CALLS"])}
+    incoming = {row.edge.src for row in ws.store.graph.edges_of([keep_id], "in", ["CALLS"])}
     assert incoming == {"repo:a.py#a.run", "repo:c.py#c.go", "repo:b.py#b.added"}
     assert ("a.py", "drop") in ws.unresolved()
 
@@ -215,11 +216,11 @@ def test_deleting_a_file_removes_its_symbols_and_the_edges_into_them(make):
     result = ws.index()
     assert result.deleted == 1
     assert result.parsed == 0
-    assert set(ws.store.files(REPO)) == {"a.py", "c.py"}
+    assert set(ws.store.graph.files(REPO)) == {"a.py", "c.py"}
     assert not any(q.startswith("b") for q in ws.qualnames())
     assert not any(dst.startswith("b.") for _, dst in ws.calls())
     assert not any(":b.py#" in sid for sid in symbol_ids(ws.store, REPO))
-    dangling = ws.store.edges_of(["repo:b.py#b.keep"], "in", ["CALLS", "REFERENCES"])
+    dangling = ws.store.graph.edges_of(["repo:b.py#b.keep"], "in", ["CALLS", "REFERENCES"])
     assert dangling == []
     assert {("a.py", "keep"), ("c.py", "b.keep")} <= ws.unresolved()
 
@@ -231,12 +232,14 @@ def test_git_mv_moves_symbols_to_the_new_path(make):
     git(ws.root, "mv", "b.py", "lib/b.py")  # lib/ is a source root: still module `b`
     result = ws.index()
     assert result.deleted == 1
-    assert set(ws.store.files(REPO)) == {"a.py", "c.py", "lib/b.py"}
+    assert set(ws.store.graph.files(REPO)) == {"a.py", "c.py", "lib/b.py"}
     ids = symbol_ids(ws.store, REPO)
     assert "repo:lib/b.py#b.keep" in ids
     assert "repo:b.py#b.keep" not in ids
-    assert ws.store.files(REPO)["lib/b.py"].module == "b"
-    incoming = {r.edge.src for r in ws.store.edges_of(["repo:lib/b.py#b.keep"], "in", ["CALLS"])}
+    assert ws.store.graph.files(REPO)["lib/b.py"].module == "b"
+    incoming = {
+        r.edge.src for r in ws.store.graph.edges_of(["repo:lib/b.py#b.keep"], "in", ["CALLS"])
+    }
     assert {"repo:a.py#a.run", "repo:c.py#c.go"} <= incoming
 
     git(ws.root, "mv", "lib/b.py", "renamed.py")  # a new module name: importers lose it
@@ -272,7 +275,7 @@ def test_adding_init_py_turns_a_folder_into_a_package_and_renames_its_modules(ma
     names = ws.qualnames()
     assert {"lib", "lib.util", "lib.util.helper", "lib.more.more"} <= names
     assert "util.helper" not in names
-    assert ws.store.files(REPO)["lib/util.py"].module == "lib.util"
+    assert ws.store.graph.files(REPO)["lib/util.py"].module == "lib.util"
     edges = ws.calls()
     assert ("app.by_package", "lib.util.helper") in edges
     assert ("app.by_root", "util.helper") not in edges
@@ -461,13 +464,13 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path, stores):
 
     index_repository(store, one, name="one", workers=1)
     index_repository(store, two, name="two", workers=1)
-    assert {r.name for r in store.list_repos()} == {"one", "two"}
-    assert set(store.files("one")) == {"util.py", "main.py", "b.py"}
-    assert set(store.files("two")) == {"util.py", "app.py"}
+    assert {r.name for r in store.repos.list_repos()} == {"one", "two"}
+    assert set(store.graph.files("one")) == {"util.py", "main.py", "b.py"}
+    assert set(store.graph.files("two")) == {"util.py", "app.py"}
     assert "util.only_two" not in qualnames(store, "one")
     assert "util.only_two" in qualnames(store, "two")
-    assert all(s.repo == "one" for s in store.find_symbols("util.helper", "one", 10))
-    assert {s.id for s in store.find_symbols("util.helper", None, 10)} == {
+    assert all(s.repo == "one" for s in symbols_named(store.graph, "util.helper", "one", 10))
+    assert {s.id for s in symbols_named(store.graph, "util.helper", None, 10)} == {
         "one:util.py#util.helper",
         "two:util.py#util.helper",
     }
@@ -478,13 +481,13 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path, stores):
     assert_same_as_fresh(store, two, "two")
 
     # re-index `two` after changes: `one` is not touched at all (not even its time stamp)
-    one_row = store.get_repo("one")
+    one_row = store.repos.get_repo("one")
     write(two, "util.py", "def renamed():\n    return 2\n")
     (two / "app.py").unlink()
     write(two, "extra.py", "from util import renamed\n\n\ndef x():\n    renamed()\n")
     result = index_repository(store, two, name="two", workers=1)
     assert result.deleted == 1
-    assert store.get_repo("one") == one_row
+    assert store.repos.get_repo("one") == one_row
     assert snapshot(store, "one") == before_one
     assert_same_as_fresh(store, one, "one")
     assert_same_as_fresh(store, two, "two")
@@ -494,9 +497,9 @@ def test_two_repositories_in_one_store_stay_apart(tmp_path, stores):
     index_repository(store, one, name="one-copy", workers=1)
     copy_ids = {sid.split(":", 1)[1] for sid in symbol_ids(store, "one-copy")}
     assert copy_ids == {sid.split(":", 1)[1] for sid in symbol_ids(store, "one")}
-    store.delete_repo("one-copy")
+    store.repos.delete_repo("one-copy")
     assert snapshot(store, "one") == before_one
-    assert {r.name for r in store.list_repos()} == {"one", "two"}
+    assert {r.name for r in store.repos.list_repos()} == {"one", "two"}
 
 
 # ---------------------------------------------------------------- IMPORTS of submodules
@@ -512,11 +515,11 @@ SUBMODULE = {
 def test_editing_an_importer_keeps_its_imports_edge_to_the_submodule(make):
     ws = make(SUBMODULE)
     ws.index()
-    assert ("app.py", "file", "pkg/sub.py", ["sub"]) in ws.store.import_links(REPO)
+    assert ("app.py", "file", "pkg/sub.py", ["sub"]) in ws.store.graph.import_links(REPO)
 
     ws.write("app.py", "from pkg import sub\n# edited\n")
     ws.index(check=False)
-    links = ws.store.import_links(REPO)
+    links = ws.store.graph.import_links(REPO)
     assert ("app.py", "file", "pkg/sub.py", ["sub"]) in links, links
     assert_same_as_fresh(ws.store, ws.root, REPO)
 
@@ -527,7 +530,7 @@ def test_deleting_a_submodule_removes_the_imports_edge_to_it(make):
     ws.remove("pkg/sub.py")
     result = ws.index(check=False)
     assert result.deleted == 1
-    links = ws.store.import_links(REPO)
+    links = ws.store.graph.import_links(REPO)
     assert not any(target == "pkg/sub.py" for _path, _kind, target, _names in links), links
     assert_same_as_fresh(ws.store, ws.root, REPO)
 
@@ -561,10 +564,10 @@ def test_indexing_the_same_tree_twice_gives_the_same_graph(tmp_path, stores):
         store = stores.open(f"run-{run}")
         index_repository(store, root, name=REPO, workers=1)
         snapshots.append(snapshot(store, REPO))
-        lines = {s.qualname: s.start_line for s in store.symbols_in_file(REPO, "app.py")}
+        lines = {s.qualname: s.start_line for s in store.graph.symbols_in_file(REPO, "app.py")}
         first_lines.add((lines["app.Handlers.callback"], lines["app.HANDLER"]))
-        store.delete_repo(REPO)
-        assert store.list_repos() == []
+        store.repos.delete_repo(REPO)
+        assert store.repos.list_repos() == []
     differing = [
         (run, part, sorted(snap[part] ^ snapshots[0][part])[:4])
         for run, snap in enumerate(snapshots)
@@ -593,9 +596,9 @@ def test_files_whose_paths_share_a_prefix_are_replaced_independently(make):
         }
     )
     ws.index()
-    paths = {s.path for s in ws.store.find_symbols("f", REPO, 10)}
+    paths = {s.path for s in symbols_named(ws.store.graph, "f", REPO, 10)}
     assert paths == {"mod.py", "mod.pyi"}
-    callers = {r.edge.src for r in ws.store.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
+    callers = {r.edge.src for r in ws.store.graph.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
     assert callers == {
         "repo:mod.py#mod.f",
         "repo:tools#2/job_extra.py#job_extra.run",
@@ -606,16 +609,16 @@ def test_files_whose_paths_share_a_prefix_are_replaced_independently(make):
     ws.index()
     ws.write("mod.py", "def f():\n    return 0\n\n\ndef g():\n    return f()\n")
     ws.index()
-    callers = {r.edge.src for r in ws.store.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
+    callers = {r.edge.src for r in ws.store.graph.edges_of(["repo:mod.py#mod.g"], "in", ["CALLS"])}
     assert callers == {
         "repo:tools#2/job.py#job.run",
         "repo:tools#2/job_extra.py#job_extra.run",
         "repo:price$/calc.py#calc.total",
     }
-    assert {s.path for s in ws.store.find_symbols("f", REPO, 10)} == {"mod.py", "mod.pyi"}
+    assert {s.path for s in symbols_named(ws.store.graph, "f", REPO, 10)} == {"mod.py", "mod.pyi"}
     ws.remove("tools#2/job.py")
     ws.index()
-    assert "tools#2/job.py" not in ws.store.files(REPO)
+    assert "tools#2/job.py" not in ws.store.graph.files(REPO)
 
 
 # ---------------------------------------------------------------- source roots
@@ -639,7 +642,7 @@ def test_adding_a_pyproject_toml_renames_modules_and_reresolves_their_importers(
     assert "proj.tool.Service" not in ws.qualnames()
     dangling = [
         row.edge.dst
-        for row in ws.store.edges_of(["repo:app.py#app.use"], "out", ["CALLS"])
+        for row in ws.store.graph.edges_of(["repo:app.py#app.use"], "out", ["CALLS"])
         if row.other is None
     ]
     assert dangling == [], f"edges to symbols that no longer exist: {dangling}"

@@ -68,7 +68,7 @@ def gateway(tmp_path, stores):
         )
     }
     revoked = create_token(store, "gone", ["read", "claims"])[0]
-    store.revoke_token("gone", "2026-01-01T00:00:00+00:00")
+    store.tokens.revoke_token("gone", "2026-01-01T00:00:00+00:00")
     settings = Settings(
         store_url=stores.url("graph"),
         broker_url=None,

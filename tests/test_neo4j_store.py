@@ -22,7 +22,7 @@ from cartograph.index import index_repository
 from cartograph.model import split_symbol_id
 from cartograph.query import search
 from cartograph.store import StoreError, open_store
-from cartograph.store.neo4j import parse_url
+from cartograph.store.neo4j.connection import parse_url
 from indexing_support import (
     assert_same_as_fresh,
     calls,
@@ -173,8 +173,8 @@ def private(tmp_path_factory):
 def private_store(private):
     """A store on the private server, emptied (the module's tests share the server)."""
     store = open_store(private.url())
-    for repo in store.list_repos():
-        store.delete_repo(repo.name)
+    for repo in store.repos.list_repos():
+        store.repos.delete_repo(repo.name)
     yield store
     store.close()
 
@@ -191,7 +191,7 @@ def test_credentials_from_the_environment_open_the_store(private, monkeypatch):
     monkeypatch.setenv("CARTOGRAPH_NEO4J_PASSWORD", PASSWORD)
     store = open_store(private.url(password=None))
     try:
-        assert isinstance(store.list_repos(), list)
+        assert isinstance(store.repos.list_repos(), list)
     finally:
         store.close()
 
@@ -285,7 +285,7 @@ def per_file(store, repo: str, as_repo: str = "victim") -> dict[str, frozenset[s
     its unresolved calls (ids as if the repository were `as_repo`)."""
     rename = renamer(repo, as_repo)
     found: dict[str, set[str]] = defaultdict(set)
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         item = {k: rename(v) if k in ("id", "src", "dst", "repo") else v for k, v in item.items()}
         label = item["label"]
         if label in ("Repo", "Package", "PROVIDES"):
@@ -301,7 +301,7 @@ def per_file(store, repo: str, as_repo: str = "victim") -> dict[str, frozenset[s
         else:
             path = split_symbol_id(item["src"])[1]
         found[path].add(json.dumps(item, sort_keys=True))
-    for path, u in store.search_unresolved("", repo, 1_000_000):
+    for path, u in store.graph.search_unresolved("", repo, 1_000_000):
         found[path].add(json.dumps(["unresolved", rename(u.src), u.name, u.line, u.external]))
     return {path: frozenset(items) for path, items in found.items()}
 
@@ -340,7 +340,7 @@ def test_server_killed_mid_run_leaves_files_old_or_new_and_the_next_run_repairs(
     write_version(root, 1)
     index_repository(store, root, name="victim.new", workers=1)
     new = per_file(store, "victim.new")
-    store.delete_repo("victim.new")
+    store.repos.delete_repo("victim.new")
     assert set(new) - set(old) == {"extra/new_only.py"}
     assert all(new[p] != old[p] for p in new if p.startswith("pkg_") and "__init__" not in p)
     new_shas = [file_node(new[p])["sha256"] for p in new if new[p] != old.get(p)]
@@ -414,7 +414,7 @@ def test_server_killed_mid_run_leaves_files_old_or_new_and_the_next_run_repairs(
         assert result.parsed == sum(1 for p in new if after.get(p) != new[p])
         assert per_file(store, "victim") == new
         assert_same_as_fresh(store, root, "victim")
-        assert store.index_lock_holder("victim") is None
+        assert store.index.index_lock_holder("victim") is None
     finally:
         store.close()
     assert not unclear, "\n".join(unclear)

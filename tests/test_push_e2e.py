@@ -109,7 +109,7 @@ def test_pushes_reach_the_graph_through_webhooks_redis_and_a_worker(deployment):
     _announce(deploy, "svc", secret, sha)
     _wait(deploy, "svc", sha)
     assert_graph_matches_tree(deploy.store, "svc", work)
-    assert "svc/tasks.py" not in set(deploy.store.files("svc"))
+    assert "svc/tasks.py" not in set(deploy.store.graph.files("svc"))
 
     # a redelivery is recognised; a bad signature is refused and queues nothing
     headers, body = github_delivery(secret, sha)
@@ -121,7 +121,7 @@ def test_pushes_reach_the_graph_through_webhooks_redis_and_a_worker(deployment):
         f"{deploy.url}/webhooks/github/svc", content=forged_body, headers=forged_headers
     )
     assert forged.status_code == 401
-    assert deploy.store.get_tracked("svc").pushed_sha == sha
+    assert deploy.store.tracking.get_tracked("svc").pushed_sha == sha
 
     # five quick pushes coalesce: the graph ends at the last one, nothing left queued
     shas = []
@@ -196,7 +196,7 @@ def test_a_worker_killed_mid_sync_loses_nothing(deployment):
                 time.sleep(0.01)
         deploy.kill_workers()
     assert 0 < written < MODULES, f"could not catch the sync midway ({written} written)"
-    assert deploy.store.get_repo("big").indexed_sha == first  # not stamped: the sync died
+    assert deploy.store.repos.get_repo("big").indexed_sha == first  # not stamped: the sync died
     changed = sum(1 for s in _file_shas(deploy, "big").values() if s in set(new_shas))
     assert 0 < changed < MODULES  # some files new, the others still old
 
@@ -214,6 +214,6 @@ def test_a_worker_killed_mid_sync_loses_nothing(deployment):
 def _file_shas(deploy: Deployment, repo: str) -> dict[str, str]:
     return {
         item["path"]: item["sha256"]
-        for item in deploy.store.export(repo)
+        for item in deploy.store.graph.export(repo)
         if item["type"] == "node" and item["label"] == "File"
     }

@@ -109,9 +109,9 @@ def test_pages_count_every_edge_and_counts_are_per_symbol(shop):
         for name in ("orders.py#shop.orders.place_order", "models.py#shop.models.price_of",
                      "models.py#shop.models.unused_helper")
     )  # fmt: skip
-    counts = store.edge_counts([place, price, unused, place], "in", ["CALLS"])
+    counts = store.graph.edge_counts([place, price, unused, place], "in", ["CALLS"])
     assert counts == {place: 1, price: 1, unused: 0}
-    assert store.edge_counts([place], "out", ["CALLS"]) == {place: total}
+    assert store.graph.edge_counts([place], "out", ["CALLS"]) == {place: total}
 
 
 def test_context_shows_class_members_callers_and_location(shop):

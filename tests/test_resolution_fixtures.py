@@ -23,7 +23,7 @@ def test_resolution_fixture(fixture, stores):
     extra = sorted(actual - wanted, key=str)
     assert not missing and not extra, f"\nmissing: {missing}\nextra:   {extra}"
 
-    unresolved_names = {u.name for _, u in store.search_unresolved("", "fixture", 10_000)}
+    unresolved_names = {u.name for _, u in store.graph.search_unresolved("", "fixture", 10_000)}
     for name in spec.get("unresolved", []):
         assert name in unresolved_names, (
             f"{name!r} not recorded as unresolved: {sorted(unresolved_names)}"

@@ -13,7 +13,7 @@ FIXTURES = fixture_dirs(ts_fixture_root())
 
 def edges_by_location(store, repo: str) -> set[tuple[str, str, str, str | None]]:
     found = set()
-    for item in store.export(repo):
+    for item in store.graph.export(repo):
         if item["type"] == "edge" and item["label"] in GRAPH_EDGE_TYPES:
             src, dst = (_location(item["src"]), _location(item["dst"]))
             via = None if item["label"] == "INHERITS" else item["via"]
@@ -42,6 +42,6 @@ def test_ts_resolution_fixture(fixture, stores):
     missing = sorted(wanted - actual, key=str)
     extra = sorted(actual - wanted - optional, key=str)
     assert not missing and not extra, f"\nmissing: {missing}\nextra:   {extra}"
-    unresolved_names = {u.name for _, u in store.search_unresolved("", "fixture", 10_000)}
+    unresolved_names = {u.name for _, u in store.graph.search_unresolved("", "fixture", 10_000)}
     for name in spec.get("unresolved", []):
         assert name in unresolved_names, f"{name!r} not unresolved: {sorted(unresolved_names)}"

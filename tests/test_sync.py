@@ -67,17 +67,17 @@ def test_each_pushed_commit_is_reflected_exactly(tracked_remote):
     reshaped = remote.push()
     result = _sync(store, tracked, reshaped, data)
     assert result.action == "indexed" and result.changed_paths == 3
-    assert store.get_repo("shop").indexed_sha == reshaped
+    assert store.repos.get_repo("shop").indexed_sha == reshaped
     assert_graph_matches_tree(store, "shop", work)
-    paths = set(store.files("shop"))
+    paths = set(store.graph.files("shop"))
     assert "shop/basket.py" in paths and "shop/cart.py" not in paths
     # history followed the rename
-    assert store.history_stats("shop")["commits"] == 3
+    assert store.history.history_stats("shop")["commits"] == 3
 
     # the same commit again does nothing; an older one is ignored
     assert _sync(store, tracked, reshaped, data).action == "up-to-date"
     assert _sync(store, tracked, first, data).action == "up-to-date"
-    assert store.get_repo("shop").indexed_sha == reshaped
+    assert store.repos.get_repo("shop").indexed_sha == reshaped
 
 
 def test_a_force_push_is_diffed_against_the_last_indexed_commit(tracked_remote):
@@ -87,14 +87,14 @@ def test_a_force_push_is_diffed_against_the_last_indexed_commit(tracked_remote):
     remote.commit("doomed", write={"shop/doomed.py": "def gone():\n    return 1\n"})
     doomed = remote.push()
     _sync(store, tracked, doomed, data)
-    assert "shop/doomed.py" in set(store.files("shop"))
+    assert "shop/doomed.py" in set(store.graph.files("shop"))
 
     remote.reset_hard(base)
     remote.commit("rewritten", write={"shop/kept.py": "def kept():\n    return 2\n"})
     rewritten = remote.push(force=True)
     result = _sync(store, tracked, rewritten, data)
     assert (result.action, result.sha, result.previous_sha) == ("indexed", rewritten, doomed)
-    paths = set(store.files("shop"))
+    paths = set(store.graph.files("shop"))
     assert "shop/kept.py" in paths and "shop/doomed.py" not in paths
     assert_graph_matches_tree(store, "shop", work)
 
@@ -107,7 +107,7 @@ def test_a_late_push_of_an_ancestor_indexes_the_branch_head(tracked_remote):
     remote.commit("newer", write={"shop/new.py": "def n():\n    return 3\n"})
     newer = remote.push()
     result = _sync(store, tracked, old, data)
-    assert result.sha == newer and store.get_repo("shop").indexed_sha == newer
+    assert result.sha == newer and store.repos.get_repo("shop").indexed_sha == newer
 
 
 def test_locks_left_by_a_killed_git_do_not_fail_the_next_sync(tracked_remote):
@@ -162,7 +162,7 @@ def test_an_unreachable_remote_is_transient(tmp_path, stores):
     outcome = run_job(store, "ghost", state, tmp_path / "data", on_transient=retries.append)
     assert outcome.status == "retry" and len(retries) == 1
     assert state.wanted("ghost")[0] == "refs/heads/main"  # kept for the retry
-    assert "cannot fetch" in store.get_tracked("ghost").last_error
+    assert "cannot fetch" in store.tracking.get_tracked("ghost").last_error
 
 
 def test_pushes_during_a_job_coalesce_into_one_more_sync(tracked_remote):
@@ -216,6 +216,6 @@ def test_tracking_rules(tmp_path, stores):
     with pytest.raises(TrackingError, match="tracked already"):
         add_tracked(store, "ok", "file:///y", "main")
     remove_tracked(store, "ok", tmp_path / "data", keep_graph=False)
-    assert store.get_tracked("ok") is None
+    assert store.tracking.get_tracked("ok") is None
     with pytest.raises(TrackingError, match="is not tracked"):
         remove_tracked(store, "ok", tmp_path / "data", keep_graph=False)

@@ -69,7 +69,7 @@ def test_urls_that_are_no_git_transport_are_refused(url, stores):
     store = stores.open()
     with pytest.raises(TrackingError):
         add_tracked(store, "shop", url, "main")
-    assert store.get_tracked("shop") is None
+    assert store.tracking.get_tracked("shop") is None
 
 
 def test_the_allowed_transports_are_configuration(monkeypatch, stores):
@@ -141,20 +141,20 @@ def test_credentials_in_a_tracked_url_are_never_shown(
     data = tmp_path / "data"
     result = sync_to(store, tracked, None, data, workers=1)
     assert result.action == "indexed"
-    repo = store.get_repo("shop")
+    repo = store.repos.get_repo("shop")
     assert SECRET not in repo.url and repo.url == f"http://***@127.0.0.1:{port}/remote.git"
-    assert SECRET not in json.dumps([item for item in store.export("shop")])
+    assert SECRET not in json.dumps([item for item in store.graph.export("shop")])
     status = repo_status(store, "shop", None, data)
     assert SECRET not in json.dumps(status.as_dict())
 
     # a failing fetch: git's whole message is kept, its credentials are not
     tracked.url = f"http://ci-bot:{SECRET}@127.0.0.1:1/remote.git"
-    store.update_tracked("shop", url=tracked.url)
+    store.tracking.update_tracked("shop", url=tracked.url)
     state = MemoryJobState()
     state.announce("shop", "refs/heads/main")
     outcome = run_job(store, "shop", state, data, workers=1)
     assert outcome.status == "retry"
-    error = store.get_tracked("shop").last_error
+    error = store.tracking.get_tracked("shop").last_error
     assert SECRET not in error and SECRET not in outcome.error
     assert "127.0.0.1" in error and "***@" in error
     status = repo_status(store, "shop", None, data)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from cartograph.index import index_repository
 from cartograph.query import callers, stats
-from cartograph.store.sqlite import SQLiteStore
+from cartograph.store.sqlite import open_sqlite
 
 from benchmark.corpora import fetch_npm
 
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def loopback(tmp_path_factory):
     root = fetch_npm("@loopback/rest", "15.0.16")
-    store = SQLiteStore(tmp_path_factory.mktemp("loopback") / "graph.db")
+    store = open_sqlite(tmp_path_factory.mktemp("loopback") / "graph.db")
     result = index_repository(store, root, name="lb")
     return store, result
 

@@ -16,7 +16,7 @@ from cartograph.gitremote import redact
 from cartograph.jobs import JobRunner, JobState
 from cartograph.model import ApiToken
 from cartograph.store import display_url
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.sync import SyncError
 from cartograph.tracking import (
     RepoStatus,
@@ -44,7 +44,7 @@ class IndexReport:
 
 
 def index_folder(
-    store: GraphStore,
+    store: Store,
     path: str = ".",
     name: str | None = None,
     files: list[str] | None = None,
@@ -91,18 +91,18 @@ class RevokedToken:
     revoked_at: str
 
 
-def issue_token(store: GraphStore, name: str, scopes: list[str]) -> IssuedToken:
+def issue_token(store: Store, name: str, scopes: list[str]) -> IssuedToken:
     token, record = create_token(store, name, scopes)
     return IssuedToken(record.name, list(record.scopes), token, record.created_at)
 
 
-def list_tokens(store: GraphStore) -> list[ApiToken]:
-    return store.list_tokens()
+def list_tokens(store: Store) -> list[ApiToken]:
+    return store.tokens.list_tokens()
 
 
-def revoke_token(store: GraphStore, name: str) -> RevokedToken:
+def revoke_token(store: Store, name: str) -> RevokedToken:
     at = datetime.now(UTC).isoformat(timespec="seconds")
-    if not store.revoke_token(name, at):
+    if not store.tokens.revoke_token(name, at):
         raise NotFound(f"no active token named {name}")
     return RevokedToken(name, at)
 
@@ -139,7 +139,7 @@ class SyncAnswer:
 
 
 def track(
-    store: GraphStore, name: str, url: str, branch: str = "main", secret: str | None = None
+    store: Store, name: str, url: str, branch: str = "main", secret: str | None = None
 ) -> NewTrackedRepo:
     tracked = add_tracked(store, name, url, branch, secret)
     webhooks = [f"/webhooks/{provider}/{tracked.name}" for provider in PROVIDERS]
@@ -149,25 +149,23 @@ def track(
     )
 
 
-def tracked_statuses(
-    store: GraphStore, job_state: JobState | None, data_dir: Path
-) -> list[RepoStatus]:
-    return [repo_status(store, t.name, job_state, data_dir) for t in store.tracked_repos()]
+def tracked_statuses(store: Store, job_state: JobState | None, data_dir: Path) -> list[RepoStatus]:
+    return [repo_status(store, t.name, job_state, data_dir) for t in store.tracking.tracked_repos()]
 
 
 def tracked_status(
-    store: GraphStore, name: str, job_state: JobState | None, data_dir: Path
+    store: Store, name: str, job_state: JobState | None, data_dir: Path
 ) -> RepoStatus:
     return repo_status(store, name, job_state, data_dir)
 
 
-def untrack(store: GraphStore, name: str, keep_graph: bool, data_dir: Path) -> UntrackedRepo:
+def untrack(store: Store, name: str, keep_graph: bool, data_dir: Path) -> UntrackedRepo:
     remove_tracked(store, name, data_dir, keep_graph)
     return UntrackedRepo(name, keep_graph)
 
 
 def sync_now(
-    store: GraphStore,
+    store: Store,
     name: str,
     sha: str | None = None,
     workers: int | None = None,

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from cartograph.errors import CartographError, ErrorKind, Invalid
 from cartograph.model import ApiToken
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 SCOPES = ("read", "claims", "admin")
 PREFIX = "cgt_"
@@ -38,7 +38,7 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def create_token(store: GraphStore, name: str, scopes: list[str]) -> tuple[str, ApiToken]:
+def create_token(store: Store, name: str, scopes: list[str]) -> tuple[str, ApiToken]:
     """A new token (returned once, never stored) and its record."""
     if not _NAME.fullmatch(name):
         raise Invalid(f"{name!r} is not a token name (letters, digits, . _ @ -)")
@@ -47,13 +47,13 @@ def create_token(store: GraphStore, name: str, scopes: list[str]) -> tuple[str, 
     if unknown or not wanted:
         raise Invalid(f"scopes {', '.join(unknown) or '(none)'}: choose from {', '.join(SCOPES)}")
     token = PREFIX + secrets.token_urlsafe(32)
-    record = store.add_token(
+    record = store.tokens.add_token(
         name, wanted, digest(token), datetime.now(UTC).isoformat(timespec="seconds")
     )
     return token, record
 
 
-def verify(store: GraphStore, token: str, admin_token: str | None = None) -> ApiToken:
+def verify(store: Store, token: str, admin_token: str | None = None) -> ApiToken:
     """The live token a bearer string is, or AuthError. `admin_token` (CARTOGRAPH_ADMIN_TOKEN)
     is a bootstrap credential with every scope."""
     token = token.strip()
@@ -61,7 +61,7 @@ def verify(store: GraphStore, token: str, admin_token: str | None = None) -> Api
         return ApiToken(0, "admin (CARTOGRAPH_ADMIN_TOKEN)", SCOPES, "", "", "")
     if not token.startswith(PREFIX):
         raise AuthError("not a Cartograph token")
-    record = store.token_by_hash(digest(token))
+    record = store.tokens.token_by_hash(digest(token))
     if record is None:
         raise AuthError("unknown token")
     if record.revoked_at:

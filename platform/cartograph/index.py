@@ -66,7 +66,7 @@ from cartograph.resolve.modules import (
     module_map,
 )
 from cartograph.resolve.python import FileResolution, ModuleFacts, Program, absolute_module
-from cartograph.store.base import GraphStore, StoreError
+from cartograph.store.interfaces import Store, StoreError
 
 log = logging.getLogger("cartograph.index")
 
@@ -212,7 +212,7 @@ def default_repo_name(root: Path) -> str:
 
 
 def index_repository(
-    store: GraphStore,
+    store: Store,
     path: str | os.PathLike[str],
     name: str | None = None,
     *,
@@ -283,7 +283,7 @@ def _lock_owner() -> str:
 
 
 @contextmanager
-def repository_lock(store: GraphStore, repo: str, timeout: float = 600.0) -> Iterator[None]:
+def repository_lock(store: Store, repo: str, timeout: float = 600.0) -> Iterator[None]:
     """Hold a repository's index lock (what an index run holds) for other writes that must not
     interleave with one, such as deleting the repository."""
     owner = _lock_owner()
@@ -295,7 +295,7 @@ def repository_lock(store: GraphStore, repo: str, timeout: float = 600.0) -> Ite
 
 
 def _mine(
-    store: GraphStore,
+    store: Store,
     discovery: Discovery,
     repo: str,
     result: IndexResult,
@@ -320,26 +320,26 @@ def _mine(
     result.seconds["history"] = round(time.perf_counter() - started, 4)
 
 
-def _release(store: GraphStore, repo: str, owner: str) -> None:
+def _release(store: Store, repo: str, owner: str) -> None:
     """Release the index lock; when the store is gone (the error that stopped the run is the
     one to report), the lock expires by itself."""
     propagating = sys.exc_info()[0] is not None
     try:
-        store.release_index_lock(repo, owner)
+        store.index.release_index_lock(repo, owner)
     except StoreError:
         if not propagating:
             raise
 
 
-def _partial_is_enough(store: GraphStore, repo: str, discovery: Discovery) -> bool:
+def _partial_is_enough(store: Store, repo: str, discovery: Discovery) -> bool:
     """Looking at named files only is right when they are indexed modules that still exist
     and are still indexable: then no module appears, disappears or changes its name."""
-    previous = store.get_repo(repo)
+    previous = store.repos.get_repo(repo)
     if previous is None or previous.index_format != INDEX_FORMAT:
         return False
     if discovery.missing or discovery.skipped:
         return False
-    indexed = store.files(repo, [f.path for f in discovery.files])
+    indexed = store.graph.files(repo, [f.path for f in discovery.files])
     for source in discovery.files:
         name = source.path.rpartition("/")[2]
         if source.path not in indexed or name.startswith("__init__.") or name in PROJECT_FILES:
@@ -348,11 +348,11 @@ def _partial_is_enough(store: GraphStore, repo: str, discovery: Discovery) -> bo
 
 
 def _acquire(
-    store: GraphStore, repo: str, owner: str, timeout: float, progress: Callable[[str], None] | None
+    store: Store, repo: str, owner: str, timeout: float, progress: Callable[[str], None] | None
 ) -> None:
     deadline = time.monotonic() + timeout
     told = False
-    while not store.acquire_index_lock(repo, owner, LOCK_TTL, _dead_holder(store, repo)):
+    while not store.index.acquire_index_lock(repo, owner, LOCK_TTL, _dead_holder(store, repo)):
         if time.monotonic() > deadline:
             raise IndexingError(
                 f"another index run of {repo!r} holds its lock; gave up after "
@@ -366,10 +366,10 @@ def _acquire(
         time.sleep(0.1)
 
 
-def _dead_holder(store: GraphStore, repo: str) -> str | None:
+def _dead_holder(store: Store, repo: str) -> str | None:
     """The lock's holder when it is a process of this machine that no longer runs (killed):
     its lock need not be waited out."""
-    holder = store.index_lock_holder(repo)
+    holder = store.index.index_lock_holder(repo)
     if not holder:
         return None
     host, _, rest = holder.partition(":")
@@ -388,7 +388,7 @@ def _dead_holder(store: GraphStore, repo: str) -> str | None:
 class _IndexRun:
     def __init__(
         self,
-        store: GraphStore,
+        store: Store,
         discovery: Discovery,
         repo: str,
         owner: str,
@@ -411,12 +411,12 @@ class _IndexRun:
 
     def run(self) -> IndexResult:
         store, discovery, result = self.store, self.discovery, self.result
-        previous = store.get_repo(self.repo)
+        previous = store.repos.get_repo(self.repo)
         rebuild = previous is None or previous.index_format != INDEX_FORMAT
-        states = {} if rebuild else store.file_states(self.repo)
+        states = {} if rebuild else store.index.file_states(self.repo)
         self.states = states
         if rebuild and previous is not None:
-            store.delete_repo(self.repo)
+            store.repos.delete_repo(self.repo)
         self.timer.lap("discover")
 
         old_map = module_map(
@@ -432,7 +432,7 @@ class _IndexRun:
         )
         if discovery.partial:  # named files only, none of which changes the layout
             self.module_map = old_map
-            skipped = store.skipped(self.repo)
+            skipped = store.index.skipped(self.repo)
         else:
             self.module_map = self._module_map()
             skipped = list(discovery.skipped)
@@ -514,11 +514,11 @@ class _IndexRun:
         if states:
             # names an interrupted run left pending are re-resolved too; record ours before
             # the first write so a run killed midway is completed by the next one
-            changed_names |= store.pending(self.repo)
+            changed_names |= store.index.pending(self.repo)
             if changed_names:
                 pending = True
-                store.add_pending(self.repo, changed_names)
-                dependents = store.dependents(self.repo, changed_names) - set(self.fresh)
+                store.index.add_pending(self.repo, changed_names)
+                dependents = store.index.dependents(self.repo, changed_names) - set(self.fresh)
                 dependents &= present
         result.reresolved = len(dependents)
         self._prefetch_facts(dependents)
@@ -527,21 +527,21 @@ class _IndexRun:
         self.program = self._program()
         self.replace = bool(states)
         if deleted:
-            store.delete_files(self.repo, deleted)
+            store.index.delete_files(self.repo, deleted)
         tasks = [(path, "file") for path in sorted(self.fresh)]
         tasks += [(path, "edges") for path in sorted(dependents)]
         self._resolve_and_write_all(tasks)
         self.timer.lap("resolve+write")
 
-        store.finish_run(self.repo)
+        store.index.finish_run(self.repo)
         if pending:
-            store.clear_pending(self.repo)
-        store.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
+            store.index.clear_pending(self.repo)
+        store.index.update_file_stats(self.repo, [(s.path, s.size, s.mtime_ns) for s in touched])
         if not discovery.partial:
-            store.set_skipped(self.repo, skipped)
-            store.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
+            store.index.set_skipped(self.repo, skipped)
+            store.index.set_packages(self.repo, _provided_packages(self.module_map), "pypi")
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        store.upsert_repo(
+        store.repos.upsert_repo(
             Repo(
                 name=self.repo,
                 root=str(discovery.root),
@@ -590,7 +590,7 @@ class _IndexRun:
 
     def _reuse_facts(self, source: SourceFile, sha: str) -> _Parsed | None:
         """A file whose content is unchanged but whose module name changed: reuse its facts."""
-        blob = self.store.load_facts(self.repo, [source.path]).get(source.path)
+        blob = self.store.index.load_facts(self.repo, [source.path]).get(source.path)
         facts = decode_facts(blob) if blob else None
         if facts is None or facts.get("v") != facts_version(source.language):
             data, _reason, sha = read_source(self.discovery.root, source)
@@ -630,7 +630,7 @@ class _IndexRun:
         self.result.symbols_written += symbols
         self.result.edges_written += edges
 
-    def resolve_and_write(self, store: GraphStore, tasks: list[tuple[str, str]]) -> tuple[int, int]:
+    def resolve_and_write(self, store: Store, tasks: list[tuple[str, str]]) -> tuple[int, int]:
         """Resolve files and write them in batches; each file in one transaction."""
         symbols = edges = 0
         for file_writes, edge_writes in self.resolve_batches(tasks):
@@ -639,14 +639,14 @@ class _IndexRun:
         return symbols, edges
 
     def _write_batch(
-        self, store: GraphStore, file_writes: list[FileWrite], edge_writes: list[EdgeWrite]
+        self, store: Store, file_writes: list[FileWrite], edge_writes: list[EdgeWrite]
     ) -> tuple[int, int]:
         if file_writes:
-            store.write_files(self.repo, file_writes, replace=self.replace)
+            store.index.write_files(self.repo, file_writes, replace=self.replace)
         if edge_writes:
-            store.write_edges(self.repo, edge_writes)
+            store.index.write_edges(self.repo, edge_writes)
         if time.monotonic() - self.lock_refreshed > LOCK_REFRESH_AFTER:
-            store.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
+            store.index.refresh_index_lock(self.repo, self.owner, LOCK_TTL)
             self.lock_refreshed = time.monotonic()
         return (
             sum(len(w.symbols) for w in file_writes),
@@ -739,7 +739,7 @@ class _IndexRun:
             return None
         blob = self.prefetched.pop(path, None)
         if blob is None:
-            blob = self.reads.load_facts(self.repo, [path]).get(path)
+            blob = self.reads.index.load_facts(self.repo, [path]).get(path)
         facts = decode_facts(blob) if blob else None
         if facts is None or facts.get("v") != facts_version(language):
             source = self.sources.get(path)
@@ -789,7 +789,7 @@ class _IndexRun:
         unread = sorted(paths - set(self.fresh) - set(self.prefetched))
         for start in range(0, len(unread), PREFETCH_CHUNK):
             chunk = unread[start : start + PREFETCH_CHUNK]
-            self.prefetched.update(self.store.load_facts(self.repo, chunk))
+            self.prefetched.update(self.store.index.load_facts(self.repo, chunk))
 
     def _read_text(self, path: str) -> str | None:
         data = read_inside(self.discovery.root, path)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cartograph.gitremote import redact
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
 
 log = logging.getLogger("cartograph.jobs")
@@ -73,7 +73,7 @@ class JobOutcome:
 
 
 def run_job(
-    store: GraphStore,
+    store: Store,
     repo: str,
     state: JobState,
     data_dir: Path,
@@ -94,7 +94,7 @@ def run_job(
             sha, pushes = state.wanted(repo)
             if sha is None:
                 break
-            tracked = store.get_tracked(repo)
+            tracked = store.tracking.get_tracked(repo)
             if tracked is None:  # removed while a push waited
                 state.done(repo, sha, pushes)
                 break
@@ -122,24 +122,22 @@ def run_job(
     return JobOutcome(repo, "synced", results)
 
 
-def _record(
-    store: GraphStore, repo: str, result: SyncResult | None = None, error: str = ""
-) -> None:
+def _record(store: Store, repo: str, result: SyncResult | None = None, error: str = "") -> None:
     """The repository's last job, for `repo status` and the API."""
     fields: dict = {"last_job_at": now()}
     if result is not None:
         fields.update(last_error="", last_job_seconds=round(result.seconds, 3))
     else:
         fields.update(last_error=redact(error)[:2000], last_error_at=now())
-    store.update_tracked(repo, **fields)
+    store.tracking.update_tracked(repo, **fields)
 
 
-def give_up(store: GraphStore, repo: str, state: JobState, error: str) -> None:
+def give_up(store: Store, repo: str, state: JobState, error: str) -> None:
     """Transient failures went on for too long: drop the waiting commit, keep the error."""
     sha, pushes = state.wanted(repo)
     if sha is not None:
         state.done(repo, sha, pushes)
-    store.update_tracked(
+    store.tracking.update_tracked(
         repo, last_error=redact(f"gave up after {MAX_ATTEMPTS} attempts: {error}")[:2000]
     )
 
@@ -245,7 +243,7 @@ class ThreadJobRunner:
     at a time, as with workers."""
 
     def __init__(
-        self, store_factory: Callable[[], GraphStore], data_dir: Path, max_threads: int = 2
+        self, store_factory: Callable[[], Store], data_dir: Path, max_threads: int = 2
     ) -> None:
         self.state = MemoryJobState()
         self.store_factory = store_factory

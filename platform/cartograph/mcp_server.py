@@ -25,7 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 if TYPE_CHECKING:
     from cartograph.jobs import JobRunner
-    from cartograph.store.base import GraphStore
+    from cartograph.store.interfaces import Store
 
 INSTRUCTIONS = """\
 Cartograph holds a pre-computed code graph of the repositories it indexed: symbols (modules,
@@ -41,7 +41,7 @@ to refresh them (it is incremental and fast)."""
 def build_server(
     store_url: str | None = None,
     authorize: Callable[[str], None] | None = None,
-    stores: Callable[[], GraphStore] | None = None,
+    stores: Callable[[], Store] | None = None,
     runner: JobRunner | None = None,
     data_dir: Path | None = None,
 ) -> MCPServer:
@@ -55,9 +55,9 @@ def build_server(
     lock: threading.Lock | contextlib.nullcontext = (
         threading.Lock() if stores is None else contextlib.nullcontext()
     )
-    opened: dict[str, GraphStore] = {}
+    opened: dict[str, Store] = {}
 
-    def own_store() -> GraphStore:
+    def own_store() -> Store:
         if "store" not in opened:
             opened["store"] = open_store(store_url)
         return opened["store"]

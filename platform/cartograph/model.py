@@ -10,8 +10,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
-# 6: API tokens; 7: SQLite stores of early schema-1 builds repaired
-SCHEMA_VERSION = 7
+# 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
+# INHERITS edges, claim versions (compare-and-set)
+SCHEMA_VERSION = 8
 
 SYMBOL_KINDS = (
     "module",

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from cartograph.errors import NotFound
 from cartograph.model import TrackedRepo
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.sync import now
 from cartograph.webhooks import Delivery
 
 
-def tracked_for_push(store: GraphStore, repo: str) -> TrackedRepo:
-    tracked = store.get_tracked(repo)
+def tracked_for_push(store: Store, repo: str) -> TrackedRepo:
+    tracked = store.tracking.get_tracked(repo)
     if tracked is None:
         raise NotFound(f"{repo} is not tracked")
     return tracked
 
 
-def accept_push(store: GraphStore, repo: str, delivery: Delivery) -> bool:
+def accept_push(store: Store, repo: str, delivery: Delivery) -> bool:
     """Record a push; False when its delivery was received before (nothing to do)."""
-    if delivery.delivery_id and not store.record_delivery(repo, delivery.delivery_id):
+    if delivery.delivery_id and not store.tracking.record_delivery(repo, delivery.delivery_id):
         return False
-    store.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
+    store.tracking.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
     return True

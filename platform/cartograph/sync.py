@@ -28,7 +28,7 @@ from pathlib import Path
 from cartograph.errors import CartographError
 from cartograph.gitremote import check_url, git_environment, redact
 from cartograph.model import TrackedRepo
-from cartograph.store.base import GraphStore, StoreError
+from cartograph.store.interfaces import Store, StoreError
 
 log = logging.getLogger("cartograph.sync")
 GIT_TIMEOUT = 600.0
@@ -208,7 +208,7 @@ def _git_message(done: subprocess.CompletedProcess) -> str:
 
 
 def sync_to(
-    store: GraphStore,
+    store: Store,
     tracked: TrackedRepo,
     target: str | None,
     data_dir: Path,
@@ -235,7 +235,7 @@ def sync_to(
     # graph never rolls back; a force-push back to an older commit is indexed as such
     sha = head or requested
     try:
-        repo = store.get_repo(tracked.name)
+        repo = store.repos.get_repo(tracked.name)
     except StoreError as exc:
         raise TransientSyncError(str(exc)) from exc
     indexed = repo.indexed_sha if repo is not None else ""

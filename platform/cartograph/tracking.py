@@ -11,7 +11,7 @@ from cartograph.errors import CartographError, ErrorKind
 from cartograph.gitremote import check_url, redact
 from cartograph.jobs import JobState
 from cartograph.model import TrackedRepo
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, now
 
 # whole-string patterns (fullmatch): `$` would also accept a trailing newline
@@ -43,7 +43,7 @@ class RepoStatus:
 
 
 def add_tracked(
-    store: GraphStore, name: str, url: str, branch: str = "main", secret: str | None = None
+    store: Store, name: str, url: str, branch: str = "main", secret: str | None = None
 ) -> TrackedRepo:
     """Track a repository (its webhook secret is generated unless given)."""
     if not _NAME.fullmatch(name):
@@ -54,7 +54,7 @@ def add_tracked(
         raise TrackingError(str(exc)) from exc
     if not _BRANCH.fullmatch(branch):
         raise TrackingError(f"{branch!r} is not a branch name")
-    if store.get_tracked(name) is not None:
+    if store.tracking.get_tracked(name) is not None:
         raise TrackingError(
             f"{name} is tracked already (remove it first to change it)", ErrorKind.CONFLICT
         )
@@ -65,37 +65,37 @@ def add_tracked(
         secret=secret or secrets.token_urlsafe(24),
         added_at=now(),
     )
-    store.track_repo(tracked)
+    store.tracking.track_repo(tracked)
     return tracked
 
 
-def remove_tracked(store: GraphStore, name: str, data_dir: Path, keep_graph: bool) -> None:
+def remove_tracked(store: Store, name: str, data_dir: Path, keep_graph: bool) -> None:
     """Stop tracking (later pushes are 404), then — once a running sync of it is over — drop
     its mirror and, unless kept, its graph."""
     from cartograph.index import IndexingError, repository_lock
 
     tracked = require_tracked(store, name)
-    store.untrack_repo(name)
+    store.tracking.untrack_repo(name)
     try:
         with repository_lock(store, name, timeout=300):
             Mirror(data_dir, name, tracked.url).remove()
-            if not keep_graph and store.get_repo(name) is not None:
-                store.delete_repo(name)
+            if not keep_graph and store.repos.get_repo(name) is not None:
+                store.repos.delete_repo(name)
     except IndexingError as exc:
         raise TrackingError(f"{name} is no longer tracked, but {exc}") from exc
 
 
-def require_tracked(store: GraphStore, name: str) -> TrackedRepo:
-    tracked = store.get_tracked(name)
+def require_tracked(store: Store, name: str) -> TrackedRepo:
+    tracked = store.tracking.get_tracked(name)
     if tracked is None:
-        known = ", ".join(t.name for t in store.tracked_repos()) or "none"
+        known = ", ".join(t.name for t in store.tracking.tracked_repos()) or "none"
         raise TrackingError(f"{name} is not tracked (tracked: {known})", ErrorKind.NOT_FOUND)
     return tracked
 
 
-def repo_status(store: GraphStore, name: str, state: JobState | None, data_dir: Path) -> RepoStatus:
+def repo_status(store: Store, name: str, state: JobState | None, data_dir: Path) -> RepoStatus:
     tracked = require_tracked(store, name)
-    repo = store.get_repo(name)
+    repo = store.repos.get_repo(name)
     indexed = repo.indexed_sha if repo else ""
     mirror = Mirror(data_dir, name, tracked.url)
     head = tracked.pushed_sha

@@ -33,7 +33,7 @@ from cartograph.plugins import job_runner
 from cartograph.pushes import accept_push, tracked_for_push
 from cartograph.query.listing import list_repositories
 from cartograph.store import open_store
-from cartograph.store.base import GraphStore, StoreError
+from cartograph.store.interfaces import Store, StoreError
 from cartograph.sync import default_data_dir
 from cartograph.webhooks import PROVIDERS, authenticate, parse
 from fastapi import FastAPI, HTTPException, Request
@@ -87,11 +87,11 @@ class Stores:
     def __init__(self, url: str | None) -> None:
         self.url = url
         self._local = threading.local()
-        self._shared: GraphStore | None = None
+        self._shared: Store | None = None
         self._guard = threading.Lock()
         self.shared_driver = bool(url) and not url.startswith(("sqlite:", "/", "."))
 
-    def get(self) -> GraphStore:
+    def get(self) -> Store:
         if self.shared_driver:
             with self._guard:
                 if self._shared is None:
@@ -102,7 +102,7 @@ class Stores:
             store = self._local.store = open_store(self.url)
         return store
 
-    def open_new(self) -> GraphStore:
+    def open_new(self) -> Store:
         """A store for a background job (closed by it)."""
         return open_store(self.url)
 
@@ -161,7 +161,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.stores = stores
     app.state.runner = runner
 
-    def store() -> GraphStore:
+    def store() -> Store:
         try:
             return stores.get()
         except StoreError as exc:

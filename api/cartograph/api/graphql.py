@@ -41,7 +41,7 @@ from cartograph.query.listing import (
     list_repositories,
     symbols_by_id,
 )
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 from cartograph.team import session_by_id
 from fastapi import Request
 from graphql import GraphQLError
@@ -379,7 +379,7 @@ def _file(record) -> File:
 class Loaders:
     """One set per request: each batches the ids asked for in one event-loop tick."""
 
-    def __init__(self, store: Callable[[], GraphStore]) -> None:
+    def __init__(self, store: Callable[[], Store]) -> None:
         self.store = store
         self.symbols = DataLoader(load_fn=self._symbols)
         self.files = DataLoader(load_fn=self._files)
@@ -545,7 +545,7 @@ schema = strawberry.Schema(
 
 
 def build_graphql_router(
-    store: Callable[[], GraphStore], caller: Callable[[Request], ApiToken | None]
+    store: Callable[[], Store], caller: Callable[[Request], ApiToken | None]
 ) -> GraphQLRouter:
     """`caller(request)`: the token the request came with (None: a tokenless local one). Every
     field needs `read`; sessions and claims need `claims`."""

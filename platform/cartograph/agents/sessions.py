@@ -6,10 +6,12 @@ blind.
 - `claim(session, repo, path, intent)` is atomic on both stores: among any number of concurrent
   claimers of a path exactly one holds it; the others are told who holds it, for what and since
   when. A claim lasts CLAIM_TTL (30 min) unless claimed again (re-claiming your own claim
-  renews it), released, or its session expires or ends.
+  renews it), released, or its session expires or ends. When a claim is in force is decided
+  in `agents/claims.py`, over the store's compare-and-set.
 - `check_edit` answers "may I edit this path now?"; `record_read` / `record_edit` leave the
-  session's READ/EDITED trail on the file; `remember` stores a lesson about paths or symbols,
-  `recall` brings lessons back.
+  session's READ/EDITED trail — on any path, indexed or not (an agent reads and creates files
+  the index does not hold yet); `remember` stores a lesson about paths or symbols, `recall`
+  brings lessons back (which apply to a path: `agents/lessons.py`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from cartograph.agents.claims import active_claims, in_force, take
+from cartograph.agents.lessons import lesson_keys
 from cartograph.errors import CartographError, ErrorKind
 from cartograph.model import AgentSession, Claim, Lesson
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 SESSION_TTL = timedelta(minutes=15)
 CLAIM_TTL = timedelta(minutes=30)
@@ -71,17 +75,17 @@ def _path(path: str) -> str:
     return cleaned
 
 
-def start_session(store: GraphStore, agent: str, task: str) -> AgentSession:
+def start_session(store: Store, agent: str, task: str) -> AgentSession:
     now = _stamp(_now())
-    return store.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now)
+    return store.team.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now)
 
 
-def live_session(store: GraphStore, session_id: int) -> AgentSession:
+def live_session(store: Store, session_id: int) -> AgentSession:
     if not isinstance(session_id, int) or not 0 < session_id <= MAX_SESSION_ID:
         raise AgentError(
             f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
         )
-    session = store.get_session(session_id)
+    session = store.team.get_session(session_id)
     if session is None:
         raise AgentError(
             f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
@@ -91,35 +95,34 @@ def live_session(store: GraphStore, session_id: int) -> AgentSession:
     return session
 
 
-def heartbeat(store: GraphStore, session_id: int) -> AgentSession:
+def heartbeat(store: Store, session_id: int) -> AgentSession:
     live_session(store, session_id)
-    store.touch_session(int(session_id), _stamp(_now()))
+    store.team.touch_session(int(session_id), _stamp(_now()))
     return live_session(store, session_id)
 
 
-def end_session(store: GraphStore, session_id: int) -> None:
+def end_session(store: Store, session_id: int) -> None:
     live_session(store, session_id)
-    store.end_session(int(session_id), _stamp(_now()))
+    store.team.end_session(int(session_id), _stamp(_now()))
 
 
-def claim(
-    store: GraphStore, session_id: int, repo: str, path: str, intent: str = "edit"
-) -> ClaimResult:
+def claim(store: Store, session_id: int, repo: str, path: str, intent: str = "edit") -> ClaimResult:
     session = live_session(store, session_id)
     if intent not in INTENTS:
         raise AgentError(f"intent {intent!r}: one of {', '.join(INTENTS)}")
     now = _now()
-    store.touch_session(session.id, _stamp(now))
-    held = store.claim_path(
+    store.team.touch_session(session.id, _stamp(now))
+    granted, held = take(
+        store.team,
+        session,
         repo,
         _path(path),
-        session.id,
         intent,
         now=_stamp(now),
         expires_at=_stamp(now + CLAIM_TTL),
         alive_after=_stamp(now - SESSION_TTL),
     )
-    if held.session == session.id:
+    if granted:
         return ClaimResult(True, held, f"{held.path} is yours ({intent}) until {held.expires_at}.")
     return ClaimResult(False, held, busy_message(held))
 
@@ -133,46 +136,49 @@ def busy_message(held: Claim) -> str:
     )
 
 
-def release(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+def release(store: Store, session_id: int, repo: str, path: str) -> bool:
     live_session(store, session_id)
-    return store.release_path(repo, _path(path), int(session_id))
+    return store.team.release_path(repo, _path(path), int(session_id))
 
 
-def claims(store: GraphStore, repo: str | None = None) -> list[Claim]:
+def claims(store: Store, repo: str | None = None) -> list[Claim]:
+    """The claims in force (of one repository), by repository and path."""
     now = _now()
-    return store.list_claims(repo, _stamp(now), _stamp(now - SESSION_TTL))
+    return active_claims(store.team.claims(repo), _stamp(now), _stamp(now - SESSION_TTL))
 
 
-def check_edit(store: GraphStore, session_id: int, repo: str, path: str) -> ClaimResult:
+def check_edit(store: Store, session_id: int, repo: str, path: str) -> ClaimResult:
     """May this session edit the path now? Yes when nobody else holds it (a claim is still
     advised); no, with the holder, when another live session does."""
     session = live_session(store, session_id)
     path = _path(path)
-    for held in claims(store, repo):
-        if held.path == path and held.session != session.id:
+    now = _now()
+    stored = store.team.current_claim(repo, path)
+    if stored is not None and in_force(stored, _stamp(now), _stamp(now - SESSION_TTL)):
+        held = stored.claim
+        if held.session != session.id:
             return ClaimResult(False, held, busy_message(held))
-        if held.path == path:
-            return ClaimResult(True, held, f"{path} is yours until {held.expires_at}.")
+        return ClaimResult(True, held, f"{path} is yours until {held.expires_at}.")
     free = Claim(repo, path, 0, "", "", "", "", "")
     return ClaimResult(True, free, f"nobody holds {path}: claim it before you edit.")
 
 
-def record_read(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+def record_read(store: Store, session_id: int, repo: str, path: str) -> bool:
     live_session(store, session_id)
-    return store.record_activity(int(session_id), repo, _path(path), "READ", _stamp(_now()))
+    return store.team.record_activity(int(session_id), repo, _path(path), "READ", _stamp(_now()))
 
 
-def record_edit(store: GraphStore, session_id: int, repo: str, path: str) -> bool:
+def record_edit(store: Store, session_id: int, repo: str, path: str) -> bool:
     live_session(store, session_id)
-    return store.record_activity(int(session_id), repo, _path(path), "EDITED", _stamp(_now()))
+    return store.team.record_activity(int(session_id), repo, _path(path), "EDITED", _stamp(_now()))
 
 
 def remember(
-    store: GraphStore, session_id: int, text: str, about: list[str], kind: str = "lesson"
+    store: Store, session_id: int, text: str, about: list[str], kind: str = "lesson"
 ) -> Lesson:
     session = live_session(store, session_id)
     targets = sorted({t.strip() for t in about if t and t.strip()})[:50]
-    return store.add_lesson(
+    return store.team.add_lesson(
         session.id,
         session.agent,
         _clean(text, "a lesson", MAX_TEXT),
@@ -183,9 +189,9 @@ def remember(
 
 
 def recall(
-    store: GraphStore, about: list[str] | None = None, text: str = "", limit: int = 20
+    store: Store, about: list[str] | None = None, text: str = "", limit: int = 20
 ) -> list[Lesson]:
     """Lessons about these paths or symbols (a lesson about a folder counts for what is in it),
     or whose text has these words; newest first."""
     limit = max(1, min(int(limit), 200))
-    return store.find_lessons(sorted(set(about or [])), " ".join(text.split()), limit)
+    return store.team.find_lessons(lesson_keys(about or []), text.split(), limit)

@@ -28,11 +28,12 @@ from itertools import combinations, pairwise
 from pathlib import Path
 
 from cartograph.errors import CartographError
+from cartograph.history.cochange import refresh_weights
 from cartograph.history.codeowners import read_codeowners
 from cartograph.history.gitlog import CommitRecord, is_bot, read_commits
 from cartograph.history.linemap import LineMap, changed_lines
 from cartograph.model import CommitRow, HistoryBatch, PersonRow
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 DEFAULT_MAX_FILES = 50
 MAX_SYMBOLS = 60
@@ -96,17 +97,17 @@ class _SpansByPath(dict):
     """The `_Spans` of each file at HEAD: all read at once for a whole history, or file by
     file, as commits reach them, for a few new commits."""
 
-    def __init__(self, store: GraphStore, repo: str, eager: bool) -> None:
+    def __init__(self, store: Store, repo: str, eager: bool) -> None:
         super().__init__()
         self.store, self.repo, self.eager = store, repo, eager
         if eager:
-            for path, items in store.symbol_spans(repo, SYMBOL_KINDS).items():
+            for path, items in store.graph.symbol_spans(repo, SYMBOL_KINDS).items():
                 self[path] = _Spans(items)
 
     def __missing__(self, path: str) -> _Spans | None:
         if self.eager:
             return None
-        items = self.store.symbol_spans(self.repo, SYMBOL_KINDS, [path]).get(path)
+        items = self.store.graph.symbol_spans(self.repo, SYMBOL_KINDS, [path]).get(path)
         self[path] = spans = _Spans(items) if items else None
         return spans
 
@@ -120,7 +121,7 @@ class HistoryError(CartographError):
 
 
 def mine_history(
-    store: GraphStore,
+    store: Store,
     root: str | Path,
     repo: str,
     *,
@@ -139,23 +140,23 @@ def mine_history(
         if head.returncode != 0:
             raise HistoryError(f"{root} has no commits to mine")
         head_sha = head.stdout.strip()
-    row = store.get_repo(repo)
+    row = store.repos.get_repo(repo)
     if row is None:
         raise HistoryError(f"repository {repo!r} is not indexed: index it first")
     result = MineResult(repo, head_sha, row.mined_sha)
     codeowners = read_codeowners(root)
     if rebuild and row.mined_sha:
-        store.clear_history(repo)
+        store.history.clear_history(repo)
         row.mined_sha = ""
         result.rebuilt = True
         result.notes.append("history mined again from scratch, as asked")
     if row.mined_sha == head_sha:
         if codeowners != row.codeowners:
-            store.set_history_state(repo, head_sha, codeowners)
+            store.history.set_history_state(repo, head_sha, codeowners)
         return result
     since = row.mined_sha
     if since and _git(root, "merge-base", "--is-ancestor", since, head_sha).returncode != 0:
-        store.clear_history(repo)  # rewritten history: start again
+        store.history.clear_history(repo)  # rewritten history: start again
         result.rebuilt = True
         result.notes.append(f"{since[:10]} is not an ancestor of HEAD: history mined again")
         since = ""
@@ -164,8 +165,8 @@ def mine_history(
         progress(f"mining history ({revisions})")
 
     total = _git(root, "rev-list", "--count", revisions)
-    newest = store.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
-    files = set(store.files(repo))
+    newest = store.history.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
+    files = set(store.graph.files(repo))
     counted_files: set[str] = set()  # whose change counts moved: their pairs' weights too
     counted_symbols: set[str] = set()
     if since:
@@ -191,16 +192,16 @@ def mine_history(
     counted_symbols.update(batch.symbol_changes)
     _flush(store, repo, batch, result)
     if since:
-        store.refresh_cochange_weights(repo, counted_files, counted_symbols)
+        refresh_weights(store.history, repo, counted_files, counted_symbols)
     else:
-        store.refresh_cochange_weights(repo)
-    store.set_history_state(repo, head_sha, codeowners)
+        refresh_weights(store.history, repo)
+    store.history.set_history_state(repo, head_sha, codeowners)
     result.seconds = round(time.perf_counter() - started, 3)
     return result
 
 
 def _remap_earlier_history(
-    store: GraphStore, root: Path, repo: str, revisions: str, files: set[str]
+    store: Store, root: Path, repo: str, revisions: str, files: set[str]
 ) -> tuple[dict[str, str | None], dict[str, str | None]]:
     """Re-key the history mined before `revisions` to the files and symbols at HEAD, as
     mining it all again would: a file renamed since keeps its past under its new path (its
@@ -212,13 +213,13 @@ def _remap_earlier_history(
         for change in commit.changes:
             walk.step_back(change, None)
     file_map = {old: new for old, new in walk.current_of.items() if new != old}
-    orphan_files, orphan_symbols = store.history_orphans(repo)
+    orphan_files, orphan_symbols = store.history.history_orphans(repo)
     for path in orphan_files:  # gone from the index (or back in it, unchanged in git)
         file_map.setdefault(path, path if path in files else None)
     symbol_map: dict[str, str | None] = {}
     targets = {new for new in file_map.values() if new}
-    modules = {path: record.module for path, record in store.files(repo, targets).items()}
-    for path, symbols in store.history_symbols(repo, list(file_map)).items():
+    modules = {path: record.module for path, record in store.graph.files(repo, targets).items()}
+    for path, symbols in store.history.history_symbols(repo, list(file_map)).items():
         new_path = file_map[path]
         for symbol in symbols:
             symbol_map[symbol] = (
@@ -226,15 +227,15 @@ def _remap_earlier_history(
                 if new_path
                 else None
             )
-    existing = store.get_symbols(new for new in symbol_map.values() if new)
+    existing = store.graph.get_symbols(new for new in symbol_map.values() if new)
     for symbol, new in symbol_map.items():
         if new is not None and new not in existing:
             symbol_map[symbol] = None  # nothing of that name at the new place
-    back = store.get_symbols(orphan_symbols)
+    back = store.graph.get_symbols(orphan_symbols)
     for symbol in orphan_symbols:
         symbol_map.setdefault(symbol, symbol if symbol in back else None)
     if file_map or symbol_map:
-        store.remap_history(repo, file_map, symbol_map)
+        store.history.remap_history(repo, file_map, symbol_map)
     return file_map, symbol_map
 
 
@@ -267,10 +268,10 @@ def _utc(stamp: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _flush(store: GraphStore, repo: str, batch: HistoryBatch, result: MineResult) -> None:
+def _flush(store: Store, repo: str, batch: HistoryBatch, result: MineResult) -> None:
     if not batch.commits:
         return
-    store.write_history(repo, batch)
+    store.history.write_history(repo, batch)
     result.touches += len(batch.file_touches)
     result.symbol_touches += len(batch.symbol_touches)
 

@@ -16,7 +16,7 @@ from cartograph.operations.values import Choice, CommaList, Flag, InvalidValue, 
 
 if TYPE_CHECKING:
     from cartograph.jobs import JobRunner, JobState
-    from cartograph.store.base import GraphStore
+    from cartograph.store.interfaces import Store
 
 
 class _Required:
@@ -123,7 +123,7 @@ class Rest:
 class Services:
     """What an operation may need besides the store; each surface provides them."""
 
-    store: GraphStore
+    store: Store
     cwd: str | None = None  # where a picked repository is looked for (default: the current folder)
     runner: JobRunner | None = None  # sync jobs: queued on it; None: run in the caller
     data_dir: Path | None = None  # mirrors and worktrees (default: CARTOGRAPH_DATA)

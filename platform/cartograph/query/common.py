@@ -10,9 +10,11 @@ from pathlib import Path
 from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
 from cartograph.model import Repo, SymbolRow
-from cartograph.store.base import GraphStore
+from cartograph.query.ranking import match_words
+from cartograph.store.interfaces import GraphReader, Store
 
 MAX_LIMIT = 500
+NAME_CANDIDATES = 1000  # symbols of one name read to find a dotted suffix among them
 
 
 class QueryError(Invalid):
@@ -79,22 +81,22 @@ def clamp(limit: int | None, default: int = 20) -> int:
     return max(1, min(int(limit), MAX_LIMIT))
 
 
-def check_repo(store: GraphStore, repo: str | None) -> Repo | None:
+def check_repo(store: Store, repo: str | None) -> Repo | None:
     if repo is None:
         return None
-    found = store.get_repo(repo)
+    found = store.repos.get_repo(repo)
     if found is None:
-        raise RepoNotFound(repo, [r.name for r in store.list_repos()])
+        raise RepoNotFound(repo, [r.name for r in store.repos.list_repos()])
     return found
 
 
-def pick_repo(store: GraphStore, name: str | None, cwd: str | None = None) -> str:
+def pick_repo(store: Store, name: str | None, cwd: str | None = None) -> str:
     """The repository a question is about: the one named, else the indexed repository that
     holds `cwd`, else the only one in the store."""
     if name:
         check_repo(store, name)
         return name
-    repos = store.list_repos()
+    repos = store.repos.list_repos()
     if cwd:
         here = Path(cwd).resolve()
         holding = [
@@ -112,13 +114,13 @@ def pick_repo(store: GraphStore, name: str | None, cwd: str | None = None) -> st
     )
 
 
-def find_symbol(store: GraphStore, text: str, repo: str | None = None) -> SymbolRow:
+def find_symbol(store: Store, text: str, repo: str | None = None) -> SymbolRow:
     """The one symbol `text` names (id, qualname, dotted suffix, or unique name)."""
     text = text.strip()
     if not text:
         raise QueryError("give a symbol name, a qualified name, or an id repo:path#qualname")
     check_repo(store, repo)
-    matches = store.find_symbols(text, repo, 50)
+    matches = symbols_named(store.graph, text, repo, 50)
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -134,17 +136,36 @@ def find_symbol(store: GraphStore, text: str, repo: str | None = None) -> Symbol
     raise SymbolNotFound(text, suggest(store, text, repo))
 
 
-def suggest(store: GraphStore, text: str, repo: str | None, limit: int = 8) -> list[SymbolRow]:
-    """Close matches for a name that is not in the index."""
+def symbols_named(graph: GraphReader, text: str, repo: str | None, limit: int) -> list[SymbolRow]:
+    """The symbols `text` names exactly: the id (`repo:path#qualname`), else the qualified
+    name, else the name — and when `text` is dotted (`Cart.total`), only the symbols whose
+    qualified name ends with it. One store read per step, the first step that finds answers."""
+    if "#" in text:
+        found = graph.symbols_by("id", text, repo, limit)
+        if found:
+            return found
+    found = graph.symbols_by("qualname", text, repo, limit)
+    if found:
+        return found
+    rows = graph.symbols_by("name", text.rpartition(".")[2], repo, NAME_CANDIDATES)
+    if "." in text:
+        suffix = "." + text
+        rows = [row for row in rows if row.qualname.endswith(suffix)]
+    return rows[:limit]
+
+
+def suggest(store: Store, text: str, repo: str | None, limit: int = 8) -> list[SymbolRow]:
+    """Close matches for a name that is not in the index: symbols the search plan finds for
+    its words and for each word's first three letters, ranked by how close their names are."""
     words = split_words(text)
     if not words:
         return []
     pool: dict[str, SymbolRow] = {}
-    for row, _score in store.search_symbols(words, repo, None, 200, 0):
+    for row, _score in match_words(store.graph, words, repo, None, 200):
         pool.setdefault(row.qualname, row)
     for word in words:
         if len(word) >= 3:
-            for row, _score in store.search_symbols([word[:3]], repo, None, 200, 0):
+            for row, _score in match_words(store.graph, [word[:3]], repo, None, 200):
                 pool.setdefault(row.qualname, row)
     target = text.rpartition(".")[2].lower()
     by_name: dict[str, list[SymbolRow]] = {}
@@ -158,21 +179,21 @@ def suggest(store: GraphStore, text: str, repo: str | None, limit: int = 8) -> l
 class Freshness:
     """Marks files changed on disk since they were indexed (size/mtime first, then the hash)."""
 
-    def __init__(self, store: GraphStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
         self._repos: dict[str, Repo | None] = {}
         self._verdicts: dict[tuple[str, str], bool] = {}
 
     def repo(self, name: str) -> Repo | None:
         if name not in self._repos:
-            self._repos[name] = self.store.get_repo(name)
+            self._repos[name] = self.store.repos.get_repo(name)
         return self._repos[name]
 
     def stale_paths(self, repo: str, paths: set[str]) -> set[str]:
         unjudged = [p for p in paths if (repo, p) not in self._verdicts]
         if unjudged:
             repo_row = self.repo(repo)
-            records = self.store.files(repo, unjudged)
+            records = self.store.graph.files(repo, unjudged)
             root = Path(repo_row.root) if repo_row and repo_row.root else None
             for path in unjudged:
                 self._verdicts[(repo, path)] = _is_stale(root, path, records.get(path))

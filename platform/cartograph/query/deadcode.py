@@ -20,9 +20,12 @@ from pathlib import Path
 
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 VERDICTS = ("dead", "unknown", "live")
+# what can be dead, and the uses that keep it alive (from another symbol)
+CANDIDATE_KINDS = ("function", "method", "class")
+USE_EDGES = ("CALLS", "REFERENCES", "INHERITS")
 # decorators that register a function with a framework (the function is called from outside)
 FRAMEWORK_DECORATORS = frozenset(
     {
@@ -150,7 +153,7 @@ class DeadCodeReport:
 
 
 def dead_code(
-    store: GraphStore,
+    store: Store,
     repo: str,
     path_prefix: str = "",
     verdicts: list[str] | None = None,
@@ -169,7 +172,7 @@ def dead_code(
     limit = clamp(limit, 50)
     offset = max(0, int(offset))
     classified = classify(store, repo, path_prefix, Path(repo_row.root) if repo_row.root else None)
-    test_paths = {p for p, record in store.files(repo).items() if record.is_test}
+    test_paths = {p for p, record in store.graph.files(repo).items() if record.is_test}
     if not include_tests:
         classified = [c for c in classified if c.symbol.path not in test_paths]
     counts = {v: sum(1 for c in classified if c.verdict == v) for v in VERDICTS}
@@ -180,12 +183,10 @@ def dead_code(
     return DeadCodeReport(repo, page, counts, offset, next_offset, envelope)
 
 
-def classify(
-    store: GraphStore, repo: str, path_prefix: str, root: Path | None
-) -> list[DeadCodeItem]:
-    candidates = store.dead_code_candidates(repo, path_prefix)
-    files = store.files(repo)
-    unresolved_tails = {_tail(name) for name in store.unresolved_names(repo, "call")}
+def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> list[DeadCodeItem]:
+    candidates = store.graph.dead_code_candidates(repo, path_prefix, CANDIDATE_KINDS, USE_EDGES)
+    files = store.graph.files(repo)
+    unresolved_tails = {_tail(name) for name in store.graph.unresolved_names(repo, "call")}
     unresolved_tails.discard("")
     external_base_classes = {u.src for u in _unresolved_bases(store, candidates)}
     scripts = _console_scripts(root)
@@ -195,7 +196,7 @@ def classify(
             methods_by_class.setdefault(symbol.parent, {})[symbol.name] = (symbol, incoming)
     class_ids = [s.id for s, _ in candidates if s.kind == "class"]
     bases_of: dict[str, list[str]] = {}
-    for row in store.edges_of(class_ids, "out", ["INHERITS"]):
+    for row in store.graph.edges_of(class_ids, "out", ["INHERITS"]):
         bases_of.setdefault(row.edge.src, []).append(row.edge.dst)
 
     def ancestors(class_id: str) -> list[str]:
@@ -288,9 +289,9 @@ def _tail(name: str) -> str:
     return _CALL_SUFFIX.sub("", name).rpartition(".")[2]
 
 
-def _unresolved_bases(store: GraphStore, candidates: list[tuple[SymbolRow, int]]):
+def _unresolved_bases(store: Store, candidates: list[tuple[SymbolRow, int]]):
     classes = [s.id for s, _ in candidates if s.kind == "class"]
-    return [u for u in store.unresolved_of(classes) if u.kind == "base"]
+    return [u for u in store.graph.unresolved_of(classes) if u.kind == "base"]
 
 
 def _console_scripts(root: Path | None) -> set[str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cartograph.agents.lessons import lesson_keys
 from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
-from cartograph.store.base import GraphStore, TraceStep
+from cartograph.store.interfaces import Store, TraceStep
 
 CALL_TYPES = ["CALLS"]
 USE_TYPES = ["CALLS", "REFERENCES"]
@@ -83,7 +84,7 @@ class CallPath:
 
 
 def _neighbors(
-    store: GraphStore,
+    store: Store,
     symbol: SymbolRow,
     direction: str,
     types: list[str],
@@ -92,11 +93,11 @@ def _neighbors(
 ) -> tuple[list[Neighbor], int]:
     ids = [symbol.id]
     edge_direction = "in" if direction == "callers" else "out"
-    rows = store.edges_of(ids, edge_direction, types, limit, offset)
+    rows = store.graph.edges_of(ids, edge_direction, types, limit, offset)
     if len(rows) < limit and (rows or offset == 0):
         total = offset + len(rows)  # a short page is the last one: no count needed
     else:
-        total = store.edge_counts(ids, edge_direction, types)[symbol.id]
+        total = store.graph.edge_counts(ids, edge_direction, types)[symbol.id]
     items = [
         Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
         for r in rows
@@ -106,7 +107,7 @@ def _neighbors(
 
 
 def neighbors(
-    store: GraphStore,
+    store: Store,
     name: str,
     direction: str,
     repo: str | None = None,
@@ -122,31 +123,35 @@ def neighbors(
     offset = max(0, int(offset))
     types = USE_TYPES if include_references else CALL_TYPES
     items, total = _neighbors(store, symbol, direction, types, limit, offset)
-    unresolved = store.unresolved_of([symbol.id])[:MAX_LISTED] if direction == "callees" else []
+    unresolved = (
+        store.graph.unresolved_of([symbol.id])[:MAX_LISTED] if direction == "callees" else []
+    )
     next_offset = offset + limit if total > offset + limit else None
     envelope = Freshness(store).envelope([symbol, *(n.symbol for n in items)])
     return NeighborPage(symbol, direction, items, total, offset, next_offset, unresolved, envelope)
 
 
-def callers(store: GraphStore, name: str, **options) -> NeighborPage:
+def callers(store: Store, name: str, **options) -> NeighborPage:
     return neighbors(store, name, "callers", **options)
 
 
-def callees(store: GraphStore, name: str, **options) -> NeighborPage:
+def callees(store: Store, name: str, **options) -> NeighborPage:
     return neighbors(store, name, "callees", **options)
 
 
-def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
+def context(store: Store, name: str, repo: str | None = None) -> Context:
     """One symbol in full: where, signature, doc, class and members, bases and overrides,
     the first callers and callees, and its unresolved calls."""
     symbol = find_symbol(store, name, repo)
-    parent = store.get_symbols([symbol.parent]).get(symbol.parent) if symbol.parent else None
-    members = store.members([symbol.id])[:MAX_LISTED] if symbol.kind in MEMBER_HOLDERS else []
+    parent = store.graph.get_symbols([symbol.parent]).get(symbol.parent) if symbol.parent else None
+    members = store.graph.members([symbol.id])[:MAX_LISTED] if symbol.kind in MEMBER_HOLDERS else []
     if symbol.kind == "module":
         members = [m for m in members if m.kind != "variable" or m.exported]
-    bases = [r.other for r in store.edges_of([symbol.id], "out", ["INHERITS"]) if r.other]
+    bases = [r.other for r in store.graph.edges_of([symbol.id], "out", ["INHERITS"]) if r.other]
     subclasses = [
-        r.other for r in store.edges_of([symbol.id], "in", ["INHERITS"], MAX_LISTED) if r.other
+        r.other
+        for r in store.graph.edges_of([symbol.id], "in", ["INHERITS"], MAX_LISTED)
+        if r.other
     ]
     overrides: list[SymbolRow] = []
     overridden_by: list[SymbolRow] = []
@@ -156,10 +161,10 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
 
     caller_items, caller_total = _neighbors(store, symbol, "callers", CALL_TYPES, CONTEXT_EDGES, 0)
     callee_items, callee_total = _neighbors(store, symbol, "callees", CALL_TYPES, CONTEXT_EDGES, 0)
-    unresolved = store.unresolved_of([symbol.id])[:MAX_LISTED]
+    unresolved = store.graph.unresolved_of([symbol.id])[:MAX_LISTED]
     referenced = [
         Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
-        for r in store.edges_of([symbol.id], "in", ["REFERENCES"], CONTEXT_EDGES, 0)
+        for r in store.graph.edges_of([symbol.id], "in", ["REFERENCES"], CONTEXT_EDGES, 0)
         if r.other is not None
     ]
     envelope = Freshness(store).envelope(
@@ -192,13 +197,13 @@ def context(store: GraphStore, name: str, repo: str | None = None) -> Context:
         ),
         referenced_by=referenced,
         envelope=envelope,
-        lessons=store.find_lessons(
-            [symbol.id, symbol.path, f"{symbol.repo}:{symbol.path}"], "", MAX_LESSONS
+        lessons=store.team.find_lessons(
+            lesson_keys([symbol.id, symbol.path, f"{symbol.repo}:{symbol.path}"]), [], MAX_LESSONS
         ),
     )
 
 
-def _overridden(store: GraphStore, cls: SymbolRow, name: str) -> list[SymbolRow]:
+def _overridden(store: Store, cls: SymbolRow, name: str) -> list[SymbolRow]:
     """The methods called `name` that a method of `cls` overrides, in method resolution order:
     the first is the one `super().name()` reaches. The hierarchy is read one level per read,
     then every ancestor's members in one read."""
@@ -207,7 +212,7 @@ def _overridden(store: GraphStore, cls: SymbolRow, name: str) -> list[SymbolRow]
     frontier = [cls.id]
     for _ in range(MAX_DEPTH):
         found: dict[str, list[SymbolRow]] = {}
-        for row in store.edges_of(frontier, "out", ["INHERITS"]):
+        for row in store.graph.edges_of(frontier, "out", ["INHERITS"]):
             if row.other is not None:
                 found.setdefault(row.edge.src, []).append(row.other)
         frontier = []
@@ -221,7 +226,9 @@ def _overridden(store: GraphStore, cls: SymbolRow, name: str) -> list[SymbolRow]
         if not frontier:
             break
     ancestors = _linearize(cls.id, bases_of)[1:]
-    methods = [m for m in store.members(ancestors, name) if m.kind == "method"] if ancestors else []
+    methods = (
+        [m for m in store.graph.members(ancestors, name) if m.kind == "method"] if ancestors else []
+    )
     if not methods:
         return []
     return methods[:1] + [m for m in methods[1:] if m.parent != methods[0].parent][:4]
@@ -306,14 +313,14 @@ def _linearize(root: str, bases_of: dict[str, list[str]]) -> list[str]:
     return order
 
 
-def _overriders(store: GraphStore, class_id: str, name: str) -> list[SymbolRow]:
+def _overriders(store: Store, class_id: str, name: str) -> list[SymbolRow]:
     """Methods called `name` in the subclasses of a class, nearest level first: the hierarchy
     one read per level, then their members in one read."""
     classes: list[str] = []
     seen = {class_id}
     frontier = [class_id]
     for _ in range(MAX_DEPTH):
-        rows = store.edges_of(frontier, "in", ["INHERITS"])
+        rows = store.graph.edges_of(frontier, "in", ["INHERITS"])
         frontier = []
         for row in rows:
             other = row.other
@@ -324,11 +331,11 @@ def _overriders(store: GraphStore, class_id: str, name: str) -> list[SymbolRow]:
         if not frontier:
             break
         classes.extend(frontier)
-    return [m for m in store.members(classes, name) if m.kind == "method"] if classes else []
+    return [m for m in store.graph.members(classes, name) if m.kind == "method"] if classes else []
 
 
 def trace(
-    store: GraphStore,
+    store: Store,
     name: str,
     direction: str = "out",
     depth: int = 3,
@@ -347,7 +354,7 @@ def trace(
     depth = max(1, min(int(depth), MAX_DEPTH))
     fanout = max(1, min(int(fanout), MAX_FANOUT))
     types = USE_TYPES if include_references else CALL_TYPES
-    steps = store.trace(symbol.id, direction, types, depth, fanout + 1)
+    steps = store.graph.trace(symbol.id, direction, types, depth, fanout + 1)
     # one extra child was fetched per parent to tell whether the fan-out limit cut anything
     shown: list[TraceStep] = []
     per_parent: dict[tuple[int, str], int] = {}
@@ -369,7 +376,7 @@ def trace(
 
 
 def path(
-    store: GraphStore,
+    store: Store,
     source: str,
     target: str,
     repo: str | None = None,
@@ -381,10 +388,10 @@ def path(
     end = find_symbol(store, target, repo)
     max_depth = max(1, min(int(max_depth), 20))
     types = USE_TYPES if include_references else CALL_TYPES
-    edges = store.shortest_path(start.id, end.id, types, max_depth)
+    edges = store.graph.shortest_path(start.id, end.id, types, max_depth)
     steps: list[PathStep] | None = None
     if edges is not None:
-        symbols = store.get_symbols({e.src for e in edges} | {e.dst for e in edges})
+        symbols = store.graph.get_symbols({e.src for e in edges} | {e.dst for e in edges})
         steps = [PathStep(e, symbols[e.src], symbols[e.dst]) for e in edges]
     shown = [start, end, *(s.target for s in steps or [])]
     return CallPath(start, end, steps, max_depth, Freshness(store).envelope(shown))

@@ -18,7 +18,7 @@ from cartograph.query.common import (
     find_symbol,
 )
 from cartograph.query.graph import Context, context
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 HALF_LIFE_DAYS = 180.0  # a change this old counts half as much as one made today
 MIN_COCHANGE = 2
@@ -94,7 +94,7 @@ class Explanation:
     envelope: Envelope = field(default_factory=Envelope)
 
 
-def resolve_target(store: GraphStore, text: str, repo: str | None = None) -> Target:
+def resolve_target(store: Store, text: str, repo: str | None = None) -> Target:
     """A file path, a folder (for owners), or a symbol (any name `context` accepts)."""
     text = text.strip()
     if not text:
@@ -103,14 +103,14 @@ def resolve_target(store: GraphStore, text: str, repo: str | None = None) -> Tar
     if "#" in text:  # a symbol id (repo:path#qualname): no path has one
         symbol = find_symbol(store, text, repo)
         return Target("symbol", symbol.repo, symbol.path, symbol)
-    repos = [repo] if repo else [r.name for r in store.list_repos()]
+    repos = [repo] if repo else [r.name for r in store.repos.list_repos()]
     path = text.strip("/") if not text.startswith("./") else text[2:]
-    files = [r for r in repos if path in store.files(r, [path])]
+    files = [r for r in repos if path in store.graph.files(r, [path])]
     if len(files) == 1:
         return Target("file", files[0], path)
     if len(files) > 1:
         raise QueryError(f"{path} is in several repositories ({', '.join(files)}): add --repo")
-    folders = [r for r in repos if store.files(r, under=path)]
+    folders = [r for r in repos if store.graph.files(r, under=path)]
     if len(folders) == 1:
         return Target("folder", folders[0], path)
     symbol = find_symbol(store, text, repo)
@@ -118,7 +118,7 @@ def resolve_target(store: GraphStore, text: str, repo: str | None = None) -> Tar
 
 
 def history(
-    store: GraphStore, text: str, repo: str | None = None, limit: int | None = 20, offset: int = 0
+    store: Store, text: str, repo: str | None = None, limit: int | None = 20, offset: int = 0
 ) -> HistoryPage:
     """The latest commits that changed a file or a symbol (newest first), with their authors."""
     target = resolve_target(store, text, repo)
@@ -127,15 +127,15 @@ def history(
     limit = clamp(limit)
     offset = max(0, int(offset))
     if target.symbol is not None:
-        entries = store.symbol_history(target.symbol.id, limit + 1, offset)
+        entries = store.history.symbol_history(target.symbol.id, limit + 1, offset)
     else:
-        entries = store.file_history(target.repo, target.path, limit + 1, offset)
+        entries = store.history.file_history(target.repo, target.path, limit + 1, offset)
     next_offset = offset + limit if len(entries) > limit else None
     return HistoryPage(target, entries[:limit], offset, next_offset, _envelope(store, target))
 
 
 def co_changes(
-    store: GraphStore,
+    store: Store,
     text: str,
     repo: str | None = None,
     limit: int | None = 20,
@@ -149,18 +149,18 @@ def co_changes(
     min_count = max(1, int(min_count))
     if target.symbol is not None:
         partners = _symbol_partners(
-            store, store.symbol_cochanges(target.symbol.id, min_count, limit)
+            store, store.history.symbol_cochanges(target.symbol.id, min_count, limit)
         )
     else:
         partners = [
             Partner(c.other, c.count, c.weight)
-            for c in store.cochanges(target.repo, target.path, min_count, limit)
+            for c in store.history.cochanges(target.repo, target.path, min_count, limit)
         ]
     return CoChanges(target, partners, min_count, _envelope(store, target))
 
 
 def owners(
-    store: GraphStore,
+    store: Store,
     text: str,
     repo: str | None = None,
     limit: int | None = 10,
@@ -174,39 +174,39 @@ def owners(
     return answer
 
 
-def _owners(store: GraphStore, target: Target, limit: int | None, half_life_days: float) -> Owners:
+def _owners(store: Store, target: Target, limit: int | None, half_life_days: float) -> Owners:
     if target.symbol is not None:
-        touches = store.symbol_history(target.symbol.id, 100_000)
+        touches = store.history.symbol_history(target.symbol.id, 100_000)
     else:
-        touches = store.touches_under(target.repo, target.path, exact=target.kind == "file")
+        touches = store.history.touches_under(target.repo, target.path, exact=target.kind == "file")
     ranked = _rank(touches, half_life_days)[: clamp(limit, 10)]
-    repo_row = store.get_repo(target.repo)
+    repo_row = store.repos.get_repo(target.repo)
     # a folder is asked as "folder/": the rules for it, not for a file of the same name
     asked = target.path + "/" if target.kind == "folder" else target.path
     codeowners = list(owners_of(repo_row.codeowners, asked)) if repo_row else []
     return Owners(target, ranked, codeowners, half_life_days)
 
 
-def explain(store: GraphStore, name: str, repo: str | None = None) -> Explanation:
+def explain(store: Store, name: str, repo: str | None = None) -> Explanation:
     """A symbol's context plus its provenance: last commits, owners, co-change partners."""
     ctx = context(store, name, repo)
     symbol = ctx.symbol
-    recent = store.symbol_history(symbol.id, 5)
+    recent = store.history.symbol_history(symbol.id, 5)
     if not recent:  # a symbol too small to be charged a hunk: its file's history
-        recent = store.file_history(symbol.repo, symbol.path, 5)
+        recent = store.history.file_history(symbol.repo, symbol.path, 5)
     who = _owners(store, Target("symbol", symbol.repo, symbol.path, symbol), 10, HALF_LIFE_DAYS)
     who.envelope = ctx.envelope
-    partners = _symbol_partners(store, store.symbol_cochanges(symbol.id, MIN_COCHANGE, 8))
+    partners = _symbol_partners(store, store.history.symbol_cochanges(symbol.id, MIN_COCHANGE, 8))
     file_partners = [
         Partner(c.other, c.count, c.weight)
-        for c in store.cochanges(symbol.repo, symbol.path, MIN_COCHANGE, 8)
+        for c in store.history.cochanges(symbol.repo, symbol.path, MIN_COCHANGE, 8)
     ]
     return Explanation(ctx, recent, who, partners, file_partners, ctx.envelope)
 
 
-def _symbol_partners(store: GraphStore, found: list[CoChange]) -> list[Partner]:
+def _symbol_partners(store: Store, found: list[CoChange]) -> list[Partner]:
     """Partners still in the index (one gone since the last mining is no partner)."""
-    symbols = store.get_symbols(c.other for c in found)
+    symbols = store.graph.get_symbols(c.other for c in found)
     return [
         Partner(symbols[c.other].qualname, c.count, c.weight, symbols[c.other])
         for c in found
@@ -249,7 +249,7 @@ def _day(stamp: str) -> float:
         return 0.0
 
 
-def _envelope(store: GraphStore, target: Target) -> Envelope:
+def _envelope(store: Store, target: Target) -> Envelope:
     freshness = Freshness(store)
     if target.symbol is not None:
         return freshness.envelope([target.symbol])

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from cartograph.model import FileRecord, Repo, SymbolRow
 from cartograph.query.common import check_repo
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store
 
 
 @dataclass(slots=True)
@@ -31,31 +31,31 @@ class GraphExport:
     items: Iterable[dict] = field(default_factory=list)
 
 
-def list_repositories(store: GraphStore) -> list[Repo]:
-    return store.list_repos()
+def list_repositories(store: Store) -> list[Repo]:
+    return store.repos.list_repos()
 
 
 def list_files(
-    store: GraphStore, repo: str, under: str | None = None, limit: int = 100, offset: int = 0
+    store: Store, repo: str, under: str | None = None, limit: int = 100, offset: int = 0
 ) -> FilePage:
     """The repository's indexed files (all of them, or those under a folder), by path."""
     check_repo(store, repo)
-    records = sorted(store.files(repo, under=under or None).values(), key=lambda f: f.path)
+    records = sorted(store.graph.files(repo, under=under or None).values(), key=lambda f: f.path)
     page = records[offset : offset + limit]
     more = offset + limit if len(records) > offset + limit else None
     return FilePage(repo, page, len(records), offset, more)
 
 
-def export_graph(store: GraphStore, repo: str) -> GraphExport:
+def export_graph(store: Store, repo: str) -> GraphExport:
     check_repo(store, repo)
-    return GraphExport(repo, store.export(repo))
+    return GraphExport(repo, store.graph.export(repo))
 
 
-def symbols_by_id(store: GraphStore, ids: Iterable[str]) -> dict[str, SymbolRow]:
-    return store.get_symbols(list(ids))
+def symbols_by_id(store: Store, ids: Iterable[str]) -> dict[str, SymbolRow]:
+    return store.graph.get_symbols(list(ids))
 
 
-def files_by_id(store: GraphStore, file_ids: Iterable[str]) -> dict[str, FileRecord]:
+def files_by_id(store: Store, file_ids: Iterable[str]) -> dict[str, FileRecord]:
     """Files by id (`repo:path`), one read per repository."""
     by_repo: dict[str, list[str]] = defaultdict(list)
     for file_id in file_ids:
@@ -63,17 +63,15 @@ def files_by_id(store: GraphStore, file_ids: Iterable[str]) -> dict[str, FileRec
         by_repo[repo].append(path)
     found: dict[str, FileRecord] = {}
     for repo, paths in by_repo.items():
-        for path, record in store.files(repo, paths).items():
+        for path, record in store.graph.files(repo, paths).items():
             found[f"{repo}:{path}"] = record
     return found
 
 
-def call_neighbours(
-    store: GraphStore, ids: list[str], direction: str
-) -> dict[str, list[SymbolRow]]:
+def call_neighbours(store: Store, ids: list[str], direction: str) -> dict[str, list[SymbolRow]]:
     """The callers (`in`) or callees (`out`) of many symbols in one read, by symbol id."""
     grouped: dict[str, list[SymbolRow]] = defaultdict(list)
-    for row in store.edges_of(ids, direction, ["CALLS"]):
+    for row in store.graph.edges_of(ids, direction, ["CALLS"]):
         if row.other is not None:
             anchor = row.edge.dst if direction == "in" else row.edge.src
             grouped[anchor].append(row.other)

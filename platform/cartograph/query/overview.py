@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
-from cartograph.store.base import GraphStore
+from cartograph.store.interfaces import Store, Tallies
 
 MAX_PACKAGES = 40
+# a constructor call writes two edges, to the class and to the initializer it runs: its site
+# counts once, on the class's edge
+INITIALIZER = "__init__"
 
 
 @dataclass(slots=True)
@@ -64,7 +68,7 @@ def _package_key(path: str, module: str, depth: int) -> tuple[str, str]:
     return ".".join(names[:take]), folder
 
 
-def _group_depths(files: dict) -> callable:
+def _group_depths(files: dict) -> Callable[[str], int]:
     """How many package levels to show, per top-level group: split the biggest groups into
     their subpackages while the overview stays within MAX_PACKAGES lines."""
     lines: Counter = Counter()
@@ -108,12 +112,12 @@ def _group_names(keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[0] if count[key[0]] == 1 else f"{key[0]} ({key[1]})" for key in keys}
 
 
-def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
+def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
     """The shape of a repository: packages, who imports whom, what is called most."""
     if check_repo(store, repo) is None:
         raise QueryError("overview needs a repository name")
     top = clamp(top, 15)
-    files = store.files(repo)
+    files = store.graph.files(repo)
     depth_of = _group_depths(files)
     keys = {path: _package_key(path, r.module, depth_of(r.module)) for path, r in files.items()}
     names = _group_names(set(keys.values()))
@@ -127,7 +131,7 @@ def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
     internal: dict[str, Counter] = defaultdict(Counter)
     external: dict[str, Counter] = defaultdict(Counter)
     external_total: Counter = Counter()
-    for path, kind, target, _names in store.import_links(repo):
+    for path, kind, target, _names in store.graph.import_links(repo):
         source = package_of.get(path)
         if source is None:
             continue
@@ -150,7 +154,7 @@ def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
         )
         for name in ordered
     ]
-    most_called = store.most_called(repo, top)
+    most_called = store.graph.most_called(repo, top)
     envelope = Freshness(store).envelope([s for s, _ in most_called], [repo])
     return Overview(
         repo,
@@ -163,19 +167,19 @@ def overview(store: GraphStore, repo: str, top: int | None = 15) -> Overview:
     )
 
 
-def stats(store: GraphStore, repo: str) -> Stats:
+def stats(store: Store, repo: str) -> Stats:
     """Counts by kind and language, skipped files with reasons, unresolved-call rate,
     the indexed commit and the files changed on disk since."""
     if check_repo(store, repo) is None:
         raise QueryError("stats needs a repository name")
-    raw = store.stats(repo)
-    files = store.files(repo)
+    raw = store.graph.tallies(repo, INITIALIZER)
+    files = store.graph.files(repo)
     skipped: dict[str, list[str]] = defaultdict(list)
-    skipped_list = store.skipped(repo)
+    skipped_list = store.index.skipped(repo)
     for item in skipped_list:
         skipped[item.reason].append(item.path)
-    resolved = raw["resolved_call_sites"]
-    unresolved = raw["unresolved_call_sites"]
+    resolved = resolved_call_sites(raw)
+    unresolved = raw.unresolved_calls
     rate = unresolved / (resolved + unresolved) if resolved + unresolved else 0.0
     freshness = Freshness(store)
     stale = sorted(freshness.stale_paths(repo, set(files)))
@@ -183,16 +187,37 @@ def stats(store: GraphStore, repo: str) -> Stats:
     return Stats(
         repo=repo,
         files=len(files),
-        symbols=raw["symbols"],
-        languages=raw["languages"],
-        edges=raw["edges"],
+        symbols=dict(sorted(raw.symbols.items())),
+        languages={
+            language: {"files": n, "lines": lines}
+            for language, (n, lines) in sorted(raw.languages.items())
+        },
+        edges=edge_counts(raw),
         resolved_call_sites=resolved,
         unresolved_call_sites=unresolved,
-        unresolved_external=raw["unresolved_external"],
+        unresolved_external=raw.unresolved_external,
         unresolved_rate=round(rate, 4),
-        files_with_syntax_errors=raw["files_with_syntax_errors"],
+        files_with_syntax_errors=raw.files_with_parse_errors,
         skipped=dict(skipped),
         skipped_total=len(skipped_list),
         stale_files=stale,
         envelope=envelope,
+    )
+
+
+def edge_counts(raw: Tallies) -> dict[str, int]:
+    """Edges by `type/via`, in that order."""
+    counts: Counter = Counter()
+    for tally in raw.edges:
+        counts[f"{tally.type}/{tally.via}"] += tally.edges
+    return {key: counts[key] for key in sorted(counts)}
+
+
+def resolved_call_sites(raw: Tallies) -> int:
+    """Call sites the resolver bound: the `count`s of CALLS edges, a constructor call's site
+    once (its edge to the initializer is not counted again)."""
+    return sum(
+        tally.sites
+        for tally in raw.edges
+        if tally.type == "CALLS" and not (tally.via == "constructor" and tally.to_named)
     )

@@ -7,8 +7,16 @@ from dataclasses import dataclass, field
 from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
 from cartograph.model import SYMBOL_KINDS, SymbolRow
-from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
-from cartograph.store.base import GraphStore
+from cartograph.query.common import (
+    Envelope,
+    Freshness,
+    QueryError,
+    check_repo,
+    clamp,
+    symbols_named,
+)
+from cartograph.query.ranking import match_words
+from cartograph.store.interfaces import Store
 
 # BM25 is multiplied by these: definitions before variables, library code before tests
 KIND_WEIGHT = {"module": 0.9, "variable": 0.7, "type": 0.8}
@@ -32,7 +40,7 @@ class SearchResult:
 
 
 def search(
-    store: GraphStore,
+    store: Store,
     text: str,
     repo: str | None = None,
     kinds: list[str] | None = None,
@@ -42,7 +50,8 @@ def search(
     """Symbols whose name, qualified name, path or docstring match `text`.
 
     Words are matched the way identifiers are split (`useBaseCart` ~ `base cart`); a symbol
-    whose name is exactly the query ranks first, then BM25 with name > qualname > path/doc.
+    whose name is exactly the query ranks first, then BM25 with name > qualname > path/doc
+    (which words are matched how: `query/ranking.py`).
     """
     limit = clamp(limit)
     offset = max(0, int(offset))
@@ -59,10 +68,10 @@ def search(
     # library code before tests, then the most used
     exact: dict[str, SymbolRow] = {}
     for name in dict.fromkeys((text.strip(), "_".join(words))):
-        for symbol in store.find_symbols(name, repo, 50):
+        for symbol in symbols_named(store.graph, name, repo, 50):
             if not kinds or symbol.kind in kinds:
                 exact.setdefault(symbol.id, symbol)
-    usage = store.edge_counts(list(exact), "in", ["CALLS", "REFERENCES"])
+    usage = store.graph.edge_counts(list(exact), "in", ["CALLS", "REFERENCES"])
     ordered = sorted(
         exact.values(),
         key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0, -usage[s.id]),
@@ -70,7 +79,7 @@ def search(
     ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in ordered]
     seen = set(exact)
     matches = []
-    for row, score in store.search_symbols(words, repo, kinds, min(wanted * 3, 600), 0):
+    for row, score in match_words(store.graph, words, repo, kinds, min(wanted * 3, 600)):
         if row.id not in seen:
             seen.add(row.id)
             weight = KIND_WEIGHT.get(row.kind, 1.0) * (

@@ -1,7 +1,8 @@
-"""Graph stores. `open_store(url)` picks one from a URL (see ARCHITECTURE.md).
+"""Stores. `open_store(url)` picks a backend from a URL and returns a `Store`, composed of
+the narrow interfaces of `store/interfaces.py` (see docs/architecture.md, "Store seams").
 
-- `sqlite:///path/graph.db` (or a plain path) — the embedded default
-- `neo4j://host:7687`, `bolt://…`, `neo4j+s://…` — the team store
+- `sqlite:///path/graph.db` (or a plain path) — the embedded default (`store/sqlite/`)
+- `neo4j://host:7687`, `bolt://…`, `neo4j+s://…` — the team store (`store/neo4j/`)
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cartograph.store.base import GraphStore, StoreError
+from cartograph.store.interfaces import Store, StoreError
 
 ENV_STORE = "CARTOGRAPH_STORE"
 
@@ -33,20 +34,20 @@ def display_url(url: str) -> str:
     return f"{scheme}://{user}@{host}" if user else f"{scheme}://{host}"
 
 
-def open_store(url: str | None = None) -> GraphStore:
+def open_store(url: str | None = None) -> Store:
     url = url or default_store_url()
     scheme, sep, rest = url.partition("://")
     if not sep:
         scheme, rest = "sqlite", url
     scheme = scheme.lower()
     if scheme == "sqlite":
-        from cartograph.store.sqlite import SQLiteStore
+        from cartograph.store.sqlite import open_sqlite
 
         # sqlite:///abs/graph.db is absolute (like file:///), sqlite://rel/graph.db is relative
         path = rest[1:] if rest.startswith("//") else rest
         if not path:
             raise StoreError(f"no file in store URL {url!r}: use sqlite:///path/to/graph.db")
-        return SQLiteStore(path)
+        return open_sqlite(path)
     if scheme in ("neo4j", "neo4j+s", "neo4j+ssc", "bolt", "bolt+s", "bolt+ssc"):
         try:
             import neo4j  # noqa: F401  (an extra: the core installs without it)
@@ -55,15 +56,15 @@ def open_store(url: str | None = None) -> GraphStore:
                 f"{display_url(url)} is a Neo4j store, and the Neo4j driver is not installed: "
                 "pip install 'cartograph[neo4j]'"
             ) from exc
-        from cartograph.store.neo4j import Neo4jStore
+        from cartograph.store.neo4j import open_neo4j
 
-        return Neo4jStore(url)
+        return open_neo4j(url)
     raise StoreError(f"unknown store URL {url!r}: use sqlite:///path or neo4j://host:7687")
 
 
 __all__ = [
     "ENV_STORE",
-    "GraphStore",
+    "Store",
     "StoreError",
     "default_store_url",
     "display_url",

@@ -3,8 +3,11 @@ revoked_at})`; `name` and `hash` are unique, only a SHA-256 of each token is kep
 
 from __future__ import annotations
 
+from typing import Any
+
 from cartograph.errors import Conflict
 from cartograph.model import ApiToken
+from cartograph.store.neo4j.connection import Neo4jConnection
 
 _RETURN = (
     "t.id AS id, t.name AS name, t.scopes AS scopes, t.hash AS hash, "
@@ -12,7 +15,7 @@ _RETURN = (
 )
 
 
-def _token(record) -> ApiToken:
+def _token(record: Any) -> ApiToken:
     return ApiToken(
         record["id"],
         record["name"],
@@ -24,13 +27,15 @@ def _token(record) -> ApiToken:
 
 
 class Neo4jTokens:
-    """Mixed into Neo4jStore (which provides `_read` and `_write`)."""
+    def __init__(self, connection: Neo4jConnection) -> None:
+        self.connection = connection
+        self.read = connection.read
 
     def add_token(self, name: str, scopes: tuple[str, ...], digest: str, at: str) -> ApiToken:
-        if self._read("MATCH (t:ApiToken {name: $name}) RETURN t.id AS id", name=name):
+        if self.read("MATCH (t:ApiToken {name: $name}) RETURN t.id AS id", name=name):
             raise Conflict(f"a token named {name!r} exists already")
 
-        def work(tx):
+        def work(tx: Any) -> Any:
             return tx.run(
                 "MERGE (k:CartographMeta {key: 'api_token_seq'}) SET k.n = coalesce(k.n, 0) + 1 "
                 "CREATE (t:ApiToken {id: k.n, name: $name, scopes: $scopes, hash: $hash, "
@@ -41,17 +46,17 @@ class Neo4jTokens:
                 at=at,
             ).single()
 
-        return _token(self._write(work))
+        return _token(self.connection.write(work))
 
     def token_by_hash(self, digest: str) -> ApiToken | None:
-        records = self._read(f"MATCH (t:ApiToken {{hash: $hash}}) RETURN {_RETURN}", hash=digest)
+        records = self.read(f"MATCH (t:ApiToken {{hash: $hash}}) RETURN {_RETURN}", hash=digest)
         return _token(records[0]) if records else None
 
     def list_tokens(self) -> list[ApiToken]:
-        return [_token(r) for r in self._read(f"MATCH (t:ApiToken) RETURN {_RETURN} ORDER BY id")]
+        return [_token(r) for r in self.read(f"MATCH (t:ApiToken) RETURN {_RETURN} ORDER BY id")]
 
     def revoke_token(self, name: str, at: str) -> bool:
-        def work(tx):
+        def work(tx: Any) -> bool:
             record = tx.run(
                 "MATCH (t:ApiToken {name: $name}) WHERE t.revoked_at = '' "
                 "SET t.revoked_at = $at RETURN count(t) AS n",
@@ -60,4 +65,4 @@ class Neo4jTokens:
             ).single()
             return record["n"] == 1
 
-        return self._write(work)
+        return self.connection.write(work)

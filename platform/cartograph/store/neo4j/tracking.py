@@ -5,65 +5,57 @@ key: a delivery seen twice is recognised even when two API processes receive it 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from cartograph.model import TrackedRepo
+from cartograph.store.interfaces import DELIVERY_DAYS, TRACKED_FIELDS, check_tracked_fields
+from cartograph.store.neo4j.connection import Neo4jConnection
 
-TRACKED_FIELDS = tuple(TrackedRepo.__dataclass_fields__)
-DELIVERY_DAYS = 7  # how long a delivery id is remembered
 
-
-def _tracked(node) -> TrackedRepo:
+def _tracked(node: Any) -> TrackedRepo:
     values = {name: node.get(name) for name in TRACKED_FIELDS if node.get(name) is not None}
     return TrackedRepo(**values)
 
 
 class Neo4jTracking:
-    """Mixed into Neo4jStore (which provides `_read` and `_write`)."""
+    def __init__(self, connection: Neo4jConnection) -> None:
+        self.connection = connection
+        self.read = connection.read
 
     def track_repo(self, tracked: TrackedRepo) -> None:
         props = {name: getattr(tracked, name) for name in TRACKED_FIELDS}
-        self._write(
-            lambda tx: tx.run(
-                "MERGE (t:TrackedRepo {name: $name}) SET t += $props",
-                name=tracked.name,
-                props=props,
-            ).consume()
+        self.connection.run(
+            "MERGE (t:TrackedRepo {name: $name}) SET t += $props", name=tracked.name, props=props
         )
 
     def get_tracked(self, name: str) -> TrackedRepo | None:
-        records = self._read("MATCH (t:TrackedRepo {name: $name}) RETURN t", name=name)
+        records = self.read("MATCH (t:TrackedRepo {name: $name}) RETURN t", name=name)
         return _tracked(records[0]["t"]) if records else None
 
     def tracked_repos(self) -> list[TrackedRepo]:
-        records = self._read("MATCH (t:TrackedRepo) RETURN t ORDER BY t.name")
+        records = self.read("MATCH (t:TrackedRepo) RETURN t ORDER BY t.name")
         return [_tracked(r["t"]) for r in records]
 
     def update_tracked(self, name: str, **fields: object) -> None:
-        unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
-        if unknown:
-            raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
-        self._write(
-            lambda tx: tx.run(
-                "MATCH (t:TrackedRepo {name: $name}) SET t += $props", name=name, props=fields
-            ).consume()
+        check_tracked_fields(fields)
+        self.connection.run(
+            "MATCH (t:TrackedRepo {name: $name}) SET t += $props", name=name, props=fields
         )
 
     def untrack_repo(self, name: str) -> None:
-        self._write(
-            lambda tx: tx.run(
-                "MATCH (t:TrackedRepo {name: $name}) DETACH DELETE t "
-                "WITH 1 AS done MATCH (d:Delivery {repo: $name}) DETACH DELETE d",
-                name=name,
-            ).consume()
+        self.connection.run(
+            # its deliveries go too, tracked or not (as in SQLite)
+            "OPTIONAL MATCH (t:TrackedRepo {name: $name}) DETACH DELETE t "
+            "WITH count(*) AS done MATCH (d:Delivery {repo: $name}) DETACH DELETE d",
+            name=name,
         )
 
     def record_delivery(self, repo: str, delivery_id: str) -> bool:
-        """True the first time a repository's delivery id is seen (then False, for days)."""
         now = datetime.now(UTC)
         cutoff = (now - timedelta(days=DELIVERY_DAYS)).isoformat(timespec="seconds")
         stamp = now.isoformat(timespec="microseconds")
 
-        def work(tx) -> bool:
+        def work(tx: Any) -> bool:
             record = tx.run(
                 "MERGE (d:Delivery {key: $key}) "
                 "ON CREATE SET d.repo = $repo, d.at = $stamp, d.fresh = true "
@@ -80,4 +72,4 @@ class Neo4jTracking:
             ).consume()
             return bool(record["fresh"])
 
-        return self._write(work)
+        return self.connection.write(work)

@@ -4,61 +4,55 @@ remembers webhook delivery ids for a week (a redelivery is recognised)."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
 
 from cartograph.model import TrackedRepo
+from cartograph.store.interfaces import DELIVERY_DAYS, TRACKED_FIELDS, check_tracked_fields
+from cartograph.store.sqlite.connection import SQLiteConnection
 
-TRACKED_FIELDS = tuple(TrackedRepo.__dataclass_fields__)
-DELIVERY_DAYS = 7
+_COLUMNS = ", ".join(TRACKED_FIELDS)
 
 
 class SQLiteTracking:
-    """Mixed into SQLiteStore (which provides `db` and `_transaction`)."""
-
-    db: sqlite3.Connection
+    def __init__(self, connection: SQLiteConnection) -> None:
+        self.connection = connection
+        self.db = connection.db
 
     def track_repo(self, tracked: TrackedRepo) -> None:
-        columns = ", ".join(TRACKED_FIELDS)
         marks = ", ".join("?" for _ in TRACKED_FIELDS)
         updates = ", ".join(f"{c} = excluded.{c}" for c in TRACKED_FIELDS if c != "name")
-        with self._transaction() as db:  # type: ignore[attr-defined]
+        with self.connection.transaction() as db:
             db.execute(
-                f"INSERT INTO tracked ({columns}) VALUES ({marks}) "
+                f"INSERT INTO tracked ({_COLUMNS}) VALUES ({marks}) "
                 f"ON CONFLICT(name) DO UPDATE SET {updates}",
                 [getattr(tracked, c) for c in TRACKED_FIELDS],
             )
 
     def get_tracked(self, name: str) -> TrackedRepo | None:
-        columns = ", ".join(TRACKED_FIELDS)
-        row = self.db.execute(f"SELECT {columns} FROM tracked WHERE name = ?", (name,)).fetchone()
+        row = self.db.execute(f"SELECT {_COLUMNS} FROM tracked WHERE name = ?", (name,)).fetchone()
         return TrackedRepo(*row) if row else None
 
     def tracked_repos(self) -> list[TrackedRepo]:
-        columns = ", ".join(TRACKED_FIELDS)
-        rows = self.db.execute(f"SELECT {columns} FROM tracked ORDER BY name").fetchall()
+        rows = self.db.execute(f"SELECT {_COLUMNS} FROM tracked ORDER BY name").fetchall()
         return [TrackedRepo(*row) for row in rows]
 
     def update_tracked(self, name: str, **fields: object) -> None:
-        unknown = set(fields) - set(TRACKED_FIELDS) | ({"name"} & set(fields))
-        if unknown:
-            raise ValueError(f"not a field of a tracked repository: {sorted(unknown)}")
+        check_tracked_fields(fields)
         if not fields:
             return
         assignments = ", ".join(f"{column} = ?" for column in fields)
-        with self._transaction() as db:  # type: ignore[attr-defined]
+        with self.connection.transaction() as db:
             db.execute(f"UPDATE tracked SET {assignments} WHERE name = ?", [*fields.values(), name])
 
     def untrack_repo(self, name: str) -> None:
-        with self._transaction() as db:  # type: ignore[attr-defined]
+        with self.connection.transaction() as db:
             db.execute("DELETE FROM tracked WHERE name = ?", (name,))
             db.execute("DELETE FROM deliveries WHERE repo = ?", (name,))
 
     def record_delivery(self, repo: str, delivery_id: str) -> bool:
-        """True the first time a repository's delivery id is seen (then False, for days)."""
         now = datetime.now(UTC)
         cutoff = (now - timedelta(days=DELIVERY_DAYS)).isoformat(timespec="seconds")
-        with self._transaction() as db:  # type: ignore[attr-defined]
+        with self.connection.transaction() as db:
             db.execute("DELETE FROM deliveries WHERE repo = ? AND at < ?", (repo, cutoff))
             inserted = db.execute(
                 "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)",

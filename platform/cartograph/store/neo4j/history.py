@@ -1,23 +1,39 @@
 """Git history in the Neo4j store: (Person)-[:AUTHORED]->(Commit)-[:TOUCHED]->(File|Symbol),
-(File)-[:CO_CHANGES]->(File) and the same between symbols; `changes` counts on files and
-symbols. A file or symbol that leaves the index with history keeps its node as :RetiredFile or
-:RetiredSymbol (with only its past) until the next mining re-keys or forgets it."""
+(File)-[:CO_CHANGES]->(File) and the same between symbols (from the smaller id); `changes`
+counts on files and symbols. A file or symbol that leaves the index with history keeps its
+node as :RetiredFile or :RetiredSymbol (with only its past) until the next mining re-keys or
+forgets it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from cartograph.model import CoChange, HistoryBatch, Touch, file_id
+from cartograph.store.interfaces import CoChangeLevel, PairCount, PairWeight
+from cartograph.store.neo4j.connection import Neo4jConnection
 
+CHUNK = 5000
+WEIGHT_CHUNK = 50_000
 _TOUCH_RETURN = (
     "c.sha AS sha, c.at AS at, c.message AS message, p.email AS author, p.name AS name, "
     "p.bot AS bot, c.ordinal AS ordinal"
 )
 _FILE_BY_ID = "MATCH (x:File {id: $id}) "
 _FILES_UNDER = "MATCH (x:File {repo: $repo}) WHERE x.path STARTS WITH $prefix "
+_LABELS = {"file": "File", "symbol": "Symbol"}
+_ADD_PAIRS = (
+    "UNWIND $rows AS x MATCH (a:{label} {{id: x.a}}) MATCH (b:{label} {{id: x.b}}) "
+    "MERGE (a)-[r:CO_CHANGES]->(b) ON CREATE SET r.count = x.n, r.weight = 0.0 "
+    "ON MATCH SET r.count = r.count + x.n"
+)
+_ADD_CHANGES = (
+    "UNWIND $rows AS x MATCH (n:{label} {{id: x.id}}) SET n.changes = coalesce(n.changes, 0) + x.n"
+)
 
 
-def _touch(record, target: str, added: int, deleted: int) -> Touch:
+def _touch(record: Any, target: str, added: int, deleted: int) -> Touch:
     return Touch(
         record["sha"],
         record["at"],
@@ -32,8 +48,11 @@ def _touch(record, target: str, added: int, deleted: int) -> Touch:
 
 
 class Neo4jHistory:
-    """Mixed into Neo4jStore (which provides `_read`, `_write` and `_run_auto`)."""
+    def __init__(self, connection: Neo4jConnection) -> None:
+        self.connection = connection
+        self.read = connection.read
 
+    # ---------------------------------------------------------------- writes
     def write_history(self, repo: str, batch: HistoryBatch) -> None:
         people = [{"email": p.email, "name": p.name, "bot": p.bot} for p in batch.people]
         commits = [
@@ -65,7 +84,7 @@ class Neo4jHistory:
         ]
         symbol_pairs = [{"a": a, "b": b, "n": n} for (a, b), n in batch.symbol_pairs.items()]
 
-        def work(tx):
+        def work(tx: Any) -> None:
             tx.run(
                 "UNWIND $rows AS p MERGE (x:Person {email: p.email}) "
                 "SET x.name = p.name, x.bot = p.bot",
@@ -93,22 +112,13 @@ class Neo4jHistory:
                 ("File", file_changes, file_pairs),
                 ("Symbol", symbol_changes, symbol_pairs),
             ):
-                tx.run(
-                    f"UNWIND $rows AS x MATCH (n:{label} {{id: x.id}}) "
-                    "SET n.changes = coalesce(n.changes, 0) + x.n",
-                    rows=changes,
-                ).consume()
-                tx.run(
-                    f"UNWIND $rows AS x MATCH (a:{label} {{id: x.a}}) MATCH (b:{label} {{id: x.b}}) "
-                    "MERGE (a)-[r:CO_CHANGES]->(b) ON CREATE SET r.count = x.n, r.weight = 0.0 "
-                    "ON MATCH SET r.count = r.count + x.n",
-                    rows=pairs,
-                ).consume()
+                tx.run(_ADD_CHANGES.format(label=label), rows=changes).consume()
+                tx.run(_ADD_PAIRS.format(label=label), rows=pairs).consume()
 
-        self._write(work)  # type: ignore[attr-defined]
+        self.connection.write(work)
 
     def history_orphans(self, repo: str) -> tuple[set[str], set[str]]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             "MATCH (n:RetiredFile|RetiredSymbol {repo: $repo}) "
             "RETURN n:RetiredFile AS file, n.path AS path, n.id AS id",
             repo=repo,
@@ -117,7 +127,7 @@ class Neo4jHistory:
         return paths, {r["id"] for r in records if not r["file"]}
 
     def history_symbols(self, repo: str, paths: Iterable[str]) -> dict[str, set[str]]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             "UNWIND $paths AS path MATCH (n:Symbol|RetiredSymbol {repo: $repo, path: path}) "
             "WHERE n.changes IS NOT NULL OR EXISTS { (:Commit)-[:TOUCHED]->(n) } "
             "RETURN DISTINCT path, n.id AS id",
@@ -139,80 +149,27 @@ class Neo4jHistory:
             file_id(repo, old): (file_id(repo, new) if new else None) for old, new in files.items()
         }
 
-        def work(tx):
+        def work(tx: Any) -> None:
             for live, retired, mapping in (
                 ("File", "RetiredFile", file_ids),
                 ("Symbol", "RetiredSymbol", symbols),
             ):
                 if mapping:
-                    self._remap(tx, live, retired, mapping)
+                    _remap(tx, live, retired, mapping)
             tx.run(
                 "MATCH (n:RetiredFile|RetiredSymbol {repo: $repo}) DETACH DELETE n", repo=repo
             ).consume()
 
-        self._write(work)  # type: ignore[attr-defined]
-
-    @staticmethod
-    def _remap(tx, live: str, retired: str, mapping: dict[str, str | None]) -> None:
-        sources = list(mapping)
-        nodes = f"UNWIND $ids AS id MATCH (x:{live}|{retired} {{id: id}}) "
-        touches = tx.run(
-            nodes + "MATCH (c:Commit)-[t:TOUCHED]->(x) "
-            "WITH x, c, t, properties(t) AS props DELETE t "
-            "RETURN x.id AS source, c.id AS commit, props",
-            ids=sources,
-        ).data()
-        counts = tx.run(
-            nodes + "WITH x, x.changes AS n REMOVE x.changes RETURN x.id AS source, n",
-            ids=sources,
-        ).data()
-        pairs = tx.run(
-            nodes + "MATCH (x)-[r:CO_CHANGES]-() WITH DISTINCT r "
-            "WITH r, startNode(r).id AS a, endNode(r).id AS b, r.count AS n DELETE r "
-            "RETURN a, b, n",
-            ids=sources,
-        ).data()
-        moved_touches = [
-            {"commit": t["commit"], "target": mapping[t["source"]], "props": t["props"]}
-            for t in touches
-            if mapping[t["source"]]
-        ]
-        moved_counts: dict[str, int] = {}
-        for row in counts:
-            target = mapping[row["source"]]
-            if target and row["n"]:
-                moved_counts[target] = moved_counts.get(target, 0) + row["n"]
-        moved_pairs: dict[tuple[str, str], int] = {}
-        for row in pairs:
-            a, b = mapping.get(row["a"], row["a"]), mapping.get(row["b"], row["b"])
-            if a and b and a != b:
-                key = (min(a, b), max(a, b))
-                moved_pairs[key] = moved_pairs.get(key, 0) + row["n"]
-        tx.run(
-            f"UNWIND $rows AS t MATCH (c:Commit {{id: t.commit}}) MATCH (x:{live} {{id: t.target}}) "
-            "CREATE (c)-[r:TOUCHED]->(x) SET r = t.props",
-            rows=moved_touches,
-        ).consume()
-        tx.run(
-            f"UNWIND $rows AS x MATCH (n:{live} {{id: x.id}}) "
-            "SET n.changes = coalesce(n.changes, 0) + x.n",
-            rows=[{"id": k, "n": n} for k, n in moved_counts.items()],
-        ).consume()
-        tx.run(
-            f"UNWIND $rows AS x MATCH (a:{live} {{id: x.a}}) MATCH (b:{live} {{id: x.b}}) "
-            "MERGE (a)-[r:CO_CHANGES]->(b) ON CREATE SET r.count = x.n, r.weight = 0.0 "
-            "ON MATCH SET r.count = r.count + x.n",
-            rows=[{"a": a, "b": b, "n": n} for (a, b), n in moved_pairs.items()],
-        ).consume()
+        self.connection.write(work)
 
     def clear_history(self, repo: str) -> None:
-        self._run_auto(  # type: ignore[attr-defined]
+        self.connection.run_auto(
             "MATCH (c:Commit {repo: $repo}) "
             "CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 5000 ROWS",
             repo=repo,
         )
 
-        def work(tx):
+        def work(tx: Any) -> None:
             tx.run("MATCH (n:File {repo: $repo})-[r:CO_CHANGES]->() DELETE r", repo=repo).consume()
             tx.run(
                 "MATCH (n:Symbol {repo: $repo})-[r:CO_CHANGES]->() DELETE r", repo=repo
@@ -224,76 +181,81 @@ class Neo4jHistory:
             ).consume()
             tx.run("MATCH (r:Repo {name: $repo}) SET r.mined_sha = ''", repo=repo).consume()
 
-        self._write(work)  # type: ignore[attr-defined]
+        self.connection.write(work)
 
-    def refresh_cochange_weights(
-        self, repo: str, files: Iterable[str] | None = None, symbols: Iterable[str] | None = None
-    ) -> None:
-        """weight = count / min(changes of a, changes of b), for every pair or (given the files
-        and symbols whose change counts moved) for the pairs that hold one of them."""
-        weight = (
-            "WITH DISTINCT r, CASE WHEN a.changes < b.changes THEN a.changes ELSE b.changes END "
-            "AS m SET r.weight = round(toFloat(r.count) / CASE WHEN m > 1 THEN m ELSE 1 END, 4)"
+    def pair_counts(
+        self, repo: str, level: CoChangeLevel, keys: Iterable[str] | None = None
+    ) -> list[PairCount]:
+        label = _LABELS[level]
+        # one record holding every row: tens of thousands of records cost seconds, one list
+        # of them a fraction
+        returns = (
+            "RETURN collect([a.id, b.id, r.count, coalesce(a.changes, 0), "
+            "coalesce(b.changes, 0), elementId(r)]) AS rows"
         )
-        everything = files is None and symbols is None
-        keys = {
-            "File": [file_id(repo, p) for p in files or ()],
-            "Symbol": list(symbols or ()),
-        }
-
-        def work(tx):
-            for label in ("File", "Symbol"):
-                if everything:
-                    tx.run(
-                        f"MATCH (a:{label} {{repo: $repo}})-[r:CO_CHANGES]->(b) {weight}",
-                        repo=repo,
-                    ).consume()
-                    continue
-                for start in range(0, len(keys[label]), 5000):
-                    tx.run(
-                        f"UNWIND $ids AS id MATCH (:{label} {{id: id}})-[r:CO_CHANGES]-() "
-                        f"WITH DISTINCT r WITH r, startNode(r) AS a, endNode(r) AS b {weight}",
-                        ids=keys[label][start : start + 5000],
-                    ).consume()
-
-        self._write(work)  # type: ignore[attr-defined]
-
-    def set_history_state(self, repo: str, mined_sha: str, codeowners: str) -> None:
-        self._write(  # type: ignore[attr-defined]
-            lambda tx: tx.run(
-                "MATCH (r:Repo {name: $repo}) SET r.mined_sha = $sha, r.codeowners = $owners",
-                repo=repo,
-                sha=mined_sha,
-                owners=codeowners,
-            ).consume()
-        )
-
-    def symbol_spans(
-        self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None
-    ) -> dict[str, list[tuple[int, int, str]]]:
-        returns = "RETURN s.path AS path, s.start_line AS start, s.end_line AS end, s.id AS id"
-        if paths is None:
-            records = self._read(  # type: ignore[attr-defined]
-                f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
-                repo=repo,
-                kinds=list(kinds),
+        if keys is None:
+            records = self.read(
+                f"MATCH (a:{label} {{repo: $repo}})-[r:CO_CHANGES]->(b) {returns}", repo=repo
             )
         else:
-            records = self._read(  # type: ignore[attr-defined]
-                "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path}) "
-                f"WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
-                repo=repo,
-                kinds=list(kinds),
-                paths=list(paths),
-            )
-        spans: dict[str, list[tuple[int, int, str]]] = {}
-        for r in records:
-            spans.setdefault(r["path"], []).append((r["start"], r["end"], r["id"]))
-        return spans
+            ids = sorted({file_id(repo, k) if level == "file" else k for k in keys})
+            records = []
+            for start in range(0, len(ids), CHUNK):
+                records.extend(
+                    self.read(
+                        f"UNWIND $ids AS id MATCH (:{label} {{id: id}})-[r:CO_CHANGES]-() "
+                        f"WITH DISTINCT r WITH r, startNode(r) AS a, endNode(r) AS b {returns}",
+                        ids=ids[start : start + CHUNK],
+                    )
+                )
+        found: dict[str, PairCount] = {}
+        for record in records:  # a pair holding two keys (of different chunks) comes once
+            for a, b, count, changes_a, changes_b, ref in record["rows"]:
+                found[ref] = PairCount(
+                    _key(level, a), _key(level, b), count, changes_a, changes_b, ref
+                )
+        return list(found.values())
+
+    def set_pair_weights(self, repo: str, level: CoChangeLevel, weights: list[PairWeight]) -> None:
+        label = _LABELS[level]
+        by_ref = [{"ref": w.ref, "w": w.weight} for w in weights if w.ref is not None]
+        by_ends = [
+            {
+                "a": file_id(repo, w.a) if level == "file" else w.a,
+                "b": file_id(repo, w.b) if level == "file" else w.b,
+                "w": w.weight,
+            }
+            for w in weights
+            if w.ref is None
+        ]
+
+        def work(tx: Any) -> None:
+            for start in range(0, len(by_ref), WEIGHT_CHUNK):
+                tx.run(  # the relationship pair_counts named: found by its element id
+                    "UNWIND $rows AS x MATCH ()-[r:CO_CHANGES]->() WHERE elementId(r) = x.ref "
+                    "SET r.weight = x.w",
+                    rows=by_ref[start : start + WEIGHT_CHUNK],
+                ).consume()
+            for start in range(0, len(by_ends), CHUNK):
+                tx.run(
+                    f"UNWIND $rows AS x MATCH (a:{label} {{id: x.a}})-[r:CO_CHANGES]->"
+                    f"(b:{label} {{id: x.b}}) SET r.weight = x.w",
+                    rows=by_ends[start : start + CHUNK],
+                ).consume()
+
+        self.connection.write(work)
+
+    def set_history_state(self, repo: str, mined_sha: str, codeowners: str) -> None:
+        self.connection.run(
+            "MATCH (r:Repo {name: $repo}) SET r.mined_sha = $sha, r.codeowners = $owners",
+            repo=repo,
+            sha=mined_sha,
+            owners=codeowners,
+        )
 
     # ---------------------------------------------------------------- reads
     def file_history(self, repo: str, path: str, limit: int, offset: int = 0) -> list[Touch]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             _FILE_BY_ID + "MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(x) "
             f"RETURN {_TOUCH_RETURN}, t.added AS added, t.deleted AS deleted "
             "ORDER BY ordinal DESC SKIP $offset LIMIT $limit",
@@ -304,7 +266,7 @@ class Neo4jHistory:
         return [_touch(r, path, r["added"], r["deleted"]) for r in records]
 
     def symbol_history(self, symbol: str, limit: int, offset: int = 0) -> list[Touch]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             "MATCH (s:Symbol {id: $id}) MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(s) "
             f"RETURN {_TOUCH_RETURN}, t.lines AS lines ORDER BY ordinal DESC "
             "SKIP $offset LIMIT $limit",
@@ -316,7 +278,7 @@ class Neo4jHistory:
 
     def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
         head = _FILE_BY_ID if exact else _FILES_UNDER
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             head + "MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(x) "
             f"RETURN {_TOUCH_RETURN}, x.path AS path, t.added AS added, t.deleted AS deleted "
             "ORDER BY ordinal DESC, path",
@@ -327,7 +289,7 @@ class Neo4jHistory:
         return [_touch(r, r["path"], r["added"], r["deleted"]) for r in records]
 
     def cochanges(self, repo: str, path: str, min_count: int, limit: int) -> list[CoChange]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             _FILE_BY_ID + "MATCH (x)-[r:CO_CHANGES]-(o) WHERE r.count >= $min "
             "RETURN o.path AS other, r.count AS count, r.weight AS weight "
             "ORDER BY weight DESC, count DESC, other LIMIT $limit",
@@ -338,7 +300,7 @@ class Neo4jHistory:
         return [CoChange(r["other"], r["count"], r["weight"]) for r in records]
 
     def symbol_cochanges(self, symbol: str, min_count: int, limit: int) -> list[CoChange]:
-        records = self._read(  # type: ignore[attr-defined]
+        records = self.read(
             "MATCH (s:Symbol {id: $id})-[r:CO_CHANGES]-(o:Symbol) WHERE r.count >= $min "
             "RETURN o.id AS other, r.count AS count, r.weight AS weight "
             "ORDER BY weight DESC, count DESC, other LIMIT $limit",
@@ -349,7 +311,7 @@ class Neo4jHistory:
         return [CoChange(r["other"], r["count"], r["weight"]) for r in records]
 
     def history_stats(self, repo: str) -> dict:
-        record = self._read(  # type: ignore[attr-defined]
+        record = self.read(
             "MATCH (c:Commit {repo: $repo}) OPTIONAL MATCH (p:Person)-[:AUTHORED]->(c) "
             "RETURN count(DISTINCT c) AS commits, count(DISTINCT p) AS people, "
             "min(c.at) AS first, max(c.at) AS last, coalesce(max(c.ordinal), 0) AS ordinal",
@@ -362,3 +324,57 @@ class Neo4jHistory:
             "last": record["last"] or "",
             "ordinal": record["ordinal"],
         }
+
+
+def _key(level: CoChangeLevel, node_id: str) -> str:
+    """A pair end as the interface names it: a path for files, the id for symbols."""
+    return node_id.partition(":")[2] if level == "file" else node_id
+
+
+def _remap(tx: Any, live: str, retired: str, mapping: dict[str, str | None]) -> None:
+    sources = list(mapping)
+    nodes = f"UNWIND $ids AS id MATCH (x:{live}|{retired} {{id: id}}) "
+    touches = tx.run(
+        nodes + "MATCH (c:Commit)-[t:TOUCHED]->(x) "
+        "WITH x, c, t, properties(t) AS props DELETE t "
+        "RETURN x.id AS source, c.id AS commit, props",
+        ids=sources,
+    ).data()
+    counts = tx.run(
+        nodes + "WITH x, x.changes AS n REMOVE x.changes RETURN x.id AS source, n",
+        ids=sources,
+    ).data()
+    pairs = tx.run(
+        nodes + "MATCH (x)-[r:CO_CHANGES]-() WITH DISTINCT r "
+        "WITH r, startNode(r).id AS a, endNode(r).id AS b, r.count AS n DELETE r "
+        "RETURN a, b, n",
+        ids=sources,
+    ).data()
+    moved_touches = [
+        {"commit": t["commit"], "target": mapping[t["source"]], "props": t["props"]}
+        for t in touches
+        if mapping[t["source"]]
+    ]
+    moved_counts: Counter[str] = Counter()
+    for row in counts:
+        target = mapping[row["source"]]
+        if target and row["n"]:
+            moved_counts[target] += row["n"]
+    moved_pairs: Counter[tuple[str, str]] = Counter()
+    for row in pairs:
+        a, b = mapping.get(row["a"], row["a"]), mapping.get(row["b"], row["b"])
+        if a and b and a != b:
+            moved_pairs[(min(a, b), max(a, b))] += row["n"]
+    tx.run(
+        f"UNWIND $rows AS t MATCH (c:Commit {{id: t.commit}}) MATCH (x:{live} {{id: t.target}}) "
+        "CREATE (c)-[r:TOUCHED]->(x) SET r = t.props",
+        rows=moved_touches,
+    ).consume()
+    tx.run(
+        _ADD_CHANGES.format(label=live),
+        rows=[{"id": k, "n": n} for k, n in moved_counts.items()],
+    ).consume()
+    tx.run(
+        _ADD_PAIRS.format(label=live),
+        rows=[{"a": a, "b": b, "n": n} for (a, b), n in moved_pairs.items()],
+    ).consume()

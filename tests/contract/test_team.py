@@ -1,6 +1,7 @@
-"""Agent sessions and file claims on both stores: exactly one of many concurrent claimers wins,
-the others are told who holds the file, claims end with their session or their TTL, re-claiming
-your own claim is fine; activity and lessons."""
+"""TeamStore, and the rules of `cartograph.agents` over it, on both stores: exactly one of many
+concurrent claimers wins (the store's compare-and-set), the others are told who holds the file,
+claims end with their session or their TTL, re-claiming your own claim is fine; activity on any
+path; lessons, and which of them apply to a path (folders included)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from cartograph.agents import sessions as agents
+from cartograph.agents.lessons import lesson_keys
 from cartograph.agents.sessions import AgentError
+from cartograph.model import Claim
+
+from contract.graphs import build, file_write, module_symbol
 
 
 @pytest.fixture
@@ -110,8 +115,9 @@ def test_concurrent_claimers_exactly_one_wins(stores):
 
 def test_activity_and_lessons(store):
     session = agents.start_session(store, "alice", "fix refund rounding")
-    assert agents.record_read(store, session.id, "shop", "api/payments.py") in (True, False)
-    agents.record_edit(store, session.id, "shop", "api/payments.py")
+    # one rule on every store: activity is recorded for a path the index does not hold (yet)
+    assert agents.record_read(store, session.id, "shop", "api/payments.py") is True
+    assert agents.record_edit(store, session.id, "shop", "api/payments.py") is True
     lesson = agents.remember(
         store,
         session.id,
@@ -166,3 +172,151 @@ def test_lessons_come_back_with_the_context_of_what_they_are_about(tmp_path, sto
     assert "lessons left by agents (2):" in text
     assert "Totals are rounded once" in text and "need no network" in text
     assert "Unrelated" not in text
+
+
+# ---------------------------------------------------------------- the store's primitives
+
+
+def _claim(session, path="api/payments.py", since="2026-01-01T00:00:00+00:00") -> Claim:
+    return Claim("shop", path, session.id, "edit", since, "2026-01-01T00:30:00+00:00")
+
+
+def test_put_claim_is_a_compare_and_set_on_the_version_read(store):
+    alice = store.team.create_session("alice", "task", "2026-01-01T00:00:00+00:00")
+    bob = store.team.create_session("bob", "task", "2026-01-01T00:00:00+00:00")
+    assert store.team.current_claim("shop", "api/payments.py") is None
+    assert store.team.put_claim(_claim(alice), expected=None)
+    assert not store.team.put_claim(_claim(bob), expected=None)  # it is no longer absent
+    held = store.team.current_claim("shop", "api/payments.py")
+    assert (held.claim.session, held.claim.agent, held.holder.id) == (alice.id, "alice", alice.id)
+    assert store.team.put_claim(_claim(bob, since="later"), expected=held.version)
+    assert not store.team.put_claim(_claim(alice), expected=held.version)  # a stale version
+    now = store.team.current_claim("shop", "api/payments.py")
+    assert (now.claim.session, now.claim.since) == (bob.id, "later")
+    assert now.version != held.version
+    assert store.team.release_path("shop", "api/payments.py", bob.id)
+    # a write that read the released claim changes nothing, and leaves nothing behind
+    assert not store.team.put_claim(_claim(alice), expected=now.version)
+    assert store.team.current_claim("shop", "api/payments.py") is None
+    assert store.team.claims(None) == []
+
+
+def test_of_concurrent_compare_and_sets_on_one_state_exactly_one_succeeds(stores):
+    setup = stores.open()
+    sessions = [
+        setup.team.create_session(f"agent-{n}", "task", "2026-01-01T00:00:00+00:00")
+        for n in range(20)
+    ]
+    barrier = threading.Barrier(len(sessions))
+    outcomes: list[bool] = []
+    errors: list[Exception] = []
+
+    def attempt(session) -> None:
+        store = stores.open()  # a connection of its own, as another process would have
+        try:
+            barrier.wait(timeout=30)
+            outcomes.append(store.team.put_claim(_claim(session), expected=None))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=attempt, args=(s,)) for s in sessions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    assert sorted(outcomes) == [False] * 19 + [True]
+    (stored,) = setup.team.claims("shop")
+    assert stored.claim.session in {s.id for s in sessions}
+
+
+def test_stored_claims_are_listed_in_force_or_not_and_the_rule_picks(store, monkeypatch):
+    alice = agents.start_session(store, "alice", "task")
+    assert agents.claim(store, alice.id, "shop", "b.py").granted
+    assert agents.claim(store, alice.id, "shop", "a.py").granted
+    assert agents.claim(store, alice.id, "other", "a.py").granted
+    assert [(c.claim.repo, c.claim.path) for c in store.team.claims(None)] == [
+        ("other", "a.py"),
+        ("shop", "a.py"),
+        ("shop", "b.py"),
+    ]
+    later = datetime.now(UTC) + timedelta(hours=1)  # every claim lapsed, still stored
+    monkeypatch.setattr(agents, "_now", lambda: later)
+    assert len(store.team.claims("shop")) == 2
+    assert agents.claims(store, "shop") == []
+
+
+def test_activity_is_recorded_for_indexed_and_unindexed_paths_alike(store):
+    build(
+        store,
+        "shop",
+        [file_write("shop", "api/payments.py", [module_symbol("shop", "api/payments.py")])],
+    )
+    session = store.team.create_session("alice", "task", "2026-01-01T00:00:00+00:00")
+    assert store.team.record_activity(
+        session.id, "shop", "api/payments.py", "READ", "2026-01-01T00:01:00+00:00"
+    )
+    assert store.team.record_activity(
+        session.id, "shop", "api/new_file.py", "EDITED", "2026-01-01T00:02:00+00:00"
+    )
+    assert store.team.record_activity(
+        session.id, "shop", "api/payments.py", "READ", "2026-01-01T00:03:00+00:00"
+    )
+    assert store.team.session_activity(session.id) == [
+        ("shop", "api/new_file.py", "EDITED", "2026-01-01T00:02:00+00:00"),
+        ("shop", "api/payments.py", "READ", "2026-01-01T00:03:00+00:00"),
+    ]
+    assert not store.team.record_activity(
+        987654, "shop", "a.py", "READ", "2026-01-01T00:00:00+00:00"
+    )
+    with pytest.raises(ValueError):
+        store.team.record_activity(session.id, "shop", "a.py", "WROTE", "2026-01-01T00:00:00+00:00")
+
+
+def test_the_store_matches_lesson_keys_exactly(store):
+    session = store.team.create_session("alice", "task", "2026-01-01T00:00:00+00:00")
+    folder = store.team.add_lesson(
+        session.id, "alice", "Folder rule.", "lesson", ["shop/"], "2026-01-01T00:01:00+00:00"
+    )
+    exact = store.team.add_lesson(
+        session.id, "alice", "File rule.", "lesson", ["shop/a.py"], "2026-01-01T00:02:00+00:00"
+    )
+    assert [lesson.id for lesson in store.team.find_lessons(["shop/a.py"], [], 10)] == [exact.id]
+    assert [lesson.id for lesson in store.team.find_lessons(["shop/a.py", "shop/"], [], 10)] == [
+        exact.id,
+        folder.id,
+    ]
+    assert [lesson.id for lesson in store.team.find_lessons([], ["FOLDER"], 10)] == [folder.id]
+    assert [lesson.id for lesson in store.team.find_lessons([], ["rule."], 1)] == [
+        exact.id
+    ]  # newest first
+    assert store.team.find_lessons(["shop"], [], 10) == []
+
+
+def test_which_lessons_apply_to_a_target():
+    assert lesson_keys(["shop/payments.py"]) == ["shop/", "shop/payments.py"]
+    assert lesson_keys(["repo:shop/api/pay.py#shop.api.pay.refund"]) == [
+        "repo:shop/",
+        "repo:shop/api/",
+        "repo:shop/api/pay.py#shop.api.pay.refund",
+        "shop/",
+        "shop/api/",
+    ]
+    assert lesson_keys(["shop/", "", "shop/"]) == ["shop/"]
+
+
+def test_a_lesson_about_a_folder_counts_for_what_is_in_it(store):
+    session = agents.start_session(store, "alice", "task")
+    folder = agents.remember(store, session.id, "Payments need a ledger entry.", ["shop/"])
+    scoped = agents.remember(store, session.id, "Run the shop's own tests.", ["repo:shop/api/"])
+    other = agents.remember(store, session.id, "Not about shop.", ["shopping/"])
+
+    def found(*about):
+        return {lesson.id for lesson in agents.recall(store, list(about))}
+
+    assert found("shop/payments.py") == {folder.id}
+    assert found("repo:shop/payments.py") == {folder.id}
+    assert found("repo:shop/api/pay.py#shop.api.pay.refund") == {folder.id, scoped.id}
+    assert found("shopping/cart.py") == {other.id}
+    assert found("lib/shop/x.py") == set()
+    assert found("shop") == set()

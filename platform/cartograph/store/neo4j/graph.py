@@ -1,0 +1,524 @@
+"""Reads of the code graph in the Neo4j store. Search is Lucene BM25 over the same
+identifier-split text as the SQLite store (the full-text index `symbol_search`), with the same
+field weights; which words to ask for is decided above the seam (`query/ranking.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from cartograph.model import Edge, FileRecord, SymbolRow, Unresolved, file_id
+from cartograph.store import traversal
+from cartograph.store.export import export_graph
+from cartograph.store.interfaces import (
+    SYMBOL_TEXT_FIELDS,
+    EdgeRow,
+    EdgeTally,
+    SymbolKey,
+    Tallies,
+    Term,
+    TextMatch,
+    TraceStep,
+)
+from cartograph.store.neo4j.connection import Neo4jConnection
+from cartograph.store.neo4j.repos import Neo4jRepoCatalog
+
+CHUNK = 2000
+GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
+# search field → (the Symbol property the full-text index holds, its BM25 boost)
+SEARCH_FIELDS = {
+    "name": ("search_name", 10),
+    "qualname": ("search_qualname", 5),
+    "context": ("search_context", 1),
+}
+_SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
+_LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+SYMBOL_FIELDS = (
+    "id",
+    "repo",
+    "path",
+    "name",
+    "qualname",
+    "kind",
+    "start_line",
+    "end_line",
+    "signature",
+    "doc",
+    "exported",
+    "parent",
+    "decorators",
+)
+SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in SYMBOL_FIELDS) + "}"
+_OTHER_RETURN = SYMBOL_RETURN.replace("s.", "o.")
+_EDGE_RETURN = (
+    "r.lines AS lines, r.count AS count, r.via AS via, r.confidence AS confidence, "
+    "coalesce(r.order, 0) AS order"
+)
+
+
+def symbol_from(row: Any) -> SymbolRow:
+    return SymbolRow(
+        row["id"],
+        row["repo"],
+        row["path"],
+        row["name"],
+        row["qualname"],
+        row["kind"],
+        row["start_line"],
+        row["end_line"],
+        row["signature"],
+        row["doc"],
+        bool(row["exported"]),
+        row["parent"],
+        list(row["decorators"] or []),
+    )
+
+
+def _edge(record: Any) -> Edge:
+    return Edge(
+        record["type"],
+        record["src"],
+        record["dst"],
+        list(record["lines"] or []),
+        record["count"],
+        record["via"],
+        record["confidence"],
+        record["order"] or 0,
+    )
+
+
+def _types(types: Iterable[str]) -> str:
+    """Relationship types for a pattern (`CALLS|REFERENCES`): they are written into the
+    query, so only the graph's own types are accepted."""
+    types = list(types)
+    unknown = [t for t in types if t not in GRAPH_EDGE_TYPES]
+    if unknown or not types:
+        raise ValueError(f"not a relationship type of the code graph: {unknown or types}")
+    return "|".join(types)
+
+
+def lucene_query(match: TextMatch) -> str:
+    """A TextMatch as a Lucene query over the full-text index: each term in each of the
+    match's fields with that field's boost, the terms joined by AND or OR."""
+    unknown = [f for f in match.fields if f not in SEARCH_FIELDS]
+    if unknown:
+        raise ValueError(f"no search field {unknown[0]!r} in the Neo4j store")
+    clauses = [_lucene_term(term, match.fields) for term in match.terms]
+    return (" AND " if match.mode == "all" else " OR ").join(clauses)
+
+
+def _lucene_term(term: Term, fields: Sequence[str]) -> str:
+    escaped = "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term.word)
+    text = escaped + ("*" if term.prefix else "")
+    parts = [f"{SEARCH_FIELDS[f][0]}:{text}^{SEARCH_FIELDS[f][1]}" for f in fields]
+    return "(" + " ".join(parts) + ")"
+
+
+class Neo4jGraphReader:
+    def __init__(self, connection: Neo4jConnection, repos: Neo4jRepoCatalog) -> None:
+        self.connection = connection
+        self.read = connection.read
+        self.repos = repos
+
+    # ------------------------------------------------------------------ symbols
+    def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]:
+        ids = sorted(set(ids))
+        found: dict[str, SymbolRow] = {}
+        for start in range(0, len(ids), CHUNK):
+            records = self.read(
+                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE NOT s:Stub "
+                f"RETURN {SYMBOL_RETURN} AS s",
+                ids=ids[start : start + CHUNK],
+            )
+            for r in records:
+                found[r["s"]["id"]] = symbol_from(r["s"])
+        return found
+
+    def symbols_by(
+        self, field: SymbolKey, value: str, repo: str | None, limit: int
+    ) -> list[SymbolRow]:
+        key = _SYMBOL_KEYS[field]  # an indexed property, never text from outside
+        repo_clause = " AND s.repo = $repo" if repo else ""
+        records = self.read(
+            f"MATCH (s:Symbol {{{key}: $value}}) WHERE NOT s:Stub{repo_clause} "
+            f"RETURN {SYMBOL_RETURN} AS s "
+            f"ORDER BY size(s.qualname), s.qualname, s.repo, s.path LIMIT $limit",
+            value=value,
+            repo=repo,
+            limit=limit,
+        )
+        return [symbol_from(r["s"]) for r in records]
+
+    def term_counts(
+        self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
+    ) -> dict[Term, int]:
+        unique = list(dict.fromkeys(terms))
+        if not unique:
+            return {}
+        queries = [lucene_query(TextMatch((term,), "all", fields)) for term in unique]
+        records = self.read(  # every term in one read
+            "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
+            "CALL db.index.fulltext.queryNodes('symbol_search', $queries[i], {limit: $cap}) "
+            "YIELD node RETURN count(node) AS n } RETURN i, n",
+            queries=queries,
+            cap=cap,
+        )
+        return {unique[r["i"]]: r["n"] for r in records}
+
+    def match_symbols(
+        self,
+        match: TextMatch,
+        repo: str | None,
+        kinds: list[str] | None,
+        limit: int,
+        ranked: bool,
+    ) -> list[tuple[SymbolRow, float]]:
+        if not match.terms:
+            return []
+        filters = ["NOT node:Stub"]
+        if repo:
+            filters.append("node.repo = $repo")
+        if kinds:
+            filters.append("node.kind IN $kinds")
+        order = "score DESC, s.qualname" if ranked else "size(s.qualname), s.qualname"
+        # order and cut before building the returned maps: a common word matches thousands
+        records = self.read(
+            "CALL db.index.fulltext.queryNodes('symbol_search', $q) YIELD node, score "
+            f"WHERE {' AND '.join(filters)} WITH node AS s, score "
+            f"ORDER BY {order} LIMIT $n RETURN {SYMBOL_RETURN} AS s, score",
+            q=lucene_query(match),
+            repo=repo,
+            kinds=kinds,
+            n=limit,
+        )
+        return [(symbol_from(r["s"]), float(r["score"]) if ranked else 0.0) for r in records]
+
+    def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
+        parents = list(dict.fromkeys(parent_ids))
+        found: list[SymbolRow] = []
+        for start in range(0, len(parents), CHUNK):
+            records = self.read(
+                f"UNWIND range(0, size($parents) - 1) AS i WITH i, $parents[i] AS parent "
+                f"MATCH (s:Symbol {{parent: parent}}) WHERE NOT s:Stub "
+                f"AND ($name IS NULL OR s.name = $name) "
+                f"RETURN {SYMBOL_RETURN} AS s ORDER BY i, s.start_line, s.qualname",
+                parents=parents[start : start + CHUNK],
+                name=name,
+            )
+            found.extend(symbol_from(r["s"]) for r in records)
+        return found
+
+    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
+        records = self.read(
+            f"MATCH (s:Symbol {{repo: $repo, path: $path}}) WHERE NOT s:Stub "
+            f"RETURN {SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
+            repo=repo,
+            path=path,
+        )
+        return [symbol_from(r["s"]) for r in records]
+
+    def symbol_spans(
+        self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None
+    ) -> dict[str, list[tuple[int, int, str]]]:
+        returns = "RETURN s.path AS path, s.start_line AS start, s.end_line AS end, s.id AS id"
+        if paths is None:
+            records = self.read(
+                f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
+                repo=repo,
+                kinds=list(kinds),
+            )
+        else:
+            records = self.read(
+                "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path}) "
+                f"WHERE s.kind IN $kinds AND NOT s:Stub {returns}",
+                repo=repo,
+                kinds=list(kinds),
+                paths=list(paths),
+            )
+        spans: dict[str, list[tuple[int, int, str]]] = {}
+        for r in records:
+            spans.setdefault(r["path"], []).append((r["start"], r["end"], r["id"]))
+        return spans
+
+    # ------------------------------------------------------------------ edges
+    def edges_of(
+        self,
+        ids: Iterable[str],
+        direction: str,
+        types: Iterable[str],
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[EdgeRow]:
+        ids = list(ids)
+        types = list(types)
+        if not ids or not types:
+            return []
+        pattern = (
+            "(o:Symbol)-[r]->(s:Symbol {id: id})"
+            if direction == "in"
+            else "(s:Symbol {id: id})-[r]->(o:Symbol)"
+        )
+        near, far = ("r_dst", "r_src") if direction == "in" else ("r_src", "r_dst")
+        page = " SKIP $offset LIMIT $limit" if limit is not None else ""
+        result: list[EdgeRow] = []
+        for start in range(0, len(ids), CHUNK):
+            records = self.read(
+                f"UNWIND $ids AS id MATCH {pattern} WHERE type(r) IN $types "
+                "WITH r, o, startNode(r).id AS r_src, endNode(r).id AS r_dst "
+                f"RETURN type(r) AS type, r_src AS src, r_dst AS dst, {_EDGE_RETURN}, "
+                f"CASE WHEN NOT o:Stub THEN {_OTHER_RETURN} END AS other "
+                f"ORDER BY {near}, other.repo, other.path, other.start_line, {far}{page}",
+                ids=ids[start : start + CHUNK],
+                types=types,
+                offset=offset,
+                limit=limit if limit is not None else 0,
+            )
+            for r in records:
+                other = symbol_from(r["other"]) if r["other"] is not None else None
+                result.append(EdgeRow(_edge(r), other))
+        return result
+
+    def edge_counts(
+        self, ids: Iterable[str], direction: str, types: Iterable[str]
+    ) -> dict[str, int]:
+        ids = list(dict.fromkeys(ids))
+        arrow = "<-[r]-()" if direction == "in" else "-[r]->()"
+        counts = dict.fromkeys(ids, 0)
+        for start in range(0, len(ids), CHUNK):
+            records = self.read(
+                f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) MATCH (s){arrow} "
+                "WHERE type(r) IN $types RETURN id, count(r) AS n",
+                ids=ids[start : start + CHUNK],
+                types=list(types),
+            )
+            counts.update((r["id"], r["n"]) for r in records)
+        return counts
+
+    def trace(
+        self, root: str, direction: str, types: list[str], depth: int, fanout: int
+    ) -> list[TraceStep]:
+        return traversal.trace(self, root, direction, types, depth, fanout)
+
+    def shortest_path(
+        self, src: str, dst: str, types: list[str], max_depth: int
+    ) -> list[Edge] | None:
+        """Cypher's allShortestPaths, then the path whose node ids sort first — the choice
+        the portable breadth-first version makes."""
+        if src == dst:
+            return []
+        records = self.read(
+            "MATCH (a:Symbol {id: $src}), (b:Symbol {id: $dst}) "
+            f"MATCH p = allShortestPaths((a)-[:{_types(types)}*..{int(max_depth)}]->(b)) "
+            "WITH p LIMIT 1000 "
+            "RETURN [n IN nodes(p) | n.id] AS ids, "
+            "[r IN relationships(p) | {type: type(r), src: startNode(r).id, dst: endNode(r).id, "
+            "lines: r.lines, count: r.count, via: r.via, confidence: r.confidence, "
+            "order: coalesce(r.order, 0)}] AS rels",
+            src=src,
+            dst=dst,
+        )
+        if not records:
+            return None
+        best = min(records, key=lambda r: r["ids"])
+        return [_edge(r) for r in best["rels"]]
+
+    # ------------------------------------------------------------------ files and the rest
+    def files(
+        self, repo: str, paths: Iterable[str] | None = None, under: str | None = None
+    ) -> dict[str, FileRecord]:
+        fields = (
+            "f.repo AS repo, f.path AS path, f.language AS language, f.sha256 AS sha256, "
+            "f.size AS size, f.mtime_ns AS mtime_ns, f.lines AS lines, f.is_test AS is_test, "
+            "f.module AS module, f.parse_errors AS parse_errors"
+        )
+        if under is not None:
+            records = self.read(
+                f"MATCH (f:File) WHERE f.id STARTS WITH $prefix AND NOT f:Stub "
+                f"RETURN {fields} ORDER BY f.path",
+                prefix=file_id(repo, under.strip("/") + "/"),
+            )
+        elif paths is None:
+            records = self.read(
+                f"MATCH (f:File {{repo: $repo}}) WHERE NOT f:Stub RETURN {fields} ORDER BY f.path",
+                repo=repo,
+            )
+        else:
+            records = self.read(
+                f"UNWIND $ids AS id MATCH (f:File {{id: id}}) WHERE NOT f:Stub RETURN {fields}",
+                ids=[file_id(repo, p) for p in set(paths)],
+            )
+        return {
+            r["path"]: FileRecord(
+                r["repo"],
+                r["path"],
+                r["language"],
+                r["sha256"],
+                r["size"],
+                r["mtime_ns"],
+                r["lines"],
+                bool(r["is_test"]),
+                r["module"],
+                r["parse_errors"],
+            )
+            for r in records
+        }
+
+    def _unresolved_rows(self, where: str, **params: Any) -> list[tuple[str, Unresolved]]:
+        """(path, Unresolved) of the symbols `where` selects (`s` is the symbol)."""
+        records = self.read(
+            f"MATCH (s:Symbol) WHERE {where} "
+            "AND (s.unresolved IS NOT NULL OR s.external_bases IS NOT NULL) "
+            "RETURN s.id AS src, s.path AS path, s.start_line AS line, s.unresolved AS names, "
+            "s.unresolved_lines AS lines, s.unresolved_from AS froms, "
+            "s.external_bases AS bases",
+            **params,
+        )
+        found: list[tuple[str, Unresolved]] = []
+        for r in records:
+            for name, line, external in zip(
+                r["names"] or [], r["lines"] or [], r["froms"] or [], strict=True
+            ):
+                found.append((r["path"], Unresolved(r["src"], name, line, external, "call")))
+            for name in r["bases"] or []:
+                found.append((r["path"], Unresolved(r["src"], name, r["line"], "", "base")))
+        return found
+
+    def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
+        rows = self._unresolved_rows("s.id IN $ids", ids=list(src_ids))
+        return sorted((u for _, u in rows), key=lambda u: (u.src, u.line, u.name))
+
+    def unresolved_names(self, repo: str, kind: str = "call") -> set[str]:
+        field = "unresolved" if kind == "call" else "external_bases"
+        records = self.read(
+            f"MATCH (s:Symbol {{repo: $repo}}) WHERE s.{field} IS NOT NULL "
+            f"UNWIND s.{field} AS name RETURN DISTINCT name",
+            repo=repo,
+        )
+        return {r["name"] for r in records}
+
+    def search_unresolved(
+        self, name: str, repo: str | None, limit: int
+    ) -> list[tuple[str, Unresolved]]:
+        rows = self._unresolved_rows("($repo IS NULL OR s.repo = $repo)", repo=repo)
+        needle = name.lower()
+        rows = [(p, u) for p, u in rows if needle in u.name.lower()]
+        rows.sort(key=lambda item: (item[1].src, item[1].line, item[1].name))
+        return rows[:limit]
+
+    def dead_code_candidates(
+        self, repo: str, path_prefix: str, kinds: Sequence[str], types: Sequence[str]
+    ) -> list[tuple[SymbolRow, int]]:
+        records = self.read(
+            "MATCH (s:Symbol {repo: $repo}) WHERE s.path STARTS WITH $prefix "
+            "AND s.kind IN $kinds AND NOT s:Stub "
+            "RETURN " + SYMBOL_RETURN + " AS s, "
+            f"COUNT {{ (o:Symbol)-[:{_types(types)}]->(s) WHERE o <> s }} AS incoming "
+            "ORDER BY s.path, s.start_line",
+            repo=repo,
+            prefix=path_prefix,
+            kinds=list(kinds),
+        )
+        return [(symbol_from(r["s"]), r["incoming"]) for r in records]
+
+    def import_links(self, repo: str) -> list[tuple[str, str, str, list[str]]]:
+        records = self.read(
+            "MATCH (f:File {repo: $repo})-[r:IMPORTS]->(t) "
+            "RETURN f.path AS path, CASE WHEN t:File THEN 'file' ELSE 'package' END AS kind, "
+            "CASE WHEN t:File THEN t.path ELSE t.name END AS target, r.names AS names "
+            "ORDER BY path, kind, target",
+            repo=repo,
+        )
+        return [(r["path"], r["kind"], r["target"], list(r["names"])) for r in records]
+
+    def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
+        records = self.read(
+            "MATCH (a:Symbol {repo: $repo})-[:CALLS]->(s:Symbol) WHERE a <> s "
+            "AND s.kind <> 'class' AND NOT s:Stub "
+            "WITH s, count(*) AS n RETURN " + SYMBOL_RETURN + " AS s, n "
+            "ORDER BY n DESC, s.qualname LIMIT $limit",
+            repo=repo,
+            limit=limit,
+        )
+        return [(symbol_from(r["s"]), r["n"]) for r in records]
+
+    def tallies(self, repo: str, target_name: str) -> Tallies:
+        kinds = {
+            r["kind"]: r["n"]
+            for r in self.read(
+                "MATCH (s:Symbol {repo: $repo}) WHERE NOT s:Stub "
+                "RETURN s.kind AS kind, count(*) AS n ORDER BY kind",
+                repo=repo,
+            )
+        }
+        languages = {
+            r["language"]: (r["n"], r["lines"])
+            for r in self.read(
+                "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
+                "RETURN f.language AS language, count(*) AS n, sum(f.lines) AS lines "
+                "ORDER BY language",
+                repo=repo,
+            )
+        }
+        edges = [
+            EdgeTally(r["type"], r["via"], r["named"], r["n"], r["sites"])
+            for r in self.read(
+                "MATCH (:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b) "
+                "RETURN type(r) AS type, r.via AS via, coalesce(b.name = $name, false) AS named, "
+                "count(*) AS n, sum(r.count) AS sites ORDER BY type, via, named",
+                repo=repo,
+                name=target_name,
+            )
+        ]
+        unresolved = self.read(
+            "MATCH (s:Symbol {repo: $repo}) WHERE s.unresolved IS NOT NULL "
+            "RETURN sum(size(s.unresolved)) AS n, "
+            "sum(size([f IN s.unresolved_from WHERE f <> ''])) AS ext",
+            repo=repo,
+        )[0]
+        imports = {
+            r["kind"]: r["n"]
+            for r in self.read(
+                "MATCH (f:File {repo: $repo})-[:IMPORTS]->(t) "
+                "RETURN CASE WHEN t:File THEN 'file' ELSE 'package' END AS kind, count(*) AS n",
+                repo=repo,
+            )
+        }
+        errors = self.read(
+            "MATCH (f:File {repo: $repo}) WHERE f.parse_errors > 0 RETURN count(f) AS n", repo=repo
+        )[0]["n"]
+        return Tallies(
+            kinds, languages, edges, unresolved["n"] or 0, unresolved["ext"] or 0, imports, errors
+        )
+
+    def export(self, repo: str) -> Iterator[dict]:
+        repo_row = self.repos.get_repo(repo)
+        if repo_row is None:
+            return
+        symbols = (
+            symbol_from(record["s"])
+            for record in self.read(
+                f"MATCH (s:Symbol {{repo: $repo}}) WHERE NOT s:Stub "
+                f"RETURN {SYMBOL_RETURN} AS s ORDER BY s.path, s.start_line, s.qualname",
+                repo=repo,
+            )
+        )
+        edges = (
+            _edge(r)
+            for r in self.read(
+                "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+                f"RETURN type(r) AS type, a.id AS src, b.id AS dst, {_EDGE_RETURN} "
+                "ORDER BY type, src, dst",
+                repo=repo,
+            )
+        )
+        packages = (
+            (r["name"], r["eco"])
+            for r in self.read(
+                "MATCH (:Repo {name: $repo})-[:PROVIDES]->(p:Package) "
+                "RETURN p.name AS name, p.ecosystem AS eco ORDER BY name",
+                repo=repo,
+            )
+        )
+        yield from export_graph(
+            repo_row, self.files(repo).values(), symbols, edges, self.import_links(repo), packages
+        )

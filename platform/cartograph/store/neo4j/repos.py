@@ -1,0 +1,71 @@
+"""Repository records in the Neo4j store (`Repo` nodes), and forgetting a repository whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cartograph.model import Repo
+from cartograph.store.neo4j.connection import Neo4jConnection
+
+# the labels of a repository's nodes, deleted in batches (a big repository is millions)
+_REPO_LABELS = (
+    "Symbol", "RetiredSymbol", "IndexState", "File", "RetiredFile", "Commit", "SkippedFile",
+)  # fmt: skip
+
+
+def repo_from_node(node: Any) -> Repo:
+    return Repo(
+        node.get("name"),
+        node.get("root") or "",
+        node.get("url") or "",
+        node.get("default_branch") or "",
+        node.get("head_sha") or "",
+        node.get("indexed_sha") or "",
+        node.get("indexed_at") or "",
+        bool(node.get("dirty")),
+        node.get("index_format") or "",
+        node.get("mined_sha") or "",
+        node.get("codeowners") or "",
+    )
+
+
+class Neo4jRepoCatalog:
+    def __init__(self, connection: Neo4jConnection) -> None:
+        self.connection = connection
+
+    def upsert_repo(self, repo: Repo) -> None:
+        props = {
+            "name": repo.name,
+            "root": repo.root,
+            "url": repo.url,
+            "default_branch": repo.default_branch,
+            "head_sha": repo.head_sha,
+            "indexed_sha": repo.indexed_sha,
+            "indexed_at": repo.indexed_at,
+            "dirty": repo.dirty,
+            "index_format": repo.index_format,
+        }
+        self.connection.run(
+            "MERGE (r:Repo {name: $name}) SET r += $props", name=repo.name, props=props
+        )
+
+    def get_repo(self, name: str) -> Repo | None:
+        records = self.connection.read("MATCH (r:Repo {name: $name}) RETURN r", name=name)
+        return repo_from_node(records[0]["r"]) if records else None
+
+    def list_repos(self) -> list[Repo]:
+        records = self.connection.read("MATCH (r:Repo) RETURN r ORDER BY r.name")
+        return [repo_from_node(r["r"]) for r in records]
+
+    def delete_repo(self, name: str) -> None:
+        for label in _REPO_LABELS:
+            self.connection.run_auto(
+                f"MATCH (n:{label} {{repo: $repo}}) "
+                f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
+                repo=name,
+            )
+        self.connection.run(
+            "OPTIONAL MATCH (l:IndexLock {repo: $repo}) DETACH DELETE l "
+            "WITH 1 AS x OPTIONAL MATCH (r:Repo {name: $repo}) DETACH DELETE r",
+            repo=name,
+        )

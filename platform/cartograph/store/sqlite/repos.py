@@ -1,0 +1,73 @@
+"""Repository records in the SQLite store (`repos`), and forgetting a repository whole."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cartograph.model import Repo
+from cartograph.store.sqlite.connection import SQLiteConnection, repo_range
+
+# every table keyed by repository name (the code graph's own rows are id ranges)
+_REPO_TABLES = (
+    "imports", "deps", "files", "skipped", "packages", "pending", "locks", "commits", "touches",
+    "symbol_touches", "file_changes", "cochanges", "symbol_changes", "symbol_cochanges",
+)  # fmt: skip
+
+
+def repo_from_row(row: Sequence) -> Repo:
+    history = tuple(row[9:11]) if len(row) > 9 else ("", "")
+    return Repo(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], *history
+    )
+
+
+class SQLiteRepoCatalog:
+    def __init__(self, connection: SQLiteConnection) -> None:
+        self.connection = connection
+        self.db = connection.db
+
+    def upsert_repo(self, repo: Repo) -> None:
+        with self.connection.transaction() as db:
+            db.execute(
+                # the history columns (mined_sha, codeowners) are set by set_history_state only
+                "INSERT INTO repos (name, root, url, default_branch, head_sha, indexed_sha, "
+                "indexed_at, dirty, index_format) VALUES (?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT(name) DO UPDATE SET "
+                "root=excluded.root, url=excluded.url, default_branch=excluded.default_branch, "
+                "head_sha=excluded.head_sha, indexed_sha=excluded.indexed_sha, "
+                "indexed_at=excluded.indexed_at, dirty=excluded.dirty, "
+                "index_format=excluded.index_format",
+                (
+                    repo.name,
+                    repo.root,
+                    repo.url,
+                    repo.default_branch,
+                    repo.head_sha,
+                    repo.indexed_sha,
+                    repo.indexed_at,
+                    int(repo.dirty),
+                    repo.index_format,
+                ),
+            )
+
+    def get_repo(self, name: str) -> Repo | None:
+        row = self.db.execute("SELECT * FROM repos WHERE name = ?", (name,)).fetchone()
+        return repo_from_row(row) if row else None
+
+    def list_repos(self) -> list[Repo]:
+        return [repo_from_row(r) for r in self.db.execute("SELECT * FROM repos ORDER BY name")]
+
+    def delete_repo(self, name: str) -> None:
+        with self.connection.transaction() as db:
+            low, high = repo_range(name)
+            db.execute(
+                "DELETE FROM symbol_search WHERE rowid IN "
+                "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
+                (low, high),
+            )
+            for table in ("symbols", "edges", "unresolved"):
+                column = "id" if table == "symbols" else "src"
+                db.execute(f"DELETE FROM {table} WHERE {column} >= ? AND {column} < ?", (low, high))
+            for table in _REPO_TABLES:
+                db.execute(f"DELETE FROM {table} WHERE repo = ?", (name,))
+            db.execute("DELETE FROM repos WHERE name = ?", (name,))
