@@ -146,7 +146,7 @@ def test_repository_administration(served):
     )
     assert (
         httpx.post(f"{url}/api/v1/repos", json={"name": "../x", "url": remote.url}).status_code
-        == 400
+        == 422  # refused at the edge: a repository name is checked where it comes in
     )
     assert httpx.post(f"{url}/api/v1/repos", json={"name": "x"}).status_code == 422
     assert [r["name"] for r in httpx.get(f"{url}/api/v1/repos").json()] == ["app"]

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 from cartograph.index import IndexingError, index_repository
+from cartograph.model import Repo
 from cartograph.query import QueryError, search, stats
 from cartograph.query.common import symbols_named
 from cartograph.store.interfaces import StoreError
@@ -362,12 +363,16 @@ def test_sql_metacharacters_in_names_and_source_are_data(tmp_path, store):
         },
     )
     index_repository(store, root, name="r", workers=1)
-    index_repository(store, root, name="x'; DROP TABLE repos; --", workers=1)
-    assert {r.name for r in store.repos.list_repos()} == {"r", "x'; DROP TABLE repos; --"}
+    hostile = "x'; DROP TABLE repos; --"
+    with pytest.raises(IndexingError, match="not a repository name"):
+        index_repository(store, root, name=hostile, workers=1)  # refused where it comes in
+    # and the store takes it as data all the same (a record written by other means)
+    store.repos.upsert_repo(Repo(name=hostile))
+    assert {r.name for r in store.repos.list_repos()} == {"r", hostile}
+    store.repos.delete_repo(hostile)
     (f,) = symbols_named(store.graph, "evil.f", "r", 5)
     assert f.doc == "'); DELETE FROM edges; --"
     assert ("evil.f", "evil.g") in calls(store, "r")
-    assert ("evil.f", "evil.g") in calls(store, "x'; DROP TABLE repos; --")
     assert "'; DROP TABLE symbols; --.py" in store.graph.files("r")
     assert store.graph.search_unresolved("%", "r", 10) == []
     assert symbols_named(store.graph, "' OR 1=1 --", None, 10) == []
@@ -386,7 +391,13 @@ def test_cypher_and_lucene_metacharacters_in_names_and_queries_are_data(tmp_path
             ),
         },
     )
-    name = "c` }) MATCH (n) DETACH DELETE n RETURN 'x"
+    hostile = "c` }) MATCH (n) DETACH DELETE n RETURN 'x"
+    with pytest.raises(IndexingError, match="not a repository name"):
+        index_repository(store, root, name=hostile, workers=1)
+    store.repos.upsert_repo(Repo(name=hostile))  # as data, the store takes it
+    assert store.repos.get_repo(hostile).name == hostile
+    store.repos.delete_repo(hostile)
+    name = "c-x"
     index_repository(store, root, name="r", workers=1)
     index_repository(store, root, name=name, workers=1)
     assert {r.name for r in store.repos.list_repos()} == {"r", name}

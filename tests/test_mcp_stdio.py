@@ -8,6 +8,7 @@ import json
 import os
 import sys
 
+from cartograph.model import Repo
 from mcp import Client, StdioServerParameters
 from sample_repo import make_sample_repo
 
@@ -120,6 +121,7 @@ def test_team_tools_sessions_claims_and_lessons(tmp_path, stores):
     """Two agents through the SDK client: one claims a file, the other is told who holds it,
     may not edit it, and reads the lesson the first left."""
     store_url = stores.url()
+    stores.open().repos.upsert_repo(Repo(name="shop"))  # claims name a known repository
 
     async def calls(client):
         names = {tool.name for tool in (await client.list_tools()).tools}

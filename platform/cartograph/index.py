@@ -47,6 +47,8 @@ from cartograph.model import (
     Repo,
     Skipped,
 )
+from cartograph.names import name_for_folder
+from cartograph.names import repo_name as valid_repo_name
 from cartograph.parsing import (
     decode_facts,
     encode_facts,
@@ -208,7 +210,7 @@ class _Timer:
 
 
 def default_repo_name(root: Path) -> str:
-    return root.resolve().name or "repo"
+    return name_for_folder(root.resolve().name)
 
 
 def index_repository(
@@ -242,9 +244,10 @@ def index_repository(
             discovery = discover(path, max_bytes=max_bytes)
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
-    repo_name = name or default_repo_name(discovery.root)
-    if not repo_name or any(c in repo_name for c in ":#/\\\n") or len(repo_name) > 200:
-        raise IndexingError(f"invalid repository name {repo_name!r}: use letters, digits, - _ .")
+    try:
+        repo_name = valid_repo_name(name) if name else default_repo_name(discovery.root)
+    except CartographError as exc:
+        raise IndexingError(str(exc)) from None
     owner = _lock_owner()
     _acquire(store, repo_name, owner, lock_timeout, progress)
     gc_was_enabled = gc.isenabled()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cartograph.auth import require
 from cartograph.errors import CartographError
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.operations.annotations import annotation
@@ -25,6 +26,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 if TYPE_CHECKING:
     from cartograph.jobs import JobRunner
+    from cartograph.model import ApiToken
     from cartograph.store.interfaces import Store
 
 INSTRUCTIONS = """\
@@ -40,14 +42,15 @@ to refresh them (it is incremental and fast)."""
 
 def build_server(
     store_url: str | None = None,
-    authorize: Callable[[str], None] | None = None,
+    caller: Callable[[], ApiToken | None] | None = None,
     stores: Callable[[], Store] | None = None,
     runner: JobRunner | None = None,
     data_dir: Path | None = None,
 ) -> MCPServer:
-    """An MCP server with Cartograph's tools over the store at `store_url`. `authorize(scope)`
-    is asked before every tool runs (the HTTP gateway checks the caller's token; stdio has
-    none) with the operation's scope: `read`, `claims` or `admin`. `stores` gives each calling
+    """An MCP server with Cartograph's tools over the store at `store_url`. `caller()` is the
+    token of the call being served (the HTTP gateway's; over stdio there is none): every tool
+    checks it carries the operation's scope (`read`, `claims` or `admin`), and the team tools
+    act in sessions only that token (or an admin) opened. `stores` gives each calling
     thread its store (the HTTP app's, shared with REST and GraphQL); without it, one store is
     opened and tool calls take turns on it. `runner` queues sync jobs (the server's); without
     it, the broker CARTOGRAPH_BROKER names, else syncs run in the call."""
@@ -62,15 +65,16 @@ def build_server(
             opened["store"] = open_store(store_url)
         return opened["store"]
 
-    def services() -> Services:
-        return Services(stores() if stores else own_store(), runner=runner, data_dir=data_dir)
+    def services(token: ApiToken | None) -> Services:
+        store = stores() if stores else own_store()
+        return Services(store, runner=runner, data_dir=data_dir, caller=token)
 
     def call(op: Operation, values: dict[str, Any]) -> Any:
         try:
-            if authorize is not None:
-                authorize(op.scope)
+            token = caller() if caller is not None else None
+            require(token, op.scope)
             with lock:
-                provided = services()
+                provided = services(token)
                 if provided.runner is None and {"runner", "job_state"} & set(op.services):
                     from cartograph.plugins import configured_job_runner
 

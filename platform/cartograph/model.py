@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
-# INHERITS edges, claim versions (compare-and-set)
-SCHEMA_VERSION = 8
+# INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
+# them, Neo4j claim keys as file ids
+SCHEMA_VERSION = 9
 
 SYMBOL_KINDS = (
     "module",
@@ -99,6 +100,9 @@ class AgentSession:
     started_at: str
     last_seen: str
     ended_at: str = ""
+    # the name of the token that opened it ("" when opened without one: on this machine); only
+    # that token, or an admin, may act in the session
+    owner: str = ""
 
 
 @dataclass(slots=True)

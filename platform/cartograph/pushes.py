@@ -3,7 +3,8 @@ redelivery is recognised by its delivery id; the newest pushed commit is recorde
 
 from __future__ import annotations
 
-from cartograph.errors import NotFound
+from cartograph.errors import NotFound, Unavailable
+from cartograph.jobs import JobRunner
 from cartograph.model import TrackedRepo
 from cartograph.store.interfaces import Store
 from cartograph.sync import now
@@ -23,3 +24,21 @@ def accept_push(store: Store, repo: str, delivery: Delivery) -> bool:
         return False
     store.tracking.update_tracked(repo, pushed_sha=delivery.sha, pushed_at=now())
     return True
+
+
+def queue_push(store: Store, runner: JobRunner, repo: str, delivery: Delivery) -> bool | None:
+    """Record a push and queue its sync: whether a job started (None: a redelivery, nothing
+    to do). The delivery is recorded first, so two copies arriving at once queue one sync; when
+    the job cannot be queued (the broker is down), the record is taken back, so the forge's
+    redelivery is taken instead of answered "duplicate" — and Unavailable is raised."""
+    if not accept_push(store, repo, delivery):
+        return None
+    try:
+        return runner.push(repo, delivery.sha)
+    except Exception as exc:
+        if delivery.delivery_id:
+            store.tracking.forget_delivery(repo, delivery.delivery_id)
+        raise Unavailable(
+            f"the push of {repo} could not be queued ({type(exc).__name__}: {exc}); "
+            "nothing was recorded: redeliver it later"
+        ) from exc

@@ -11,11 +11,11 @@ from cartograph.errors import CartographError, ErrorKind
 from cartograph.gitremote import check_url, redact
 from cartograph.jobs import JobState
 from cartograph.model import TrackedRepo
+from cartograph.names import repo_name
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, now
 
 # whole-string patterns (fullmatch): `$` would also accept a trailing newline
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _BRANCH = re.compile(r"(?!/)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<!/)")
 
 
@@ -46,8 +46,10 @@ def add_tracked(
     store: Store, name: str, url: str, branch: str = "main", secret: str | None = None
 ) -> TrackedRepo:
     """Track a repository (its webhook secret is generated unless given)."""
-    if not _NAME.fullmatch(name):
-        raise TrackingError(f"{name!r} is not a repository name (letters, digits, . _ -)")
+    try:
+        name = repo_name(name)
+    except CartographError as exc:
+        raise TrackingError(str(exc)) from None
     try:
         check_url(url)
     except CartographError as exc:

@@ -113,6 +113,8 @@ def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> D
         payload = json.loads(body or b"{}")
     except ValueError as exc:
         raise WebhookError("the body is not JSON") from exc
+    except RecursionError as exc:  # nested past the parser's recursion limit
+        raise WebhookError("the body is nested too deeply") from exc
     if not isinstance(payload, dict):
         raise WebhookError("the body is not a JSON object")
     ref = payload.get("ref") or (f"refs/heads/{branch}" if provider == "generic" else "")

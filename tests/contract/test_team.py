@@ -12,14 +12,21 @@ import pytest
 from cartograph.agents import sessions as agents
 from cartograph.agents.lessons import lesson_keys
 from cartograph.agents.sessions import AgentError
-from cartograph.model import Claim
+from cartograph.model import Claim, Repo
 
 from contract.graphs import build, file_write, module_symbol
 
 
+def with_repos(store, *names: str):
+    """Claims name repositories the store knows: indexed (here: their records) or tracked."""
+    for name in names:
+        store.repos.upsert_repo(Repo(name=name))
+    return store
+
+
 @pytest.fixture
 def store(stores):
-    return stores.open()
+    return with_repos(stores.open(), "shop", "billing", "other")
 
 
 def test_a_claim_is_exclusive_and_explains_who_holds_it(store):
@@ -65,28 +72,38 @@ def test_claims_end_with_their_session_or_their_ttl(store, monkeypatch):
     with pytest.raises(AgentError, match="expired"):
         agents.claim(store, alice.id, "shop", "other.py")
 
-    # a claim lapses after CLAIM_TTL even while its session is alive
+    # a heartbeat keeps the session and its claims alive (as it says), past CLAIM_TTL; a
+    # claim whose session goes silent lapses with the session
     start = datetime.now(UTC)
     carol = agents.start_session(store, "carol", "tests")
     dave = agents.start_session(store, "dave", "docs")
     assert agents.claim(store, carol.id, "shop", "views.py").granted
     assert agents.claim(store, dave.id, "shop", "urls.py").granted
-    for minutes in (10, 20, 31):  # bob and carol keep their sessions alive; dave goes silent
+    for minutes in (10, 20, 31, 45, 58):  # bob and carol heartbeat; dave goes silent
         moment = start + timedelta(minutes=minutes)
         monkeypatch.setattr(agents, "_now", lambda moment=moment: moment)
         agents.heartbeat(store, bob.id)
         agents.heartbeat(store, carol.id)
-    assert agents.claim(store, bob.id, "shop", "views.py").granted
-    refused = agents.claim(store, carol.id, "shop", "views.py")
-    assert not refused.granted and refused.claim.session == bob.id
+    refused = agents.claim(store, bob.id, "shop", "views.py")
+    assert not refused.granted and refused.claim.session == carol.id
+    assert refused.claim.expires_at > (start + timedelta(minutes=58)).isoformat()
     # dave's session expired (silent for 15 minutes): his claim went with it
     assert agents.claim(store, bob.id, "shop", "urls.py").granted
     with pytest.raises(AgentError, match="expired"):
         agents.heartbeat(store, dave.id)
+    # without heartbeats a claim still ends CLAIM_TTL after it was taken or renewed
+    agents.release(store, carol.id, "shop", "views.py")
+    assert agents.claim(store, carol.id, "shop", "views.py").granted
+    for minutes in (59, 70, 80, 89):  # the sessions touched, the claims never renewed
+        moment = start + timedelta(minutes=minutes)
+        monkeypatch.setattr(agents, "_now", lambda moment=moment: moment)
+        for session in (bob, carol):
+            store.team.touch_session(session.id, moment.isoformat(timespec="seconds"))
+    assert agents.claim(store, bob.id, "shop", "views.py").granted
 
 
 def test_concurrent_claimers_exactly_one_wins(stores):
-    setup = stores.open()
+    setup = with_repos(stores.open(), "shop")
     sessions = [agents.start_session(setup, f"agent-{n}", f"task {n}") for n in range(20)]
     barrier = threading.Barrier(len(sessions))
     outcomes: list = []
@@ -141,7 +158,7 @@ def test_activity_and_lessons(store):
 
 def test_bad_input(store):
     session = agents.start_session(store, "alice", "task")
-    with pytest.raises(AgentError, match="not a path"):
+    with pytest.raises(AgentError, match="climbs out"):
         agents.claim(store, session.id, "shop", "../etc/passwd")
     with pytest.raises(AgentError, match="intent"):
         agents.claim(store, session.id, "shop", "a.py", intent="'; DROP TABLE claims; --")
@@ -150,8 +167,10 @@ def test_bad_input(store):
     with pytest.raises(AgentError, match="empty"):
         agents.start_session(store, "  ", "task")
     hostile = "x' OR 1=1 --\"}) MATCH (n) DETACH DELETE n //"
-    result = agents.claim(store, session.id, hostile, hostile)
-    assert result.granted and result.claim.repo == hostile
+    with pytest.raises(AgentError, match="not a repository name"):
+        agents.claim(store, session.id, hostile, "a.py")
+    result = agents.claim(store, session.id, "shop", hostile)  # a strange, legal file name
+    assert result.granted and result.claim.path == hostile.rstrip("/")
 
 
 def test_lessons_come_back_with_the_context_of_what_they_are_about(tmp_path, stores):

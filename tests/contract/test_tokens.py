@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from cartograph.errors import Conflict
 
 
 def test_tokens_are_found_by_hash_listed_and_revoked_once(stores):
@@ -13,7 +14,7 @@ def test_tokens_are_found_by_hash_listed_and_revoked_once(stores):
     assert second.id > first.id
     assert tokens.token_by_hash("b" * 64) == second
     assert tokens.token_by_hash("c" * 64) is None
-    with pytest.raises(ValueError, match="exists already"):
+    with pytest.raises(Conflict, match="exists already"):
         tokens.add_token("ci", ("admin",), "d" * 64, "2026-01-03T00:00:00+00:00")
     assert [(t.name, t.scopes) for t in tokens.list_tokens()] == [
         ("ci", ("read",)),

@@ -18,11 +18,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import anyio
 from cartograph import logs
 from cartograph.api.graphql import build_graphql_router
 from cartograph.api.guard import AccessPolicy, RequestGuard
 from cartograph.api.rest import build_router
-from cartograph.auth import AuthError, require, verify
+from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
 from cartograph.errors import HTTP_STATUS, CartographError, NotFound, Unavailable
 from cartograph.jobs import JobRunner, ThreadJobRunner
@@ -30,7 +31,7 @@ from cartograph.mcp_server import build_server
 from cartograph.model import ApiToken
 from cartograph.operations import Services
 from cartograph.plugins import job_runner
-from cartograph.pushes import accept_push, tracked_for_push
+from cartograph.pushes import queue_push, tracked_for_push
 from cartograph.query.listing import list_repositories
 from cartograph.store import open_store
 from cartograph.store.interfaces import Store, StoreError
@@ -122,7 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     mcp_server = build_server(
         settings.store_url,
-        authorize=_authorize_mcp_caller,
+        caller=_caller.get,
         stores=stores.get,
         runner=runner,
         data_dir=settings.data_dir,
@@ -233,21 +234,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         the repository's secret, deduplicated by delivery id, queued as a sync job."""
         if provider not in PROVIDERS:
             raise NotFound(f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}")
-        graph = store()
-        tracked = tracked_for_push(graph, repo)
         body = await request.body()
         headers = {k.lower(): v for k, v in request.headers.items()}
+        # the store work (and the broker's) in a worker thread, never on the event loop
+        return await anyio.to_thread.run_sync(receive_push, provider, repo, headers, body)
+
+    def receive_push(provider: str, repo: str, headers: dict, body: bytes) -> JSONResponse:
+        graph = store()
+        tracked = tracked_for_push(graph, repo)
         authenticate(provider, headers, body, tracked.secret)
         delivery = parse(provider, headers, body, tracked.branch)
         if delivery.kind == "ping":
             return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
         if delivery.kind == "ignored":
             return JSONResponse({"queued": False, "reason": delivery.reason}, status_code=202)
-        if not accept_push(graph, repo, delivery):
+        started = queue_push(graph, runner, repo, delivery)
+        if started is None:
             return JSONResponse(
                 {"queued": False, "duplicate": True, "sha": delivery.sha}, status_code=200
             )
-        started = runner.push(repo, delivery.sha)
         log.info(
             "push received",
             extra={"repo": repo, "sha": delivery.sha, "job_started": started},
@@ -281,11 +286,6 @@ def _problem(
         headers=headers,
         media_type="application/problem+json",
     )
-
-
-def _authorize_mcp_caller(scope: str) -> None:
-    """Called by every MCP tool with the scope it needs."""
-    require(_caller.get(), scope)
 
 
 class _CallerContext:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, create_model
 PREFIX = "/api/v1"
 TAGS = {"read": "queries", "claims": "agents", "admin": "administration"}
 CURSOR_LENGTH = 200
+REQUEST = "_request"  # the keyword the request reaches an endpoint under (never a parameter)
 
 
 def encode_cursor(offset: int | None) -> str | None:
@@ -66,7 +67,7 @@ def build_router(
     for op in ordered:
         router.add_api_route(
             op.rest.path,
-            endpoint(op, services),
+            endpoint(op, services, caller),
             methods=[op.rest.method],
             status_code=op.rest.status,
             name=op.name.replace("-", "_"),
@@ -79,9 +80,14 @@ def build_router(
     return router
 
 
-def endpoint(op: Operation, services: Callable[[], Services]) -> Callable[..., Any]:
+def endpoint(
+    op: Operation,
+    services: Callable[[], Services],
+    caller: Callable[[Request], ApiToken | None],
+) -> Callable[..., Any]:
     """A function whose signature is the operation's parameters as FastAPI reads them (path and
-    query parameters, a body model), which runs the operation and answers its JSON form."""
+    query parameters, a body model), which runs the operation for the request's caller and
+    answers its JSON form."""
     rest = op.rest
     assert rest is not None
     in_path = set(re.findall(r"{(\w+)", rest.path))
@@ -111,6 +117,7 @@ def endpoint(op: Operation, services: Callable[[], Services]) -> Callable[..., A
         parameters.append(_keyword("body", typed, None if optional else inspect.Parameter.empty))
 
     def run(**given: Any) -> Any:
+        request: Request = given.pop(REQUEST)
         values: dict[str, Any] = {}
         body: BaseModel | None = given.pop("body", None)
         for param in op.on("rest"):
@@ -122,7 +129,9 @@ def endpoint(op: Operation, services: Callable[[], Services]) -> Callable[..., A
                 values[param.name] = given[spelled]
         if op.paged:
             values["offset"] = decode_cursor(given.get("cursor"))
-        answer = op.run(services(), values, "rest")
+        provided = services()
+        provided.caller = caller(request)
+        answer = op.run(provided, values, "rest")
         refused = rest.refusal(answer) if rest.refusal else None
         if refused is not None:
             raise refused
@@ -136,6 +145,7 @@ def endpoint(op: Operation, services: Callable[[], Services]) -> Callable[..., A
             data["next_cursor"] = encode_cursor(answer.next_offset)
         return data
 
+    parameters.append(_keyword(REQUEST, Request, inspect.Parameter.empty))
     run.__signature__ = inspect.Signature(parameters)
     run.__name__ = op.name.replace("-", "_")
     run.__doc__ = op.text

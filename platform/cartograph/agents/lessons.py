@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cartograph.errors import Invalid
+from cartograph.names import repo_path
+
 
 def lesson_keys(targets: Iterable[str]) -> list[str]:
     """Every `about` entry a lesson may carry to apply to one of `targets`: each target, and
@@ -31,3 +34,19 @@ def lesson_keys(targets: Iterable[str]) -> list[str]:
 def _folders(text: str) -> list[str]:
     """The prefixes of `text` that end at a `/` (`a/b/c.py` → `a/`, `a/b/`)."""
     return [text[: i + 1] for i, char in enumerate(text) if char == "/" and i + 1 < len(text)]
+
+
+def normal_target(target: str) -> str:
+    """A lesson's `about` entry in its normal form: a path or folder as `repo_path` writes it
+    (a folder keeps its `/`), `repo:path` likewise after the repository; a symbol id (with
+    `#`) as given. So `shop//x.py`, `./shop/x.py` and `shop\\x.py` are one target."""
+    text = target.strip()
+    if "#" in text:
+        return text
+    repo, colon, rest = text.partition(":")
+    try:
+        if colon and repo and "/" not in repo:
+            return f"{repo}:{repo_path(rest, folder=True)}"
+        return repo_path(text, folder=True)
+    except Invalid:
+        return text  # not a path: kept as written (a lesson may be about anything)

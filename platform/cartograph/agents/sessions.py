@@ -12,6 +12,11 @@ blind.
   session's READ/EDITED trail — on any path, indexed or not (an agent reads and creates files
   the index does not hold yet); `remember` stores a lesson about paths or symbols, `recall`
   brings lessons back (which apply to a path: `agents/lessons.py`).
+- A session belongs to the token that opened it (`caller`): only that token, or an admin, may
+  heartbeat, end, claim, release, check, record or remember in it; without a token (on this
+  machine) every session is yours. `heartbeat` keeps the session *and its claims* alive.
+- Paths and repository names have one normal form (`cartograph.names`): `a//b.py`, `a/./b.py`
+  and `a\\b.py` are one file, and claims name repositories that are indexed or tracked.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from cartograph.agents.claims import active_claims, in_force, take
-from cartograph.agents.lessons import lesson_keys
-from cartograph.errors import CartographError, ErrorKind
-from cartograph.model import AgentSession, Claim, Lesson
+from cartograph.agents.lessons import lesson_keys, normal_target
+from cartograph.errors import CartographError, ErrorKind, Forbidden, Invalid, NotFound
+from cartograph.model import AgentSession, ApiToken, Claim, Lesson
+from cartograph.names import repo_name, repo_path
 from cartograph.store.interfaces import Store
 
 SESSION_TTL = timedelta(minutes=15)
@@ -30,6 +36,7 @@ CLAIM_TTL = timedelta(minutes=30)
 INTENTS = ("edit", "refactor", "review", "test")
 MAX_TEXT = 4000
 MAX_SESSION_ID = 2**53  # ids are counters; anything larger is not one (and fits no store)
+MAX_RECALL_WORDS = 100
 
 
 class AgentError(CartographError):
@@ -60,27 +67,49 @@ def _clean(text: str, what: str, limit: int = 200) -> str:
 
 
 def _path(path: str) -> str:
-    cleaned = str(path).strip()
-    while cleaned.startswith("./"):
-        cleaned = cleaned[2:]
-    parts = cleaned.split("/")
-    if (
-        not cleaned
-        or cleaned.startswith("/")
-        or ".." in parts
-        or "\0" in cleaned
-        or len(cleaned) > 1000
-    ):
-        raise AgentError(f"{path!r} is not a path inside a repository")
-    return cleaned
+    try:
+        return repo_path(path)
+    except Invalid as exc:
+        raise AgentError(str(exc)) from None
 
 
-def start_session(store: Store, agent: str, task: str) -> AgentSession:
+def known_repo(store: Store, repo: str) -> str:
+    """`repo` in its normal form when the store knows it (indexed or tracked), else NotFound
+    naming the ones it does know (`Small` when there is `small`)."""
+    try:
+        name = repo_name(repo)
+    except Invalid as exc:
+        raise AgentError(str(exc)) from None
+    if store.repos.get_repo(name) is not None or store.tracking.get_tracked(name) is not None:
+        return name
+    known = sorted({r.name for r in store.repos.list_repos()} |
+                   {t.name for t in store.tracking.tracked_repos()})  # fmt: skip
+    alike = [k for k in known if k.lower() == name.lower()]
+    hint = f" (did you mean {alike[0]!r}?)" if alike else ""
+    listed = ", ".join(known) or "none"
+    raise NotFound(f"no repository named {name!r}{hint}; known: {listed}")
+
+
+def start_session(
+    store: Store, agent: str, task: str, caller: ApiToken | None = None
+) -> AgentSession:
     now = _stamp(_now())
-    return store.team.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now)
+    owner = caller.name if caller is not None else ""
+    return store.team.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now, owner)
 
 
-def live_session(store: Store, session_id: int) -> AgentSession:
+def may_act(session: AgentSession, caller: ApiToken | None) -> None:
+    """Forbidden unless `caller` may act in the session: the token that opened it, an admin,
+    or a call without a token (this machine's own user: the CLI, MCP over stdio)."""
+    if caller is None or "admin" in caller.scopes or caller.name == session.owner:
+        return
+    raise Forbidden(
+        f"session {session.id} belongs to another token: start a session of your own "
+        "(an admin token may act in any)"
+    )
+
+
+def live_session(store: Store, session_id: int, caller: ApiToken | None = None) -> AgentSession:
     if not isinstance(session_id, int) or not 0 < session_id <= MAX_SESSION_ID:
         raise AgentError(
             f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
@@ -90,24 +119,37 @@ def live_session(store: Store, session_id: int) -> AgentSession:
         raise AgentError(
             f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
         )
+    may_act(session, caller)
     if session.ended_at or session.last_seen <= _stamp(_now() - SESSION_TTL):
         raise AgentError(f"session {session_id} has expired: start a new one", ErrorKind.CONFLICT)
     return session
 
 
-def heartbeat(store: Store, session_id: int) -> AgentSession:
-    live_session(store, session_id)
-    store.team.touch_session(int(session_id), _stamp(_now()))
-    return live_session(store, session_id)
+def heartbeat(store: Store, session_id: int, caller: ApiToken | None = None) -> AgentSession:
+    """Keep the session alive, and its claims with it: each claim's expiry moves to a full
+    CLAIM_TTL from now."""
+    live_session(store, session_id, caller)
+    now = _now()
+    store.team.touch_session(int(session_id), _stamp(now))
+    store.team.renew_claims(int(session_id), _stamp(now + CLAIM_TTL))
+    return live_session(store, session_id, caller)
 
 
-def end_session(store: Store, session_id: int) -> None:
-    live_session(store, session_id)
+def end_session(store: Store, session_id: int, caller: ApiToken | None = None) -> None:
+    live_session(store, session_id, caller)
     store.team.end_session(int(session_id), _stamp(_now()))
 
 
-def claim(store: Store, session_id: int, repo: str, path: str, intent: str = "edit") -> ClaimResult:
-    session = live_session(store, session_id)
+def claim(
+    store: Store,
+    session_id: int,
+    repo: str,
+    path: str,
+    intent: str = "edit",
+    caller: ApiToken | None = None,
+) -> ClaimResult:
+    session = live_session(store, session_id, caller)
+    repo = known_repo(store, repo)
     if intent not in INTENTS:
         raise AgentError(f"intent {intent!r}: one of {', '.join(INTENTS)}")
     now = _now()
@@ -136,9 +178,11 @@ def busy_message(held: Claim) -> str:
     )
 
 
-def release(store: Store, session_id: int, repo: str, path: str) -> bool:
-    live_session(store, session_id)
-    return store.team.release_path(repo, _path(path), int(session_id))
+def release(
+    store: Store, session_id: int, repo: str, path: str, caller: ApiToken | None = None
+) -> bool:
+    live_session(store, session_id, caller)
+    return store.team.release_path(known_repo(store, repo), _path(path), int(session_id))
 
 
 def claims(store: Store, repo: str | None = None) -> list[Claim]:
@@ -147,10 +191,13 @@ def claims(store: Store, repo: str | None = None) -> list[Claim]:
     return active_claims(store.team.claims(repo), _stamp(now), _stamp(now - SESSION_TTL))
 
 
-def check_edit(store: Store, session_id: int, repo: str, path: str) -> ClaimResult:
+def check_edit(
+    store: Store, session_id: int, repo: str, path: str, caller: ApiToken | None = None
+) -> ClaimResult:
     """May this session edit the path now? Yes when nobody else holds it (a claim is still
     advised); no, with the holder, when another live session does."""
-    session = live_session(store, session_id)
+    session = live_session(store, session_id, caller)
+    repo = known_repo(store, repo)
     path = _path(path)
     now = _now()
     stored = store.team.current_claim(repo, path)
@@ -163,21 +210,36 @@ def check_edit(store: Store, session_id: int, repo: str, path: str) -> ClaimResu
     return ClaimResult(True, free, f"nobody holds {path}: claim it before you edit.")
 
 
-def record_read(store: Store, session_id: int, repo: str, path: str) -> bool:
-    live_session(store, session_id)
-    return store.team.record_activity(int(session_id), repo, _path(path), "READ", _stamp(_now()))
+def record_read(
+    store: Store, session_id: int, repo: str, path: str, caller: ApiToken | None = None
+) -> bool:
+    return _record(store, session_id, repo, path, "READ", caller)
 
 
-def record_edit(store: Store, session_id: int, repo: str, path: str) -> bool:
-    live_session(store, session_id)
-    return store.team.record_activity(int(session_id), repo, _path(path), "EDITED", _stamp(_now()))
+def record_edit(
+    store: Store, session_id: int, repo: str, path: str, caller: ApiToken | None = None
+) -> bool:
+    return _record(store, session_id, repo, path, "EDITED", caller)
+
+
+def _record(
+    store: Store, session_id: int, repo: str, path: str, kind: str, caller: ApiToken | None
+) -> bool:
+    live_session(store, session_id, caller)
+    repo = known_repo(store, repo)
+    return store.team.record_activity(int(session_id), repo, _path(path), kind, _stamp(_now()))
 
 
 def remember(
-    store: Store, session_id: int, text: str, about: list[str], kind: str = "lesson"
+    store: Store,
+    session_id: int,
+    text: str,
+    about: list[str],
+    kind: str = "lesson",
+    caller: ApiToken | None = None,
 ) -> Lesson:
-    session = live_session(store, session_id)
-    targets = sorted({t.strip() for t in about if t and t.strip()})[:50]
+    session = live_session(store, session_id, caller)
+    targets = sorted({normal_target(t) for t in about if t and t.strip()})[:50]
     return store.team.add_lesson(
         session.id,
         session.agent,
@@ -194,4 +256,8 @@ def recall(
     """Lessons about these paths or symbols (a lesson about a folder counts for what is in it),
     or whose text has these words; newest first."""
     limit = max(1, min(int(limit), 200))
-    return store.team.find_lessons(lesson_keys(about or []), text.split(), limit)
+    words = list(dict.fromkeys(text.lower().split()))
+    if len(words) > MAX_RECALL_WORDS:
+        raise AgentError(f"recall matches at most {MAX_RECALL_WORDS} words ({len(words)} given)")
+    targets = [normal_target(t) for t in about or [] if t and t.strip()]
+    return store.team.find_lessons(lesson_keys(targets), words, limit)

@@ -16,6 +16,7 @@ from cartograph.operations.values import Choice, CommaList, Flag, InvalidValue, 
 
 if TYPE_CHECKING:
     from cartograph.jobs import JobRunner, JobState
+    from cartograph.model import ApiToken
     from cartograph.store.interfaces import Store
 
 
@@ -128,6 +129,9 @@ class Services:
     runner: JobRunner | None = None  # sync jobs: queued on it; None: run in the caller
     data_dir: Path | None = None  # mirrors and worktrees (default: CARTOGRAPH_DATA)
     progress: Callable[[str], None] | None = None  # indexing progress messages
+    # the token of the person or agent calling (None: no token, this machine's own user); the
+    # team operations act only in sessions it opened (cartograph.agents.sessions.may_act)
+    caller: ApiToken | None = None
 
     @property
     def job_state(self) -> JobState | None:

@@ -289,7 +289,7 @@ READ = [
             PICKED_REPO,
             Param(
                 "path_prefix",
-                RepoPath(min_length=0),
+                RepoPath(min_length=0, folder=True),
                 "",
                 "only under this path prefix",
                 cli="--path",
@@ -441,7 +441,7 @@ READ = [
         "a repository's indexed files (path, language, lines, is_test), by path",
         (
             PICKED_REPO,
-            Param("under", RepoPath(), None, "only the files under this folder"),
+            Param("under", RepoPath(folder=True), None, "only the files under this folder"),
             limit(100),
             OFFSET,
         ),
@@ -497,6 +497,7 @@ TEAM = [
         description="Start a work session before editing a shared repository: `agent` names you "
         "(e.g. alice-laptop), `task` says what you are doing. Returns the session id the other "
         "team tools take. Call heartbeat now and then (a session silent for 15 minutes expires).",
+        services=("caller",),
         cli=Cli(("session", "start")),
         mcp="start_session",
         rest=Rest("POST", "/sessions", status=201),
@@ -509,6 +510,7 @@ TEAM = [
         "keep a session (and its claims) alive",
         (in_path(SESSION),),
         description="Keep a session (and its claims) alive.",
+        services=("caller",),
         cli=Cli(("session", "heartbeat")),
         mcp="heartbeat",
         rest=Rest("POST", "/sessions/{session}/heartbeat"),
@@ -521,6 +523,7 @@ TEAM = [
         "end a session (its claims end with it)",
         (replace(in_path(SESSION), arg=None),),
         description="End your session when your work is done: its claims end with it.",
+        services=("caller",),
         cli=Cli(("session", "end")),
         mcp="end_session",
         rest=Rest("DELETE", "/sessions/{session}", status=204),
@@ -541,6 +544,7 @@ TEAM = [
         "one of several claimers wins; if another session holds it, the answer says who, for "
         "which task and since when — work on something else or wait. Re-claiming renews your "
         "claim.",
+        services=("caller",),
         cli=Cli(("claim",)),
         mcp="claim_file",
         rest=Rest("POST", "/claims", refusal=refused_claim),
@@ -553,6 +557,7 @@ TEAM = [
         "release your claim on a file",
         tuple(in_query(replace(SESSION, arg=None), TEAM_REPO, TEAM_PATH)),
         description="Release your claim on a file when you are done with it.",
+        services=("caller",),
         cli=Cli(("release",)),
         mcp="release_file",
         rest=Rest("DELETE", "/claims", status=204, refusal=no_claim_released),
@@ -577,6 +582,7 @@ TEAM = [
         "may this session edit the file now? (no when another live session holds it)",
         tuple(in_query(SESSION, TEAM_REPO, TEAM_PATH)),
         description="May this session edit the file now? No when another live session holds it.",
+        services=("caller",),
         cli=Cli(("check-edit",)),
         mcp="check_edit",
         rest=Rest("GET", "/check-edit"),
@@ -600,6 +606,7 @@ TEAM = [
             ),
         ),
         description="Record that your session read or edited a file: other agents see the trail.",
+        services=("caller",),
         cli=Cli(("activity",)),
         mcp="record_activity",
         rest=Rest("POST", "/activity", status=204),
@@ -626,6 +633,7 @@ TEAM = [
         ),
         description="Leave a lesson for the next agent (e.g. the test command of a package, a "
         "trap to avoid), about paths, folders (ending in /) or symbol ids (repo:path#qualname).",
+        services=("caller",),
         cli=Cli(("remember",)),
         mcp="remember",
         rest=Rest("POST", "/lessons", status=201),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from cartograph.errors import Invalid
+from cartograph.names import MAX_REPO_NAME, repo_name, repo_path
 
 
 class InvalidValue(Invalid, ValueError):
@@ -177,26 +178,35 @@ class TextList(ValueType):
 
 @dataclass(frozen=True)
 class RepoName(ValueType):
-    """The name a repository was indexed or tracked under."""
+    """The name a repository was indexed or tracked under (cartograph.names.repo_name)."""
 
-    max_length: int | None = 200
+    max_length: int | None = MAX_REPO_NAME
     describe: str = "a repository name"
+
+    def normalise(self, value: Any, spelled: str) -> Any:
+        try:
+            return repo_name(value)
+        except Invalid as exc:
+            raise InvalidValue(f"`{spelled}`: {exc}") from None
 
 
 @dataclass(frozen=True)
 class RepoPath(ValueType):
-    """A path inside a repository, `/`-separated and relative (`./` in front is dropped); never
-    absolute, never climbing out with `..`. `min_length=0` admits "" (the whole repository)."""
+    """A path inside a repository in its one normal form (cartograph.names.repo_path): never
+    absolute, never climbing out with `..`. `min_length=0` admits "" (the whole repository);
+    `folder` keeps a trailing `/` (a folder, or a prefix that stops at one)."""
 
     describe: str = "a path inside a repository"
+    folder: bool = False
 
     def normalise(self, value: Any, spelled: str) -> Any:
-        text = super().normalise(value, spelled)
-        while text.startswith("./"):
-            text = text[2:]
-        if text.startswith("/") or ".." in text.split("/"):
-            raise InvalidValue(f"`{spelled}`: {value!r} is not a path inside a repository")
-        return text
+        if not isinstance(value, str):
+            raise InvalidValue(f"`{spelled}` is {self.describe}")
+        self._check_length(value.strip(), spelled)
+        try:
+            return repo_path(value, folder=self.folder, empty=self.min_length == 0)
+        except Invalid as exc:
+            raise InvalidValue(f"`{spelled}`: {exc}") from None
 
 
 @dataclass(frozen=True)

@@ -416,7 +416,7 @@ class TeamStore(Protocol):
     """Agent sessions, claims, activity and lessons. The store persists; `agents/` decides
     (when a claim is free, which lessons apply to a path)."""
 
-    def create_session(self, agent: str, task: str, at: str) -> AgentSession: ...
+    def create_session(self, agent: str, task: str, at: str, owner: str = "") -> AgentSession: ...
     def get_session(self, session_id: int) -> AgentSession | None: ...
     def touch_session(self, session_id: int, at: str) -> None: ...
 
@@ -433,6 +433,11 @@ class TeamStore(Protocol):
         path's stored claim is still the one read — absent (`expected` None) or at version
         `expected` — in one atomic step. False, writing nothing, when it changed: of any
         number of concurrent writers that read the same state, exactly one succeeds."""
+        ...
+
+    def renew_claims(self, session: int, expires_at: str) -> int:
+        """Move the expiry of the session's claims forward to `expires_at` (each a write: its
+        version grows); how many were renewed."""
         ...
 
     def release_path(self, repo: str, path: str, session: int) -> bool:
@@ -486,6 +491,10 @@ class TrackingStore(Protocol):
 
     def record_delivery(self, repo: str, delivery_id: str) -> bool:
         """True the first time a repository's delivery id is seen (then False, for days)."""
+        ...
+
+    def forget_delivery(self, repo: str, delivery_id: str) -> None:
+        """Forget a delivery id (its push could not be queued: a redelivery must be taken)."""
         ...
 
 

@@ -21,6 +21,14 @@ READ_ATTEMPTS = 3
 READ_RETRY_PAUSE = 0.1  # seconds, times the attempt number
 T = TypeVar("T")
 
+# what a graph of an older schema version has to change in its data: (the version that made
+# the change, the statement); run once, in order, on the graph's first open by this version
+DATA_MIGRATIONS = [
+    # 9: a claim's key is its file's id (it was repo + newline + path, which two different
+    # files could share)
+    (9, "MATCH (c:Claim) WHERE c.repo IS NOT NULL SET c.key = c.repo + ':' + c.path"),
+]
+
 SCHEMA = [
     "CREATE CONSTRAINT repo_name IF NOT EXISTS FOR (n:Repo) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT file_id IF NOT EXISTS FOR (n:File) REQUIRE n.id IS UNIQUE",
@@ -201,6 +209,9 @@ class Neo4jConnection:
         for statement in SCHEMA:
             self._schema_statement(statement)
         self.run_auto("CALL db.awaitIndexes(300)")
+        for since, statement in DATA_MIGRATIONS:
+            if version < since:
+                self.run(statement)
         self.run("MERGE (m:CartographMeta {key: 'schema'}) SET m.version = $v", v=SCHEMA_VERSION)
 
     def _schema_statement(self, statement: str) -> None:

@@ -20,13 +20,14 @@ from cartograph.store.neo4j.connection import Neo4jConnection
 
 _SESSION_RETURN = (
     "s.id AS id, s.agent AS agent, s.task AS task, s.started_at AS started_at, "
-    "s.last_seen AS last_seen, s.ended_at AS ended_at"
+    "s.last_seen AS last_seen, s.ended_at AS ended_at, coalesce(s.owner, '') AS owner"
 )
 # a claim written before claims had versions reads as version 1 (as SQLite's migration sets)
 _CLAIM_RETURN = (
     "c.repo AS repo, c.path AS path, c.session AS session, c.intent AS intent, "
     "c.since AS since, c.expires_at AS expires_at, coalesce(c.version, 1) AS version, "
-    "h {.id, .agent, .task, .started_at, .last_seen, .ended_at} AS holder"
+    "h {.id, .agent, .task, .started_at, .last_seen, .ended_at, owner: coalesce(h.owner, '')} "
+    "AS holder"
 )
 _LESSON_RETURN = (
     "l.id AS id, l.text AS text, l.kind AS kind, l.session AS session, l.agent AS agent, "
@@ -42,6 +43,7 @@ def _session(record: Any) -> AgentSession:
         record["started_at"],
         record["last_seen"],
         record["ended_at"],
+        record["owner"],
     )
 
 
@@ -73,7 +75,9 @@ def _lesson(record: Any) -> Lesson:
 
 
 def _key(repo: str, path: str) -> str:
-    return f"{repo}\n{path}"
+    """A claim's unique key: the file's id (`repo:path`; a repository name never holds `:`,
+    so no two files share one)."""
+    return file_id(repo, path)
 
 
 class Neo4jTeam:
@@ -82,17 +86,18 @@ class Neo4jTeam:
         self.read = connection.read
 
     # ---------------------------------------------------------------- sessions
-    def create_session(self, agent: str, task: str, at: str) -> AgentSession:
+    def create_session(self, agent: str, task: str, at: str, owner: str = "") -> AgentSession:
         def work(tx: Any) -> Any:
             return tx.run(
                 "MERGE (k:CartographMeta {key: 'agent_session_seq'}) "
                 "SET k.n = coalesce(k.n, 0) + 1 "
                 "CREATE (s:AgentSession {id: k.n, agent: $agent, task: $task, "
-                "started_at: $at, last_seen: $at, ended_at: ''}) "
+                "started_at: $at, last_seen: $at, ended_at: '', owner: $owner}) "
                 f"RETURN {_SESSION_RETURN}",
                 agent=agent,
                 task=task,
                 at=at,
+                owner=owner,
             ).single()
 
         return _session(self.connection.write(work))
@@ -153,6 +158,19 @@ class Neo4jTeam:
                 expected=expected or 0,
             ).single()
             return bool(record["fresh"])
+
+        return self.connection.write(work)
+
+    def renew_claims(self, session: int, expires_at: str) -> int:
+        def work(tx: Any) -> int:
+            record = tx.run(
+                "MATCH (c:Claim {session: $session}) WHERE c.expires_at < $expires "
+                "SET c.expires_at = $expires, c.version = coalesce(c.version, 1) + 1 "
+                "RETURN count(c) AS n",
+                session=session,
+                expires=expires_at,
+            ).single()
+            return int(record["n"])
 
         return self.connection.write(work)
 

@@ -73,3 +73,6 @@ class Neo4jTracking:
             return bool(record["fresh"])
 
         return self.connection.write(work)
+
+    def forget_delivery(self, repo: str, delivery_id: str) -> None:
+        self.connection.run("MATCH (d:Delivery {key: $key}) DELETE d", key=f"{repo}\n{delivery_id}")

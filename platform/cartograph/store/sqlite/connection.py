@@ -4,6 +4,7 @@ helpers its modules share (id ranges, chunked IN lists, symbol rows)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -58,6 +59,23 @@ def symbol_row(row: Sequence) -> SymbolRow:
     )
 
 
+def _create_owner_only(path: Path) -> None:
+    """A new store is readable by its owner only: the folders this creates are 0700, the file
+    0600 (it holds webhook secrets and token hashes; SQLite gives its -wal and -shm files the
+    database file's mode). An existing file or folder keeps its mode."""
+    missing = []
+    folder = path.parent
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for created in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            created.mkdir(mode=0o700)
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
 def chunks(items: list, size: int = CHUNK) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -99,7 +117,7 @@ class SQLiteConnection:
         self.path = Path(path).expanduser()
         self.url = f"sqlite:///{self.path}"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_owner_only(self.path)
             self.db = sqlite3.connect(
                 self.path, timeout=30.0, isolation_level=None, check_same_thread=False
             )

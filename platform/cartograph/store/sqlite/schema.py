@@ -23,6 +23,7 @@ MIGRATIONS = {
     6: "sqlite_006_tokens.sql",
     7: REPAIR_EARLY_SCHEMA_1,
     8: "sqlite_008_order_and_claim_versions.sql",
+    9: "sqlite_009_session_owners.sql",
 }
 
 # the code graph: derived from the repositories, rebuilt by the next index run

@@ -12,16 +12,16 @@ from cartograph.model import AgentSession, Claim, Lesson
 from cartograph.store.interfaces import StoredClaim, check_activity_kind
 from cartograph.store.sqlite.connection import SQLiteConnection
 
-_SESSION_COLUMNS = "id, agent, task, started_at, last_seen, ended_at"
+_SESSION_COLUMNS = "id, agent, task, started_at, last_seen, ended_at, owner"
 _CLAIM_SELECT = (
     "SELECT c.repo, c.path, c.session, c.intent, c.since, c.expires_at, c.version, "
-    "s.id, s.agent, s.task, s.started_at, s.last_seen, s.ended_at "
+    "s.id, s.agent, s.task, s.started_at, s.last_seen, s.ended_at, s.owner "
     "FROM claims c LEFT JOIN agent_sessions s ON s.id = c.session "
 )
 
 
 def _stored_claim(row: Sequence) -> StoredClaim:
-    holder = AgentSession(*row[7:13]) if row[7] is not None else None
+    holder = AgentSession(*row[7:14]) if row[7] is not None else None
     claim = Claim(
         row[0],
         row[1],
@@ -41,13 +41,14 @@ class SQLiteTeam:
         self.db = connection.db
 
     # ---------------------------------------------------------------- sessions
-    def create_session(self, agent: str, task: str, at: str) -> AgentSession:
+    def create_session(self, agent: str, task: str, at: str, owner: str = "") -> AgentSession:
         with self.connection.transaction() as db:
             session_id = db.execute(
-                "INSERT INTO agent_sessions (agent, task, started_at, last_seen) VALUES (?,?,?,?)",
-                (agent, task, at, at),
+                "INSERT INTO agent_sessions (agent, task, started_at, last_seen, owner) "
+                "VALUES (?,?,?,?,?)",
+                (agent, task, at, at, owner),
             ).lastrowid
-        return AgentSession(int(session_id or 0), agent, task, at, at, "")
+        return AgentSession(int(session_id or 0), agent, task, at, at, "", owner)
 
     def get_session(self, session_id: int) -> AgentSession | None:
         row = self.db.execute(
@@ -93,6 +94,14 @@ class SQLiteTeam:
                 ),
             )
             return True
+
+    def renew_claims(self, session: int, expires_at: str) -> int:
+        with self.connection.transaction() as db:
+            return db.execute(
+                "UPDATE claims SET expires_at = ?, version = version + 1 "
+                "WHERE session = ? AND expires_at < ?",
+                (expires_at, session, expires_at),
+            ).rowcount
 
     def release_path(self, repo: str, path: str, session: int) -> bool:
         with self.connection.transaction() as db:
@@ -151,9 +160,14 @@ class SQLiteTeam:
                 "WHERE target IN (SELECT value FROM json_each(?)))"
             )
             params.append(json.dumps(keys))
-        for word in words:
-            clauses.append("instr(py_lower(l.text), ?) > 0")
-            params.append(word.lower())
+        if words:
+            # every word, as one expression whatever their number (a chain of ANDs grows
+            # SQLite's expression tree past its depth limit at about a thousand words)
+            clauses.append(
+                "NOT EXISTS (SELECT 1 FROM json_each(?) w "
+                "WHERE instr(py_lower(l.text), w.value) = 0)"
+            )
+            params.append(json.dumps([word.lower() for word in words]))
         where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
         rows = self.db.execute(
             f"SELECT l.id, l.text, l.kind, l.session, l.agent, l.at FROM lessons l {where} "

@@ -59,3 +59,7 @@ class SQLiteTracking:
                 (repo, delivery_id, now.isoformat(timespec="seconds")),
             ).rowcount
         return inserted == 1
+
+    def forget_delivery(self, repo: str, delivery_id: str) -> None:
+        with self.connection.transaction() as db:
+            db.execute("DELETE FROM deliveries WHERE repo = ? AND id = ?", (repo, delivery_id))
