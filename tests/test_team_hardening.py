@@ -23,6 +23,7 @@ from cartograph.operations.values import RepoPath
 from cartograph.store import open_store
 from cartograph.tracking import add_tracked
 
+SCOPES = ("read", "claims", "admin")
 SPELLINGS = ["a/b.py", "a//b.py", "a/./b.py", "./a/b.py", "a/b.py/", "a\\b.py", " a/b.py ",
              "a///./b.py", "./a\\.\\b.py"]  # fmt: skip
 REFUSED_PATHS = ["../x.py", "a/../../x.py", "/etc/passwd", "C:/x.py", "a\nb.py", "a\x00b", "", "/"]
@@ -248,3 +249,73 @@ def test_a_new_store_is_readable_by_its_owner_only(tmp_path):
     open_store(f"sqlite:///{existing / 'graph.db'}").close()
     assert stat.S_IMODE(existing.stat().st_mode) == 0o755  # a folder it did not make keeps its mode
     assert stat.S_IMODE((existing / "graph.db").stat().st_mode) == 0o600
+
+
+# ---------------------------------------------------------------- every MCP tool, every scope
+
+
+def _argument(param):
+    """A value of the parameter's type that passes validation and names nothing that exists
+    (so an allowed call fails later, harmlessly: not found, not a folder, …)."""
+    from cartograph.operations import values
+
+    kind = param.value
+    if isinstance(kind, values.Choice):
+        return kind.choices[0]
+    if isinstance(kind, values.CommaList):
+        return ""
+    if isinstance(kind, values.TextList):
+        return []
+    if isinstance(kind, values.Flag):
+        return False
+    if isinstance(kind, values.Integer):
+        return 424242 if param.name == "session" else (param.minimum or 1)
+    if isinstance(kind, values.CommitSha):
+        return "abcdef1"
+    if isinstance(kind, values.RepoName):
+        return "nobody"
+    if isinstance(kind, values.RepoPath):
+        return "nowhere/x.py"
+    return "nothing-here-" + param.name
+
+
+def test_every_mcp_tool_checks_its_scope(tmp_path, stores):
+    import asyncio
+
+    from mcp import Client
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+    store = stores.open()
+    tokens = {scope: create_token(store, f"{scope}-only", [scope])[0] for scope in SCOPES}
+    settings = Settings(store_url=stores.url(), broker_url=None, data_dir=tmp_path / "data",
+                        require_tokens=True)  # fmt: skip
+    tools = [op for op in CATALOGUE if op.mcp is not None]
+
+    async def run(url: str) -> list[tuple[str, str, bool, str]]:
+        seen = []
+        for held, token in tokens.items():
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+            client = Client(streamable_http_client(f"{url}/mcp/", http_client=http),
+                            read_timeout_seconds=60)  # fmt: skip
+            async with client:
+                for op in tools:
+                    arguments = {p.name: _argument(p) for p in op.on("mcp") if p.required}
+                    result = await client.call_tool(op.mcp, arguments)
+                    text = "".join(getattr(b, "text", "") for b in result.content)
+                    seen.append((op.name, held, result.is_error, text))
+        return seen
+
+    with serve_in_thread(create_app(settings)) as url:
+        seen = asyncio.run(run(url))
+    scope_of = {op.name: op.scope for op in tools}
+    assert len(seen) == 3 * len(tools) and len(tools) > 30
+    refusals = [row for row in seen if "lacks the" in row[3]]
+    assert len(refusals) == sum(
+        1 for op in tools for held in SCOPES if held not in ("admin", op.scope)
+    )
+    for name, held, is_error, text in seen:
+        needed = scope_of[name]
+        if held == "admin" or held == needed:
+            assert "lacks the" not in text, (name, held, text)
+        else:
+            assert is_error and f"lacks the {needed!r} scope" in text, (name, held, text)
