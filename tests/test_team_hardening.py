@@ -319,3 +319,46 @@ def test_every_mcp_tool_checks_its_scope(tmp_path, stores):
             assert "lacks the" not in text, (name, held, text)
         else:
             assert is_error and f"lacks the {needed!r} scope" in text, (name, held, text)
+
+
+# ---------------------------------------------------------------- webhook secrets at rest
+
+
+def test_webhook_secrets_are_sealed_at_rest_with_a_server_key(tmp_path, stores, monkeypatch):
+    import hashlib
+    import hmac
+    import json
+
+    from cartograph.sealing import is_sealed, seal, unseal
+
+    monkeypatch.setenv("CARTOGRAPH_SECRET_KEY", "k" * 40)
+    store = stores.open()
+    shown = add_tracked(store, "shop", "https://example.com/shop.git", "main").secret
+    stored = store.tracking.get_tracked("shop").secret
+    assert is_sealed(stored) and shown not in stored and unseal(stored) == shown
+    assert seal(shown) != seal(shown)  # a fresh nonce each time
+    body = json.dumps({"ref": "refs/heads/main", "after": "b" * 40}).encode()
+    signature = "sha256=" + hmac.new(shown.encode(), body, hashlib.sha256).hexdigest()
+    headers = {"X-GitHub-Event": "push", "X-Hub-Signature-256": signature,
+               "Content-Type": "application/json"}  # fmt: skip
+    app = create_app(Settings(store_url=stores.url(), data_dir=tmp_path / "d", broker_url=None))
+    app.state.runner.push = lambda repo, sha: True
+    with serve_in_thread(app) as url:
+        accepted = httpx.post(f"{url}/webhooks/github/shop", content=body, headers=headers)
+        assert accepted.status_code == 202, accepted.text
+        forged = {**headers, "X-Hub-Signature-256": "sha256=" + "0" * 64}
+        assert (
+            httpx.post(f"{url}/webhooks/github/shop", content=body, headers=forged).status_code
+            == 401
+        )
+    # a sealed secret never opens without its key, or with another: a clear refusal
+    monkeypatch.setenv("CARTOGRAPH_SECRET_KEY", "other-key-" * 4)
+    with refused(ErrorKind.UNAVAILABLE, "does not open"):
+        unseal(stored)
+    monkeypatch.delenv("CARTOGRAPH_SECRET_KEY")
+    with refused(ErrorKind.UNAVAILABLE, "set CARTOGRAPH_SECRET_KEY"):
+        unseal(stored)
+    assert unseal("plain-secret-stored-before-a-key") == "plain-secret-stored-before-a-key"
+    monkeypatch.setenv("CARTOGRAPH_SECRET_KEY", "short")
+    with refused(ErrorKind.UNAVAILABLE, "at least 32"):
+        seal("x")

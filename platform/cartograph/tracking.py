@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from cartograph.errors import CartographError, ErrorKind
@@ -12,6 +12,7 @@ from cartograph.gitremote import check_url, redact
 from cartograph.jobs import JobState
 from cartograph.model import TrackedRepo
 from cartograph.names import repo_name
+from cartograph.sealing import seal
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, now
 
@@ -67,7 +68,9 @@ def add_tracked(
         secret=secret or secrets.token_urlsafe(24),
         added_at=now(),
     )
-    store.tracking.track_repo(tracked)
+    # stored sealed when the server has a key (cartograph.sealing); answered in the clear,
+    # the one time it is shown
+    store.tracking.track_repo(replace(tracked, secret=seal(tracked.secret)))
     return tracked
 
 

@@ -33,6 +33,7 @@ from cartograph.operations import Services
 from cartograph.plugins import job_runner
 from cartograph.pushes import queue_push, tracked_for_push
 from cartograph.query.listing import list_repositories
+from cartograph.sealing import unseal
 from cartograph.store import open_store
 from cartograph.store.interfaces import Store, StoreError
 from cartograph.sync import default_data_dir
@@ -242,7 +243,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def receive_push(provider: str, repo: str, headers: dict, body: bytes) -> JSONResponse:
         graph = store()
         tracked = tracked_for_push(graph, repo)
-        authenticate(provider, headers, body, tracked.secret)
+        authenticate(provider, headers, body, unseal(tracked.secret))
         delivery = parse(provider, headers, body, tracked.branch)
         if delivery.kind == "ping":
             return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
