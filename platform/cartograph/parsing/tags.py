@@ -7,49 +7,8 @@ marshal-ed). It never raises on a syntax error: whatever parses is extracted, an
 regions are counted. It knows nothing of other files; `cartograph.resolve.generic` turns the
 facts of a repository's files into symbols and edges.
 
-Facts layout (version FACTS_VERSION):
-- v, language, lines, errors (syntax-error regions)
-- dialect:  the grammar used: "cpp" for a `.h` file with C++ constructs (class, namespace,
-            template, access labels), else the language
-- package:  the file's package or namespace, dotted ("" when none): Go `package x`,
-            Java/Kotlin `package a.b`, PHP `namespace A\\B` (as "A.B"), a C# file-scoped
-            namespace; block namespaces (C#, C++, PHP) and Rust inline `mod`s are in `ns`.
-- defs:     [kind, name, qualname, parent, start_line, end_line, signature, doc, exported,
-             ns, member, decl, self_name] in document order.
-            kind: class | interface | enum | type | function | method (class: also structs,
-            records, objects, Ruby modules and PHP traits; interface: also Rust traits; type:
-            aliases, typedefs, delegates). An unnamed Kotlin companion object is transparent
-            (`Foo.create`). C/C++ prototypes outside classes are not definitions. qualname is
-            dotted and includes the package and the enclosing namespaces, classes and owner
-            (`srv.Server.Run`, `a.b.Outer.Inner.run`, `Foo.new` for a Rust impl, `ns.Foo.bar`
-            for C++ `void ns::Foo::bar()`). parent: index of the parent definition (the
-            enclosing one, or the owner type when it is defined in this file), -1 at top
-            level. lines are 1-based and inclusive; signature is the declaration's header
-            (up to its body, whitespace collapsed, at most MAX_SIGNATURE chars); doc the first
-            line of the comment block right above it ("" when none). ns: the package or
-            namespace the definition is declared in (dotted). member: it belongs to a type
-            (declared in its body, or through a receiver, an impl block or a `Type::`
-            qualifier). decl: a declaration without a body (C++ member prototypes).
-            self_name: the Go receiver's name (None elsewhere). exported follows the
-            language: Go capitalized; Java/C# `public` (interface members always); Kotlin
-            and PHP unless private/protected (Kotlin: internal); Rust `pub` (trait items and
-            trait-impl methods always); Ruby unless after a bare `private`/`protected`; C/C++
-            unless `static`, C++ members by their access label (class: private by default).
-- calls:    [name, receiver, line, enclosing, kind, text]
-            receiver: source text before the name (`fmt`, `obj`, `this`, `Foo::Bar`, `a.b()`),
-            None for a bare call. enclosing: index of the innermost enclosing definition, -1
-            at file level. kind: "call" | "new" (`new X()`, composite literal `X{}`, struct
-            expression, Ruby `X.new`; name is the type, receiver its qualifier). text: the
-            callee as written (receiver, separator, name) when it differs from name.
-            Receivers are cut to MAX_TEXT characters.
-- imports:  [path, alias, line, flags]  path as the language writes it, with "." for Java,
-            Kotlin, C# and PHP (`a.b.Foo`, `a.b.*`), "::" for Rust (`crate::util::help`), the
-            Go import path, the C/C++ header, the Ruby required path. flags: "" | "static"
-            (Java/C# static import) | "function" (PHP `use function`) | "system" (`#include
-            <x>`) | "local" (`#include "x"`) | "relative" (Ruby `require_relative`).
-- bases:    [def_index, base, line]  a base class, implemented interface, Rust trait impl,
-            Go embedded type, Ruby include/extend/prepend, PHP used trait (dotted, generic
-            arguments stripped).
+The layout of the facts (every table and every position of its rows) is written down in
+`cartograph.parsing.facts`.
 """
 
 from __future__ import annotations
@@ -63,6 +22,19 @@ from importlib import resources
 from typing import Any
 
 import tree_sitter
+from cartograph.parsing.facts import (
+    TAGS_BASE_LINE,
+    TAGS_BASE_OWNER,
+    TAGS_DEF_DECL,
+    TAGS_DEF_EXPORTED,
+    TAGS_DEF_KIND,
+    TAGS_DEF_MEMBER,
+    TAGS_DEF_NAME,
+    TAGS_DEF_NS,
+    TAGS_DEF_PARENT,
+    TAGS_DEF_QUALNAME,
+    TAGS_IMPORT_LINE,
+)
 
 FACTS_VERSION = 1
 MAX_SIGNATURE = 300
@@ -777,8 +749,8 @@ def extract(language: str, source: bytes) -> dict:
         target = by_qual.get(_impl_qual(containers, node, owner))
         if target is not None:
             bases.append([target, normalize_type(_text(trait)), trait.start_point[0] + 1])
-    bases.sort(key=lambda b: (b[0], b[2]))
-    imports.sort(key=lambda i: i[2])
+    bases.sort(key=lambda b: (b[TAGS_BASE_OWNER], b[TAGS_BASE_LINE]))
+    imports.sort(key=lambda i: i[TAGS_IMPORT_LINE])
 
     return {
         "v": FACTS_VERSION,
@@ -833,19 +805,23 @@ def interface_of(facts: dict) -> bytes:
         facts.get("package", ""),
         [
             [
-                d[0],
-                d[1],
-                d[2],
-                d[8],
-                d[9],
-                d[10],
-                d[11],
-                defs[d[3]][2] if d[3] >= 0 else None,
+                d[TAGS_DEF_KIND],
+                d[TAGS_DEF_NAME],
+                d[TAGS_DEF_QUALNAME],
+                d[TAGS_DEF_EXPORTED],
+                d[TAGS_DEF_NS],
+                d[TAGS_DEF_MEMBER],
+                d[TAGS_DEF_DECL],
+                defs[d[TAGS_DEF_PARENT]][TAGS_DEF_QUALNAME] if d[TAGS_DEF_PARENT] >= 0 else None,
             ]
             for d in defs
         ],
-        sorted([defs[b[0]][2], b[1]] for b in facts.get("bases", [])),
+        sorted(
+            [defs[owner][TAGS_DEF_QUALNAME], base] for owner, base, _line in facts.get("bases", [])
+        ),
         # a subclass elsewhere resolves this file's bases through this file's imports
-        sorted([i[0], i[1] or "", i[3]] for i in facts.get("imports", [])),
+        sorted(
+            [path, alias or "", flags] for path, alias, _line, flags in facts.get("imports", [])
+        ),
     ]
     return json.dumps(shape, separators=(",", ":"), ensure_ascii=False).encode()
