@@ -54,6 +54,7 @@ from cartograph.parsing import (
     family,
     interface_hash,
 )
+from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
 from cartograph.resolve.modules import (
     CONFIG_ALIAS,
@@ -64,7 +65,7 @@ from cartograph.resolve.modules import (
     file_module,
     module_map,
 )
-from cartograph.resolve.python import FileResolution, ModuleFacts, Program, absolute_module
+from cartograph.resolve.python import ModuleFacts, Program, absolute_module
 from cartograph.store.base import GraphStore, StoreError
 
 log = logging.getLogger("cartograph.index")
