@@ -302,6 +302,10 @@ class _Extractor:
 
     def run(self) -> dict:
         captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
+        # capture lists are not in document order, and their order changes from one call to the
+        # next: sorted, outer nodes first, facts are positional and reproducible
+        for nodes in captures.values():
+            nodes.sort(key=_document_order)
         defs = sorted(
             [*captures.get("def", []), *captures.get("def.object", [])],
             key=lambda n: (n.start_byte, -n.end_byte),
@@ -834,6 +838,10 @@ class _Extractor:
         if _uses_this(expr) and self.this_is_rebound(node):
             expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
         self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
+
+
+def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 def _uses_this(expr: list | None) -> bool:
