@@ -17,6 +17,7 @@ from bisect import bisect_right
 from functools import cache
 
 import tree_sitter
+from cartograph.languages import grammar, names, query_text
 from cartograph.parsing.facts import (
     ECMA_BINDING_SCOPE,
     ECMA_SCOPE_END_BYTE,
@@ -29,7 +30,7 @@ from cartograph.parsing.facts import (
 )
 
 FACTS_VERSION = 1
-LANGUAGES = ("typescript", "tsx", "javascript")
+LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48
 MAX_SIGNATURE = 300
@@ -55,78 +56,27 @@ _VALUE_DEFINITIONS = frozenset(
 _FIELDS = frozenset({"public_field_definition", "field_definition"})
 _NAMED_VALUE_PARENTS = frozenset({"variable_declarator", "pair", "public_field_definition"})
 
-_COMMON_QUERY = """
-(function_declaration) @def
-(generator_function_declaration) @def
-(class_declaration) @def
-(class) @def
-(method_definition) @def
-(arrow_function) @def
-(function_expression) @def
-(variable_declarator value: (object) @def.object)
-
-(call_expression) @call
-(new_expression) @new
-(import_statement) @import
-(export_statement) @export
-(variable_declarator) @var
-(assignment_expression) @assign
-
-(arguments [(identifier) (member_expression)] @ref)
-(pair value: [(identifier) (member_expression)] @ref)
-(object (shorthand_property_identifier) @ref)
-(array [(identifier) (member_expression)] @ref)
-(return_statement [(identifier) (member_expression)] @ref)
-(decorator) @decorator
-(ERROR) @error
-"""
-
-_JSX_QUERY = """
-(jsx_expression [(identifier) (member_expression)] @ref)
-(jsx_opening_element name: (_) @jsx)
-(jsx_self_closing_element name: (_) @jsx)
-"""
-
-_TS_QUERY = """
-(abstract_class_declaration) @def
-(interface_declaration) @def
-(type_alias_declaration) @def
-(enum_declaration) @def
-(public_field_definition) @field
-(type_annotation) @type
-(method_signature) @def
-(abstract_method_signature) @def
-"""
-
-_JS_QUERY = """
-(field_definition) @field
-"""
-
-
-@cache
-def _language(language: str) -> tree_sitter.Language:
-    if language == "javascript":
-        import tree_sitter_javascript
-
-        return tree_sitter.Language(tree_sitter_javascript.language())
-    import tree_sitter_typescript
-
-    if language == "tsx":
-        return tree_sitter.Language(tree_sitter_typescript.language_tsx())
-    return tree_sitter.Language(tree_sitter_typescript.language_typescript())
+# the definitions of the query files, by capture name (the kind is read from the node)
+_DEFINITION_CAPTURES = (
+    "definition.function",
+    "definition.class",
+    "definition.method",
+    "definition.interface",
+    "definition.type",
+    "definition.enum",
+    "definition.object",
+)
 
 
 @cache
 def _query(language: str) -> tree_sitter.Query:
-    extra = _JS_QUERY if language == "javascript" else _TS_QUERY
-    if language != "typescript":
-        extra += _JSX_QUERY
-    return tree_sitter.Query(_language(language), _COMMON_QUERY + extra)
+    """The language's query files (queries/ecma*.scm, listed in the language registry)."""
+    return tree_sitter.Query(grammar(language), query_text(language))
 
 
 @cache
 def _parser(language: str) -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language(language))
+    return tree_sitter.Parser(grammar(language))
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -307,8 +257,8 @@ class _Extractor:
         for nodes in captures.values():
             nodes.sort(key=_document_order)
         defs = sorted(
-            [*captures.get("def", []), *captures.get("def.object", [])],
-            key=lambda n: (n.start_byte, -n.end_byte),
+            [node for name in _DEFINITION_CAPTURES for node in captures.get(name, [])],
+            key=_document_order,
         )
         for node in defs:  # outer definitions first: parents are known before children
             self.definition(node)
@@ -330,15 +280,15 @@ class _Extractor:
             self.field(node)
         for node in captures.get("assign", []):
             self.assignment(node)
-        for node in captures.get("call", []):
+        for node in captures.get("reference.call", []):
             self.call(node)
-        for node in captures.get("new", []):
+        for node in captures.get("reference.class", []):
             self.new(node)
         for node in captures.get("ref", []):
             self.value_ref(node)
         for node in captures.get("jsx", []):
             self.jsx(node)
-        for node in captures.get("type", []):
+        for node in captures.get("reference.type", []):
             self.type_ref(node)
         return self.facts
 

@@ -15,11 +15,10 @@ import marshal
 import re
 from bisect import bisect_right
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import tree_sitter
-import tree_sitter_python
+from cartograph.languages import grammar, query_text
 from cartograph.parsing.facts import (
     ATTR_SCOPE,
     BINDING_NAME,
@@ -55,19 +54,14 @@ _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "awai
 
 
 @cache
-def _language() -> tree_sitter.Language:
-    return tree_sitter.Language(tree_sitter_python.language())
-
-
-@cache
 def _query() -> tree_sitter.Query:
-    text = resources.files("cartograph.parsing").joinpath("queries/python.scm").read_text()
-    return tree_sitter.Query(_language(), text)
+    """queries/python.scm (as listed in the language registry)."""
+    return tree_sitter.Query(grammar("python"), query_text("python"))
 
 
 @cache
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language())
+    return tree_sitter.Parser(grammar("python"))
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -702,8 +696,8 @@ def _as_binding(target: tree_sitter.Node) -> list:
     return ["unknown"]
 
 
-def extract(source: bytes) -> dict:
-    """Parse Python source and return its facts (see the module docstring)."""
+def extract(language: str, source: bytes) -> dict:
+    """Parse Python source and return its facts (see `cartograph.parsing.facts`)."""
     tree = _parser().parse(source)
     root = tree.root_node
     ex = _Extractor(source)
@@ -719,7 +713,10 @@ def extract(source: bytes) -> dict:
             if block is not None:
                 ex.type_checking.append((block.start_byte, block.end_byte))
 
-    definitions = sorted(captures.get("def", ()), key=lambda n: n.start_byte)
+    definitions = sorted(
+        [*captures.get("definition.function", ()), *captures.get("definition.class", ())],
+        key=lambda n: n.start_byte,
+    )
     for node in definitions:
         ex.add_definition(node)
 
@@ -729,7 +726,7 @@ def extract(source: bytes) -> dict:
         ex.add_assignment(node)
     for node in captures.get("aug", ()):
         ex.add_augmented(node, node.child_by_field_name("left"))
-    for call in captures.get("call", ()):
+    for call in captures.get("reference.call", ()):
         callee = call.child_by_field_name("function")
         if callee is not None:
             ex.add_call(call, callee)

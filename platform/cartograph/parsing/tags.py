@@ -13,15 +13,14 @@ The layout of the facts (every table and every position of its rows) is written 
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from bisect import bisect_right
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import tree_sitter
+from cartograph.languages import EXTENSIONS, grammar, names, query_text
 from cartograph.parsing.facts import (
     TAGS_BASE_LINE,
     TAGS_BASE_OWNER,
@@ -40,42 +39,10 @@ FACTS_VERSION = 1
 MAX_SIGNATURE = 300
 MAX_TEXT = 120
 
+LANGUAGES = names("generic")
+# file extension → language, for the languages of this tier
 SUFFIXES: dict[str, str] = {
-    ".go": "go",
-    ".java": "java",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".cs": "csharp",
-    ".rs": "rust",
-    ".rb": "ruby",
-    ".rake": "ruby",
-    ".php": "php",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".h++": "cpp",
-    ".ipp": "cpp",
-    ".tpp": "cpp",
-}
-LANGUAGES = ("go", "java", "kotlin", "csharp", "rust", "ruby", "php", "c", "cpp")
-
-# grammar wheel module and the function returning its language pointer
-_GRAMMARS = {
-    "go": ("tree_sitter_go", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "kotlin": ("tree_sitter_kotlin", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "php": ("tree_sitter_php", "language_php"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
+    extension: language for extension, language in EXTENSIONS.items() if language in LANGUAGES
 }
 # when a definition node is matched by several patterns (Go `type X struct`), the first wins
 _KIND_PRIORITY = ("interface", "enum", "class", "type", "method", "function")
@@ -97,20 +64,14 @@ _DOC_SKIP = frozenset(
 
 
 @cache
-def _language(name: str) -> tree_sitter.Language:
-    module, function = _GRAMMARS[name]
-    return tree_sitter.Language(getattr(importlib.import_module(module), function)())
-
-
-@cache
 def _query(name: str) -> tree_sitter.Query:
-    text = resources.files("cartograph.parsing").joinpath(f"queries/tags/{name}.scm").read_text()
-    return tree_sitter.Query(_language(name), text)
+    """The language's query (queries/tags/<name>.scm, as listed in the language registry)."""
+    return tree_sitter.Query(grammar(name), query_text(name))
 
 
 @cache
 def _parser(name: str) -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language(name))
+    return tree_sitter.Parser(grammar(name))
 
 
 def _text(node: tree_sitter.Node | None) -> str:
@@ -460,13 +421,27 @@ def _parse(language: str, source: bytes) -> tuple[str, tree_sitter.Tree]:
     return language, _parser(language).parse(source)
 
 
-_ROLES = ("call", "new", "scope", "impl", "import", "base", "comment", "package", "visibility")
+# what a pattern finds, from the name of its outer capture (see the header of queries/tags/*.scm)
+_DEFINITIONS = {f"definition.{kind}": kind for kind in _KIND_PRIORITY}
+_ROLES = (
+    "reference.call",
+    "reference.class",
+    "definition.module",
+    "impl",
+    "import",
+    "reference.implementation",
+    "doc",
+    "package",
+    "visibility",
+)
+_CALL_KINDS = {"reference.call": "call", "reference.class": "new"}
 
 
 def _role(caps: dict) -> str:
-    """What a query pattern finds, from the names of its captures."""
+    """What a query pattern finds, from the names of its captures (other definitions and
+    references a grammar's own tags.scm may have are ignored)."""
     for name in caps:
-        if name.startswith("def."):
+        if name in _DEFINITIONS:
             return name
     for name in _ROLES:
         if name in caps:
@@ -501,15 +476,16 @@ def extract(language: str, source: bytes) -> dict:
         key = roles.get(pattern)
         if key is None:
             key = roles[pattern] = _role(caps)
-        if key == "comment":
-            comments.append(caps["comment"][0])
-        elif key == "call" or key == "new":
+        if key == "doc":
+            comments.append(caps["doc"][0])
+        elif key in _CALL_KINDS:
             recv = caps.get("recv")
-            calls_raw.append((caps[key][0], caps["name"][0], recv[0] if recv else None, key))
-        elif key.startswith("def."):
+            call = (caps[key][0], caps["name"][0], recv[0] if recv else None, _CALL_KINDS[key])
+            calls_raw.append(call)
+        elif key in _DEFINITIONS:
             node = caps[key][0]
             name_node = caps["name"][0]
-            kind = key[4:]
+            kind = _DEFINITIONS[key]
             name, owner = _def_name(dialect, name_node)
             if "owner" in caps:
                 owner = normalize_type(_text(caps["owner"][0]))
@@ -525,8 +501,8 @@ def extract(language: str, source: bytes) -> dict:
             if "self" in caps:
                 d.self_name = _text(caps["self"][0])
             defs_by_node[ident] = (rank, d)
-        elif key == "scope":
-            node = caps["scope"][0]
+        elif key == "definition.module":
+            node = caps["definition.module"][0]
             name = _container_name(dialect, caps["name"][0])
             containers.append((node.start_byte, node.end_byte, "scope", name))
         elif key == "impl":
@@ -538,8 +514,8 @@ def extract(language: str, source: bytes) -> dict:
             impls.append((node, owner, trait[0] if trait else None))
         elif key == "import":
             import_nodes.append(caps["import"][0])
-        elif key == "base":
-            base_nodes.append(caps["base"][0])
+        elif key == "reference.implementation":
+            base_nodes.append(caps["reference.implementation"][0])
         elif key == "package":
             packages.append(caps["package"][0])
         elif key == "visibility":
