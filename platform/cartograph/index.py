@@ -894,7 +894,7 @@ def resolution_digest(resolution: FileResolution) -> str:
     digest: a re-resolution with the same digest writes nothing."""
     content = (
         sorted(
-            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence)
+            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence, e.order)
             for e in resolution.edges
         ),
         sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),

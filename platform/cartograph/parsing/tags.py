@@ -450,15 +450,16 @@ def _role(caps: dict) -> str:
 
 
 @cache
-def _roles(language: str) -> dict[int, str]:
-    return {}  # pattern index → role, filled as patterns match
+def _roles(query: tree_sitter.Query) -> dict[int, str]:
+    return {}  # pattern index → role, filled as the query's patterns match
 
 
 def extract(language: str, source: bytes) -> dict:
     """Parse `source` written in `language` (a value of SUFFIXES) into facts (see above)."""
     dialect, tree = _parse(language, source)
     root = tree.root_node
-    matches = tree_sitter.QueryCursor(_query(dialect)).matches(root)
+    query = _query(dialect)
+    matches = tree_sitter.QueryCursor(query).matches(root)
 
     defs_by_node: dict[tuple[int, int], tuple[int, _Def]] = {}
     containers: list[tuple[int, int, str, str]] = []  # start, end, "scope"|"impl"|"pkg", name
@@ -471,7 +472,7 @@ def extract(language: str, source: bytes) -> dict:
     packages: list[tree_sitter.Node] = []
     errors = 0
 
-    roles = _roles(dialect)
+    roles = _roles(query)
     for pattern, caps in matches:
         key = roles.get(pattern)
         if key is None:

@@ -223,7 +223,8 @@ class Rules:
     def __init__(self, program: GenericProgram, language: str) -> None:
         self.program = program
         self.language = language
-        self.group = languages.BY_NAME[language].rules if language in languages.BY_NAME else ""
+        registered = languages.BY_NAME.get(language)
+        self.group = registered.rules if registered is not None else ""
 
     # ---------------------------------------------------------------- classes
     def constructor_names(self, class_name: str) -> tuple[str, ...]:
