@@ -171,8 +171,16 @@ class Site:
 
     __slots__ = ("builtin", "edges", "line", "rules", "src", "unresolved", "written")
 
-    def __init__(self, rules: Rules, src: str, line: int, edges: EdgeSet, unresolved: list,
-                 written: str, builtin: bool) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rules: Rules,
+        src: str,
+        line: int,
+        edges: EdgeSet,
+        unresolved: list,
+        written: str,
+        builtin: bool,
+    ) -> None:
         self.rules = rules
         self.src = src
         self.line = line
