@@ -373,7 +373,6 @@ class EcmaProgram:
         # computations shared by every file of the run, with the files they consulted (a file
         # that uses a result depends on them too)
         self.memo = Memo()
-        self._cached = self.memo.cached
 
     # ------------------------------------------------------------ files and modules
     def file(self, path: str) -> _File | None:
@@ -441,7 +440,7 @@ class EcmaProgram:
     def export_value(self, path: str, name: str, depth: int) -> tuple | None:
         key = ("export", path, name)
         # a cycle of re-exports ends with nothing
-        return self._cached(key, lambda: self._export_value(path, name, depth), None)
+        return self.memo.cached(key, lambda: self._export_value(path, name, depth), None)
 
     def _export_value(self, path: str, name: str, depth: int) -> tuple | None:
         f = self.file(path)
@@ -603,7 +602,7 @@ class EcmaProgram:
             return self.type_value(target, 0, alias, END, "annotation", depth)[0]
 
         # an alias that refers to itself stands for nothing
-        return self._cached(key, compute, None)
+        return self.memo.cached(key, compute, None)
 
     def attribute(self, base: tuple, via: str | None, name: str, depth: int) -> tuple:
         if depth > MAX_DEPTH:
@@ -682,7 +681,7 @@ class EcmaProgram:
 
     def linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
         key = ("mro", f.path, cls)
-        return self._cached(key, lambda: self._linearization(f, cls, depth), [(f, cls)])
+        return self.memo.cached(key, lambda: self._linearization(f, cls, depth), [(f, cls)])
 
     def _linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
         """The class, then each base's own linearization in turn (not C3: `extends` first,

@@ -362,7 +362,6 @@ class GenericProgram:
         self._units: dict[str, Unit | None] = {}
         self._rules: dict[str, Rules] = {}
         self.memo = Memo()
-        self.cached = self.memo.cached
 
     # ---------------------------------------------------------------- loading and groups
 
@@ -397,7 +396,7 @@ class GenericProgram:
             units = [u for u in (self.unit(p) for p in paths()) if u is not None and keep(u)]
             return Group(units)
 
-        return self.cached(("group", *key), compute, None)
+        return self.memo.cached(("group", *key), compute, None)
 
     def dir_group(self, directory: str, group: str) -> Group:
         """The files of a directory whose languages share a rules module."""

@@ -155,7 +155,7 @@ class GoRules(Rules):
 
     def imports(self, unit: Unit) -> GoImports:
         """Local name → (import path, directory in the repo or None)."""
-        return self.program.cached(("goimports", unit.path), lambda: self._imports(unit))
+        return self.program.memo.cached(("goimports", unit.path), lambda: self._imports(unit))
 
     def _imports(self, unit: Unit) -> GoImports:
         out: GoImports = {}

@@ -245,13 +245,11 @@ class Program:
         self.loader = loader
         self._missing: set[str] = set()
         self.memo = Memo()
-        self._cached = self.memo.cached
-        self._consult = self.memo.consult
         self._file_cache: dict[tuple[int, bytes], tuple] = {}
 
     def module(self, name: str) -> ModuleFacts | None:
         """The module of that name (a dependency, found or not)."""
-        self._consult(name)
+        self.memo.consult(name)
         found = self.modules.get(name)
         if found is None and self.loader is not None and name not in self._missing:
             found = self.loader(name)
@@ -273,7 +271,7 @@ class Program:
         return ("ext", top), "import"
 
     def module_member(self, mod: ModuleFacts, name: str) -> tuple:
-        return self._cached(("member", mod.name, name), lambda: self._module_member(mod, name))
+        return self.memo.cached(("member", mod.name, name), lambda: self._module_member(mod, name))
 
     def _module_member(self, mod: ModuleFacts, name: str) -> tuple:
         rows = self.module_rows(mod, name)
@@ -308,7 +306,7 @@ class Program:
     def exports(self, mod: ModuleFacts) -> frozenset[str]:
         """Names `from mod import *` binds: its `__all__` (literal or composed from other
         modules' `__all__`), else its public module-level names."""
-        return self._cached(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
+        return self.memo.cached(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
 
     def _exports_of(self, mod: ModuleFacts) -> frozenset[str]:
         listed = mod.facts.get("all")
@@ -424,7 +422,7 @@ class Program:
             return self.module_member(target, row[BINDING_NAME]) if target is not None else UNKNOWN
         if kind in ("val", "ann", "for", "param", "exc", "with"):
             key = ("binding", mod.name, scope, row[BINDING_NAME], row[BINDING_POS], kind)
-            return self._cached(key, lambda: self._typed_binding(mod, scope, row))
+            return self.memo.cached(key, lambda: self._typed_binding(mod, scope, row))
         return UNKNOWN
 
     def _from_import(self, mod: ModuleFacts, level: int, module: str, name: str) -> tuple:
@@ -614,7 +612,7 @@ class Program:
                 return ("inst", mod, parent), "annotation"
             return self.evaluate_type(mod, header, annotation)
 
-        return self._cached(("returns", mod.name, scope), compute)
+        return self.memo.cached(("returns", mod.name, scope), compute)
 
     def _inferred_return(self, mod: ModuleFacts, scope: int) -> tuple:
         """An unannotated function's result, when every `return` gives the same value and each
@@ -746,7 +744,9 @@ class Program:
 
     # ------------------------------------------------------------ classes
     def class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo | None:
-        return self._cached(("class", mod.name, scope), lambda: self._class_info(mod, scope), None)
+        return self.memo.cached(
+            ("class", mod.name, scope), lambda: self._class_info(mod, scope), None
+        )
 
     def _class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo:
         row = mod.scopes[scope]
@@ -782,7 +782,7 @@ class Program:
     ) -> tuple | None:
         """Find `name` on a class: (value, (owner module name, owner scope), via) or None."""
         key = ("cmember", mod.name, scope, name, instance, skip_self)
-        return self._cached(
+        return self.memo.cached(
             key, lambda: self._class_member(mod, scope, name, instance, skip_self), None
         )
 
@@ -846,7 +846,7 @@ class Program:
                     return value
             return UNKNOWN
 
-        return self._cached(("iattr", mod.name, scope, name), compute)
+        return self.memo.cached(("iattr", mod.name, scope, name), compute)
 
     # ------------------------------------------------------------ a file
     def resolve_file(self, mod: ModuleFacts) -> FileResolution:
