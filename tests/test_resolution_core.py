@@ -29,15 +29,15 @@ def test_a_cached_answer_replays_the_dependencies_it_consulted():
     memo = Memo()
 
     def inner():
-        memo.consult("a")
-        memo.consult("b")
+        memo.consulted.add("a")
+        memo.consulted.add("b")
         return 1
 
     with memo.recording() as first:
         assert memo.cached(("inner",), inner) == 1
     with memo.recording() as second:  # from the cache: nothing runs, the deps still count
         assert memo.cached(("inner",), lambda: pytest.fail("computed twice")) == 1
-        memo.consult("c")
+        memo.consulted.add("c")
     assert first.deps == {"a", "b"}
     assert second.deps == {"a", "b", "c"}
 
@@ -46,8 +46,8 @@ def test_dependencies_flow_through_nested_computations():
     memo = Memo()
 
     def outer():
-        memo.consult("outer")
-        return memo.cached(("inner",), lambda: memo.consult("inner") or 2) + 1
+        memo.consulted.add("outer")
+        return memo.cached(("inner",), lambda: memo.consulted.add("inner") or 2) + 1
 
     with memo.recording() as recorded:
         assert memo.cached(("outer",), outer) == 3

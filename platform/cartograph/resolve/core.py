@@ -1,9 +1,10 @@
 """The evaluator core every language family resolves with.
 
 - `Memo`: one memo for a run, with dependency tracking. Every computation records what it
-  consulted (today: the names of the modules or files it looked up, found or not), and so
-  does everything that uses its cached answer; resolving a file in a `recording()` yields that
-  file's dependencies, which an incremental run compares against what changed.
+  consulted (`memo.consulted.add(key)`; today: the names of the modules or files it looked
+  up, found or not), and so does everything that uses its cached answer; resolving a file in
+  a `recording()` yields that file's dependencies, which an incremental run compares against
+  what changed.
 - `FileResolution`: what resolving one file yields, whatever its language.
 - `EdgeSet`: the edges of one file, one per (type, source, target), with the confidence of
   the rule (`via`) that found the most confident site.
@@ -14,14 +15,14 @@ resolution), `resolve/generic.py` with a rules module per language (by name).
 
 A dependency is an opaque hashable key; a family consults module names (Python) or file
 paths (the others). Recording finer keys later — the name looked up in a module,
-`(module, name)`, failed lookups included — changes only what the families pass to
-`consult` and what the index compares them against: the memo stores and replays keys as
+`(module, name)`, failed lookups included — changes only what the families add to
+`consulted` and what the index compares them against: the memo stores and replays keys as
 they come.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -81,36 +82,43 @@ class Memo:
     and tries again — the same answer as a shallow start would give.
     """
 
-    __slots__ = ("_active", "_frames", "_memo", "_stack", "_tainted")
+    __slots__ = ("_active", "_frames", "_memo", "_stack", "_tainted", "_used", "consulted")
 
     def __init__(self) -> None:
         # one frame per computation in progress: the keys it consulted itself, and the
         # dependency sets of the cached computations it used (unioned when it completes)
-        self._frames: list[tuple[set[Dependency], list[frozenset]]] = [(set(), [])]
+        self._frames: list[tuple[set[Dependency], list[frozenset]]] = []
         self._memo: dict[tuple, tuple[object, frozenset]] = {}
         self._active: set[tuple] = set()
         self._stack: list[tuple] = []
         self._tainted: set[tuple] = set()
+        # the keys the computation in progress consulted: add a key to it when looking
+        # something up (a set, so recording one costs no call); never keep a reference to it
+        self.consulted: set[Dependency] = set()
+        self._used: list[frozenset] = []
+        self._push()
 
     # ------------------------------------------------------------ dependencies
-    def consult(self, key: Dependency) -> None:
-        """Record that the computation in progress looked `key` up (found or not)."""
-        self._frames[-1][0].add(key)
+    def _push(self) -> tuple[set[Dependency], list[frozenset]]:
+        frame: tuple[set[Dependency], list[frozenset]] = (set(), [])
+        self._frames.append(frame)
+        self.consulted, self._used = frame
+        return frame
 
-    def consult_all(self, keys: Iterable[Dependency]) -> None:
-        self._frames[-1][0].update(keys)
+    def _pop(self) -> frozenset:
+        deps = _union(self._frames.pop())
+        self.consulted, self._used = self._frames[-1]
+        return deps
 
     @contextmanager
     def recording(self) -> Iterator[Recording]:
         """Everything consulted inside the block, through cached computations too."""
-        frame: tuple[set[Dependency], list[frozenset]] = (set(), [])
         recorded = Recording()
-        self._frames.append(frame)
+        self._push()
         try:
             yield recorded
         finally:
-            self._frames.pop()
-            recorded.deps = set(_union(frame))
+            recorded.deps = set(self._pop())
 
     # ------------------------------------------------------------ computations
     def cached(self, key: tuple, compute: Callable[[], object], on_cycle: object = UNKNOWN):
@@ -118,7 +126,7 @@ class Memo:
         hit = self._memo.get(key)
         if hit is not None:
             if hit[1]:
-                self._frames[-1][1].append(hit[1])
+                self._used.append(hit[1])
             return hit[0]
         stack = self._stack
         if key in self._active:
@@ -153,11 +161,11 @@ class Memo:
         stack = self._stack
         self._active.add(key)
         stack.append(key)
-        self._frames.append((set(), []))
+        self._push()
         try:
             result = compute()
         finally:
-            deps = _union(self._frames.pop())
+            deps = self._pop()
             stack.pop()
             self._active.discard(key)
         if key in self._tainted:
@@ -165,7 +173,7 @@ class Memo:
         else:
             self._memo[key] = (result, deps)
         if deps:
-            self._frames[-1][1].append(deps)
+            self._used.append(deps)
         return result
 
 

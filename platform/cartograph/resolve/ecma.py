@@ -377,7 +377,7 @@ class EcmaProgram:
     # ------------------------------------------------------------ files and modules
     def file(self, path: str) -> _File | None:
         """A file's facts (a dependency, found or not)."""
-        self.memo.consult(path)
+        self.memo.consulted.add(path)
         if path not in self._files:
             facts = self.load(path)
             self._files[path] = _File(path, facts) if facts and "scopes" in facts else None
@@ -385,7 +385,7 @@ class EcmaProgram:
 
     def target(self, importer: str, spec: str) -> tuple[str | None, str | None]:
         path, external, probed = self.modules.resolve(importer, spec)
-        self.memo.consult_all(probed)
+        self.memo.consulted.update(probed)
         return path, external
 
     # ------------------------------------------------------------ values

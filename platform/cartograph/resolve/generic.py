@@ -384,7 +384,7 @@ class GenericProgram:
             else:
                 self._units[path] = None
         if path in self.path_set:
-            self.memo.consult(path)
+            self.memo.consulted.add(path)
         return self._units[path]
 
     def group(

@@ -249,7 +249,7 @@ class Program:
 
     def module(self, name: str) -> ModuleFacts | None:
         """The module of that name (a dependency, found or not)."""
-        self.memo.consult(name)
+        self.memo.consulted.add(name)
         found = self.modules.get(name)
         if found is None and self.loader is not None and name not in self._missing:
             found = self.loader(name)
