@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from cartograph.parsing.tags import FACTS_VERSION, LANGUAGES, SUFFIXES, extract, interface_of
+from cartograph.resolve.core import FileResolution
 from cartograph.resolve.generic import GenericProgram
-from cartograph.resolve.python import FileResolution
 
 FIXTURES = Path(__file__).parent / "languages"
 REPO = "r"

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph.errors import CartographError
+from cartograph.languages import language_of
 from cartograph.model import Skipped
-from cartograph.parsing.tags import SUFFIXES as TAG_SUFFIXES
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 IGNORED_DIRS = frozenset(
@@ -47,19 +47,6 @@ IGNORED_DIRS = frozenset(
         "target",
     }
 )
-LANGUAGES = {
-    ".py": "python",
-    ".pyi": "python",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    **TAG_SUFFIXES,  # Go, Java, Kotlin, C#, Rust, Ruby, PHP, C, C++: the generic tier
-}
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js")
 TEST_DIRS = frozenset({"tests"})
 
@@ -92,11 +79,6 @@ class Discovery:
 
 class DiscoveryError(CartographError):
     """The path cannot be indexed at all (missing, not a folder, unreadable)."""
-
-
-def language_of(path: str) -> str | None:
-    dot = path.rfind(".")
-    return LANGUAGES.get(path[dot:]) if dot > path.rfind("/") else None
 
 
 def is_test_path(path: str) -> bool:

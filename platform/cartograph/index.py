@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from multiprocessing import get_context
 from pathlib import Path
 
+from cartograph import languages
 from cartograph.discover import (
     DEFAULT_MAX_BYTES,
     Discovery,
@@ -33,7 +34,6 @@ from cartograph.discover import (
     discover,
     discover_paths,
     is_test_path,
-    language_of,
     read_inside,
     read_source,
 )
@@ -54,9 +54,9 @@ from cartograph.parsing import (
     encode_facts,
     extract_facts,
     facts_version,
-    family,
     interface_hash,
 )
+from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
 from cartograph.resolve.modules import (
     CONFIG_ALIAS,
@@ -67,7 +67,7 @@ from cartograph.resolve.modules import (
     file_module,
     module_map,
 )
-from cartograph.resolve.python import FileResolution, ModuleFacts, Program, absolute_module
+from cartograph.resolve.python import ModuleFacts, Program, absolute_module
 from cartograph.store.interfaces import Store, StoreError
 
 log = logging.getLogger("cartograph.index")
@@ -85,19 +85,28 @@ def _index_format() -> str:
 
 
 INDEX_FORMAT_SOURCES = (
+    "languages.py",
+    "parsing/facts.py",
     "parsing/python.py",
     "parsing/queries/python.scm",
     "parsing/ecma.py",
+    "parsing/queries/ecma.scm",
+    "parsing/queries/ecma-typescript.scm",
+    "parsing/queries/ecma-javascript.scm",
+    "parsing/queries/ecma-jsx.scm",
     "parsing/tags.py",
+    *(f"parsing/queries/tags/{name}.scm" for name in languages.names("generic")),
+    "resolve/core.py",
+    "resolve/mro.py",
     "resolve/python.py",
     "resolve/modules.py",
     "resolve/ecma.py",
     "resolve/generic.py",
+    *sorted({f"resolve/{languages.BY_NAME[name].rules}.py" for name in languages.names("generic")}),
 )
 # files whose content changes how a family's imports resolve (see _module_map)
 CONFIG_FILES = {
-    "ecma": ("tsconfig.json", "jsconfig.json", "package.json"),
-    "generic": ("go.mod",),
+    kind: languages.config_files(kind) for kind in languages.FAMILIES if kind != "python"
 }
 INDEX_FORMAT = _index_format()
 PARALLEL_MIN_FILES = 64
@@ -571,14 +580,14 @@ class _IndexRun:
         their path; a digest of the configuration that steers their imports rides along as an
         alias, so a changed tsconfig.json or go.mod resolves those files again."""
         discovery = self.discovery
-        python = [f.path for f in discovery.files if f.language == "python"]
+        python = [f.path for f in discovery.files if languages.family(f.language) == "python"]
         named = dict(compute_module_map(python, discovery.all_paths).by_path)
         digests = {
             kind: _config_digest(discovery.root, discovery.all_paths, names)
             for kind, names in CONFIG_FILES.items()
         }
         for source in discovery.files:
-            kind = family(source.language)
+            kind = languages.family(source.language)
             if kind != "python":
                 alias = (digests[kind],) if digests[kind] else ()
                 named[source.path] = ModuleName(file_module(source.path), False, alias)
@@ -737,7 +746,7 @@ class _IndexRun:
         parsed = self.fresh.get(path)
         if parsed is not None:
             return parsed.facts
-        language = language_of(path)
+        language = languages.language_of(path)
         if language is None:
             return None
         blob = self.prefetched.pop(path, None)
@@ -857,8 +866,8 @@ class _IndexRun:
 
 
 def family_of_path(path: str) -> str | None:
-    language = language_of(path)
-    return family(language) if language else None
+    language = languages.language_of(path)
+    return languages.family(language) if language else None
 
 
 def _folder_name(path: str) -> str:
@@ -885,7 +894,7 @@ def resolution_digest(resolution: FileResolution) -> str:
     digest: a re-resolution with the same digest writes nothing."""
     content = (
         sorted(
-            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence)
+            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence, e.order)
             for e in resolution.edges
         ),
         sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),

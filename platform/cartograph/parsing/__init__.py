@@ -1,7 +1,9 @@
 """tree-sitter parsing: bytes of one file → its facts (plain data, no store, no other files).
 
 Three families share the pipeline: Python (`parsing.python`), TypeScript/JavaScript
-(`parsing.ecma`) and the tags-driven tier for other languages (`parsing.tags`).
+(`parsing.ecma`) and the tags-driven tier for other languages (`parsing.tags`); which one a
+language uses is the language registry's (`cartograph.languages`). The layout of the facts
+is `parsing.facts`.
 """
 
 from __future__ import annotations
@@ -9,38 +11,27 @@ from __future__ import annotations
 import hashlib
 import marshal
 import zlib
+from importlib import import_module
 from types import ModuleType
 
+from cartograph.languages import family
+
 FACTS_MAGIC = b"CGF1"
-ECMA_LANGUAGES = frozenset({"typescript", "tsx", "javascript"})
-
-
-def family(language: str) -> str:
-    """ "python", "ecma" or "generic": which parser and resolver a language uses."""
-    if language == "python":
-        return "python"
-    if language in ECMA_LANGUAGES:
-        return "ecma"
-    return "generic"
+# each family's parser: extract(language, source), FACTS_VERSION, interface_of(facts)
+PARSERS = {
+    "python": "cartograph.parsing.python",
+    "ecma": "cartograph.parsing.ecma",
+    "generic": "cartograph.parsing.tags",
+}
 
 
 def _parser_module(language: str) -> ModuleType:
-    kind = family(language)
-    if kind == "python":
-        from cartograph.parsing import python as module
-    elif kind == "ecma":
-        from cartograph.parsing import ecma as module
-    else:
-        from cartograph.parsing import tags as module
-    return module
+    return import_module(PARSERS[family(language)])
 
 
 def extract_facts(language: str, source: bytes) -> dict:
-    """Facts for one file in `language` (see each language module for the layout)."""
-    module = _parser_module(language)
-    if module.__name__.endswith(".python"):
-        return module.extract(source)
-    return module.extract(language, source)
+    """Facts for one file in `language` (their layout: `cartograph.parsing.facts`)."""
+    return _parser_module(language).extract(language, source)
 
 
 def facts_version(language: str) -> int:

@@ -4,36 +4,8 @@
 compressed beside the file). It knows nothing of paths or other files: qualnames are relative
 to the module ("Class.method"); `cartograph.resolve.ecma` turns facts into symbols and edges.
 
-Facts layout (version FACTS_VERSION):
-- scopes:   [kind, name, rel_qualname, parent, start_line, end_line, signature, doc, exported,
-             info, start_byte, end_byte]   scope 0 is the module. kind: module | class |
-             interface | enum | type | function | method | object (an object literal bound to
-             a name: its methods are members). info: classes {"ext": expr, "impl": [types],
-             "dec": [expr]}, functions {"params": [[name, type, property]], "ret": type,
-             "static": bool, "dec": [expr]}.
-- bindings: [scope, name, binding, start, end]  a name bound in a scope, visible between byte
-            offsets start..end (None, None: the whole scope). binding: ["def", scope] |
-            ["val", expr, type] | ["param", type] | ["imp", source, imported] (imported: a
-            name, "default" or "*") | ["req", source, imported | None]
-- members:  [class_scope, name, value_expr, type, via]  what `this.name` holds: constructor
-            parameter properties (via "injection"), field declarations ("annotation" when
-            typed), `this.name = value` in a method (value decides).
-- refs:     [scope, kind, expr, line, pos]  kind: "c" call, "n" new, "r" a value used
-            (callback), "j" a JSX element, "t" a type named in an annotation (expr is a type),
-            "d" a decorator.
-- exports:  [exported, local]  `export function f`, `export { a as b }`, `export default x`
-            (exported "default"), `exports.x = y`, `module.exports = {a}`;
-            local "=" + scope index as text when the export is an unnamed definition.
-- module_value: the local name `module.exports = name` makes the whole module (CommonJS).
-- reexports: [source, imported, exported]  `export { a as b } from`, `export * from` ("*",
-            "*"), `export * as ns from` ("*", "ns").
-- imports:  [source, names, line, kind]  every module a file loads (kind: "esm", "cjs",
-            "dynamic", "type"), for the IMPORTS relation.
-- errors:   number of syntax-error regions (the rest of the file is still extracted).
-
-Expressions: ["n", name] | ["a", base, attr] | ["c", func] | ["new", class_expr] | ["this"] |
-["super"] | None. Types: ["n", name] | ["a", base, name] | ["g", base, [args]] |
-["u", [alternatives]] | ["arr", element] | None.
+The layout of the facts (every table and every position of its rows) is written down in
+`cartograph.parsing.facts`.
 """
 
 from __future__ import annotations
@@ -45,9 +17,20 @@ from bisect import bisect_right
 from functools import cache
 
 import tree_sitter
+from cartograph.languages import grammar, names, query_text
+from cartograph.parsing.facts import (
+    ECMA_BINDING_SCOPE,
+    ECMA_SCOPE_END_BYTE,
+    ECMA_SCOPE_EXPORTED,
+    ECMA_SCOPE_INFO,
+    ECMA_SCOPE_KIND,
+    ECMA_SCOPE_NAME,
+    ECMA_SCOPE_PARENT,
+    ECMA_SCOPE_QUALNAME,
+)
 
 FACTS_VERSION = 1
-LANGUAGES = ("typescript", "tsx", "javascript")
+LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48
 MAX_SIGNATURE = 300
@@ -73,78 +56,27 @@ _VALUE_DEFINITIONS = frozenset(
 _FIELDS = frozenset({"public_field_definition", "field_definition"})
 _NAMED_VALUE_PARENTS = frozenset({"variable_declarator", "pair", "public_field_definition"})
 
-_COMMON_QUERY = """
-(function_declaration) @def
-(generator_function_declaration) @def
-(class_declaration) @def
-(class) @def
-(method_definition) @def
-(arrow_function) @def
-(function_expression) @def
-(variable_declarator value: (object) @def.object)
-
-(call_expression) @call
-(new_expression) @new
-(import_statement) @import
-(export_statement) @export
-(variable_declarator) @var
-(assignment_expression) @assign
-
-(arguments [(identifier) (member_expression)] @ref)
-(pair value: [(identifier) (member_expression)] @ref)
-(object (shorthand_property_identifier) @ref)
-(array [(identifier) (member_expression)] @ref)
-(return_statement [(identifier) (member_expression)] @ref)
-(decorator) @decorator
-(ERROR) @error
-"""
-
-_JSX_QUERY = """
-(jsx_expression [(identifier) (member_expression)] @ref)
-(jsx_opening_element name: (_) @jsx)
-(jsx_self_closing_element name: (_) @jsx)
-"""
-
-_TS_QUERY = """
-(abstract_class_declaration) @def
-(interface_declaration) @def
-(type_alias_declaration) @def
-(enum_declaration) @def
-(public_field_definition) @field
-(type_annotation) @type
-(method_signature) @def
-(abstract_method_signature) @def
-"""
-
-_JS_QUERY = """
-(field_definition) @field
-"""
-
-
-@cache
-def _language(language: str) -> tree_sitter.Language:
-    if language == "javascript":
-        import tree_sitter_javascript
-
-        return tree_sitter.Language(tree_sitter_javascript.language())
-    import tree_sitter_typescript
-
-    if language == "tsx":
-        return tree_sitter.Language(tree_sitter_typescript.language_tsx())
-    return tree_sitter.Language(tree_sitter_typescript.language_typescript())
+# the definitions of the query files, by capture name (the kind is read from the node)
+_DEFINITION_CAPTURES = (
+    "definition.function",
+    "definition.class",
+    "definition.method",
+    "definition.interface",
+    "definition.type",
+    "definition.enum",
+    "definition.object",
+)
 
 
 @cache
 def _query(language: str) -> tree_sitter.Query:
-    extra = _JS_QUERY if language == "javascript" else _TS_QUERY
-    if language != "typescript":
-        extra += _JSX_QUERY
-    return tree_sitter.Query(_language(language), _COMMON_QUERY + extra)
+    """The language's query files (queries/ecma*.scm, listed in the language registry)."""
+    return tree_sitter.Query(grammar(language), query_text(language))
 
 
 @cache
 def _parser(language: str) -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language(language))
+    return tree_sitter.Parser(grammar(language))
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -303,8 +235,10 @@ class _Extractor:
                     return target
         scopes = self.facts["scopes"]
         index = bisect_right(self.scope_starts, position) - 1
-        while index > 0 and (scopes[index][11] < end or self.scope_nodes[index] == node.id):
-            index = scopes[index][3]
+        while index > 0 and (
+            scopes[index][ECMA_SCOPE_END_BYTE] < end or self.scope_nodes[index] == node.id
+        ):
+            index = scopes[index][ECMA_SCOPE_PARENT]
         return max(index, 0)
 
     def this_is_rebound(self, node: tree_sitter.Node) -> bool:
@@ -318,9 +252,13 @@ class _Extractor:
 
     def run(self) -> dict:
         captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
+        # capture lists are not in document order, and their order changes from one call to the
+        # next: sorted, outer nodes first, facts are positional and reproducible
+        for nodes in captures.values():
+            nodes.sort(key=_document_order)
         defs = sorted(
-            [*captures.get("def", []), *captures.get("def.object", [])],
-            key=lambda n: (n.start_byte, -n.end_byte),
+            [node for name in _DEFINITION_CAPTURES for node in captures.get(name, [])],
+            key=_document_order,
         )
         for node in defs:  # outer definitions first: parents are known before children
             self.definition(node)
@@ -342,22 +280,22 @@ class _Extractor:
             self.field(node)
         for node in captures.get("assign", []):
             self.assignment(node)
-        for node in captures.get("call", []):
+        for node in captures.get("reference.call", []):
             self.call(node)
-        for node in captures.get("new", []):
+        for node in captures.get("reference.class", []):
             self.new(node)
         for node in captures.get("ref", []):
             self.value_ref(node)
         for node in captures.get("jsx", []):
             self.jsx(node)
-        for node in captures.get("type", []):
+        for node in captures.get("reference.type", []):
             self.type_ref(node)
         return self.facts
 
     def add_scope(self, node, kind, name, parent, info, exported=False, sig_node=None) -> int:
         # scopes are added in source order (outer first), so their starts stay sorted
         scopes = self.facts["scopes"]
-        parent_rel = scopes[parent][2] if parent else ""
+        parent_rel = scopes[parent][ECMA_SCOPE_QUALNAME] if parent else ""
         rel = f"{parent_rel}.{name}" if parent_rel else name
         signature = _signature(sig_node or node)
         index = len(scopes)
@@ -393,7 +331,7 @@ class _Extractor:
             if name_node is None or name_node.type != "identifier":
                 return
             index = self.add_scope(node, "object", _text(name_node), parent, {}, sig_node=node)
-            scopes[index][8] = _declaration_exported(declarator)
+            scopes[index][ECMA_SCOPE_EXPORTED] = _declaration_exported(declarator)
             self.bind(parent, _text(name_node), ["def", index])
             return
         name_node = node.child_by_field_name("name")
@@ -442,7 +380,7 @@ class _Extractor:
         if name is None:
             self.anonymous(node, parent)
             return
-        parent_kind = scopes[parent][0]
+        parent_kind = scopes[parent][ECMA_SCOPE_KIND]
         if kind in _CLASS_NODES:
             info = {"ext": None, "impl": [], "dec": _decorator_exprs(node)}
             for child in node.named_children:
@@ -511,11 +449,11 @@ class _Extractor:
         }
 
     def bind_params(self, scope: int, node: tree_sitter.Node) -> None:
-        info = self.facts["scopes"][scope][9]
-        parent = self.facts["scopes"][scope][3]
+        row = self.facts["scopes"][scope]
+        info, parent = row[ECMA_SCOPE_INFO], row[ECMA_SCOPE_PARENT]
         for name, typ, prop in info["params"]:
             self.bind(scope, name, ["param", typ])
-            if prop and self.facts["scopes"][scope][1] == "constructor":
+            if prop and row[ECMA_SCOPE_NAME] == "constructor":
                 self.facts["members"].append([parent, name, None, typ, "injection"])
 
     def heritage(self, node: tree_sitter.Node, info: dict) -> None:
@@ -680,7 +618,7 @@ class _Extractor:
     def field(self, node: tree_sitter.Node) -> None:
         """A class field: what `this.name` holds (a method when it holds a function)."""
         scope = self.enclosing(node)
-        if self.facts["scopes"][scope][0] != "class":
+        if self.facts["scopes"][scope][ECMA_SCOPE_KIND] != "class":
             return
         name = node.child_by_field_name("name") or node.child_by_field_name("property")
         value = node.child_by_field_name("value")
@@ -762,8 +700,11 @@ class _Extractor:
         """The class whose method (or a function nested in one) `scope` is."""
         scopes = self.facts["scopes"]
         while scope > 0:
-            parent = scopes[scope][3]
-            if scopes[parent][0] == "class" and scopes[scope][0] == "method":
+            parent = scopes[scope][ECMA_SCOPE_PARENT]
+            if (
+                scopes[parent][ECMA_SCOPE_KIND] == "class"
+                and scopes[scope][ECMA_SCOPE_KIND] == "method"
+            ):
                 return parent
             scope = parent
         return None
@@ -847,6 +788,10 @@ class _Extractor:
         if _uses_this(expr) and self.this_is_rebound(node):
             expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
         self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
+
+
+def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 def _uses_this(expr: list | None) -> bool:
@@ -1027,10 +972,18 @@ def interface_of(facts: dict) -> bytes:
     """What other files can observe: definitions (names, kinds, members, signatures' types),
     exports, re-exports, member types. Line numbers and call sites are left out."""
     scopes = [
-        [s[0], s[2], s[3], s[8], marshal.dumps(s[9]) if s[0] != "function" else s[9].get("ret")]
+        [
+            s[ECMA_SCOPE_KIND],
+            s[ECMA_SCOPE_QUALNAME],
+            s[ECMA_SCOPE_PARENT],
+            s[ECMA_SCOPE_EXPORTED],
+            marshal.dumps(s[ECMA_SCOPE_INFO])
+            if s[ECMA_SCOPE_KIND] != "function"
+            else s[ECMA_SCOPE_INFO].get("ret"),
+        ]
         for s in facts["scopes"]
     ]
-    visible = [b for b in facts["bindings"] if b[0] == 0]
+    visible = [b for b in facts["bindings"] if b[ECMA_BINDING_SCOPE] == 0]
     observed = [
         scopes,
         visible,

@@ -5,34 +5,8 @@ boundaries and is stored compressed beside the file). It knows nothing of module
 or other files: qualnames are relative to the module ("Class.method"), and the resolver
 (`cartograph.resolve.python`) turns facts into symbols and edges.
 
-Facts layout (version FACTS_VERSION):
-- scopes:   [kind, name, rel_qualname, parent, start_line, end_line, signature, doc,
-             decorators(list[str]), bases(list[expr]), returns(type|None), body_start_byte]
-            scope 0 is the module; kind is module | class | function (methods are functions
-            whose parent is a class; the resolver names them).
-- bindings: [scope, name, pos, binding, until]  a name bound in a scope at byte `pos`;
-            `until` limits it to a range (comprehension and lambda variables), else None.
-            binding: ["def", scope] | ["val", expr] | ["ann", type, expr] | ["param", index,
-            type, default_expr, star] | ["imp", module] | ["from", level, module, name]
-            | ["for", iter_expr] | ["exc", class_expr] | ["with", context_expr] | ["global"]
-            | ["nonlocal"] | ["unknown"]
-- attrs:    [scope, object_name, attr, pos, value_expr, type]  `obj.attr = value` in a function
-            (the resolver keeps those whose object is the method's `self`).
-- refs:     [lookup_scope, source_scope, kind, expr, pos, line, text]  kind: "c" call,
-            "r" value use, "d" decorator, "t" annotation (expr is a type).
-- stars:    [scope, level, module, pos]  `from module import *`.
-- imports:  [scope, line, level, module, names(list[str]), type_checking(bool)]
-- variables:[scope, name, start_line, end_line, text]  module/class variables holding a call,
-            lambda, name or annotated instance.
-- all:      list of names in `__all__` when it is literal, else None; all_line: its line;
-            all_parts: [["lit", names] | ["ref", expr]] when it is composed (`base.__all__ +
-            ["x"]`), None when absent or computed otherwise.
-- returns:  [scope, pos, expr]  the value of each `return` of a function (None when it is not
-            an expression the resolver follows; bare `return` and `return None` are left out).
-- errors:   number of syntax-error regions (the rest of the file is still extracted).
-
-Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
-Types add: ["g", base, [args]] (generic), ["u", [alternatives]] (union), ["none"].
+The layout of the facts (every table and every position of its rows) is written down in
+`cartograph.parsing.facts`.
 """
 
 from __future__ import annotations
@@ -41,11 +15,33 @@ import marshal
 import re
 from bisect import bisect_right
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import tree_sitter
-import tree_sitter_python
+from cartograph.languages import grammar, query_text
+from cartograph.parsing.facts import (
+    ATTR_SCOPE,
+    BINDING_NAME,
+    BINDING_POS,
+    BINDING_SCOPE,
+    BINDING_VALUE,
+    IMPORT_LEVEL,
+    IMPORT_MODULE,
+    IMPORT_NAMES,
+    IMPORT_SCOPE,
+    REF_POS,
+    RETURN_EXPR,
+    RETURN_SCOPE,
+    SCOPE_BASES,
+    SCOPE_DECORATORS,
+    SCOPE_DOC,
+    SCOPE_END,
+    SCOPE_KIND,
+    SCOPE_NAME,
+    SCOPE_PARENT,
+    SCOPE_QUALNAME,
+    SCOPE_RETURNS,
+)
 
 FACTS_VERSION = 1
 MAX_TEXT = 120
@@ -58,19 +54,14 @@ _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "awai
 
 
 @cache
-def _language() -> tree_sitter.Language:
-    return tree_sitter.Language(tree_sitter_python.language())
-
-
-@cache
 def _query() -> tree_sitter.Query:
-    text = resources.files("cartograph.parsing").joinpath("queries/python.scm").read_text()
-    return tree_sitter.Query(_language(), text)
+    """queries/python.scm (as listed in the language registry)."""
+    return tree_sitter.Query(grammar("python"), query_text("python"))
 
 
 @cache
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language())
+    return tree_sitter.Parser(grammar("python"))
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -260,8 +251,8 @@ class _Scopes:
             if full_start <= pos < end:
                 if pos >= body_start:
                     return scope, scope
-                return self.rows[scope][3], scope
-            scope = self.rows[scope][3]
+                return self.rows[scope][SCOPE_PARENT], scope
+            scope = self.rows[scope][SCOPE_PARENT]
         return 0, 0
 
     def body_scope(self, pos: int) -> int:
@@ -349,7 +340,7 @@ class _Extractor:
         body = node.child_by_field_name("body")
         name = _text(name_node)
         parent_row = scopes.rows[parent]
-        rel = f"{parent_row[2]}.{name}" if parent_row[2] else name
+        rel = f"{parent_row[SCOPE_QUALNAME]}.{name}" if parent_row[SCOPE_QUALNAME] else name
         kind = "class" if node.type == "class_definition" else "function"
         decorators: list[str] = []
         if full is not node:
@@ -497,7 +488,7 @@ class _Extractor:
                 self.refs.append(
                     [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
                 )
-            kind = self.scopes.rows[lookup][0]
+            kind = self.scopes.rows[lookup][SCOPE_KIND]
             if kind in ("module", "class"):
                 if name == "__all__" and kind == "module":
                     self._all(right, extend=False)
@@ -514,7 +505,7 @@ class _Extractor:
                 obj is not None
                 and attr is not None
                 and obj.type == "identifier"
-                and self.scopes.rows[lookup][0] == "function"
+                and self.scopes.rows[lookup][SCOPE_KIND] == "function"
             ):
                 self.attrs.append([lookup, _text(obj), _text(attr), pos, value, ann])
             if right is not None and right.type in ("identifier", "attribute"):
@@ -633,7 +624,7 @@ class _Extractor:
                 return
         pos = node.start_byte
         lookup, source = self.scopes.locate(pos)
-        if positional and source and self.scopes.rows[source][0] == "class":
+        if positional and source and self.scopes.rows[source][SCOPE_KIND] == "class":
             _, def_start, body_start, _ = self.scopes.spans[source]
             if def_start <= pos < body_start:
                 return  # a base class: INHERITS, not a use
@@ -705,8 +696,8 @@ def _as_binding(target: tree_sitter.Node) -> list:
     return ["unknown"]
 
 
-def extract(source: bytes) -> dict:
-    """Parse Python source and return its facts (see the module docstring)."""
+def extract(language: str, source: bytes) -> dict:
+    """Parse Python source and return its facts (see `cartograph.parsing.facts`)."""
     tree = _parser().parse(source)
     root = tree.root_node
     ex = _Extractor(source)
@@ -722,7 +713,10 @@ def extract(source: bytes) -> dict:
             if block is not None:
                 ex.type_checking.append((block.start_byte, block.end_byte))
 
-    definitions = sorted(captures.get("def", ()), key=lambda n: n.start_byte)
+    definitions = sorted(
+        [*captures.get("definition.function", ()), *captures.get("definition.class", ())],
+        key=lambda n: n.start_byte,
+    )
     for node in definitions:
         ex.add_definition(node)
 
@@ -732,7 +726,7 @@ def extract(source: bytes) -> dict:
         ex.add_assignment(node)
     for node in captures.get("aug", ()):
         ex.add_augmented(node, node.child_by_field_name("left"))
-    for call in captures.get("call", ()):
+    for call in captures.get("reference.call", ()):
         callee = call.child_by_field_name("function")
         if callee is not None:
             ex.add_call(call, callee)
@@ -775,7 +769,7 @@ def extract(source: bytes) -> dict:
             ex.bindings.append([lookup, _text(node), 0, ["nonlocal"], None])
     for node in captures.get("return", ()):
         scope = ex.scopes.body_scope(node.start_byte)
-        if scope and ex.scopes.rows[scope][0] == "function":
+        if scope and ex.scopes.rows[scope][SCOPE_KIND] == "function":
             value = node.named_children[0] if node.named_child_count else None
             if value is None or value.type == "none":
                 continue  # `return` / `return None`: says nothing about the other returns
@@ -786,10 +780,10 @@ def extract(source: bytes) -> dict:
 
     module_row = ex.scopes.rows[0]
     lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
-    module_row[5] = max(lines, 1)
-    module_row[7] = _docstring(root)
-    ex.bindings.sort(key=lambda b: (b[0], b[2]))
-    ex.refs.sort(key=lambda r: r[4])
+    module_row[SCOPE_END] = max(lines, 1)
+    module_row[SCOPE_DOC] = _docstring(root)
+    ex.bindings.sort(key=lambda b: (b[BINDING_SCOPE], b[BINDING_POS]))
+    ex.refs.sort(key=lambda r: r[REF_POS])
     return {
         "v": FACTS_VERSION,
         "lines": lines,
@@ -815,28 +809,49 @@ def interface_of(facts: dict) -> bytes:
     bindings they read). Call sites, line numbers and docstrings are not part of it, so an edit
     inside a function body does not re-resolve the files that import this one."""
     scopes = facts["scopes"]
-    methods = {row[0] for row in facts["attrs"]}
-    outer = {i for i, row in enumerate(scopes) if row[0] != "function"}
+    methods = {row[ATTR_SCOPE] for row in facts["attrs"]}
+    outer = {i for i, row in enumerate(scopes) if row[SCOPE_KIND] != "function"}
     # in methods that set attributes, the order of bindings and attribute writes matters
     in_methods = sorted(
-        [(b[0], b[2], "b", b[1], b[3]) for b in facts["bindings"] if b[0] in methods]
-        + [(a[0], a[3], "a", a[1], a[2], a[4], a[5]) for a in facts["attrs"]]
+        [
+            (b[BINDING_SCOPE], b[BINDING_POS], "b", b[BINDING_NAME], b[BINDING_VALUE])
+            for b in facts["bindings"]
+            if b[BINDING_SCOPE] in methods
+        ]
+        + [
+            (scope, pos, "a", obj, attr, value, typ)
+            for scope, obj, attr, pos, value, typ in facts["attrs"]
+        ]
     )
     # module and class level: the order of bindings and star imports decides what a name is
     in_outer = sorted(
         [
-            (b[0], b[2], "b", b[1], b[3], b[4] is not None)
-            for b in facts["bindings"]
-            if b[0] in outer
+            (scope, pos, "b", name, value, until is not None)
+            for scope, name, pos, value, until in facts["bindings"]
+            if scope in outer
         ]
-        + [(s[0], s[3], "*", s[1], s[2]) for s in facts["stars"]]
+        + [(scope, pos, "*", level, module) for scope, level, module, pos in facts["stars"]]
     )
     shape = (
-        [(r[0], r[1], r[2], r[3], r[8], r[9], r[10]) for r in scopes],
+        [
+            (
+                r[SCOPE_KIND],
+                r[SCOPE_NAME],
+                r[SCOPE_QUALNAME],
+                r[SCOPE_PARENT],
+                r[SCOPE_DECORATORS],
+                r[SCOPE_BASES],
+                r[SCOPE_RETURNS],
+            )
+            for r in scopes
+        ],
         [(item[0], *item[2:]) for item in in_outer],
         [(item[0], *item[2:]) for item in in_methods],
-        [(i[0], i[2], i[3], i[4]) for i in facts["imports"]],
+        [
+            (i[IMPORT_SCOPE], i[IMPORT_LEVEL], i[IMPORT_MODULE], i[IMPORT_NAMES])
+            for i in facts["imports"]
+        ],
         facts.get("all_parts"),
-        [(r[0], r[2]) for r in facts.get("returns", ())],
+        [(r[RETURN_SCOPE], r[RETURN_EXPR]) for r in facts.get("returns", ())],
     )
     return marshal.dumps(shape)

@@ -7,103 +7,42 @@ marshal-ed). It never raises on a syntax error: whatever parses is extracted, an
 regions are counted. It knows nothing of other files; `cartograph.resolve.generic` turns the
 facts of a repository's files into symbols and edges.
 
-Facts layout (version FACTS_VERSION):
-- v, language, lines, errors (syntax-error regions)
-- dialect:  the grammar used: "cpp" for a `.h` file with C++ constructs (class, namespace,
-            template, access labels), else the language
-- package:  the file's package or namespace, dotted ("" when none): Go `package x`,
-            Java/Kotlin `package a.b`, PHP `namespace A\\B` (as "A.B"), a C# file-scoped
-            namespace; block namespaces (C#, C++, PHP) and Rust inline `mod`s are in `ns`.
-- defs:     [kind, name, qualname, parent, start_line, end_line, signature, doc, exported,
-             ns, member, decl, self_name] in document order.
-            kind: class | interface | enum | type | function | method (class: also structs,
-            records, objects, Ruby modules and PHP traits; interface: also Rust traits; type:
-            aliases, typedefs, delegates). An unnamed Kotlin companion object is transparent
-            (`Foo.create`). C/C++ prototypes outside classes are not definitions. qualname is
-            dotted and includes the package and the enclosing namespaces, classes and owner
-            (`srv.Server.Run`, `a.b.Outer.Inner.run`, `Foo.new` for a Rust impl, `ns.Foo.bar`
-            for C++ `void ns::Foo::bar()`). parent: index of the parent definition (the
-            enclosing one, or the owner type when it is defined in this file), -1 at top
-            level. lines are 1-based and inclusive; signature is the declaration's header
-            (up to its body, whitespace collapsed, at most MAX_SIGNATURE chars); doc the first
-            line of the comment block right above it ("" when none). ns: the package or
-            namespace the definition is declared in (dotted). member: it belongs to a type
-            (declared in its body, or through a receiver, an impl block or a `Type::`
-            qualifier). decl: a declaration without a body (C++ member prototypes).
-            self_name: the Go receiver's name (None elsewhere). exported follows the
-            language: Go capitalized; Java/C# `public` (interface members always); Kotlin
-            and PHP unless private/protected (Kotlin: internal); Rust `pub` (trait items and
-            trait-impl methods always); Ruby unless after a bare `private`/`protected`; C/C++
-            unless `static`, C++ members by their access label (class: private by default).
-- calls:    [name, receiver, line, enclosing, kind, text]
-            receiver: source text before the name (`fmt`, `obj`, `this`, `Foo::Bar`, `a.b()`),
-            None for a bare call. enclosing: index of the innermost enclosing definition, -1
-            at file level. kind: "call" | "new" (`new X()`, composite literal `X{}`, struct
-            expression, Ruby `X.new`; name is the type, receiver its qualifier). text: the
-            callee as written (receiver, separator, name) when it differs from name.
-            Receivers are cut to MAX_TEXT characters.
-- imports:  [path, alias, line, flags]  path as the language writes it, with "." for Java,
-            Kotlin, C# and PHP (`a.b.Foo`, `a.b.*`), "::" for Rust (`crate::util::help`), the
-            Go import path, the C/C++ header, the Ruby required path. flags: "" | "static"
-            (Java/C# static import) | "function" (PHP `use function`) | "system" (`#include
-            <x>`) | "local" (`#include "x"`) | "relative" (Ruby `require_relative`).
-- bases:    [def_index, base, line]  a base class, implemented interface, Rust trait impl,
-            Go embedded type, Ruby include/extend/prepend, PHP used trait (dotted, generic
-            arguments stripped).
+The layout of the facts (every table and every position of its rows) is written down in
+`cartograph.parsing.facts`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from bisect import bisect_right
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import tree_sitter
+from cartograph.languages import EXTENSIONS, grammar, names, query_text
+from cartograph.parsing.facts import (
+    TAGS_BASE_LINE,
+    TAGS_BASE_OWNER,
+    TAGS_DEF_DECL,
+    TAGS_DEF_EXPORTED,
+    TAGS_DEF_KIND,
+    TAGS_DEF_MEMBER,
+    TAGS_DEF_NAME,
+    TAGS_DEF_NS,
+    TAGS_DEF_PARENT,
+    TAGS_DEF_QUALNAME,
+    TAGS_IMPORT_LINE,
+)
 
 FACTS_VERSION = 1
 MAX_SIGNATURE = 300
 MAX_TEXT = 120
 
+LANGUAGES = names("generic")
+# file extension → language, for the languages of this tier
 SUFFIXES: dict[str, str] = {
-    ".go": "go",
-    ".java": "java",
-    ".kt": "kotlin",
-    ".kts": "kotlin",
-    ".cs": "csharp",
-    ".rs": "rust",
-    ".rb": "ruby",
-    ".rake": "ruby",
-    ".php": "php",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".c++": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".h++": "cpp",
-    ".ipp": "cpp",
-    ".tpp": "cpp",
-}
-LANGUAGES = ("go", "java", "kotlin", "csharp", "rust", "ruby", "php", "c", "cpp")
-
-# grammar wheel module and the function returning its language pointer
-_GRAMMARS = {
-    "go": ("tree_sitter_go", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "kotlin": ("tree_sitter_kotlin", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "php": ("tree_sitter_php", "language_php"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
+    extension: language for extension, language in EXTENSIONS.items() if language in LANGUAGES
 }
 # when a definition node is matched by several patterns (Go `type X struct`), the first wins
 _KIND_PRIORITY = ("interface", "enum", "class", "type", "method", "function")
@@ -125,20 +64,14 @@ _DOC_SKIP = frozenset(
 
 
 @cache
-def _language(name: str) -> tree_sitter.Language:
-    module, function = _GRAMMARS[name]
-    return tree_sitter.Language(getattr(importlib.import_module(module), function)())
-
-
-@cache
 def _query(name: str) -> tree_sitter.Query:
-    text = resources.files("cartograph.parsing").joinpath(f"queries/tags/{name}.scm").read_text()
-    return tree_sitter.Query(_language(name), text)
+    """The language's query (queries/tags/<name>.scm, as listed in the language registry)."""
+    return tree_sitter.Query(grammar(name), query_text(name))
 
 
 @cache
 def _parser(name: str) -> tree_sitter.Parser:
-    return tree_sitter.Parser(_language(name))
+    return tree_sitter.Parser(grammar(name))
 
 
 def _text(node: tree_sitter.Node | None) -> str:
@@ -488,13 +421,27 @@ def _parse(language: str, source: bytes) -> tuple[str, tree_sitter.Tree]:
     return language, _parser(language).parse(source)
 
 
-_ROLES = ("call", "new", "scope", "impl", "import", "base", "comment", "package", "visibility")
+# what a pattern finds, from the name of its outer capture (see the header of queries/tags/*.scm)
+_DEFINITIONS = {f"definition.{kind}": kind for kind in _KIND_PRIORITY}
+_ROLES = (
+    "reference.call",
+    "reference.class",
+    "definition.module",
+    "impl",
+    "import",
+    "reference.implementation",
+    "doc",
+    "package",
+    "visibility",
+)
+_CALL_KINDS = {"reference.call": "call", "reference.class": "new"}
 
 
 def _role(caps: dict) -> str:
-    """What a query pattern finds, from the names of its captures."""
+    """What a query pattern finds, from the names of its captures (other definitions and
+    references a grammar's own tags.scm may have are ignored)."""
     for name in caps:
-        if name.startswith("def."):
+        if name in _DEFINITIONS:
             return name
     for name in _ROLES:
         if name in caps:
@@ -503,15 +450,16 @@ def _role(caps: dict) -> str:
 
 
 @cache
-def _roles(language: str) -> dict[int, str]:
-    return {}  # pattern index → role, filled as patterns match
+def _roles(query: tree_sitter.Query) -> dict[int, str]:
+    return {}  # pattern index → role, filled as the query's patterns match
 
 
 def extract(language: str, source: bytes) -> dict:
     """Parse `source` written in `language` (a value of SUFFIXES) into facts (see above)."""
     dialect, tree = _parse(language, source)
     root = tree.root_node
-    matches = tree_sitter.QueryCursor(_query(dialect)).matches(root)
+    query = _query(dialect)
+    matches = tree_sitter.QueryCursor(query).matches(root)
 
     defs_by_node: dict[tuple[int, int], tuple[int, _Def]] = {}
     containers: list[tuple[int, int, str, str]] = []  # start, end, "scope"|"impl"|"pkg", name
@@ -524,20 +472,21 @@ def extract(language: str, source: bytes) -> dict:
     packages: list[tree_sitter.Node] = []
     errors = 0
 
-    roles = _roles(dialect)
+    roles = _roles(query)
     for pattern, caps in matches:
         key = roles.get(pattern)
         if key is None:
             key = roles[pattern] = _role(caps)
-        if key == "comment":
-            comments.append(caps["comment"][0])
-        elif key == "call" or key == "new":
+        if key == "doc":
+            comments.append(caps["doc"][0])
+        elif key in _CALL_KINDS:
             recv = caps.get("recv")
-            calls_raw.append((caps[key][0], caps["name"][0], recv[0] if recv else None, key))
-        elif key.startswith("def."):
+            call = (caps[key][0], caps["name"][0], recv[0] if recv else None, _CALL_KINDS[key])
+            calls_raw.append(call)
+        elif key in _DEFINITIONS:
             node = caps[key][0]
             name_node = caps["name"][0]
-            kind = key[4:]
+            kind = _DEFINITIONS[key]
             name, owner = _def_name(dialect, name_node)
             if "owner" in caps:
                 owner = normalize_type(_text(caps["owner"][0]))
@@ -553,8 +502,8 @@ def extract(language: str, source: bytes) -> dict:
             if "self" in caps:
                 d.self_name = _text(caps["self"][0])
             defs_by_node[ident] = (rank, d)
-        elif key == "scope":
-            node = caps["scope"][0]
+        elif key == "definition.module":
+            node = caps["definition.module"][0]
             name = _container_name(dialect, caps["name"][0])
             containers.append((node.start_byte, node.end_byte, "scope", name))
         elif key == "impl":
@@ -566,8 +515,8 @@ def extract(language: str, source: bytes) -> dict:
             impls.append((node, owner, trait[0] if trait else None))
         elif key == "import":
             import_nodes.append(caps["import"][0])
-        elif key == "base":
-            base_nodes.append(caps["base"][0])
+        elif key == "reference.implementation":
+            base_nodes.append(caps["reference.implementation"][0])
         elif key == "package":
             packages.append(caps["package"][0])
         elif key == "visibility":
@@ -777,8 +726,8 @@ def extract(language: str, source: bytes) -> dict:
         target = by_qual.get(_impl_qual(containers, node, owner))
         if target is not None:
             bases.append([target, normalize_type(_text(trait)), trait.start_point[0] + 1])
-    bases.sort(key=lambda b: (b[0], b[2]))
-    imports.sort(key=lambda i: i[2])
+    bases.sort(key=lambda b: (b[TAGS_BASE_OWNER], b[TAGS_BASE_LINE]))
+    imports.sort(key=lambda i: i[TAGS_IMPORT_LINE])
 
     return {
         "v": FACTS_VERSION,
@@ -833,19 +782,23 @@ def interface_of(facts: dict) -> bytes:
         facts.get("package", ""),
         [
             [
-                d[0],
-                d[1],
-                d[2],
-                d[8],
-                d[9],
-                d[10],
-                d[11],
-                defs[d[3]][2] if d[3] >= 0 else None,
+                d[TAGS_DEF_KIND],
+                d[TAGS_DEF_NAME],
+                d[TAGS_DEF_QUALNAME],
+                d[TAGS_DEF_EXPORTED],
+                d[TAGS_DEF_NS],
+                d[TAGS_DEF_MEMBER],
+                d[TAGS_DEF_DECL],
+                defs[d[TAGS_DEF_PARENT]][TAGS_DEF_QUALNAME] if d[TAGS_DEF_PARENT] >= 0 else None,
             ]
             for d in defs
         ],
-        sorted([defs[b[0]][2], b[1]] for b in facts.get("bases", [])),
+        sorted(
+            [defs[owner][TAGS_DEF_QUALNAME], base] for owner, base, _line in facts.get("bases", [])
+        ),
         # a subclass elsewhere resolves this file's bases through this file's imports
-        sorted([i[0], i[1] or "", i[3]] for i in facts.get("imports", [])),
+        sorted(
+            [path, alias or "", flags] for path, alias, _line, flags in facts.get("imports", [])
+        ),
     ]
     return json.dumps(shape, separators=(",", ":"), ensure_ascii=False).encode()

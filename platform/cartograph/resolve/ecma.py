@@ -20,7 +20,29 @@ import re
 from collections.abc import Callable, Iterable
 
 from cartograph.model import SymbolRow, Unresolved, symbol_id
-from cartograph.resolve.python import FileResolution, _add_edge, _render
+from cartograph.parsing.facts import (
+    ECMA_BINDING_END,
+    ECMA_BINDING_NAME,
+    ECMA_BINDING_SCOPE,
+    ECMA_BINDING_START,
+    ECMA_BINDING_VALUE,
+    ECMA_MEMBER_CLASS,
+    ECMA_MEMBER_NAME,
+    ECMA_MEMBER_SCOPE,
+    ECMA_SCOPE_DOC,
+    ECMA_SCOPE_END,
+    ECMA_SCOPE_EXPORTED,
+    ECMA_SCOPE_INFO,
+    ECMA_SCOPE_KIND,
+    ECMA_SCOPE_NAME,
+    ECMA_SCOPE_PARENT,
+    ECMA_SCOPE_QUALNAME,
+    ECMA_SCOPE_SIGNATURE,
+    ECMA_SCOPE_START,
+    ECMA_SCOPE_START_BYTE,
+)
+from cartograph.resolve.core import EdgeSet, FileResolution, Memo, render
+from cartograph.resolve.mro import depth_first
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
@@ -312,21 +334,24 @@ class _File:
         self.scopes = facts["scopes"]
         self.bindings: dict[tuple[int, str], list] = {}
         for row in facts["bindings"]:
-            self.bindings.setdefault((row[0], row[1]), []).append(row)
+            key = (row[ECMA_BINDING_SCOPE], row[ECMA_BINDING_NAME])
+            self.bindings.setdefault(key, []).append(row)
         self.children: dict[int, dict[str, int]] = {}
         for index, scope in enumerate(self.scopes):
             if index:
-                self.children.setdefault(scope[3], {}).setdefault(scope[1], index)
+                named = self.children.setdefault(scope[ECMA_SCOPE_PARENT], {})
+                named.setdefault(scope[ECMA_SCOPE_NAME], index)
         self.members: dict[int, dict[str, list]] = {}
         for row in facts["members"]:
-            self.members.setdefault(row[0], {}).setdefault(row[1], []).append(row)
+            named = self.members.setdefault(row[ECMA_MEMBER_CLASS], {})
+            named.setdefault(row[ECMA_MEMBER_NAME], []).append(row)
         self.exports: dict[str, object] = {}
         for exported, local in facts["exports"]:
             self.exports.setdefault(exported, local)
         self.module_name = module_qualname(path)
 
     def qualname(self, scope: int) -> str:
-        return self.scopes[scope][2] if scope else self.module_name
+        return self.scopes[scope][ECMA_SCOPE_QUALNAME] if scope else self.module_name
 
 
 class EcmaProgram:
@@ -345,33 +370,14 @@ class EcmaProgram:
         self.load = load
         self.modules = Modules(self.paths, all_paths, read_text)
         self._files: dict[str, _File | None] = {}
-        self._deps: set[str] = set()
-        self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
-        self._active: set[tuple] = set()
+        # computations shared by every file of the run, with the files they consulted (a file
+        # that uses a result depends on them too)
+        self.memo = Memo()
 
     # ------------------------------------------------------------ files and modules
-    def _memoized(self, key: tuple, compute: Callable[[], object], on_cycle: object) -> object:
-        """A computation shared by every file of the run, with the files it consulted: a file
-        that uses the result depends on them too."""
-        found = self._memo.get(key)
-        if found is not None:
-            self._deps.update(found[1])
-            return found[0]
-        if key in self._active:
-            return on_cycle
-        self._active.add(key)
-        outer, self._deps = self._deps, set()
-        try:
-            value = compute()
-        finally:
-            consulted, self._deps = self._deps, outer
-            outer.update(consulted)
-            self._active.discard(key)
-        self._memo[key] = (value, frozenset(consulted))
-        return value
-
     def file(self, path: str) -> _File | None:
-        self._deps.add(path)
+        """A file's facts (a dependency, found or not)."""
+        self.memo.consulted.add(path)
         if path not in self._files:
             facts = self.load(path)
             self._files[path] = _File(path, facts) if facts and "scopes" in facts else None
@@ -379,7 +385,7 @@ class EcmaProgram:
 
     def target(self, importer: str, spec: str) -> tuple[str | None, str | None]:
         path, external, probed = self.modules.resolve(importer, spec)
-        self._deps.update(probed)
+        self.memo.consulted.update(probed)
         return path, external
 
     # ------------------------------------------------------------ values
@@ -393,8 +399,9 @@ class EcmaProgram:
             if rows:
                 row = _visible(rows, pos)
                 if row is not None:
-                    return self.binding_value(f, current, row[2], pos, depth + 1)
-            current = f.scopes[current][3] if current else -1
+                    binding = row[ECMA_BINDING_VALUE]
+                    return self.binding_value(f, current, binding, pos, depth + 1)
+            current = f.scopes[current][ECMA_SCOPE_PARENT] if current else -1
         return (None, None)
 
     def binding_value(self, f: _File, scope: int, binding: list, pos: int, depth: int) -> tuple:
@@ -433,7 +440,7 @@ class EcmaProgram:
     def export_value(self, path: str, name: str, depth: int) -> tuple | None:
         key = ("export", path, name)
         # a cycle of re-exports ends with nothing
-        return self._memoized(key, lambda: self._export_value(path, name, depth), None)
+        return self.memo.cached(key, lambda: self._export_value(path, name, depth), None)
 
     def _export_value(self, path: str, name: str, depth: int) -> tuple | None:
         f = self.file(path)
@@ -502,7 +509,8 @@ class EcmaProgram:
             cls = self.class_scope(f, scope)
             if cls is None:
                 return (None, None)
-            static = f.scopes[scope][9].get("static") if f.scopes[scope][0] == "method" else False
+            row = f.scopes[scope]
+            static = row[ECMA_SCOPE_KIND] == "method" and row[ECMA_SCOPE_INFO].get("static")
             return (("def", f.path, cls) if static else ("this", f.path, cls)), "self"
         if tag == "super":
             cls = self.class_scope(f, scope)
@@ -532,19 +540,19 @@ class EcmaProgram:
         if value[0] not in ("def", "inst"):
             return None
         f = self.file(value[1])
-        return f.scopes[value[2]][0] if f is not None else None
+        return f.scopes[value[2]][ECMA_SCOPE_KIND] if f is not None else None
 
     def class_scope(self, f: _File, scope: int) -> int | None:
         """The class `this` means in `scope` (arrow functions see their enclosing `this`)."""
         current = scope
         while current > 0:
             row = f.scopes[current]
-            parent = row[3]
-            if row[0] == "class":
+            parent, kind = row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_KIND]
+            if kind == "class":
                 return current  # a field initializer
-            if row[0] == "method":
-                return parent if f.scopes[parent][0] == "class" else None
-            if row[0] == "function" and not row[9].get("arrow"):
+            if kind == "method":
+                return parent if f.scopes[parent][ECMA_SCOPE_KIND] == "class" else None
+            if kind == "function" and not row[ECMA_SCOPE_INFO].get("arrow"):
                 return None  # a `function` has its own `this`
             current = parent
         return None
@@ -590,11 +598,11 @@ class EcmaProgram:
 
         def compute() -> tuple | None:
             target = self.file(path)
-            alias = target.scopes[scope][9].get("value") if target else None
+            alias = target.scopes[scope][ECMA_SCOPE_INFO].get("value") if target else None
             return self.type_value(target, 0, alias, END, "annotation", depth)[0]
 
         # an alias that refers to itself stands for nothing
-        return self._memoized(key, compute, None)
+        return self.memo.cached(key, compute, None)
 
     def attribute(self, base: tuple, via: str | None, name: str, depth: int) -> tuple:
         if depth > MAX_DEPTH:
@@ -608,7 +616,7 @@ class EcmaProgram:
         f = self.file(base[1])
         if f is None:
             return (None, None)
-        kind = f.scopes[base[2]][0]
+        kind = f.scopes[base[2]][ECMA_SCOPE_KIND]
         if tag == "def":
             if kind == "object":
                 child = f.children.get(base[2], {}).get(name)
@@ -641,8 +649,8 @@ class EcmaProgram:
         for index, (cf, cscope) in enumerate(self.linearization(f, cls, depth + 1)):
             via = own_via if index == 0 else base_via
             child = cf.children.get(cscope, {}).get(name)
-            if child is not None and cf.scopes[child][0] == "method":
-                info = cf.scopes[child][9]
+            if child is not None and cf.scopes[child][ECMA_SCOPE_KIND] == "method":
+                info = cf.scopes[child][ECMA_SCOPE_INFO]
                 if info.get("accessor"):
                     return self.call_result(("def", cf.path, child), via, depth + 1)
                 return ("def", cf.path, child), via
@@ -657,15 +665,15 @@ class EcmaProgram:
     def member_value(self, f: _File, row: list, depth: int) -> tuple:
         """What `this.name` holds, from a field declaration, a parameter property or an
         assignment in a method."""
-        _cls, _name, value, typ, how = row[:5]
+        cls, _name, value, typ, how = row[:5]
         if typ is not None:
             found = self.type_value(
-                f, row[0], typ, END, how if how != "field" else "annotation", depth + 1
+                f, cls, typ, END, how if how != "field" else "annotation", depth + 1
             )
             if found[0] is not None:
                 return found
         if value is not None:
-            scope = row[5] if len(row) > 5 else row[0]
+            scope = row[ECMA_MEMBER_SCOPE] if len(row) > ECMA_MEMBER_SCOPE else cls
             found, via = self.evaluate(f, scope, value, END, depth + 1)
             if found is not None and found[0] == "inst":
                 return found, via
@@ -673,37 +681,38 @@ class EcmaProgram:
 
     def linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
         key = ("mro", f.path, cls)
-        return self._memoized(key, lambda: self._linearization(f, cls, depth), [(f, cls)])
+        return self.memo.cached(key, lambda: self._linearization(f, cls, depth), [(f, cls)])
 
     def _linearization(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
-        order = [(f, cls)]
-        seen = {(f.path, cls)}
-        for bf, bscope in self.bases(f, cls, depth + 1):
-            for item in self.linearization(bf, bscope, depth + 1):
-                if (item[0].path, item[1]) not in seen:
-                    seen.add((item[0].path, item[1]))
-                    order.append(item)
-        return order
+        """The class, then each base's own linearization in turn (not C3: `extends` first,
+        then the implemented interfaces, depth first)."""
+        bases = self.bases(f, cls, depth + 1)
+        lines = [self.linearization(bf, bscope, depth + 1) for bf, bscope in bases]
+        return depth_first((f, cls), bases, lines)
 
     def bases(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int]]:
-        return [(bf, bscope) for bf, bscope, _via in self.bases_with_via(f, cls, depth)]
+        return [(bf, bscope) for bf, bscope, _via, _order in self.bases_with_via(f, cls, depth)]
 
-    def bases_with_via(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int, str]]:
-        """Direct bases in the repository: `extends` first, then implemented interfaces."""
-        info = f.scopes[cls][9]
-        found: list[tuple[_File, int, str]] = []
-        start = f.scopes[cls][10]
-        wanted = {"class"} if f.scopes[cls][0] == "class" else {"class", "interface"}
+    def bases_with_via(self, f: _File, cls: int, depth: int) -> list[tuple[_File, int, str, int]]:
+        """Direct bases in the repository: `extends` first, then implemented interfaces; each
+        with its via and its place among the declared bases (1 = first)."""
+        row = f.scopes[cls]
+        info = row[ECMA_SCOPE_INFO]
+        found: list[tuple[_File, int, str, int]] = []
+        start = row[ECMA_SCOPE_START_BYTE]
+        wanted = {"class"} if row[ECMA_SCOPE_KIND] == "class" else {"class", "interface"}
         written = [info.get("ext")] + [_type_expr(t) for t in info.get("impl") or []]
+        order = 0
         for index, expr in enumerate(written):
             if expr is None:
                 continue
-            value, via = self.evaluate(f, f.scopes[cls][3], expr, start, depth + 1)
+            order += 1
+            value, via = self.evaluate(f, row[ECMA_SCOPE_PARENT], expr, start, depth + 1)
             kinds = wanted if index == 0 else {"class", "interface"}
             if value is not None and value[0] == "def" and self.kind(value) in kinds:
                 target = self.file(value[1])
                 if target is not None:
-                    found.append((target, value[2], via or "scope"))
+                    found.append((target, value[2], via or "scope", order))
         return found
 
     def call_result(self, func: tuple | None, via: str | None, depth: int) -> tuple:
@@ -713,16 +722,16 @@ class EcmaProgram:
         if f is None:
             return (None, None)
         row = f.scopes[func[2]]
-        if row[0] not in ("function", "method"):
+        if row[ECMA_SCOPE_KIND] not in ("function", "method"):
             return (None, None)
-        returns = row[9].get("ret")
+        returns = row[ECMA_SCOPE_INFO].get("ret")
         if returns is None:
             return (None, None)
         return self.type_value(f, func[2], returns, END, "return", depth + 1)
 
     def constructor(self, f: _File, cls: int) -> tuple[str, int] | None:
         for cf, cscope in self.linearization(f, cls, 0):
-            if cf.scopes[cscope][0] != "class":
+            if cf.scopes[cscope][ECMA_SCOPE_KIND] != "class":
                 continue
             child = cf.children.get(cscope, {}).get("constructor")
             if child is not None:
@@ -733,7 +742,7 @@ class EcmaProgram:
         return symbol_id(self.repo, path, self.file(path).qualname(scope))
 
     def _write_ref(
-        self, f: _File, ids: list[str], ref: list, edges: dict, unresolved: list
+        self, f: _File, ids: list[str], ref: list, edges: EdgeSet, unresolved: list
     ) -> None:
         """The edge (or unresolved call) one use of a name writes."""
         scope, kind, expr, line, pos = ref
@@ -743,56 +752,63 @@ class EcmaProgram:
             bases = self.bases(f, cls, 0) if cls is not None else []
             ctor = self.constructor(*bases[0]) if bases else None
             if ctor is not None:
-                _add_edge(edges, "CALLS", src, self.symbol(*ctor), line, "super")
+                edges.add("CALLS", src, self.symbol(*ctor), line, "super")
             return
         value, via = self.evaluate(f, scope, expr, pos)
         target = self.kind(value) if value is not None and value[0] == "def" else None
         if kind == "c" and target in ("function", "method"):
-            _add_edge(edges, "CALLS", src, self.symbol(value[1], value[2]), line, via)
+            edges.add("CALLS", src, self.symbol(value[1], value[2]), line, via)
         elif kind == "n" and target == "class":
-            _add_edge(edges, "CALLS", src, self.symbol(value[1], value[2]), line, "constructor")
+            edges.add("CALLS", src, self.symbol(value[1], value[2]), line, "constructor")
             ctor = self.constructor(self.file(value[1]), value[2])
             if ctor is not None:
-                _add_edge(edges, "CALLS", src, self.symbol(*ctor), line, "constructor")
+                edges.add("CALLS", src, self.symbol(*ctor), line, "constructor")
         elif kind in ("c", "n"):
             external = value is not None and value[0] == "ext"
             if (value is None and _root(expr) not in GLOBALS) or external:
-                name = _render(expr) if kind == "c" else f"new {_render(expr)}"
+                name = render(expr) if kind == "c" else f"new {render(expr)}"
                 unresolved.append(Unresolved(src, name, line, value[1] if external else ""))
         elif target is not None and target != "object":
             if kind == "r" and target in ("interface", "type", "enum"):
                 return  # a type is not a callback
-            _add_edge(edges, "REFERENCES", src, self.symbol(value[1], value[2]), line, via)
+            edges.add("REFERENCES", src, self.symbol(value[1], value[2]), line, via)
 
     # ------------------------------------------------------------ one file
     def resolve_file(self, path: str) -> FileResolution:
-        self._deps = set()
-        f = self.file(path)
-        repo = self.repo
-        if f is None:
-            return FileResolution(path, path, [], [], [], set())
+        with self.memo.recording() as recorded:
+            f = self.file(path)
+            if f is None:
+                return FileResolution(path, path, [], [], [], set())
+            symbols, edges, unresolved, imports = self._resolve(f)
+        deps = recorded.deps - {path}
+        return FileResolution(path, path, symbols, edges, unresolved, deps, imports)
+
+    def _resolve(self, f: _File) -> tuple[list, list, list, list]:
+        repo, path = self.repo, f.path
         ids = [symbol_id(repo, path, f.qualname(i)) for i in range(len(f.scopes))]
         symbols = _symbols(repo, f, ids)
-        edges: dict = {}
+        edges = EdgeSet()
         unresolved: list[Unresolved] = []
 
         for ref in f.facts["refs"]:
             self._write_ref(f, ids, ref, edges, unresolved)
         for index, row in enumerate(f.scopes):
-            info = row[9]
-            for dec in info.get("dec") or []:
-                value, via = self.evaluate(f, row[3], dec, row[10])
+            line = row[ECMA_SCOPE_START]
+            for dec in row[ECMA_SCOPE_INFO].get("dec") or []:
+                value, via = self.evaluate(
+                    f, row[ECMA_SCOPE_PARENT], dec, row[ECMA_SCOPE_START_BYTE]
+                )
                 if (
                     value is not None
                     and value[0] == "def"
                     and self.kind(value) in ("function", "method")
                 ):
                     target = self.symbol(value[1], value[2])
-                    _add_edge(edges, "REFERENCES", ids[index], target, row[4], via)
-            if row[0] in ("class", "interface"):
-                for bf, bscope, via in self.bases_with_via(f, index, 0):
+                    edges.add("REFERENCES", ids[index], target, line, via)
+            if row[ECMA_SCOPE_KIND] in ("class", "interface"):
+                for bf, bscope, via, order in self.bases_with_via(f, index, 0):
                     base = self.symbol(bf.path, bscope)
-                    _add_edge(edges, "INHERITS", ids[index], base, row[4], via)
+                    edges.add("INHERITS", ids[index], base, line, via, order=order)
         imports = []
         for source, names, _line, _kind in f.facts["imports"]:
             target, external = self.target(path, source)
@@ -800,10 +816,7 @@ class EcmaProgram:
                 imports.append(("file", target, list(names)))
             elif external:
                 imports.append(("package", external, list(names)))
-        deps = self._deps - {path}
-        return FileResolution(
-            path, path, symbols, list(edges.values()), unresolved, deps, _dedupe(imports)
-        )
+        return symbols, edges.edges(), unresolved, _dedupe(imports)
 
 
 def _dedupe(imports: list) -> list:
@@ -819,17 +832,18 @@ def _visible(rows: list, pos: int) -> list | None:
     else the last unranged or already-assigned one."""
     best = None
     for row in rows:
-        start, end = row[3], row[4]
+        start, end = row[ECMA_BINDING_START], row[ECMA_BINDING_END]
         if start is not None and end is not None:
             if start <= pos < end:
                 return row
             continue
         if start is not None and start > pos:
             continue
-        best = row if best is None or (row[3] or -1) >= (best[3] or -1) else best
+        if best is None or (start or -1) >= (best[ECMA_BINDING_START] or -1):
+            best = row
     if best is None:
         # a name used before its (function-level) assignment: hoisting / a later assignment
-        unranged = [r for r in rows if r[4] is None]
+        unranged = [r for r in rows if r[ECMA_BINDING_END] is None]
         best = unranged[0] if unranged else None
     return best
 
@@ -860,30 +874,31 @@ def _symbols(repo: str, f: _File, ids: list[str]) -> list[SymbolRow]:
         if ids[index] in seen:
             continue
         seen.add(ids[index])
-        kind = kinds.get(row[0], row[0])
-        parent = row[3]
+        kind = kinds.get(row[ECMA_SCOPE_KIND], row[ECMA_SCOPE_KIND])
+        parent, name = row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_NAME]
         if index == 0:
             exported = True
         elif parent == 0:
             exported = (
-                bool(row[8]) or row[1] in exported_names or f.facts.get("module_value") == row[1]
+                bool(row[ECMA_SCOPE_EXPORTED])
+                or name in exported_names
+                or f.facts.get("module_value") == name
             )
         else:
-            exported = rows_exported(f, parent, exported_names) and not row[1].startswith("#")
-        info = row[9]
-        decorators = [_render(d) for d in info.get("dec") or []]
+            exported = rows_exported(f, parent, exported_names) and not name.startswith("#")
+        decorators = [render(d) for d in row[ECMA_SCOPE_INFO].get("dec") or []]
         rows.append(
             SymbolRow(
                 id=ids[index],
                 repo=repo,
                 path=f.path,
-                name=row[1] if index else posixpath.basename(f.module_name),
+                name=name if index else posixpath.basename(f.module_name),
                 qualname=f.qualname(index),
                 kind="module" if index == 0 else kind,
-                start_line=row[4],
-                end_line=row[5],
-                signature=row[6],
-                doc=row[7],
+                start_line=row[ECMA_SCOPE_START],
+                end_line=row[ECMA_SCOPE_END],
+                signature=row[ECMA_SCOPE_SIGNATURE],
+                doc=row[ECMA_SCOPE_DOC],
                 exported=exported,
                 parent=ids[parent] if index else None,
                 decorators=decorators,
@@ -896,12 +911,13 @@ def rows_exported(f: _File, scope: int, exported_names: set[str]) -> bool:
     row = f.scopes[scope]
     if scope == 0:
         return True
+    parent = row[ECMA_SCOPE_PARENT]
     if (
-        row[0] in ("function", "method")
-        and row[3] != 0
-        and f.scopes[row[3]][0] not in ("class", "object")
+        row[ECMA_SCOPE_KIND] in ("function", "method")
+        and parent != 0
+        and f.scopes[parent][ECMA_SCOPE_KIND] not in ("class", "object")
     ):
         return False
-    if row[3] == 0:
-        return bool(row[8]) or row[1] in exported_names
-    return rows_exported(f, row[3], exported_names)
+    if parent == 0:
+        return bool(row[ECMA_SCOPE_EXPORTED]) or row[ECMA_SCOPE_NAME] in exported_names
+    return rows_exported(f, parent, exported_names)

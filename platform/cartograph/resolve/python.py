@@ -12,9 +12,9 @@ Values the evaluator works with (tuples, compared by identity of their module ob
   ("super", module, scope, instance_kind)  `super()` inside class `scope`
 Every evaluation returns (value, via) or (None, None).
 
-Dependency tracking: resolving a file records every module name it consults (found or not),
-through cached computations too, so an incremental run can re-resolve exactly the files whose
-answer could change when a module changes.
+The memo, dependency tracking (every module name consulted, found or not), the edge set and
+the result type are the core's (`cartograph.resolve.core`); the method resolution order is
+`cartograph.resolve.mro`'s C3; this module holds Python's rules.
 """
 
 from __future__ import annotations
@@ -24,23 +24,40 @@ import marshal
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from cartograph.model import Edge, SymbolRow, Unresolved
+from cartograph.model import SymbolRow, Unresolved
+from cartograph.parsing.facts import (
+    ATTR_NAME,
+    ATTR_OBJECT,
+    ATTR_POS,
+    ATTR_SCOPE,
+    ATTR_TYPE,
+    ATTR_VALUE,
+    BINDING_NAME,
+    BINDING_POS,
+    BINDING_SCOPE,
+    BINDING_UNTIL,
+    BINDING_VALUE,
+    REF_LINE,
+    REF_SOURCE,
+    REF_TEXT,
+    SCOPE_BASES,
+    SCOPE_BODY,
+    SCOPE_DECORATORS,
+    SCOPE_DOC,
+    SCOPE_END,
+    SCOPE_KIND,
+    SCOPE_NAME,
+    SCOPE_PARENT,
+    SCOPE_QUALNAME,
+    SCOPE_RETURNS,
+    SCOPE_SIGNATURE,
+    SCOPE_START,
+)
+from cartograph.resolve.core import UNKNOWN, EdgeSet, FileResolution, Memo, render
+from cartograph.resolve.mro import c3
 
-CONFIDENCE = {
-    "scope": 1.0,
-    "import": 1.0,
-    "self": 1.0,
-    "super": 1.0,
-    "constructor": 1.0,
-    "inheritance": 0.95,
-    "annotation": 0.9,
-    "return": 0.8,
-    "injection": 0.8,
-    "export": 1.0,
-    "name": 0.5,
-}
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
     "__name__",
@@ -108,17 +125,6 @@ WRAPPER_GENERICS = frozenset(
 INJECTORS = frozenset({"Depends", "Security"})
 CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
-UNKNOWN: tuple = (None, None)
-MAX_EVALUATION_DEPTH = 60
-
-
-class _TooDeep(Exception):
-    """Raised where a chain of computations grows too deep, caught by the outermost one."""
-
-    def __init__(self, key: tuple, compute: Callable[[], object], on_cycle: object) -> None:
-        self.key, self.compute, self.on_cycle = key, compute, on_cycle
-
-
 BUILTIN_VALUE = ("builtin",)
 
 
@@ -154,9 +160,9 @@ class ModuleFacts:
             tables: list[dict[str, list]] = [{} for _ in self.facts["scopes"]]
             limited: set[tuple[int, str]] = set()
             for row in self.facts["bindings"]:
-                tables[row[0]].setdefault(row[1], []).append(row)
-                if row[4] is not None:
-                    limited.add((row[0], row[1]))
+                tables[row[BINDING_SCOPE]].setdefault(row[BINDING_NAME], []).append(row)
+                if row[BINDING_UNTIL] is not None:
+                    limited.add((row[BINDING_SCOPE], row[BINDING_NAME]))
             self._bindings = tables
             self.limited = limited
         return self._bindings[scope]
@@ -165,31 +171,33 @@ class ModuleFacts:
         if self._firstparam is None:
             firsts: dict[int, str] = {}
             for row in self.facts["bindings"]:
-                binding = row[3]
+                binding = row[BINDING_VALUE]
                 if binding[0] == "param" and binding[1] == 0 and not binding[4]:
-                    firsts[row[0]] = row[1]
+                    firsts[row[BINDING_SCOPE]] = row[BINDING_NAME]
             self._firstparam = firsts
         return self._firstparam.get(scope)
 
     def qualname(self, scope: int) -> str:
-        rel = self.facts["scopes"][scope][2]
+        rel = self.facts["scopes"][scope][SCOPE_QUALNAME]
         return f"{self.name}.{rel}" if rel else self.name
 
     def kind(self, scope: int) -> str:
-        row = self.facts["scopes"][scope]
-        if row[0] == "function" and row[3] >= 0 and self.facts["scopes"][row[3]][0] == "class":
+        scopes = self.facts["scopes"]
+        row = scopes[scope]
+        parent = row[SCOPE_PARENT]
+        if row[SCOPE_KIND] == "function" and parent >= 0 and scopes[parent][SCOPE_KIND] == "class":
             return "method"
-        return row[0]
+        return row[SCOPE_KIND]
 
     def decorators(self, scope: int) -> list[str]:
-        return self.facts["scopes"][scope][8]
+        return self.facts["scopes"][scope][SCOPE_DECORATORS]
 
 
 def _symbol_ids(repo: str, path: str, module: str, facts: dict) -> list[str]:
     """Symbol id per scope; a qualname defined twice in a file maps to its first definition."""
     ids: list[str] = []
     for row in facts["scopes"]:
-        rel = row[2]
+        rel = row[SCOPE_QUALNAME]
         qualname = f"{module}.{rel}" if rel else module
         ids.append(f"{repo}:{path}#{qualname}")
     return ids
@@ -204,20 +212,8 @@ class ClassInfo:
     # ("" when a base's origin is unknown, e.g. a class built by a function call)
     external_bases: list[str]
     direct_external: list[str]  # bases of this class itself that are outside the repository
-    bases: list[tuple[ModuleFacts, int, str]]  # resolved direct bases with their via
-
-
-@dataclass(slots=True)
-class FileResolution:
-    """Everything the resolver writes for one file."""
-
-    path: str
-    module: str
-    symbols: list[SymbolRow]
-    edges: list[Edge]
-    unresolved: list[Unresolved]
-    deps: set[str]
-    imports: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (kind, target, names)
+    # resolved direct bases: (module, scope, via, order among the declared bases, 1 = first)
+    bases: list[tuple[ModuleFacts, int, str, int]]
 
 
 def absolute_module(importer: str, is_package: bool, level: int, module: str) -> str | None:
@@ -248,21 +244,12 @@ class Program:
         self.modules = modules
         self.loader = loader
         self._missing: set[str] = set()
-        # one frame per computation in progress: the module names it consulted itself, and the
-        # dependency sets of the cached computations it used (unioned when it completes)
-        self._frames: list[tuple[set[str], list[frozenset[str]]]] = [(set(), [])]
-        self._memo: dict[tuple, tuple[object, frozenset[str]]] = {}
-        self._active: set[tuple] = set()
-        self._stack: list[tuple] = []
-        self._tainted: set[tuple] = set()
+        self.memo = Memo()
         self._file_cache: dict[tuple[int, bytes], tuple] = {}
 
-    # ------------------------------------------------------------ dependencies
-    def _touch(self, name: str) -> None:
-        self._frames[-1][0].add(name)
-
     def module(self, name: str) -> ModuleFacts | None:
-        self._touch(name)
+        """The module of that name (a dependency, found or not)."""
+        self.memo.consulted.add(name)
         found = self.modules.get(name)
         if found is None and self.loader is not None and name not in self._missing:
             found = self.loader(name)
@@ -271,72 +258,6 @@ class Program:
             else:
                 self.modules[name] = found
         return found
-
-    def _memoized(
-        self, key: tuple, compute: Callable[[], object], on_cycle: object = UNKNOWN
-    ) -> object:
-        """Compute once per run and remember the modules consulted.
-
-        A computation that runs into itself (`a = b; b = a`, two modules star-importing each
-        other) gets `on_cycle` at the point of recursion; every computation in that cycle is
-        then left out of the cache, so what a question answers never depends on which question
-        was asked first. A chain deeper than MAX_EVALUATION_DEPTH (200 classes, each the base
-        of the next) is answered from its far end: the outermost computation steps back, asks
-        the deepest question first, caches it, and tries again — the same answer as a shallow
-        start would give.
-        """
-        hit = self._memo.get(key)
-        if hit is not None:
-            if hit[1]:
-                self._frames[-1][1].append(hit[1])
-            return hit[0]
-        stack = self._stack
-        if key in self._active:
-            self._tainted.update(stack[stack.index(key) :])
-            return on_cycle
-        if len(stack) >= MAX_EVALUATION_DEPTH:
-            raise _TooDeep(key, compute, on_cycle)
-        outermost = not stack
-        while True:
-            try:
-                return self._compute(key, compute)
-            except _TooDeep as deep:
-                if not outermost:
-                    raise
-                self._settle(deep)
-
-    def _settle(self, deep: _TooDeep) -> None:
-        """Answer a too-deep question (and any deeper one it runs into) from the top."""
-        pending = [deep]
-        while pending:
-            current = pending[-1]
-            try:
-                self._compute(current.key, current.compute)
-            except _TooDeep as deeper:
-                pending.append(deeper)
-                continue
-            pending.pop()
-            if current.key not in self._memo:  # part of a cycle: nothing to build on
-                raise RecursionError(f"resolution chain too deep at {current.key!r}")
-
-    def _compute(self, key: tuple, compute: Callable[[], object]) -> object:
-        stack = self._stack
-        self._active.add(key)
-        stack.append(key)
-        self._frames.append((set(), []))
-        try:
-            result = compute()
-        finally:
-            deps = _union(self._frames.pop())
-            stack.pop()
-            self._active.discard(key)
-        if key in self._tainted:
-            self._tainted.discard(key)
-        else:
-            self._memo[key] = (result, deps)
-        if deps:
-            self._frames[-1][1].append(deps)
-        return result
 
     # ------------------------------------------------------------ modules
     def resolve_relative(self, mod: ModuleFacts, level: int, module: str) -> str | None:
@@ -350,7 +271,7 @@ class Program:
         return ("ext", top), "import"
 
     def module_member(self, mod: ModuleFacts, name: str) -> tuple:
-        return self._memoized(("member", mod.name, name), lambda: self._module_member(mod, name))
+        return self.memo.cached(("member", mod.name, name), lambda: self._module_member(mod, name))
 
     def _module_member(self, mod: ModuleFacts, name: str) -> tuple:
         rows = self.module_rows(mod, name)
@@ -379,13 +300,13 @@ class Program:
                 merged.append([0, name, pos, ["star", target.name], None])
         if not merged:
             return None
-        merged.sort(key=lambda r: r[2])
+        merged.sort(key=lambda r: r[BINDING_POS])
         return merged
 
     def exports(self, mod: ModuleFacts) -> frozenset[str]:
         """Names `from mod import *` binds: its `__all__` (literal or composed from other
         modules' `__all__`), else its public module-level names."""
-        return self._memoized(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
+        return self.memo.cached(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
 
     def _exports_of(self, mod: ModuleFacts) -> frozenset[str]:
         listed = mod.facts.get("all")
@@ -412,7 +333,7 @@ class Program:
             )
         if expr[0] == "n":
             for row in reversed(mod.bindings(0).get(expr[1], ())):
-                binding = row[3]
+                binding = row[BINDING_VALUE]
                 if binding[0] == "from" and binding[3] == "__all__":
                     source = self.resolve_relative(mod, binding[1], binding[2])
                     owner = self.module(source) if source else None
@@ -426,11 +347,11 @@ class Program:
         current = scope
         same_scope = True
         while current >= 0:
-            kind = scopes[current][0]
+            kind = scopes[current][SCOPE_KIND]
             if same_scope or kind != "class":
                 rows = mod.bindings(current).get(name) if current else self.module_rows(mod, name)
                 if rows:
-                    marker = rows[0][3][0]
+                    marker = rows[0][BINDING_VALUE][0]
                     if marker == "global":
                         current = 0
                         same_scope = False
@@ -438,14 +359,19 @@ class Program:
                     if marker != "nonlocal":
                         live = rows
                         if (current, name) in mod.limited:
-                            live = [r for r in rows if r[4] is None or r[2] <= pos < r[4]]
+                            live = [
+                                r
+                                for r in rows
+                                if r[BINDING_UNTIL] is None
+                                or r[BINDING_POS] <= pos < r[BINDING_UNTIL]
+                            ]
                         if live:
                             if same_scope:
                                 return self._binding_at(mod, current, live, pos)
                             return self._final_binding(mod, current, live)
             if current == 0:
                 break
-            current = scopes[current][3]
+            current = scopes[current][SCOPE_PARENT]
             same_scope = False
         if name in BUILTINS:
             return BUILTIN_VALUE, None
@@ -456,7 +382,10 @@ class Program:
 
         A literal (`x = None`, a number, a container display) never hides an earlier binding.
         """
-        index = len(rows) if rows[-1][2] <= pos else bisect_right([r[2] for r in rows], pos)
+        if rows[-1][BINDING_POS] <= pos:
+            index = len(rows)
+        else:
+            index = bisect_right([r[BINDING_POS] for r in rows], pos)
         for row in reversed(rows[:index]):
             if _is_literal(row):
                 continue
@@ -477,11 +406,11 @@ class Program:
         return UNKNOWN
 
     def binding_value(self, mod: ModuleFacts, scope: int, row: list) -> tuple:
-        binding = row[3]
+        binding = row[BINDING_VALUE]
         kind = binding[0]
         if kind == "def":
             target = binding[1]
-            if mod.scopes[target][0] == "class":
+            if mod.scopes[target][SCOPE_KIND] == "class":
                 return ("cls", mod, target), "scope"
             return ("fn", mod, target), "scope"
         if kind == "imp":
@@ -490,10 +419,10 @@ class Program:
             return self._from_import(mod, binding[1], binding[2], binding[3])
         if kind == "star":
             target = self.module(binding[1])
-            return self.module_member(target, row[1]) if target is not None else UNKNOWN
+            return self.module_member(target, row[BINDING_NAME]) if target is not None else UNKNOWN
         if kind in ("val", "ann", "for", "param", "exc", "with"):
-            key = ("binding", mod.name, scope, row[1], row[2], kind)
-            return self._memoized(key, lambda: self._typed_binding(mod, scope, row))
+            key = ("binding", mod.name, scope, row[BINDING_NAME], row[BINDING_POS], kind)
+            return self.memo.cached(key, lambda: self._typed_binding(mod, scope, row))
         return UNKNOWN
 
     def _from_import(self, mod: ModuleFacts, level: int, module: str, name: str) -> tuple:
@@ -509,9 +438,9 @@ class Program:
         return self.module_member(base, name)
 
     def _typed_binding(self, mod: ModuleFacts, scope: int, row: list) -> tuple:
-        binding = row[3]
+        binding = row[BINDING_VALUE]
         kind = binding[0]
-        pos = row[2] - 1  # the value is read before the name is bound (`x = x.next()`)
+        pos = row[BINDING_POS] - 1  # the value is read before the name is bound (`x = x.next()`)
         if kind == "val":
             return self.evaluate(mod, scope, binding[1], pos)
         if kind == "ann":
@@ -546,16 +475,16 @@ class Program:
         if star:
             return UNKNOWN
         row_scope = mod.scopes[scope]
-        parent = row_scope[3]
+        parent = row_scope[SCOPE_PARENT]
         if (
             index == 0
             and parent >= 0
-            and mod.scopes[parent][0] == "class"
-            and row_scope[0] == "function"
+            and mod.scopes[parent][SCOPE_KIND] == "class"
+            and row_scope[SCOPE_KIND] == "function"
         ):
-            decorators = row_scope[8]
+            decorators = row_scope[SCOPE_DECORATORS]
             if "staticmethod" not in decorators:
-                if "classmethod" in decorators or row_scope[1] in CLASS_FIRST_PARAM:
+                if "classmethod" in decorators or row_scope[SCOPE_NAME] in CLASS_FIRST_PARAM:
                     return ("cls", mod, parent), "self"
                 return ("inst", mod, parent), "self"
         header_scope = parent if parent >= 0 else 0
@@ -636,14 +565,14 @@ class Program:
                 return ("super", named[0][1], named[0][2], "inst"), "super"
             return UNKNOWN
         current = scope
-        while current > 0 and scopes[current][0] != "function":
-            current = scopes[current][3]
+        while current > 0 and scopes[current][SCOPE_KIND] != "function":
+            current = scopes[current][SCOPE_PARENT]
         if current <= 0:
             return UNKNOWN
-        parent = scopes[current][3]
-        if parent < 0 or scopes[parent][0] != "class":
+        parent = scopes[current][SCOPE_PARENT]
+        if parent < 0 or scopes[parent][SCOPE_KIND] != "class":
             return UNKNOWN
-        decorators = scopes[current][8]
+        decorators = scopes[current][SCOPE_DECORATORS]
         flavour = "cls" if "classmethod" in decorators else "inst"
         return ("super", mod, parent, flavour), "super"
 
@@ -669,20 +598,21 @@ class Program:
     def returns(self, mod: ModuleFacts, scope: int) -> tuple:
         def compute() -> tuple:
             row = mod.scopes[scope]
-            annotation = row[10]
+            annotation = row[SCOPE_RETURNS]
             if annotation is None:
                 return self._inferred_return(mod, scope)
-            header = row[3] if row[3] >= 0 else 0
+            parent = row[SCOPE_PARENT]
+            header = parent if parent >= 0 else 0
             if (
                 annotation[0] == "n"
                 and annotation[1] == "Self"
-                and row[3] >= 0
-                and mod.scopes[row[3]][0] == "class"
+                and parent >= 0
+                and mod.scopes[parent][SCOPE_KIND] == "class"
             ):
-                return ("inst", mod, row[3]), "annotation"
+                return ("inst", mod, parent), "annotation"
             return self.evaluate_type(mod, header, annotation)
 
-        return self._memoized(("returns", mod.name, scope), compute)
+        return self.memo.cached(("returns", mod.name, scope), compute)
 
     def _inferred_return(self, mod: ModuleFacts, scope: int) -> tuple:
         """An unannotated function's result, when every `return` gives the same value and each
@@ -814,31 +744,32 @@ class Program:
 
     # ------------------------------------------------------------ classes
     def class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo | None:
-        return self._memoized(
+        return self.memo.cached(
             ("class", mod.name, scope), lambda: self._class_info(mod, scope), None
         )
 
     def _class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo:
         row = mod.scopes[scope]
-        header = row[3] if row[3] >= 0 else 0
-        bases: list[tuple[ModuleFacts, int, str]] = []
+        parent = row[SCOPE_PARENT]
+        header = parent if parent >= 0 else 0
+        bases: list[tuple[ModuleFacts, int, str, int]] = []
         external: list[str] = []
         direct_external: list[str] = []
-        base_mros: list[list[tuple[ModuleFacts, int]]] = []
-        for base in row[9]:
-            value, via = self.evaluate(mod, header, base, row[11])
+        base_mros: list[list[tuple[ModuleFacts, int]] | None] = []
+        for order, base in enumerate(row[SCOPE_BASES], 1):
+            value, via = self.evaluate(mod, header, base, row[SCOPE_BODY])
             if value is not None and value[0] == "cls":
                 if (value[1].name, value[2]) == (mod.name, scope):
                     continue
-                bases.append((value[1], value[2], via or "scope"))
+                bases.append((value[1], value[2], via or "scope", order))
                 info = self.class_info(value[1], value[2])
+                base_mros.append(info.linearization if info is not None else None)
                 if info is not None:
-                    base_mros.append(info.linearization)
                     external.extend(info.external_bases)
             elif value != BUILTIN_VALUE:
-                direct_external.append(_render(base))
+                direct_external.append(render(base))
                 external.append(value[1] if value is not None and value[0] == "ext" else "")
-        mro = [(mod, scope), *_c3_merge([*base_mros, [(b[0], b[1]) for b in bases]])]
+        mro = c3((mod, scope), [(b[0], b[1]) for b in bases], base_mros)
         return ClassInfo(mod, scope, mro, external, direct_external, bases)
 
     def class_member(
@@ -851,7 +782,7 @@ class Program:
     ) -> tuple | None:
         """Find `name` on a class: (value, (owner module name, owner scope), via) or None."""
         key = ("cmember", mod.name, scope, name, instance, skip_self)
-        return self._memoized(
+        return self.memo.cached(
             key, lambda: self._class_member(mod, scope, name, instance, skip_self), None
         )
 
@@ -865,16 +796,16 @@ class Program:
             if not rows:
                 continue
             for row in reversed(rows):
-                binding = row[3]
+                binding = row[BINDING_VALUE]
                 if binding[0] == "def":
                     target = binding[1]
-                    kind = "cls" if owner_mod.scopes[target][0] == "class" else "fn"
+                    kind = "cls" if owner_mod.scopes[target][SCOPE_KIND] == "class" else "fn"
                     return (kind, owner_mod, target), (owner_mod.name, owner_scope), None
             for row in reversed(rows):
                 value = self.binding_value(owner_mod, owner_scope, row)
                 if value[0] is not None:
                     resolved = value[0]
-                    if row[3][0] == "ann" and resolved[0] == "inst" and not instance:
+                    if row[BINDING_VALUE][0] == "ann" and resolved[0] == "inst" and not instance:
                         continue
                     return resolved, (owner_mod.name, owner_scope), value[1]
         if instance:
@@ -890,35 +821,39 @@ class Program:
         def compute() -> tuple:
             candidates = []
             for row in mod.facts["attrs"]:
-                method = row[0]
-                if row[2] != name or mod.scopes[method][3] != scope:
+                method = row[ATTR_SCOPE]
+                if row[ATTR_NAME] != name or mod.scopes[method][SCOPE_PARENT] != scope:
                     continue
-                if mod.first_param(method) != row[1]:
+                if mod.first_param(method) != row[ATTR_OBJECT]:
                     continue
                 candidates.append(row)
             # annotations first, then __init__, then the rest; later assignments win inside each
             candidates.sort(
-                key=lambda r: (r[5] is not None, mod.scopes[r[0]][1] == "__init__", r[3])
+                key=lambda r: (
+                    r[ATTR_TYPE] is not None,
+                    mod.scopes[r[ATTR_SCOPE]][SCOPE_NAME] == "__init__",
+                    r[ATTR_POS],
+                )
             )
             for row in reversed(candidates):
-                if row[5] is not None:
-                    typed = self.evaluate_type(mod, row[0], row[5])
+                method = row[ATTR_SCOPE]
+                if row[ATTR_TYPE] is not None:
+                    typed = self.evaluate_type(mod, method, row[ATTR_TYPE])
                     if typed[0] is not None:
                         return typed
-                value = self.evaluate(mod, row[0], row[4], row[3])
+                value = self.evaluate(mod, method, row[ATTR_VALUE], row[ATTR_POS])
                 if value[0] is not None and value[0][0] in ("inst", "seq", "fn", "cls"):
                     return value
             return UNKNOWN
 
-        return self._memoized(("iattr", mod.name, scope, name), compute)
+        return self.memo.cached(("iattr", mod.name, scope, name), compute)
 
     # ------------------------------------------------------------ a file
     def resolve_file(self, mod: ModuleFacts) -> FileResolution:
         """Symbols, edges and unresolved calls of one module."""
-        self._frames.append((set(), []))
-        try:
+        with self.memo.recording() as recorded:
             symbols = _symbols(self.repo, mod)
-            edges: dict[tuple[str, str, str], Edge] = {}
+            edges = EdgeSet()
             unresolved: list[Unresolved] = []
             ids = mod.symbol_ids
             self._file_cache = {}
@@ -926,32 +861,25 @@ class Program:
                 try:
                     self._resolve_ref(mod, ref, ids, edges, unresolved)
                 except RecursionError:  # generated code beyond any sensible depth
-                    unresolved.append(Unresolved(ids[ref[1]], ref[6] or "?", ref[5], ""))
+                    text = ref[REF_TEXT] or "?"
+                    unresolved.append(Unresolved(ids[ref[REF_SOURCE]], text, ref[REF_LINE], ""))
             for scope, row in enumerate(mod.scopes):
-                if row[0] == "class":
+                if row[SCOPE_KIND] == "class":
                     info = self.class_info(mod, scope)
                     if info is None:
                         continue
-                    for base_mod, base_scope, via in info.bases:
-                        _add_edge(
-                            edges,
-                            "INHERITS",
-                            ids[scope],
-                            base_mod.symbol_ids[base_scope],
-                            row[4],
-                            via,
-                        )
+                    line = row[SCOPE_START]
+                    for base_mod, base_scope, via, order in info.bases:
+                        target = base_mod.symbol_ids[base_scope]
+                        edges.add("INHERITS", ids[scope], target, line, via, order=order)
                     for base in info.direct_external:
                         if base not in BUILTINS:
-                            unresolved.append(Unresolved(ids[scope], base, row[4], "", "base"))
+                            unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
             self._exports(mod, edges)
             imports = self._imports(mod)
-        finally:
-            deps = set(_union(self._frames.pop()))
+        deps = recorded.deps
         deps.discard(mod.name)
-        return FileResolution(
-            mod.path, mod.name, symbols, list(edges.values()), unresolved, deps, imports
-        )
+        return FileResolution(mod.path, mod.name, symbols, edges.edges(), unresolved, deps, imports)
 
     def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:
         """evaluate(), remembered within one file for expressions whose meaning cannot depend
@@ -961,7 +889,7 @@ class Program:
         if root is None or scope == 0:
             return self.evaluate(mod, scope, expr, pos)
         rows = mod.bindings(scope).get(root)
-        if rows and any(r[3][0] != "param" for r in rows):
+        if rows and any(r[BINDING_VALUE][0] != "param" for r in rows):
             return self.evaluate(mod, scope, expr, pos)
         key = (scope, marshal.dumps(expr))
         found = self._file_cache.get(key)
@@ -969,7 +897,7 @@ class Program:
             found = self._file_cache[key] = self.evaluate(mod, scope, expr, pos)
         return found
 
-    def _resolve_ref(self, mod, ref, ids, edges, unresolved) -> None:
+    def _resolve_ref(self, mod, ref, ids, edges: EdgeSet, unresolved) -> None:
         lookup, source, kind, expr, pos, line, text = ref
         source_id = ids[source]
         if kind == "c":
@@ -980,51 +908,42 @@ class Program:
                 return
             value, via = self._evaluate_ref(mod, lookup, expr, pos)
             if value is None:
-                unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+                unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
                 return
             vkind = value[0]
             if vkind == "fn":
-                _add_edge(edges, "CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
+                edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
             elif vkind == "cls":
-                _add_edge(
-                    edges, "CALLS", source_id, value[1].symbol_ids[value[2]], line, "constructor"
-                )
+                edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, "constructor")
                 init = self.class_member(value[1], value[2], "__init__", instance=False)
                 if init is not None and init[0][0] == "fn":
                     target = init[0]
-                    _add_edge(
-                        edges,
-                        "CALLS",
-                        source_id,
-                        target[1].symbol_ids[target[2]],
-                        line,
-                        "constructor",
+                    edges.add(
+                        "CALLS", source_id, target[1].symbol_ids[target[2]], line, "constructor"
                     )
             elif vkind == "inst":
                 call = self.class_member(value[1], value[2], "__call__")
                 if call is not None and call[0][0] == "fn":
                     target = call[0]
-                    _add_edge(edges, "CALLS", source_id, target[1].symbol_ids[target[2]], line, via)
+                    edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, via)
                 else:
-                    unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+                    unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
             elif vkind == "ext":
-                unresolved.append(Unresolved(source_id, text or _render(expr), line, value[1]))
+                unresolved.append(Unresolved(source_id, text or render(expr), line, value[1]))
             elif vkind != "builtin":
-                unresolved.append(Unresolved(source_id, text or _render(expr), line, ""))
+                unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
             return
         if kind == "t":
             for name in self.type_names(expr):
                 value, via = self.evaluate(mod, lookup, name, 1 << 62)
                 if value is not None and value[0] in ("cls", "fn"):
-                    _add_edge(
-                        edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via
-                    )
+                    edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
             return
         value, via = self._evaluate_ref(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
-            _add_edge(edges, "REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
+            edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
 
-    def _exports(self, mod: ModuleFacts, edges: dict) -> None:
+    def _exports(self, mod: ModuleFacts, edges: EdgeSet) -> None:
         """A module's public interface as REFERENCES (via export) from the module: the names of
         a static `__all__`; without one, in a package `__init__`, its public from-imports
         (`from .core import Command`: the package re-exports it)."""
@@ -1045,21 +964,15 @@ class Program:
                 if name.startswith("_"):
                     continue
                 for row in rows:
-                    binding = row[3]
+                    binding = row[BINDING_VALUE]
                     if binding[0] == "from":
                         exported.append((name, lines.get(tuple(binding[1:4]), 1)))
                         break
         for name, line in exported:
             value = self.module_member(mod, name)[0]
             if value is not None and value[0] in ("cls", "fn"):
-                _add_edge(
-                    edges,
-                    "REFERENCES",
-                    mod.symbol_ids[0],
-                    value[1].symbol_ids[value[2]],
-                    line,
-                    "export",
-                )
+                target = value[1].symbol_ids[value[2]]
+                edges.add("REFERENCES", mod.symbol_ids[0], target, line, "export")
 
     def _imports(self, mod: ModuleFacts) -> list[tuple[str, str, list[str]]]:
         """IMPORTS targets: ("file", path, names) inside the repo, ("package", top, names) outside."""
@@ -1099,88 +1012,20 @@ def _imported(value: tuple) -> tuple:
 
 
 def _is_literal(row: list) -> bool:
-    binding = row[3]
+    binding = row[BINDING_VALUE]
     return binding[0] == "val" and binding[1] is None
-
-
-def _add_edge(edges: dict, etype: str, src: str, dst: str, line: int, via: str | None) -> None:
-    via = via or "scope"
-    key = (etype, src, dst)
-    edge = edges.get(key)
-    if edge is None:
-        edges[key] = Edge(etype, src, dst, [line], 1, via, CONFIDENCE.get(via, 0.5))
-        return
-    edge.count += 1
-    if line not in edge.lines and len(edge.lines) < 50:
-        edge.lines.append(line)
-    confidence = CONFIDENCE.get(via, 0.5)
-    if confidence > edge.confidence:
-        edge.via, edge.confidence = via, confidence
-
-
-def _render(expr: list | None) -> str:
-    """A callee as written, minus arguments (for unresolved calls). Also renders the
-    TypeScript/JavaScript expression tags (`this`, `super`, `new`, `?` for text kept as is)."""
-    if expr is None:
-        return "?"
-    kind = expr[0]
-    if kind in ("n", "?"):
-        return expr[1]
-    if kind in ("this", "super"):
-        return kind
-    if kind == "new":
-        return f"new {_render(expr[1])}"
-    if kind == "a":
-        return f"{_render(expr[1])}.{expr[2]}"
-    if kind == "c":
-        return f"{_render(expr[1])}(…)"
-    if kind == "i":
-        return f"{_render(expr[1])}[…]"
-    if kind == "g":
-        return _render(expr[1])
-    return "?"
-
-
-def _c3_merge(sequences: list[list]) -> list:
-    """C3 linearization of the bases' MROs; on an inconsistent hierarchy, depth-first order."""
-    seqs = [list(s) for s in sequences if s]
-    result: list = []
-    while seqs:
-        for seq in seqs:
-            head = seq[0]
-            if not any(head in other[1:] for other in seqs):
-                break
-        else:  # inconsistent: keep a deterministic depth-first order instead of failing
-            head = seqs[0][0]
-        result.append(head)
-        seqs = [[item for item in s if item != head] for s in seqs]
-        seqs = [s for s in seqs if s]
-    return result
 
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 
 
 def _is_property(row: list) -> bool:
-    return any(d.rpartition(".")[2] in PROPERTY_DECORATORS for d in row[8])
+    return any(d.rpartition(".")[2] in PROPERTY_DECORATORS for d in row[SCOPE_DECORATORS])
 
 
 def _returns_self(row: list) -> bool:
-    annotation = row[10]
+    annotation = row[SCOPE_RETURNS]
     return annotation is not None and _last_name(annotation) == "Self" and annotation[0] in "na"
-
-
-EMPTY: frozenset[str] = frozenset()
-
-
-def _union(frame: tuple[set[str], list[frozenset[str]]]) -> frozenset[str]:
-    own, used = frame
-    if not used:
-        return frozenset(own) if own else EMPTY
-    distinct = {id(d): d for d in used}.values()
-    if not own and len(distinct) == 1:
-        return next(iter(distinct))
-    return frozenset(own).union(*distinct)
 
 
 def _root_name(expr: list | None) -> str | None:
@@ -1195,7 +1040,7 @@ def _last_name(expr: list) -> str:
 
 
 def _is_overload(row: list) -> bool:
-    return any(d.rpartition(".")[2] == "overload" for d in row[8])
+    return any(d.rpartition(".")[2] == "overload" for d in row[SCOPE_DECORATORS])
 
 
 def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
@@ -1218,9 +1063,9 @@ def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
         if index == 0:
             exported_scope.append(True)
         else:
-            parent = row[3]
-            name = row[1]
-            parent_kind = scopes[parent][0]
+            parent = row[SCOPE_PARENT]
+            name = row[SCOPE_NAME]
+            parent_kind = scopes[parent][SCOPE_KIND]
             public = not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
             if parent == 0 and all_names is not None:
                 public = name in all_names
@@ -1229,8 +1074,8 @@ def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
             continue
         seen.add(symbol_id)
         kind = mod.kind(index)
-        name = row[1] if index else mod.name.rpartition(".")[2]
-        parent_id = ids[row[3]] if index else None
+        name = row[SCOPE_NAME] if index else mod.name.rpartition(".")[2]
+        parent_id = ids[row[SCOPE_PARENT]] if index else None
         rows.append(
             SymbolRow(
                 id=symbol_id,
@@ -1239,17 +1084,17 @@ def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
                 name=name,
                 qualname=mod.qualname(index),
                 kind=kind,
-                start_line=row[4],
-                end_line=row[5],
-                signature=row[6],
-                doc=row[7],
+                start_line=row[SCOPE_START],
+                end_line=row[SCOPE_END],
+                signature=row[SCOPE_SIGNATURE],
+                doc=row[SCOPE_DOC],
                 exported=exported_scope[index],
                 parent=parent_id,
-                decorators=list(row[8]),
+                decorators=list(row[SCOPE_DECORATORS]),
             )
         )
     for scope, name, start, end, text in facts["variables"]:
-        parent_rel = scopes[scope][2]
+        parent_rel = scopes[scope][SCOPE_QUALNAME]
         rel = f"{parent_rel}.{name}" if parent_rel else name
         qualname = f"{mod.name}.{rel}"
         symbol_id = f"{repo}:{mod.path}#{qualname}"

@@ -1,11 +1,19 @@
 ; Cartograph: Python facts. Every capture is handled by cartograph.parsing.python;
 ; the capture name says what the node is. Definitions, calls, bindings and value
-; references are found here, so extraction never walks a whole tree in Python.
+; references are found here, so extraction never walks a whole tree in Python. Names and
+; parts are read from the captured node's fields (so no @name captures).
+;
+; tree-sitter's standard tag names: @definition.function (also methods: the parser tells
+; them by their parent), @definition.class, @reference.call.
+; Cartograph's own: @import, @assign, @aug (augmented assignment: `__all__ += ...`),
+; @bind.* (what binds a name: for, comprehension, as, walrus, lambda parameters), @global,
+; @nonlocal, @ref (a function or class used as a value; @ref.keyword: as a keyword argument
+; or dict value), @return, @type_checking (an `if` that may be `if TYPE_CHECKING:`), @error.
 
-(function_definition) @def
-(class_definition) @def
+(function_definition) @definition.function
+(class_definition) @definition.class
 
-(call) @call
+(call) @reference.call
 
 (import_statement) @import
 (import_from_statement) @import

@@ -1,32 +1,49 @@
-; Cartograph generic tier: C# (see go.scm for the capture vocabulary). @scope is a namespace
-; block; a file-scoped namespace is a @package.
+; Cartograph's by-name tier (cartograph.parsing.tags) for C#. @definition.module is a
+; namespace block; a file-scoped namespace is a @package.
+;
+; Captures, read by cartograph.parsing.tags (tree-sitter's standard tag names where one
+; exists, so a grammar's own queries/tags.scm can seed a language):
+;   @definition.<kind> with @name: a definition; kind: class, interface, enum, type, method,
+;       function (enum is Cartograph's: no standard name). Cartograph's markers inside one:
+;       @owner (the receiver's or qualifier's type), @self (the Go receiver's name), @decl
+;       (a declaration without a body).
+;   @definition.module with @name: a named scope (namespace block, inline module) whose
+;       name prefixes the qualnames inside it.
+;   @reference.call with @name and an optional @recv (Cartograph's: the receiver): a call.
+;   @reference.class with @name (and an optional @recv, its qualifier): a construction
+;       (`new X()`, `X{}`); a seed's other @reference.class patterns (type uses) go.
+;   @reference.implementation: a base class, an implemented interface, an embedded type.
+;   @doc: a comment (the one right above a definition is its doc).
+; Cartograph's own: @import (an import statement), @package (the file's package or
+; namespace), @impl with @owner and an optional @trait (a Rust impl block), @visibility (an
+; access label or a bare `private`), @error (a syntax error region).
 
 (file_scoped_namespace_declaration name: (_) @package)
-(namespace_declaration name: (_) @name) @scope
+(namespace_declaration name: (_) @name) @definition.module
 
-(class_declaration name: (identifier) @name) @def.class
-(struct_declaration name: (identifier) @name) @def.class
-(record_declaration name: (identifier) @name) @def.class
-(interface_declaration name: (identifier) @name) @def.interface
-(enum_declaration name: (identifier) @name) @def.enum
-(delegate_declaration name: (identifier) @name) @def.type
-(method_declaration name: (identifier) @name) @def.method
-(constructor_declaration name: (identifier) @name) @def.method
-(local_function_statement name: (identifier) @name) @def.function
+(class_declaration name: (identifier) @name) @definition.class
+(struct_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(delegate_declaration name: (identifier) @name) @definition.type
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(local_function_statement name: (identifier) @name) @definition.function
 
-(invocation_expression function: (identifier) @name) @call
-(invocation_expression function: (generic_name (identifier) @name)) @call
+(invocation_expression function: (identifier) @name) @reference.call
+(invocation_expression function: (generic_name (identifier) @name)) @reference.call
 (invocation_expression
   function: (member_access_expression
-    expression: (_) @recv name: [(identifier) (generic_name (identifier))] @name)) @call
+    expression: (_) @recv name: [(identifier) (generic_name (identifier))] @name)) @reference.call
 (invocation_expression
   function: (member_access_expression
-    . ["this" "base"] @recv name: [(identifier) (generic_name (identifier))] @name)) @call
-(object_creation_expression type: (_) @name) @new
+    . ["this" "base"] @recv name: [(identifier) (generic_name (identifier))] @name)) @reference.call
+(object_creation_expression type: (_) @name) @reference.class
 
 (using_directive) @import
 
-(base_list (_) @base)
+(base_list (_) @reference.implementation)
 
-(comment) @comment
+(comment) @doc
 (ERROR) @error

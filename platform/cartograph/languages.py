@@ -1,0 +1,139 @@
+"""The language registry: every language Cartograph indexes, and all that is decided by it.
+
+A `Language` names its file extensions, its tree-sitter grammar (a PyPI wheel), the query
+files its parser runs, its family — which parser and resolver handle it:
+
+- "python": `parsing/python.py` and `resolve/python.py` (full resolution);
+- "ecma": TypeScript, TSX and JavaScript, `parsing/ecma.py` and `resolve/ecma.py`;
+- "generic": the by-name tier, `parsing/tags.py` and `resolve/generic.py`, with the
+  language's own rules module (`resolve/<rules>.py`); languages that share a rules module
+  (Java and Kotlin, C and C++) share packages too —
+
+and the configuration files that steer how its imports resolve (a change to one re-resolves
+every file of the family). Nothing else dispatches on a language's name: add a language
+here (see docs/architecture.md, "How to add a language").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import import_module, resources
+
+import tree_sitter
+
+FAMILIES = ("python", "ecma", "generic")
+ECMA_CONFIG = ("tsconfig.json", "jsconfig.json", "package.json")
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    name: str
+    extensions: tuple[str, ...]
+    family: str  # one of FAMILIES
+    grammar: tuple[str, str]  # the grammar wheel's module, and its function returning the language
+    queries: tuple[str, ...]  # files under cartograph/parsing/queries, run as one query
+    rules: str = ""  # the by-name tier: the rules module, cartograph.resolve.<rules>
+    config_files: tuple[str, ...] = ()  # file names that steer how its imports resolve
+
+
+def _generic(
+    name: str, extensions: tuple[str, ...], grammar: tuple[str, str], rules: str, config=()
+):
+    return Language(name, extensions, "generic", grammar, (f"tags/{name}.scm",), rules, config)
+
+
+LANGUAGES: tuple[Language, ...] = (
+    Language(
+        "python", (".py", ".pyi"), "python", ("tree_sitter_python", "language"), ("python.scm",)
+    ),
+    Language(
+        "typescript",
+        (".ts", ".mts", ".cts"),
+        "ecma",
+        ("tree_sitter_typescript", "language_typescript"),
+        ("ecma.scm", "ecma-typescript.scm"),
+        config_files=ECMA_CONFIG,
+    ),
+    Language(
+        "tsx",
+        (".tsx",),
+        "ecma",
+        ("tree_sitter_typescript", "language_tsx"),
+        ("ecma.scm", "ecma-typescript.scm", "ecma-jsx.scm"),
+        config_files=ECMA_CONFIG,
+    ),
+    Language(
+        "javascript",
+        (".js", ".jsx", ".mjs", ".cjs"),
+        "ecma",
+        ("tree_sitter_javascript", "language"),
+        ("ecma.scm", "ecma-javascript.scm", "ecma-jsx.scm"),
+        config_files=ECMA_CONFIG,
+    ),
+    _generic("go", (".go",), ("tree_sitter_go", "language"), "go", ("go.mod",)),
+    _generic("java", (".java",), ("tree_sitter_java", "language"), "jvm"),
+    _generic("kotlin", (".kt", ".kts"), ("tree_sitter_kotlin", "language"), "jvm"),
+    _generic("csharp", (".cs",), ("tree_sitter_c_sharp", "language"), "csharp"),
+    _generic("rust", (".rs",), ("tree_sitter_rust", "language"), "rust"),
+    _generic("ruby", (".rb", ".rake"), ("tree_sitter_ruby", "language"), "ruby"),
+    _generic("php", (".php",), ("tree_sitter_php", "language_php"), "php"),
+    _generic("c", (".c", ".h"), ("tree_sitter_c", "language"), "cfamily"),
+    _generic(
+        "cpp",
+        (".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"),
+        ("tree_sitter_cpp", "language"),
+        "cfamily",
+    ),
+)
+BY_NAME: dict[str, Language] = {language.name: language for language in LANGUAGES}
+# file extension → language name
+EXTENSIONS: dict[str, str] = {
+    extension: language.name for language in LANGUAGES for extension in language.extensions
+}
+
+
+def language_of(path: str) -> str | None:
+    """The language of a file, from its extension (None: not indexed)."""
+    dot = path.rfind(".")
+    return EXTENSIONS.get(path[dot:]) if dot > path.rfind("/") else None
+
+
+def family(name: str) -> str:
+    """ "python", "ecma" or "generic": which parser and resolver a language uses."""
+    language = BY_NAME.get(name)
+    return language.family if language is not None else "generic"
+
+
+def names(family_name: str) -> tuple[str, ...]:
+    """The languages of a family, in registry order."""
+    return tuple(language.name for language in LANGUAGES if language.family == family_name)
+
+
+def config_files(family_name: str) -> tuple[str, ...]:
+    """The configuration file names that steer the imports of a family's languages."""
+    found: dict[str, None] = {}
+    for language in LANGUAGES:
+        if language.family == family_name:
+            found.update(dict.fromkeys(language.config_files))
+    return tuple(found)
+
+
+@cache
+def grammar(name: str) -> tree_sitter.Language:
+    """A language's tree-sitter grammar, loaded from its wheel once per process."""
+    module, function = BY_NAME[name].grammar
+    return tree_sitter.Language(getattr(import_module(module), function)())
+
+
+@cache
+def query_text(name: str) -> str:
+    """The text of a language's query files, one after the other."""
+    folder = resources.files("cartograph.parsing").joinpath("queries")
+    return "".join(folder.joinpath(part).read_text() for part in BY_NAME[name].queries)
+
+
+def rules_module(name: str) -> str:
+    """The module of a by-name tier language's rules ("" for the other families)."""
+    language = BY_NAME.get(name)
+    return f"cartograph.resolve.{language.rules}" if language and language.rules else ""
