@@ -259,13 +259,54 @@ def test_context_names_overrides_up_and_down_a_hierarchy(tmp_path, stores):
 
 
 def test_method_resolution_order_of_odd_hierarchies():
-    from cartograph.query.graph import _linearize, _written_bases
+    # queries linearize a stored hierarchy with the resolvers' own C3 (INHERITS edges sorted
+    # by their declared order are each class's bases)
+    from cartograph.resolve.mro import linearize
+
+    def bases(graph):
+        return lambda cls: graph.get(cls, [])
 
     diamond = {"D": ["B", "C"], "B": ["A"], "C": ["A"]}
-    assert _linearize("D", diamond) == ["D", "B", "C", "A"]
-    # no consistent C3 order (X says A before B, Y says B before A): depth-first, no repeats
+    assert linearize("D", bases(diamond)) == ["D", "B", "C", "A"]
+    # no consistent C3 order (X says A before B, Y says B before A): every class once, the
+    # declared bases first
     crossed = {"Z": ["X", "Y"], "X": ["A", "B"], "Y": ["B", "A"]}
-    assert _linearize("Z", crossed) == ["Z", "X", "A", "B", "Y"]
-    assert _linearize("P", {"P": ["Q"], "Q": ["P"]}) == ["P", "Q"]  # a cycle in a broken graph
-    assert _written_bases("class C(A, mod.B[int], *extra, metaclass=M)") == ["A", "B"]
-    assert _written_bases("class C") == [] and _written_bases("def f(a, b)") == []
+    assert linearize("Z", bases(crossed)) == ["Z", "X", "Y", "A", "B"]
+    cycle = {"P": ["Q"], "Q": ["P"]}  # a broken graph
+    assert linearize("P", bases(cycle)) == ["P", "Q"]
+    assert linearize("Q", bases(cycle)) == ["Q", "P"]
+
+
+def test_overrides_follow_each_languages_lookup_order(tmp_path, stores):
+    # the same diamond: Python's super() goes through C3 (D, B, C, A: C's method first),
+    # TypeScript's super through the extends chain first (D, B, A, then C)
+    root = tmp_path / "diamond"
+    (root / "py").mkdir(parents=True)
+    (root / "py" / "__init__.py").write_text("")
+    (root / "py" / "shapes.py").write_text(
+        "class A:\n    def draw(self):\n        return 'a'\n\n\n"
+        "class B(A):\n    pass\n\n\n"
+        "class C(A):\n    def draw(self):\n        return 'c'\n\n\n"
+        "class D(B, C):\n    def draw(self):\n        return 'd'\n"
+    )
+    (root / "ts").mkdir()
+    (root / "ts" / "shapes.ts").write_text(
+        "export class A { draw(): string { return 'a'; } }\n"
+        "export class B extends A {}\n"
+        "export class C extends A { draw(): string { return 'c'; } }\n"
+        "export class D extends B implements C { draw(): string { return 'd'; } }\n"
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "diamond")
+    store = stores.open()
+    index_repository(store, root, name="diamond", workers=1)
+
+    python = context(store, "py.shapes.D.draw")
+    assert [s.qualname for s in python.overrides] == ["py.shapes.C.draw", "py.shapes.A.draw"]
+    typescript = context(store, "D.draw")
+    assert typescript.symbol.path == "ts/shapes.ts"
+    assert [(s.path, s.qualname) for s in typescript.overrides] == [
+        ("ts/shapes.ts", "A.draw"),
+        ("ts/shapes.ts", "C.draw"),
+    ]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cartograph import languages
 from cartograph.agents.lessons import lesson_keys
 from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
+from cartograph.resolve.mro import c3, depth_first, linearize
 from cartograph.store.interfaces import Store, TraceStep
 
 CALL_TYPES = ["CALLS"]
@@ -204,113 +206,36 @@ def context(store: Store, name: str, repo: str | None = None) -> Context:
 
 
 def _overridden(store: Store, cls: SymbolRow, name: str) -> list[SymbolRow]:
-    """The methods called `name` that a method of `cls` overrides, in method resolution order:
-    the first is the one `super().name()` reaches. The hierarchy is read one level per read,
-    then every ancestor's members in one read."""
-    rows = {cls.id: cls}
+    """The methods called `name` that a method of `cls` overrides, in the order its language
+    looks members up (Python's C3, TypeScript's depth first): the first is the one
+    `super().name()` reaches. The hierarchy is read one level per read (each class's bases in
+    their declared order, stored on the INHERITS edges), then every ancestor's members in one
+    read."""
     bases_of: dict[str, list[str]] = {}
+    seen = {cls.id}
     frontier = [cls.id]
     for _ in range(MAX_DEPTH):
-        found: dict[str, list[SymbolRow]] = {}
+        declared: dict[str, list[tuple[int, str]]] = {}
         for row in store.graph.edges_of(frontier, "out", ["INHERITS"]):
-            if row.other is not None:
-                found.setdefault(row.edge.src, []).append(row.other)
+            declared.setdefault(row.edge.src, []).append((row.edge.order, row.edge.dst))
         frontier = []
-        for child, bases in found.items():
-            ordered = _declared_order(rows[child], bases)
-            bases_of[child] = [b.id for b in ordered]
-            for base in ordered:
-                if base.id not in rows:
-                    rows[base.id] = base
-                    frontier.append(base.id)
+        for child, bases in declared.items():
+            bases_of[child] = [dst for _order, dst in sorted(bases)]
+            for base in bases_of[child]:
+                if base not in seen:
+                    seen.add(base)
+                    frontier.append(base)
         if not frontier:
             break
-    ancestors = _linearize(cls.id, bases_of)[1:]
+    language = languages.language_of(cls.path)
+    order = depth_first if language and languages.family(language) == "ecma" else c3
+    ancestors = linearize(cls.id, lambda c: bases_of.get(c, ()), order)[1:]
     methods = (
         [m for m in store.graph.members(ancestors, name) if m.kind == "method"] if ancestors else []
     )
     if not methods:
         return []
     return methods[:1] + [m for m in methods[1:] if m.parent != methods[0].parent][:4]
-
-
-def _declared_order(cls: SymbolRow, bases: list[SymbolRow]) -> list[SymbolRow]:
-    """A class's bases in the order its declaration names them (`class C(A, mod.B)` in its
-    signature); a base written otherwise (an alias, a call) keeps its place after them."""
-    written = _written_bases(cls.signature)
-    return sorted(bases, key=lambda b: written.index(b.name) if b.name in written else len(written))
-
-
-def _written_bases(signature: str) -> list[str]:
-    """`class C(A, mod.B[int], metaclass=M)` -> ["A", "B"]; [] without a parenthesised list."""
-    start = signature.find("(")
-    if not signature.startswith("class ") or start < 0:
-        return []
-    names, depth, current = [], 0, []
-    for char in signature[start + 1 :]:
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        if char == "," and depth == 0:
-            names.append("".join(current))
-            current = []
-        elif depth == 0 and char not in ")]}":
-            current.append(char)
-    names.append("".join(current))
-    return [
-        n.strip().rpartition(".")[2]
-        for n in names
-        if n.strip() and "=" not in n and not n.strip().startswith("*")
-    ]
-
-
-def _linearize(root: str, bases_of: dict[str, list[str]]) -> list[str]:
-    """Python's C3 method resolution order of `root`; where the hierarchy has no consistent
-    order (or a cycle, in a broken graph), depth-first left to right without repeats."""
-    memo: dict[str, list[str] | None] = {}
-
-    def c3(cls: str, visiting: frozenset[str]) -> list[str] | None:
-        if cls in memo:
-            return memo[cls]
-        if cls in visiting:
-            return None
-        parents = bases_of.get(cls, [])
-        lines = [c3(p, visiting | {cls}) for p in parents]
-        if any(line is None for line in lines):
-            memo[cls] = None
-            return None
-        sequences = [list(line) for line in lines if line] + [list(parents)]
-        order = [cls]
-        while any(sequences):
-            for sequence in sequences:
-                head = sequence[0] if sequence else None
-                if head is not None and not any(head in q[1:] for q in sequences):
-                    break
-            else:
-                memo[cls] = None
-                return None
-            order.append(head)
-            for sequence in sequences:
-                if sequence and sequence[0] == head:
-                    del sequence[0]
-            sequences = [q for q in sequences if q]
-        memo[cls] = order
-        return order
-
-    found = c3(root, frozenset())
-    if found is not None:
-        return found
-    order: list[str] = []
-    stack = [root]
-    while stack:
-        cls = stack.pop()
-        if cls not in order:
-            order.append(cls)
-            stack.extend(reversed(bases_of.get(cls, [])))
-    return order
 
 
 def _overriders(store: Store, class_id: str, name: str) -> list[SymbolRow]:

@@ -40,7 +40,8 @@ def c3(cls: T, bases: Sequence[T], linearizations: Sequence[Sequence[T] | None])
     """Python's order: `cls`, then the C3 merge of its bases' linearizations (None for a
     base whose own is not known: a cycle) and of its bases, in declaration order."""
     known = [line for line in linearizations if line is not None]
-    return [cls, *c3_merge([*known, list(bases)])]
+    # a class met again through a cycle (broken code) is not its own ancestor
+    return [cls, *(item for item in c3_merge([*known, list(bases)]) if item != cls)]
 
 
 def depth_first(
