@@ -203,6 +203,13 @@ class Site:
             if found is not None:
                 self.bind(found, via)
 
+    def call(self, target: Target, via: str) -> None:
+        """A call of what a name denotes: a class is constructed, anything else bound."""
+        if target[0].kind(target[1]) in CLASS_KINDS:
+            self.construct(target, via)
+        else:
+            self.bind(target, via)
+
     def miss(self, external: str = "") -> None:
         if not self.builtin:  # the language's own function, unless the repository defines one
             self.unresolved.append(Unresolved(self.src, self.written, self.line, external))

@@ -10,7 +10,6 @@ its classes may be extended in other files of the package.
 
 from __future__ import annotations
 
-from cartograph.parsing.tags import CLASS_KINDS
 from cartograph.resolve.generic import NamedPackageRules, Site, Unit, words
 
 
@@ -29,10 +28,7 @@ class JvmRules(NamedPackageRules):
             if local == name and (flags == "static" or self.function_imports):
                 found = self.find_fqn(path)
                 if found is not None:
-                    if found[0].kind(found[1]) in CLASS_KINDS:
-                        site.construct(found, "import")
-                    else:
-                        site.bind(found, "import")
+                    site.call(found, "import")
                     return True
             elif flags == "static" and path.endswith(".*"):
                 cls = self.find_fqn(path[:-2])

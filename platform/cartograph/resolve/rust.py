@@ -51,10 +51,7 @@ class RustRules(Rules):
             return False
         found = self.item(unit, segments, CALLABLE | CLASS_KINDS)
         if found is not None:
-            if found[0].kind(found[1]) in CLASS_KINDS:
-                site.construct(found, "import")
-            else:
-                site.bind(found, "import")
+            site.call(found, "import")
             return True
         crate = segments[0]
         if crate not in LOCAL:
