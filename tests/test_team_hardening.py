@@ -30,7 +30,7 @@ REFUSED_PATHS = ["../x.py", "a/../../x.py", "/etc/passwd", "C:/x.py", "a\nb.py",
 
 
 @contextlib.contextmanager
-def refused(kind: ErrorKind, match: str = ""):
+def refused(kind: ErrorKind, match: str | None = None):
     """The block raises a CartographError of this kind (any class: the kind is the contract)."""
     with pytest.raises(CartographError, match=match) as caught:
         yield
