@@ -7,7 +7,7 @@ both together (and add a store migration).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
@@ -185,6 +185,10 @@ class SymbolRow:
     exported: bool
     parent: str | None
     decorators: list[str] = field(default_factory=list)
+
+
+# a symbol's stored properties (SQLite columns, Neo4j node properties), in SymbolRow's order
+SYMBOL_FIELDS = tuple(f.name for f in fields(SymbolRow))
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cartograph.model import Edge, FileRecord, SymbolRow, Unresolved, file_id
+from cartograph.model import SYMBOL_FIELDS, Edge, FileRecord, SymbolRow, Unresolved, file_id
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
@@ -33,21 +33,6 @@ SEARCH_FIELDS = {
 }
 _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
-SYMBOL_FIELDS = (
-    "id",
-    "repo",
-    "path",
-    "name",
-    "qualname",
-    "kind",
-    "start_line",
-    "end_line",
-    "signature",
-    "doc",
-    "exported",
-    "parent",
-    "decorators",
-)
 SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in SYMBOL_FIELDS) + "}"
 _OTHER_RETURN = SYMBOL_RETURN.replace("s.", "o.")
 _EDGE_RETURN = (

@@ -12,26 +12,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from cartograph.model import SymbolRow
+from cartograph.model import SYMBOL_FIELDS, SymbolRow
 from cartograph.store.interfaces import StoreError
 from cartograph.store.sqlite.schema import migrate, schema_version
 
 CHUNK = 500  # ids per IN (...) list
-SYMBOL_COLUMNS = (
-    "id",
-    "repo",
-    "path",
-    "name",
-    "qualname",
-    "kind",
-    "start_line",
-    "end_line",
-    "signature",
-    "doc",
-    "exported",
-    "parent",
-    "decorators",
-)
+SYMBOL_COLUMNS = SYMBOL_FIELDS
 SYMBOL_SELECT = ", ".join(SYMBOL_COLUMNS)
 SYMBOL_WIDTH = len(SYMBOL_COLUMNS)
 
