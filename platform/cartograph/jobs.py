@@ -63,6 +63,10 @@ class JobState(Protocol):
     def depth(self, repo: str) -> int:
         """Pushes announced and not indexed yet."""
 
+    def ping(self) -> bool:
+        """True when the state can be reached; raises when it cannot (a broker that is down):
+        the server's readiness check."""
+
 
 @dataclass(slots=True)
 class JobOutcome:
@@ -228,11 +232,16 @@ class MemoryJobState:
         with self._guard:
             return self._wanted.get(repo, ("", 0))[1]
 
+    def ping(self) -> bool:
+        return True  # in this process: always there
+
 
 class JobRunner(Protocol):
     """Starts jobs: in this process, or on Celery workers."""
 
-    state: JobState
+    @property
+    def state(self) -> JobState:
+        """The shared state its jobs run with (a runner's own kind of JobState)."""
 
     def push(self, repo: str, sha: str) -> bool:
         """Announce a pushed commit; True when a job was started for it."""

@@ -110,7 +110,9 @@ def tool_function(op: Operation, call: Callable[[Operation, dict[str, Any]], Any
     parameters.append(
         inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool)
     )
-    tool.__signature__ = inspect.Signature(parameters, return_annotation=str)
+    # what inspect.signature() (and so the MCP SDK) reads; set through the function's
+    # __dict__, as `tool.__signature__ = ...` does (the function type declares no such attribute)
+    tool.__dict__["__signature__"] = inspect.Signature(parameters, return_annotation=str)
     tool.__name__ = op.mcp or op.name
     tool.__doc__ = op.text
     return tool

@@ -228,12 +228,12 @@ def sync_to(
     wanted = target or f"refs/heads/{tracked.branch}"
     requested = mirror.resolve(wanted)
     head = mirror.resolve(f"refs/heads/{tracked.branch}")
-    if requested is None and head is None:
-        raise SyncError(f"{tracked.name}: {wanted} is not a commit of {redact(tracked.url)}")
     # the branch is the truth: a push the branch has moved past since (a late delivery, a
     # redelivery, an older commit after a newer one) indexes where the branch is now, so the
     # graph never rolls back; a force-push back to an older commit is indexed as such
     sha = head or requested
+    if sha is None:  # neither resolves
+        raise SyncError(f"{tracked.name}: {wanted} is not a commit of {redact(tracked.url)}")
     try:
         repo = store.repos.get_repo(tracked.name)
     except StoreError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -91,7 +92,7 @@ class Stores:
         self._local = threading.local()
         self._shared: Store | None = None
         self._guard = threading.Lock()
-        self.shared_driver = bool(url) and not url.startswith(("sqlite:", "/", "."))
+        self.shared_driver = bool(url and not url.startswith(("sqlite:", "/", ".")))
 
     def get(self) -> Store:
         if self.shared_driver:
@@ -223,7 +224,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             report["store"], ready = f"unavailable: {exc}", False
         if settings.broker_url:
             try:
-                runner.state.ping()  # type: ignore[attr-defined]
+                runner.state.ping()
                 report["broker"] = "ok"
             except Exception as exc:
                 report["broker"], ready = f"unavailable: {exc}", False
@@ -272,7 +273,7 @@ _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not 
 
 
 def _problem(
-    status: int, detail: object, request: Request, headers: dict | None = None
+    status: int, detail: object, request: Request, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     """An RFC 9457 problem document."""
     return JSONResponse(

@@ -61,15 +61,15 @@ def build_router(
     router = APIRouter(prefix=PREFIX)
     # a `{symbol:path}` at the end takes any rest of the path: such routes go last
     ordered = sorted(
-        (op for op in CATALOGUE if op.rest is not None),
-        key=lambda op: op.rest.path.endswith(":path}"),
+        ((op, op.rest) for op in CATALOGUE if op.rest is not None),
+        key=lambda routed: routed[1].path.endswith(":path}"),
     )
-    for op in ordered:
+    for op, rest in ordered:
         router.add_api_route(
-            op.rest.path,
+            rest.path,
             endpoint(op, services, caller),
-            methods=[op.rest.method],
-            status_code=op.rest.status,
+            methods=[rest.method],
+            status_code=rest.status,
             name=op.name.replace("-", "_"),
             summary=op.help,
             description=op.text,
@@ -146,7 +146,9 @@ def endpoint(
         return data
 
     parameters.append(_keyword(REQUEST, Request, inspect.Parameter.empty))
-    run.__signature__ = inspect.Signature(parameters)
+    # what inspect.signature() (and so FastAPI) reads; set through the function's __dict__, as
+    # `run.__signature__ = ...` does (the function type declares no such attribute)
+    run.__dict__["__signature__"] = inspect.Signature(parameters)
     run.__name__ = op.name.replace("-", "_")
     run.__doc__ = op.text
     return run

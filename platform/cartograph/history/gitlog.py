@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 _HEADER_FIELDS = 6  # sha, parents, author name, author email, author date, message
 _HEADER_FORMAT = "%H%x00%P%x00%aN%x00%aE%x00%aI%x00%B"
@@ -101,6 +102,7 @@ def read_commits(root: Path, revisions: str, hunks: bool = True) -> Iterator[Com
         [*common, "--no-color", "-M", *diff, f"--format={_CHANGES_FORMAT}", revisions, "--"]
     )
     try:
+        assert headers.stdout is not None and changes.stdout is not None  # stdout=PIPE
         changes_of = _changes(changes.stdout)
         for commit in _headers(headers.stdout):
             sha, found = next(changes_of, (None, []))
@@ -115,13 +117,13 @@ def read_commits(root: Path, revisions: str, hunks: bool = True) -> Iterator[Com
             _finish(process)
 
 
-def _git_stream(command: list[str]) -> subprocess.Popen:
+def _git_stream(command: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"
     )
 
 
-def _finish(process: subprocess.Popen) -> None:
+def _finish(process: subprocess.Popen[str]) -> None:
     assert process.stdout is not None
     process.stdout.close()
     error = process.stderr.read() if process.stderr else ""
@@ -130,7 +132,7 @@ def _finish(process: subprocess.Popen) -> None:
         raise RuntimeError(f"git log failed ({code}): {error.strip()[:300]}")
 
 
-def _nul_fields(stream) -> Iterator[str]:
+def _nul_fields(stream: IO[str]) -> Iterator[str]:
     """The NUL-separated fields of a stream, read in chunks."""
     pending = ""
     while chunk := stream.read(READ_CHUNK):
@@ -141,7 +143,7 @@ def _nul_fields(stream) -> Iterator[str]:
         yield pending
 
 
-def _headers(stream) -> Iterator[CommitRecord]:
+def _headers(stream: IO[str]) -> Iterator[CommitRecord]:
     """Commit headers from `git log -z` with NUL-separated fields: git puts a NUL between
     commits too, so every commit is exactly _HEADER_FIELDS fields."""
     fields: list[str] = []

@@ -15,6 +15,7 @@ import marshal
 import re
 from bisect import bisect_right
 from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import grammar, names, query_text
@@ -28,6 +29,9 @@ from cartograph.parsing.facts import (
     ECMA_SCOPE_PARENT,
     ECMA_SCOPE_QUALNAME,
 )
+
+if TYPE_CHECKING:
+    from cartograph.parsing.nodes import Captures, Node
 
 FACTS_VERSION = 1
 LANGUAGES = names("ecma")
@@ -79,16 +83,16 @@ def _parser(language: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(grammar(language))
 
 
-def _text(node: tree_sitter.Node) -> str:
+def _text(node: Node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
+def _short(node: Node, limit: int = MAX_TEXT) -> str:
     text = _WS.sub(" ", node.text.decode("utf-8", "replace")).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _string(node: tree_sitter.Node | None) -> str | None:
+def _string(node: Node | None) -> str | None:
     """The value of a string literal (or a template without substitutions)."""
     if node is None:
         return None
@@ -104,7 +108,7 @@ def _string(node: tree_sitter.Node | None) -> str | None:
 # ---------------------------------------------------------------- expressions and types
 
 
-def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+def expr_of(node: Node | None, depth: int = 0) -> list | None:
     if node is None or depth > MAX_DEPTH:
         return None
     kind = node.type
@@ -139,7 +143,7 @@ def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
     return None
 
 
-def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+def type_of(node: Node | None, depth: int = 0) -> list | None:
     if node is None or depth > MAX_DEPTH:
         return None
     kind = node.type
@@ -222,7 +226,7 @@ class _Extractor:
         self.decorator_starts: list[int] = []
 
     # -- scopes
-    def enclosing(self, node: tree_sitter.Node) -> int:
+    def enclosing(self, node: Node) -> int:
         """The scope a node's code runs in: the innermost scope whose range holds it (scopes
         are nodes, so that is its nearest scope ancestor); code in a decorator runs for what
         it decorates. Found by bisection: a walk up the tree costs more."""
@@ -241,7 +245,7 @@ class _Extractor:
             index = scopes[index][ECMA_SCOPE_PARENT]
         return max(index, 0)
 
-    def this_is_rebound(self, node: tree_sitter.Node) -> bool:
+    def this_is_rebound(self, node: Node) -> bool:
         """An unnamed `function` between a node and its scope gives `this` another meaning."""
         current = node.parent
         while current is not None and current.id not in self.scope_of_node:
@@ -251,7 +255,10 @@ class _Extractor:
         return False
 
     def run(self) -> dict:
-        captures = tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
+        # once per file: the nodes of a tree parsed from bytes (cartograph.parsing.nodes)
+        captures = cast(
+            "Captures", tree_sitter.QueryCursor(_query(self.language)).captures(self.root)
+        )
         # capture lists are not in document order, and their order changes from one call to the
         # next: sorted, outer nodes first, facts are positional and reproducible
         for nodes in captures.values():
@@ -292,7 +299,16 @@ class _Extractor:
             self.type_ref(node)
         return self.facts
 
-    def add_scope(self, node, kind, name, parent, info, exported=False, sig_node=None) -> int:
+    def add_scope(
+        self,
+        node: Node,
+        kind: str,
+        name: str,
+        parent: int,
+        info: dict,
+        exported: bool = False,
+        sig_node: Node | None = None,
+    ) -> int:
         # scopes are added in source order (outer first), so their starts stay sorted
         scopes = self.facts["scopes"]
         parent_rel = scopes[parent][ECMA_SCOPE_QUALNAME] if parent else ""
@@ -320,13 +336,16 @@ class _Extractor:
         self.scope_nodes.append(node.id)
         return index
 
-    def definition(self, node: tree_sitter.Node) -> None:
+    def definition(self, node: Node) -> None:
         kind = node.type
         parent = self.enclosing(node)
         scopes = self.facts["scopes"]
-        exported = node.parent is not None and node.parent.type == "export_statement"
+        owner = node.parent
+        if owner is None:  # the root, which no query captures as a definition
+            return
+        exported = owner.type == "export_statement"
         if kind == "object":  # `const api = { get() {} }`
-            declarator = node.parent
+            declarator = owner
             name_node = declarator.child_by_field_name("name")
             if name_node is None or name_node.type != "identifier":
                 return
@@ -337,10 +356,9 @@ class _Extractor:
         name_node = node.child_by_field_name("name")
         name = _text(name_node) if name_node is not None else None
         sig_node = node
-        owner = node.parent
         if kind in _VALUE_DEFINITIONS:
             # named by what it is bound to: a variable, an object property, a class field
-            if owner is not None and owner.type in _NAMED_VALUE_PARENTS:
+            if owner.type in _NAMED_VALUE_PARENTS:
                 key = owner.child_by_field_name("name") or owner.child_by_field_name("key")
                 if key is None or key.type not in (
                     "identifier",
@@ -357,15 +375,17 @@ class _Extractor:
                 ):
                     self.anonymous(node, parent)
                     return
-                if owner.type == "pair" and self.scope_of_node.get(owner.parent.id) is None:
+                if owner.type == "pair" and (
+                    (literal := owner.parent) is None or self.scope_of_node.get(literal.id) is None
+                ):
                     self.anonymous(node, parent)  # an object literal that is not a named scope
                     return
                 sig_node = owner
                 if owner.type == "variable_declarator":
                     exported = _declaration_exported(owner)
-            elif owner is not None and owner.type == "export_statement" and name is None:
+            elif owner.type == "export_statement" and name is None:
                 name = "default"  # `export default function () {}` / `export default class {}`
-            elif owner is not None and owner.type == "assignment_expression":
+            elif owner.type == "assignment_expression":
                 target = owner.child_by_field_name("left")
                 tail = _exports_target(target)
                 if tail is None:
@@ -381,6 +401,7 @@ class _Extractor:
             self.anonymous(node, parent)
             return
         parent_kind = scopes[parent][ECMA_SCOPE_KIND]
+        info: dict[str, Any]
         if kind in _CLASS_NODES:
             info = {"ext": None, "impl": [], "dec": _decorator_exprs(node)}
             for child in node.named_children:
@@ -427,7 +448,7 @@ class _Extractor:
             # a named function expression sees its own name
             self.bind(index, _text(name_node), ["def", index])
 
-    def anonymous(self, node: tree_sitter.Node, parent: int) -> None:
+    def anonymous(self, node: Node, parent: int) -> None:
         """A function nobody names (a callback): its code belongs to the enclosing scope, its
         parameters shadow outer names inside it only."""
         params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
@@ -436,7 +457,7 @@ class _Extractor:
         for name, typ, _prop in _parameters(params):
             self.bind(parent, name, ["param", typ], node.start_byte, node.end_byte)
 
-    def function_info(self, node: tree_sitter.Node) -> dict:
+    def function_info(self, node: Node) -> dict:
         params = node.child_by_field_name("parameters") or node.child_by_field_name("parameter")
         ret = node.child_by_field_name("return_type")
         return {
@@ -448,7 +469,7 @@ class _Extractor:
             "arrow": node.type == "arrow_function",
         }
 
-    def bind_params(self, scope: int, node: tree_sitter.Node) -> None:
+    def bind_params(self, scope: int, node: Node) -> None:
         row = self.facts["scopes"][scope]
         info, parent = row[ECMA_SCOPE_INFO], row[ECMA_SCOPE_PARENT]
         for name, typ, prop in info["params"]:
@@ -456,7 +477,7 @@ class _Extractor:
             if prop and row[ECMA_SCOPE_NAME] == "constructor":
                 self.facts["members"].append([parent, name, None, typ, "injection"])
 
-    def heritage(self, node: tree_sitter.Node, info: dict) -> None:
+    def heritage(self, node: Node, info: dict) -> None:
         for clause in node.named_children:
             if clause.type == "extends_clause":
                 value = clause.child_by_field_name("value")
@@ -466,16 +487,18 @@ class _Extractor:
             elif clause.type not in ("comment",):  # JavaScript: class_heritage holds the value
                 info["ext"] = expr_of(clause)
 
-    def bind(self, scope: int, name: str, binding: list, start=None, end=None) -> None:
+    def bind(
+        self, scope: int, name: str, binding: list, start: int | None = None, end: int | None = None
+    ) -> None:
         self.facts["bindings"].append([scope, name, binding, start, end])
 
     # -- modules
-    def import_statement(self, node: tree_sitter.Node) -> None:
+    def import_statement(self, node: Node) -> None:
         source = _string(node.child_by_field_name("source"))
         if source is None:
             return
         type_only = any(c.type == "type" for c in node.children if not c.is_named)
-        names: list[str] = []
+        names: list[str | None] = []  # a quoted name is read by _string (str | None)
         scope = self.enclosing(node)
         for clause in node.named_children:
             if clause.type != "import_clause":
@@ -494,9 +517,9 @@ class _Extractor:
                         if spec.type != "import_specifier":
                             continue
                         imported = spec.child_by_field_name("name")
-                        alias = spec.child_by_field_name("alias") or imported
                         if imported is None:
                             continue
+                        alias = spec.child_by_field_name("alias") or imported
                         imported_name = (
                             _string(imported) if imported.type == "string" else _text(imported)
                         )
@@ -506,7 +529,7 @@ class _Extractor:
             [source, names, node.start_point[0] + 1, "type" if type_only else "esm"]
         )
 
-    def export_statement(self, node: tree_sitter.Node) -> None:
+    def export_statement(self, node: Node) -> None:
         exports = self.facts["exports"]
         source = _string(node.child_by_field_name("source"))
         declaration = node.child_by_field_name("declaration")
@@ -530,9 +553,9 @@ class _Extractor:
                     if spec.type != "export_specifier":
                         continue
                     name = spec.child_by_field_name("name")
-                    alias = spec.child_by_field_name("alias") or name
                     if name is None:
                         continue
+                    alias = spec.child_by_field_name("alias") or name
                     self.facts["reexports"].append([source, _text(name), _text(alias)])
                     names.append(_text(name))
             self.facts["imports"].append([source, names, node.start_point[0] + 1, "esm"])
@@ -567,11 +590,11 @@ class _Extractor:
                     if spec.type != "export_specifier":
                         continue
                     name = spec.child_by_field_name("name")
-                    alias = spec.child_by_field_name("alias") or name
                     if name is not None:
+                        alias = spec.child_by_field_name("alias") or name
                         exports.append([_text(alias), _text(name)])
 
-    def variable(self, node: tree_sitter.Node) -> None:
+    def variable(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         value = node.child_by_field_name("value")
         scope = self.enclosing(node)
@@ -607,15 +630,15 @@ class _Extractor:
             return
         if value is not None and value.type == "member_expression":
             inner = _require_source(value.child_by_field_name("object"))
-            prop = value.child_by_field_name("property")
-            if inner is not None and prop is not None:  # const x = require('m').x
-                self.bind(scope, _text(name), ["req", inner, _text(prop)])
+            attr = value.child_by_field_name("property")
+            if inner is not None and attr is not None:  # const x = require('m').x
+                self.bind(scope, _text(name), ["req", inner, _text(attr)])
                 self.facts["imports"].append([inner, [], node.start_point[0] + 1, "cjs"])
                 return
         typ = type_of(node.child_by_field_name("type"))
         self.bind(scope, _text(name), ["val", expr_of(value), typ])
 
-    def field(self, node: tree_sitter.Node) -> None:
+    def field(self, node: Node) -> None:
         """A class field: what `this.name` holds (a method when it holds a function)."""
         scope = self.enclosing(node)
         if self.facts["scopes"][scope][ECMA_SCOPE_KIND] != "class":
@@ -629,7 +652,7 @@ class _Extractor:
             [scope, _text(name), expr_of(value), typ, "annotation" if typ else "field"]
         )
 
-    def assignment(self, node: tree_sitter.Node) -> None:
+    def assignment(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
             return
@@ -653,7 +676,7 @@ class _Extractor:
             scope = self.enclosing(node)
             self.bind(scope, _text(left), ["val", expr_of(right), None], node.start_byte, None)
 
-    def commonjs_export(self, target: str, right: tree_sitter.Node) -> None:
+    def commonjs_export(self, target: str, right: Node) -> None:
         exports = self.facts["exports"]
         if right.id in self.scope_of_node:
             index = self.scope_of_node[right.id]
@@ -710,7 +733,7 @@ class _Extractor:
         return None
 
     # -- uses
-    def call(self, node: tree_sitter.Node) -> None:
+    def call(self, node: Node) -> None:
         func = node.child_by_field_name("function")
         if func is None:
             return
@@ -732,7 +755,7 @@ class _Extractor:
             expr = ["?", text]
         self.ref(node, "c", expr)
 
-    def decorator_call(self, decorator: tree_sitter.Node, expr: list | None) -> None:
+    def decorator_call(self, decorator: Node, expr: list | None) -> None:
         """`@Injectable()` is called by what it decorates, and referenced by it."""
         target = _decorated(decorator)
         scope = self.scope_of_node.get(target.id) if target is not None else None
@@ -741,12 +764,12 @@ class _Extractor:
         line = decorator.start_point[0] + 1
         self.facts["refs"].append([scope, "c", expr, line, decorator.start_byte])
 
-    def new(self, node: tree_sitter.Node) -> None:
+    def new(self, node: Node) -> None:
         cls = expr_of(node.child_by_field_name("constructor"))
         if cls is not None:
             self.ref(node, "n", cls)
 
-    def value_ref(self, node: tree_sitter.Node) -> None:
+    def value_ref(self, node: Node) -> None:
         parent = node.parent
         if parent is not None and parent.type == "arguments":
             call = parent.parent
@@ -766,7 +789,7 @@ class _Extractor:
         if expr is not None:
             self.ref(node, "r", expr)
 
-    def jsx(self, node: tree_sitter.Node) -> None:
+    def jsx(self, node: Node) -> None:
         text = _text(node)
         if not text or not (text[0].isupper() or "." in text):
             return  # <div>: an intrinsic element
@@ -778,19 +801,19 @@ class _Extractor:
                 expr = ["a", expr, part]
         self.ref(node, "j", expr)
 
-    def type_ref(self, node: tree_sitter.Node) -> None:
+    def type_ref(self, node: Node) -> None:
         typ = type_of(node)
         for name in type_names(typ):
             self.ref(node, "t", name)
 
-    def ref(self, node: tree_sitter.Node, kind: str, expr: list) -> None:
+    def ref(self, node: Node, kind: str, expr: list) -> None:
         scope = self.enclosing(node)
         if _uses_this(expr) and self.this_is_rebound(node):
             expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
         self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
 
 
-def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+def _document_order(node: Node) -> tuple[int, int]:
     return node.start_byte, -node.end_byte
 
 
@@ -807,7 +830,7 @@ def _opaque_this(expr: list) -> list:
     return [expr[0], _opaque_this(expr[1]), *expr[2:]]
 
 
-def _parameters(params: tree_sitter.Node) -> list[list]:
+def _parameters(params: Node) -> list[list]:
     """[name, type, is_property] of each parameter (destructured ones are left out)."""
     found: list[list] = []
     if params.type == "identifier":  # x => …
@@ -839,7 +862,7 @@ def _parameters(params: tree_sitter.Node) -> list[list]:
     return found
 
 
-def _decorators(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+def _decorators(node: Node) -> list[Node]:
     found = [c for c in node.children if c.type == "decorator"]
     parent = node.parent
     if parent is not None and parent.type == "export_statement":
@@ -852,7 +875,7 @@ def _decorators(node: tree_sitter.Node) -> list[tree_sitter.Node]:
     return found
 
 
-def _decorated(decorator: tree_sitter.Node) -> tree_sitter.Node | None:
+def _decorated(decorator: Node) -> Node | None:
     parent = decorator.parent
     if parent is None:
         return None
@@ -866,13 +889,13 @@ def _decorated(decorator: tree_sitter.Node) -> tree_sitter.Node | None:
     return parent
 
 
-def _decorator_exprs(node: tree_sitter.Node) -> list[list]:
+def _decorator_exprs(node: Node) -> list[list]:
     """The decorators of a class or method, as expressions (`@Get(":id")` → `Get`)."""
     found = (expr_of(_decorator_expr(d)) for d in _decorators(node))
     return [e for e in found if e is not None]
 
 
-def _decorator_expr(node: tree_sitter.Node) -> tree_sitter.Node | None:
+def _decorator_expr(node: Node) -> Node | None:
     inner = node.named_children
     if not inner:
         return None
@@ -882,7 +905,7 @@ def _decorator_expr(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return value
 
 
-def _declaration_exported(declarator: tree_sitter.Node) -> bool:
+def _declaration_exported(declarator: Node) -> bool:
     declaration = declarator.parent
     return (
         declaration is not None
@@ -891,7 +914,7 @@ def _declaration_exported(declarator: tree_sitter.Node) -> bool:
     )
 
 
-def _exports_target(node: tree_sitter.Node | None) -> str | None:
+def _exports_target(node: Node | None) -> str | None:
     """`module.exports` → "=", `module.exports.x` / `exports.x` → "x", else None."""
     if node is None or node.type != "member_expression":
         return None
@@ -907,7 +930,7 @@ def _exports_target(node: tree_sitter.Node | None) -> str | None:
     return None
 
 
-def _require_source(node: tree_sitter.Node | None) -> str | None:
+def _require_source(node: Node | None) -> str | None:
     """'x' of `require('x')` (also `await import('x')`)."""
     if node is None:
         return None
@@ -926,7 +949,7 @@ def _require_source(node: tree_sitter.Node | None) -> str | None:
     return _string(args.named_children[0])
 
 
-def _signature(node: tree_sitter.Node) -> str:
+def _signature(node: Node) -> str:
     """The declaration up to its body, on one line."""
     body = node.child_by_field_name("body")
     if node.type == "variable_declarator":
@@ -944,7 +967,7 @@ def _signature(node: tree_sitter.Node) -> str:
     return text if len(text) <= MAX_SIGNATURE else text[: MAX_SIGNATURE - 1] + "…"
 
 
-def _doc(node: tree_sitter.Node) -> str:
+def _doc(node: Node) -> str:
     """The first line of a JSDoc comment right before the declaration."""
     target = node
     while target.parent is not None and target.parent.type in (

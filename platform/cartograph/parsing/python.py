@@ -15,7 +15,7 @@ import marshal
 import re
 from bisect import bisect_right
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import grammar, query_text
@@ -43,6 +43,11 @@ from cartograph.parsing.facts import (
     SCOPE_RETURNS,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from cartograph.parsing.nodes import Captures, Node
+
 FACTS_VERSION = 1
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
@@ -64,11 +69,11 @@ def _parser() -> tree_sitter.Parser:
     return tree_sitter.Parser(grammar("python"))
 
 
-def _text(node: tree_sitter.Node) -> str:
+def _text(node: Node) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
+def _short(node: Node, limit: int = MAX_TEXT) -> str:
     raw = node.text
     if len(raw) <= limit and b"\n" not in raw and b"  " not in raw:
         return raw.decode("utf-8", "replace")
@@ -79,7 +84,7 @@ def _short(node: tree_sitter.Node, limit: int = MAX_TEXT) -> str:
 # ---------------------------------------------------------------- expressions and types
 
 
-def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+def expr_of(node: Node | None, depth: int = 0) -> list | None:
     """Encode an expression a resolver can follow: names, attributes, calls, subscripts.
     Chains deeper than MAX_DEPTH are left unknown (they only come from generated code)."""
     if node is None or depth > MAX_DEPTH:
@@ -122,7 +127,7 @@ def expr_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
     return None
 
 
-def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
+def type_of(node: Node | None, depth: int = 0) -> list | None:
     """Encode a type annotation (also string annotations, unions and generics)."""
     if node is None or depth > MAX_DEPTH:
         return None
@@ -158,7 +163,10 @@ def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
             op = node.child_by_field_name("operator")
             if op is None or op.type != "|":
                 return None
-            parts = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+            parts: Sequence[Node | None] = [
+                node.child_by_field_name("left"),
+                node.child_by_field_name("right"),
+            ]
         else:
             parts = node.named_children
         alternatives: list = []
@@ -176,13 +184,13 @@ def type_of(node: tree_sitter.Node | None, depth: int = 0) -> list | None:
     return None
 
 
-def _string_annotation(node: tree_sitter.Node) -> list | None:
+def _string_annotation(node: Node) -> list | None:
     content = "".join(_text(c) for c in node.named_children if c.type == "string_content")
     content = content.strip()
     if not content or len(content) > 200 or "\n" in content:
         return None
     tree = _parser().parse(content.encode("utf-8"))
-    root = tree.root_node
+    root = cast("Node", tree.root_node)  # parsed from bytes (cartograph.parsing.nodes)
     if root.has_error or root.named_child_count != 1:
         return None
     statement = root.named_children[0]
@@ -191,7 +199,7 @@ def _string_annotation(node: tree_sitter.Node) -> list | None:
     return type_of(statement.named_children[0])
 
 
-def _iter_names(node: tree_sitter.Node):
+def _iter_names(node: Node) -> Iterator[Node]:
     """Identifiers bound by an assignment target (tuples, lists, starred)."""
     kind = node.type
     if kind == "identifier":
@@ -259,7 +267,7 @@ class _Scopes:
         return self.locate(pos)[0]
 
 
-def _docstring(body: tree_sitter.Node | None) -> str:
+def _docstring(body: Node | None) -> str:
     if body is None or body.named_child_count == 0:
         return ""
     first = body.named_children[0]
@@ -276,7 +284,7 @@ def _docstring(body: tree_sitter.Node | None) -> str:
     return ""
 
 
-def _signature(node: tree_sitter.Node) -> str:
+def _signature(node: Node) -> str:
     end = node.start_byte
     for field in ("return_type", "parameters", "superclasses", "type_parameters", "name"):
         child = node.child_by_field_name(field)
@@ -322,10 +330,10 @@ class _Extractor:
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
-        self.ref_nodes: list[tree_sitter.Node] = []
+        self.ref_nodes: list[Node] = []
 
     # definitions first: every other capture needs to know its scope
-    def add_definition(self, node: tree_sitter.Node) -> None:
+    def add_definition(self, node: Node) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
@@ -393,7 +401,7 @@ class _Extractor:
         self.bindings.append([parent, name, full.start_byte, ["def", scope_id], None])
         self._definition_header(node, full, scope_id, parent)
 
-    def _definition_header(self, node, full, scope_id: int, parent: int) -> None:
+    def _definition_header(self, node: Node, full: Node, scope_id: int, parent: int) -> None:
         # decorators: references from the decorated definition
         if full is not node:
             for child in full.named_children:
@@ -423,7 +431,7 @@ class _Extractor:
         if returns is not None:
             self._annotation(returns, parent, scope_id)
 
-    def _parameter(self, param, index: int, scope_id: int, parent: int) -> None:
+    def _parameter(self, param: Node, index: int, scope_id: int, parent: int) -> None:
         kind = param.type
         star = ""
         annotation = default = None
@@ -458,7 +466,7 @@ class _Extractor:
             [scope_id, _text(name_node), 0, ["param", index, ann, default_expr, star], None]
         )
 
-    def _annotation(self, node, lookup: int, source: int) -> None:
+    def _annotation(self, node: Node, lookup: int, source: int) -> None:
         encoded = type_of(node)
         if encoded is not None:
             self.refs.append(
@@ -466,7 +474,7 @@ class _Extractor:
             )
 
     # bindings
-    def add_assignment(self, node: tree_sitter.Node) -> None:
+    def add_assignment(self, node: Node) -> None:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         annotation = node.child_by_field_name("type")
@@ -516,26 +524,27 @@ class _Extractor:
             for name_node in _iter_names(left):
                 self.bindings.append([lookup, _text(name_node), pos, ["unknown"], None])
 
-    def add_augmented(self, node: tree_sitter.Node, name_node: tree_sitter.Node) -> None:
+    def add_augmented(self, node: Node, name_node: Node | None) -> None:
         lookup = self.scopes.body_scope(node.start_byte)
-        if lookup == 0 and _text(name_node) == "__all__":
+        if lookup == 0 and name_node is not None and _text(name_node) == "__all__":
             self._all(node.child_by_field_name("right"), extend=True)
 
-    def _all(self, value: tree_sitter.Node | None, extend: bool) -> None:
+    def _all(self, value: Node | None, extend: bool) -> None:
         """`__all__ = [...]`, `+= [...]`, and compositions like `base.__all__ + ["x"]`."""
         if value is not None and self.all_line == 0:
             self.all_line = value.start_point[0] + 1
         operands = _all_operands(value)
-        if operands is None or (extend and self.all_parts is None):
+        if operands is None:
             self.all_dynamic = True
-            return
-        if extend:
-            self.all_parts.extend(operands)
-        else:
+        elif not extend:
             self.all_parts = operands
+        elif self.all_parts is None:  # `+=` before any `__all__ =`
+            self.all_dynamic = True
+        else:
+            self.all_parts.extend(operands)
 
     def add_binding_target(
-        self, target: tree_sitter.Node, binding: list, until_node: tree_sitter.Node | None = None
+        self, target: Node, binding: list, until_node: Node | None = None
     ) -> None:
         lookup = self.scopes.body_scope(target.start_byte)
         if until_node is not None:
@@ -545,7 +554,7 @@ class _Extractor:
         for name_node in _iter_names(target):
             self.bindings.append([lookup, _text(name_node), pos, binding, until])
 
-    def add_import(self, node: tree_sitter.Node) -> None:
+    def add_import(self, node: Node) -> None:
         lookup = self.scopes.body_scope(node.start_byte)
         line = node.start_point[0] + 1
         pos = node.end_byte
@@ -559,11 +568,11 @@ class _Extractor:
                     )
                     self.imports.append([lookup, line, 0, module, [], typing_only])
                 elif child.type == "aliased_import":
-                    name = child.child_by_field_name("name")
+                    name_node = child.child_by_field_name("name")
                     alias = child.child_by_field_name("alias")
-                    if name is None or alias is None:
+                    if name_node is None or alias is None:
                         continue
-                    module = _text(name)
+                    module = _text(name_node)
                     self.bindings.append([lookup, _text(alias), pos, ["imp", module], None])
                     self.imports.append([lookup, line, 0, module, [], typing_only])
             return
@@ -601,7 +610,7 @@ class _Extractor:
             names.append("*")
         self.imports.append([lookup, line, level, module, names, typing_only])
 
-    def add_call(self, node: tree_sitter.Node, callee: tree_sitter.Node) -> None:
+    def add_call(self, node: Node, callee: Node) -> None:
         lookup, source = self.scopes.locate(node.start_byte)
         expr = expr_of(callee)
         # the callee's text is kept for unresolved calls; a plain dotted name is its own text
@@ -612,12 +621,12 @@ class _Extractor:
             [lookup, source, "c", expr, node.start_byte, node.start_point[0] + 1, text]
         )
 
-    def add_value_ref(self, node: tree_sitter.Node, positional: bool) -> None:
+    def add_value_ref(self, node: Node, positional: bool) -> None:
         if node.type == "identifier":
             name = node.text
             if name == b"self" or name == b"cls":
                 return
-            encoded = ["n", name.decode("utf-8", "replace")]
+            encoded: list | None = ["n", name.decode("utf-8", "replace")]
         else:
             encoded = expr_of(node)
             if encoded is None:
@@ -631,7 +640,7 @@ class _Extractor:
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
 
 
-def _all_operands(node: tree_sitter.Node | None) -> list[list] | None:
+def _all_operands(node: Node | None) -> list[list] | None:
     if node is None:
         return None
     if node.type in ("list", "tuple"):
@@ -672,14 +681,16 @@ def _plain(expr: list | None) -> bool:
     return expr is not None and expr[0] == "n"
 
 
-def _document_order(node: tree_sitter.Node) -> tuple[int, int]:
+def _document_order(node: Node) -> tuple[int, int]:
     return node.start_byte, -node.end_byte
 
 
-def _as_binding(target: tree_sitter.Node) -> list:
+def _as_binding(target: Node) -> list:
     """`except E as e` binds an E; `with cm as v` binds what cm.__enter__ returns."""
     pattern = target.parent
-    clause = pattern.parent if pattern is not None else None
+    if pattern is None:
+        return ["unknown"]
+    clause = pattern.parent
     names = target.named_children
     if (
         clause is None
@@ -701,7 +712,8 @@ def extract(language: str, source: bytes) -> dict:
     tree = _parser().parse(source)
     root = tree.root_node
     ex = _Extractor(source)
-    captures = tree_sitter.QueryCursor(_query()).captures(root)
+    # once per file: the nodes of a tree parsed from bytes (cartograph.parsing.nodes)
+    captures = cast("Captures", tree_sitter.QueryCursor(_query()).captures(root))
     # capture lists are not in document order (and their order is not stable across
     # processes): sort them, outer nodes first, so facts are positional and reproducible
     for nodes in captures.values():
@@ -781,7 +793,7 @@ def extract(language: str, source: bytes) -> dict:
     module_row = ex.scopes.rows[0]
     lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
     module_row[SCOPE_END] = max(lines, 1)
-    module_row[SCOPE_DOC] = _docstring(root)
+    module_row[SCOPE_DOC] = _docstring(cast("Node", root))
     ex.bindings.sort(key=lambda b: (b[BINDING_SCOPE], b[BINDING_POS]))
     ex.refs.sort(key=lambda r: r[REF_POS])
     return {

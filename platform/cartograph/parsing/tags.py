@@ -17,7 +17,7 @@ import json
 import re
 from bisect import bisect_right
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import EXTENSIONS, grammar, names, query_text
@@ -34,6 +34,9 @@ from cartograph.parsing.facts import (
     TAGS_DEF_QUALNAME,
     TAGS_IMPORT_LINE,
 )
+
+if TYPE_CHECKING:
+    from cartograph.parsing.nodes import Matches, Node
 
 FACTS_VERSION = 1
 MAX_SIGNATURE = 300
@@ -74,7 +77,7 @@ def _parser(name: str) -> tree_sitter.Parser:
     return tree_sitter.Parser(grammar(name))
 
 
-def _text(node: tree_sitter.Node | None) -> str:
+def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None else ""
 
 
@@ -127,7 +130,7 @@ class _Def:
         "start",
     )
 
-    def __init__(self, node, kind: str, name: str, owner: str) -> None:
+    def __init__(self, node: Node, kind: str, name: str, owner: str) -> None:
         self.node = node
         self.start = node.start_byte
         self.end = node.end_byte
@@ -145,7 +148,7 @@ class _Def:
         self.in_trait_impl = False
 
 
-def _def_name(language: str, node: tree_sitter.Node) -> tuple[str, str]:
+def _def_name(language: str, node: Node) -> tuple[str, str]:
     """(name, owner) of a definition's @name node; owner is dotted, "" when none."""
     kind = node.type
     if kind in ("qualified_identifier", "scope_resolution", "qualified_name"):
@@ -159,7 +162,7 @@ def _def_name(language: str, node: tree_sitter.Node) -> tuple[str, str]:
     return _text(node), ""
 
 
-def _cpp_name(node: tree_sitter.Node) -> str:
+def _cpp_name(node: Node | None) -> str:
     parts: list[str] = []
     while node is not None and node.type == "qualified_identifier":
         scope = node.child_by_field_name("scope")
@@ -176,7 +179,7 @@ def _cpp_name(node: tree_sitter.Node) -> str:
     return ".".join(p for p in parts if p)
 
 
-def _modifier_text(node: tree_sitter.Node, types: tuple[str, ...]) -> str:
+def _modifier_text(node: Node, types: tuple[str, ...]) -> str:
     out = []
     for child in node.children:
         if child.type in types:
@@ -219,7 +222,7 @@ def _exported(language: str, d: _Def, parent: _Def | None) -> bool:
     return True
 
 
-def _signature(source: bytes, node: tree_sitter.Node) -> str:
+def _signature(source: bytes, node: Node) -> str:
     start = node.start_byte
     parent = node.parent
     if (
@@ -251,7 +254,7 @@ def _signature(source: bytes, node: tree_sitter.Node) -> str:
     return text[:MAX_SIGNATURE]
 
 
-def _end_row(node: tree_sitter.Node) -> int:
+def _end_row(node: Node) -> int:
     """0-based row of a node's last character (a node may end at column 0 of the next row)."""
     row, column = node.end_point
     return row - 1 if column == 0 and row > node.start_point[0] else row
@@ -260,8 +263,8 @@ def _end_row(node: tree_sitter.Node) -> int:
 class _Comments:
     """Comment nodes by the row they end on, to find the block right above a definition."""
 
-    def __init__(self, source: bytes, nodes: list[tree_sitter.Node]) -> None:
-        self.by_end: dict[int, tree_sitter.Node] = {}
+    def __init__(self, source: bytes, nodes: list[Node]) -> None:
+        self.by_end: dict[int, Node] = {}
         for node in nodes:
             start = node.start_byte
             line_start = source.rfind(b"\n", 0, start) + 1
@@ -269,7 +272,7 @@ class _Comments:
                 continue  # a comment after code on its line documents that code
             self.by_end.setdefault(_end_row(node), node)
 
-    def doc(self, node: tree_sitter.Node) -> str:
+    def doc(self, node: Node) -> str:
         if not self.by_end:
             return ""
         row = node.start_point[0]
@@ -295,18 +298,18 @@ class _Comments:
         return ""
 
 
-def _container_name(language: str, node: tree_sitter.Node) -> str:
+def _container_name(language: str, node: Node) -> str:
     if language == "cpp":
         return _cpp_name(node) if node.type == "qualified_identifier" else _text(node)
     return normalize_type(_text(node))
 
 
-def _imports(language: str, node: tree_sitter.Node) -> list[list]:
+def _imports(language: str, node: Node) -> list[list]:
     line = node.start_point[0] + 1
     if language == "go":
-        path = node.child_by_field_name("path")
-        name = node.child_by_field_name("name")
-        return [[_text(path).strip('"`'), _text(name) or None, line, ""]]
+        path_node = node.child_by_field_name("path")
+        name_node = node.child_by_field_name("name")
+        return [[_text(path_node).strip('"`'), _text(name_node) or None, line, ""]]
     if language == "java":
         text = _WS.sub("", _text(node))
         static = text.startswith("importstatic")
@@ -359,7 +362,7 @@ def _imports(language: str, node: tree_sitter.Node) -> list[list]:
         else:
             prefix = ""
         for clause in clauses:
-            alias = clause.child_by_field_name("alias")
+            alias_node = clause.child_by_field_name("alias")
             target = next(
                 (c for c in clause.named_children if c.type in ("qualified_name", "name")), None
             )
@@ -368,7 +371,7 @@ def _imports(language: str, node: tree_sitter.Node) -> list[list]:
             path = normalize_type(_text(target))
             if prefix:
                 path = f"{prefix}.{path}"
-            out.append([path, _text(alias) or None, line, flags])
+            out.append([path, _text(alias_node) or None, line, flags])
         return out
     if language == "rust":
         argument = node.child_by_field_name("argument")
@@ -377,17 +380,17 @@ def _imports(language: str, node: tree_sitter.Node) -> list[list]:
             _rust_use(argument, "", line, out)
         return out
     if language in ("c", "cpp"):
-        path = node.child_by_field_name("path")
-        if path is None:
+        path_node = node.child_by_field_name("path")
+        if path_node is None:
             return []
-        text = _text(path)
-        if path.type == "system_lib_string":
+        text = _text(path_node)
+        if path_node.type == "system_lib_string":
             return [[text.strip("<>"), None, line, "system"]]
         return [[text.strip('"'), None, line, "local"]]
     return []
 
 
-def _rust_use(node: tree_sitter.Node, prefix: str, line: int, out: list[list]) -> None:
+def _rust_use(node: Node, prefix: str, line: int, out: list[list]) -> None:
     def join(a: str, b: str) -> str:
         return f"{a}::{b}" if a and b else a or b
 
@@ -459,17 +462,18 @@ def extract(language: str, source: bytes) -> dict:
     dialect, tree = _parse(language, source)
     root = tree.root_node
     query = _query(dialect)
-    matches = tree_sitter.QueryCursor(query).matches(root)
+    # once per file: the nodes of a tree parsed from bytes (cartograph.parsing.nodes)
+    matches = cast("Matches", tree_sitter.QueryCursor(query).matches(root))
 
     defs_by_node: dict[tuple[int, int], tuple[int, _Def]] = {}
     containers: list[tuple[int, int, str, str]] = []  # start, end, "scope"|"impl"|"pkg", name
-    impls: list[tuple[tree_sitter.Node, str, tree_sitter.Node | None]] = []
-    calls_raw: list[tuple[tree_sitter.Node, tree_sitter.Node, Any, str]] = []
-    import_nodes: list[tree_sitter.Node] = []
-    base_nodes: list[tree_sitter.Node] = []
-    visibility: list[tree_sitter.Node] = []
-    comments: list[tree_sitter.Node] = []
-    packages: list[tree_sitter.Node] = []
+    impls: list[tuple[Node, str, Node | None]] = []
+    calls_raw: list[tuple[Node, Node, Node | None, str]] = []
+    import_nodes: list[Node] = []
+    base_nodes: list[Node] = []
+    visibility: list[Node] = []
+    comments: list[Node] = []
+    packages: list[Node] = []
     errors = 0
 
     roles = _roles(query)
@@ -480,8 +484,13 @@ def extract(language: str, source: bytes) -> dict:
         if key == "doc":
             comments.append(caps["doc"][0])
         elif key in _CALL_KINDS:
-            recv = caps.get("recv")
-            call = (caps[key][0], caps["name"][0], recv[0] if recv else None, _CALL_KINDS[key])
+            receiver = caps.get("recv")
+            call = (
+                caps[key][0],
+                caps["name"][0],
+                receiver[0] if receiver else None,
+                _CALL_KINDS[key],
+            )
             calls_raw.append(call)
         elif key in _DEFINITIONS:
             node = caps[key][0]
@@ -509,10 +518,10 @@ def extract(language: str, source: bytes) -> dict:
         elif key == "impl":
             node = caps["impl"][0]
             owner = normalize_type(_text(caps["owner"][0])).rpartition(".")[2]
-            trait = caps.get("trait")
-            kind = "trait_impl" if trait else "impl"
+            traits = caps.get("trait")
+            kind = "trait_impl" if traits else "impl"
             containers.append((node.start_byte, node.end_byte, kind, owner))
-            impls.append((node, owner, trait[0] if trait else None))
+            impls.append((node, owner, traits[0] if traits else None))
         elif key == "import":
             import_nodes.append(caps["import"][0])
         elif key == "reference.implementation":
@@ -549,7 +558,7 @@ def extract(language: str, source: bytes) -> dict:
         while stack and stack[-1][0] <= start:
             stack.pop()
         qual, ns = (stack[-1][1], stack[-1][2]) if stack else ("", "")
-        enclosing = next((entry[3] for entry in reversed(stack) if entry[3] is not None), None)
+        enclosing_def = next((entry[3] for entry in reversed(stack) if entry[3] is not None), None)
         container = stack[-1][4] if stack else ""
         if not is_def:
             kind, name = item
@@ -562,7 +571,7 @@ def extract(language: str, source: bytes) -> dict:
                 inner = f"{qual}.{name}" if qual else name
                 stack.append((-neg_end, inner, ns, None, kind))
             continue
-        d: _Def = item
+        d = item
         d.ns = ns
         prefix = qual
         if d.owner:
@@ -570,14 +579,14 @@ def extract(language: str, source: bytes) -> dict:
         d.qual = f"{prefix}.{d.name}" if prefix else d.name
         if container == "trait_impl":
             d.in_trait_impl = True
-        if enclosing is not None:
-            d.parent = index_of[id(enclosing)]
+        if enclosing_def is not None:
+            d.parent = index_of[id(enclosing_def)]
         if d.owner or container in ("impl", "trait_impl"):
             d.member = True
             owned.append(d)
-        elif enclosing is not None:
-            d.parent = index_of[id(enclosing)]
-            d.member = enclosing.kind in CLASS_KINDS
+        elif enclosing_def is not None:
+            d.parent = index_of[id(enclosing_def)]
+            d.member = enclosing_def.kind in CLASS_KINDS
         if d.kind in ("function", "method"):
             d.kind = "method" if d.member else "function"
         stack.append((d.end, d.qual, ns, d, "def"))
@@ -608,10 +617,10 @@ def extract(language: str, source: bytes) -> dict:
     # exported flags and visibility sections (Ruby `private`, C++ `public:`)
     sections: dict[int, list[tuple[int, bool]]] = {}
     for node in visibility:
-        owner = enclosing_at(node.start_byte)
-        if owner >= 0:
+        owner_index = enclosing_at(node.start_byte)
+        if owner_index >= 0:
             word = _text(node).strip().rstrip(":").strip()
-            sections.setdefault(owner, []).append((node.start_byte, word == "public"))
+            sections.setdefault(owner_index, []).append((node.start_byte, word == "public"))
     comments_index = _Comments(source, comments)
     for d in defs:
         parent = defs[d.parent] if d.parent >= 0 else None
@@ -690,6 +699,7 @@ def extract(language: str, source: bytes) -> dict:
                 name == "new"
                 and recv_node is not None
                 and recv_node.type in ("constant", "scope_resolution")
+                and recv is not None  # always true with a receiver node (it is its snippet)
             ):
                 kind, name, recv = (
                     "new",
@@ -715,11 +725,11 @@ def extract(language: str, source: bytes) -> dict:
     for node in sorted(import_nodes, key=lambda n: n.start_byte):
         imports.extend(_imports(dialect, node))
     for node in sorted(base_nodes, key=lambda n: n.start_byte):
-        owner = enclosing_at(node.start_byte)
-        if owner >= 0 and defs[owner].kind in CLASS_KINDS | {"type"}:
+        owner_index = enclosing_at(node.start_byte)
+        if owner_index >= 0 and defs[owner_index].kind in CLASS_KINDS | {"type"}:
             base = normalize_type(_text(node))
             if base:
-                bases.append([owner, base, node.start_point[0] + 1])
+                bases.append([owner_index, base, node.start_point[0] + 1])
     for node, owner, trait in impls:
         if trait is None:
             continue
@@ -743,7 +753,7 @@ def extract(language: str, source: bytes) -> dict:
     }
 
 
-def _impl_qual(containers, node, owner: str) -> str:
+def _impl_qual(containers: list[tuple[int, int, str, str]], node: Node, owner: str) -> str:
     """The qualname an impl block's owner type has: the enclosing inline modules + owner."""
     path = [
         name
@@ -753,7 +763,7 @@ def _impl_qual(containers, node, owner: str) -> str:
     return ".".join([*path, owner])
 
 
-def _first_string(call: tree_sitter.Node) -> str | None:
+def _first_string(call: Node) -> str | None:
     args = call.child_by_field_name("arguments")
     if args is None or not args.named_children:
         return None
@@ -763,7 +773,7 @@ def _first_string(call: tree_sitter.Node) -> str | None:
     return _text(first).strip("'\"")
 
 
-def _constant_args(call: tree_sitter.Node) -> list[tree_sitter.Node]:
+def _constant_args(call: Node) -> list[Node]:
     args = call.child_by_field_name("arguments")
     if args is None:
         return []

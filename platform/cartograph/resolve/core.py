@@ -13,16 +13,16 @@
 The families keep only their rules: `resolve/python.py` and `resolve/ecma.py` (full
 resolution), `resolve/generic.py` with a rules module per language (by name).
 
-A dependency is an opaque hashable key; a family consults module names (Python) or file
-paths (the others). Recording finer keys later — the name looked up in a module,
-`(module, name)`, failed lookups included — changes only what the families add to
-`consulted` and what the index compares them against: the memo stores and replays keys as
-they come.
+A dependency is a key the memo stores and replays as it comes, a str today (`Dependency`): a
+family consults module names (Python) or file paths (the others), and the index stores them as
+they are. Recording finer keys later — the name looked up in a module, `(module, name)`,
+failed lookups included — changes only `Dependency`, what the families add to `consulted` and
+what the index compares them against.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -50,7 +50,7 @@ CONFIDENCE = {
 NAME_CONFIDENCE = {"import": 0.9, "name": 0.5}
 DEFAULT_CONFIDENCE = 0.5
 
-Dependency = Hashable
+Dependency = str  # a module name or a file path (see the module docstring)
 EMPTY: frozenset = frozenset()
 
 

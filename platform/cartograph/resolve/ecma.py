@@ -343,8 +343,8 @@ class _File:
                 named.setdefault(scope[ECMA_SCOPE_NAME], index)
         self.members: dict[int, dict[str, list]] = {}
         for row in facts["members"]:
-            named = self.members.setdefault(row[ECMA_MEMBER_CLASS], {})
-            named.setdefault(row[ECMA_MEMBER_NAME], []).append(row)
+            by_name = self.members.setdefault(row[ECMA_MEMBER_CLASS], {})
+            by_name.setdefault(row[ECMA_MEMBER_NAME], []).append(row)
         self.exports: dict[str, object] = {}
         for exported, local in facts["exports"]:
             self.exports.setdefault(exported, local)
@@ -598,7 +598,9 @@ class EcmaProgram:
 
         def compute() -> tuple | None:
             target = self.file(path)
-            alias = target.scopes[scope][ECMA_SCOPE_INFO].get("value") if target else None
+            if target is None:
+                return None
+            alias = target.scopes[scope][ECMA_SCOPE_INFO].get("value")
             return self.type_value(target, 0, alias, END, "annotation", depth)[0]
 
         # an alias that refers to itself stands for nothing
@@ -739,7 +741,9 @@ class EcmaProgram:
         return None
 
     def symbol(self, path: str, scope: int) -> str:
-        return symbol_id(self.repo, path, self.file(path).qualname(scope))
+        f = self.file(path)
+        assert f is not None  # a path a value or a base names: its file was read
+        return symbol_id(self.repo, path, f.qualname(scope))
 
     def _write_ref(
         self, f: _File, ids: list[str], ref: list, edges: EdgeSet, unresolved: list
@@ -760,7 +764,8 @@ class EcmaProgram:
             edges.add("CALLS", src, self.symbol(value[1], value[2]), line, via)
         elif kind == "n" and target == "class":
             edges.add("CALLS", src, self.symbol(value[1], value[2]), line, "constructor")
-            ctor = self.constructor(self.file(value[1]), value[2])
+            cf = self.file(value[1])
+            ctor = self.constructor(cf, value[2]) if cf is not None else None
             if ctor is not None:
                 edges.add("CALLS", src, self.symbol(*ctor), line, "constructor")
         elif kind in ("c", "n"):
@@ -811,9 +816,9 @@ class EcmaProgram:
                     edges.add("INHERITS", ids[index], base, line, via, order=order)
         imports = []
         for source, names, _line, _kind in f.facts["imports"]:
-            target, external = self.target(path, source)
-            if target is not None:
-                imports.append(("file", target, list(names)))
+            imported, external = self.target(path, source)
+            if imported is not None:
+                imports.append(("file", imported, list(names)))
             elif external:
                 imports.append(("package", external, list(names)))
         return symbols, edges.edges(), unresolved, _dedupe(imports)

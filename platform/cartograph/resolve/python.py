@@ -955,7 +955,7 @@ class Program:
             line = mod.facts.get("all_line") or 1
             exported = [(name, line) for name in listed]
         elif mod.is_package and listed is None:
-            lines = {}
+            lines: dict[tuple[int, str, str], int] = {}  # (level, module, name) → line
             for scope, line, level, module, names, _typing in mod.facts["imports"]:
                 if scope == 0:
                     for name in names:

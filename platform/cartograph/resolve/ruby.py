@@ -17,6 +17,7 @@ from cartograph.resolve.generic import (
     ClassHit,
     ImportLinks,
     Rules,
+    Target,
     Unit,
     ends_with,
     folder,
@@ -47,7 +48,7 @@ class RubyRules(Rules):
 
     def fallback_class(self, unit: Unit, written: str) -> ClassHit | None:
         name = written.rpartition(".")[2]
-        candidates = []
+        candidates: list[Target] = []
         for path in self.class_files(name):
             other = self.program.unit(path)
             if other is not None:

@@ -9,6 +9,8 @@ Every read-modify-write is one Lua script, so concurrent pushes and jobs never l
 
 from __future__ import annotations
 
+from typing import cast
+
 import redis
 from cartograph.jobs import QUEUED_TTL
 
@@ -66,7 +68,8 @@ class RedisJobState:
         return bool(self._announce(keys=[want, queued], args=[sha, int(QUEUED_TTL * 1000)]))
 
     def wanted(self, repo: str) -> tuple[str | None, int]:
-        values = self.client.hgetall(self._keys(repo)[0])
+        # str keys and values: the client decodes responses (redis-py's types say bytes | str)
+        values = cast("dict[str, str]", self.client.hgetall(self._keys(repo)[0]))
         if not values.get("sha"):
             return None, 0
         return values["sha"], int(values.get("pushes", 0))

@@ -1,0 +1,63 @@
+"""The parsers' typed view of tree-sitter's nodes: `Node`, a node of a tree parsed from bytes.
+
+tree-sitter types `Node.text` as `bytes | None`: it is None only for a tree parsed without its
+source (through a read callback). The parsers parse bytes, so every node they walk has its
+text, and `Node` says so. It is a Protocol for the type checker only: at run time the nodes are
+tree-sitter's own, nothing wraps or checks them, and the parsers import this module under
+TYPE_CHECKING. Nodes enter a parser once per parse, as the root or the query's captures or
+matches, and are cast to `Node` there; every node reached from one (children, fields,
+parents, siblings) is a `Node` too.
+
+It lists the members the parsers use, with tree-sitter's own types (tree_sitter/__init__.pyi)
+but `text`: a parser that needs another one adds it here.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tree_sitter import Point
+
+
+class Node(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def text(self) -> bytes: ...
+    @property
+    def is_named(self) -> bool: ...
+    @property
+    def has_error(self) -> bool: ...
+    @property
+    def start_byte(self) -> int: ...
+    @property
+    def end_byte(self) -> int: ...
+    @property
+    def start_point(self) -> Point: ...
+    @property
+    def end_point(self) -> Point: ...
+    @property
+    def children(self) -> list[Node]: ...
+    @property
+    def child_count(self) -> int: ...
+    @property
+    def named_children(self) -> list[Node]: ...
+    @property
+    def named_child_count(self) -> int: ...
+    @property
+    def parent(self) -> Node | None: ...
+    @property
+    def prev_sibling(self) -> Node | None: ...
+    @property
+    def next_named_sibling(self) -> Node | None: ...
+    @property
+    def prev_named_sibling(self) -> Node | None: ...
+    def child_by_field_name(self, name: str, /) -> Node | None: ...
+    def children_by_field_name(self, name: str, /) -> list[Node]: ...
+
+
+# what a query cursor's captures() and matches() return, over these nodes
+Captures = dict[str, list[Node]]
+Matches = list[tuple[int, Captures]]
