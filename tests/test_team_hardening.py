@@ -351,6 +351,17 @@ def test_webhook_secrets_are_sealed_at_rest_with_a_server_key(tmp_path, stores, 
             httpx.post(f"{url}/webhooks/github/shop", content=body, headers=forged).status_code
             == 401
         )
+    # a sealed value altered in the store (one byte) or cut is refused, never half-read
+    import base64
+
+    raw = bytearray(base64.b64decode(stored.removeprefix("sealed:1:")))
+    raw[-1] ^= 1
+    with refused(ErrorKind.UNAVAILABLE, "does not open"):
+        unseal("sealed:1:" + base64.b64encode(bytes(raw)).decode())
+    with refused(ErrorKind.UNAVAILABLE, "does not open"):
+        unseal("sealed:1:" + base64.b64encode(bytes(raw[:5])).decode())
+    with refused(ErrorKind.UNAVAILABLE, "damaged"):
+        unseal("sealed:1:not base64!")
     # a sealed secret never opens without its key, or with another: a clear refusal
     monkeypatch.setenv("CARTOGRAPH_SECRET_KEY", "other-key-" * 4)
     with refused(ErrorKind.UNAVAILABLE, "does not open"):
