@@ -170,7 +170,10 @@ def _run(
     previous = store.repos.get_repo(repo)
     rebuild = is_rebuild(previous.index_format if previous else None, INDEX_FORMAT)
     states = {} if rebuild else store.index.file_states(repo)
-    if rebuild and previous is not None:
+    if rebuild:
+        # from scratch: whatever is stored goes first, record or not (a first index killed
+        # before its record was written leaves files and edges that would be written twice);
+        # the index lock held by this run is not part of it
         store.repos.delete_repo(repo)
     timer.lap("discover")
 
