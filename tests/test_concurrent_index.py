@@ -297,6 +297,31 @@ def test_the_lock_is_released_when_a_run_fails(tmp_path, stores):
     assert index_repository(store, root, name="r", workers=1, lock_timeout=0).parsed == 1
 
 
+def test_a_rebuild_holds_its_lock_after_deleting_the_old_index(tmp_path, stores):
+    """A rebuild (another index format) deletes the repository's data first; its own lock must
+    survive that, so no other run enters while it writes (issue 12, item 2)."""
+    from dataclasses import replace
+
+    root = small_repo(tmp_path)
+    store = stores.open()
+    index_repository(store, root, name="r", workers=1)
+    store.repos.upsert_repo(replace(store.repos.get_repo("r"), index_format="0-older"))
+    seen = []
+
+    def while_parsing(message: str) -> None:  # called after the old data is gone
+        if message.startswith("parsing"):
+            seen.append((store.index.index_lock_holder("r"), store.graph.files("r")))
+            seen.append(store.index.acquire_index_lock("r", "another-run", 300.0))
+
+    result = index_repository(store, root, name="r", workers=1, progress=while_parsing)
+    assert result.parsed == 1
+    (holder, files), taken = seen
+    assert holder is not None and holder != "another-run"
+    assert files == {}  # the old index was deleted before parsing
+    assert taken is False
+    assert store.index.index_lock_holder("r") is None  # released at the end
+
+
 # ---------------------------------------------------------------- a run killed half-way
 
 KILLED_CHILD = """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from cartograph.model import CommitRow, HistoryBatch, PersonRow, Repo
 from cartograph.query.common import symbols_named
 
-from contract.graphs import build, file_write, module_symbol, sym
+from contract.graphs import build, edge, file_write, module_symbol, sym
 
 
 def test_records_are_written_read_and_listed_by_name(stores):
@@ -51,3 +51,43 @@ def test_deleting_a_repository_forgets_its_graph_and_history_and_keeps_the_other
     assert store.graph.export("gone") is not None and list(store.graph.export("gone")) == []
     assert set(store.graph.files("kept")) == {"main.py"}
     assert store.history.history_stats("kept")["commits"] == 1
+
+
+def test_deleting_a_repository_keeps_its_index_lock(stores):
+    """A run rebuilding a repository deletes its data under its own index lock: another run
+    must still find the lock held (issue 12, item 2)."""
+    store = stores.open()
+    main = module_symbol("r", "main.py")
+    build(store, "r", [file_write("r", "main.py", [main, sym("r", "main.py", "main.f")])])
+    assert store.index.acquire_index_lock("r", "rebuilding-run", 300.0)
+    store.repos.delete_repo("r")
+    assert store.repos.get_repo("r") is None
+    assert store.graph.files("r") == {}
+    assert store.index.index_lock_holder("r") == "rebuilding-run"
+    assert not store.index.acquire_index_lock("r", "another-run", 300.0)
+    store.index.refresh_index_lock("r", "rebuilding-run", 300.0)  # still its own to refresh
+    store.index.release_index_lock("r", "rebuilding-run")
+    assert store.index.acquire_index_lock("r", "another-run", 300.0)
+
+
+def test_deleting_a_repository_without_a_record_forgets_what_is_stored(stores):
+    """What a first index killed before its record leaves: files, symbols, edges, deps."""
+    store = stores.open()
+    main = module_symbol("r", "main.py")
+    f, g = sym("r", "main.py", "main.f"), sym("r", "main.py", "main.g", line=5)
+    store.index.write_files(
+        "r",
+        [file_write("r", "main.py", [main, f, g], edges=[edge("CALLS", f, g)], deps=["x"])],
+        replace=False,
+    )
+    record = store.repos.get_repo("r")  # Neo4j: the bare Repo node the File hangs from
+    assert record is None or record.index_format == ""
+    assert set(store.index.file_states("r")) == {"main.py"}
+    store.repos.delete_repo("r")
+    assert store.index.file_states("r") == {}
+    assert store.index.dependents("r", ["x"]) == set()
+    assert store.index.load_facts("r", ["main.py"]) == {}
+    # written again as a first index writes, it is there once
+    build(store, "r", [file_write("r", "main.py", [main, f, g], edges=[edge("CALLS", f, g)])])
+    edges = [i for i in store.graph.export("r") if i["type"] == "edge" and i["label"] == "CALLS"]
+    assert len(edges) == 1

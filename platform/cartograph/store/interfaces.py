@@ -197,7 +197,9 @@ class RepoCatalog(Protocol):
     def list_repos(self) -> list[Repo]: ...
 
     def delete_repo(self, name: str) -> None:
-        """Forget a repository: its record, graph, index bookkeeping and history."""
+        """Forget a repository: its record, graph, index bookkeeping and history — whatever
+        of them is stored, with a record or without (what a first index killed midway leaves).
+        Never its index lock (the caller may hold it: an index run rebuilding the repository)."""
         ...
 
 

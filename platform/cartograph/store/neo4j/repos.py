@@ -64,8 +64,6 @@ class Neo4jRepoCatalog:
                 f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
                 repo=name,
             )
-        self.connection.run(
-            "OPTIONAL MATCH (l:IndexLock {repo: $repo}) DETACH DELETE l "
-            "WITH 1 AS x OPTIONAL MATCH (r:Repo {name: $repo}) DETACH DELETE r",
-            repo=name,
-        )
+        # not its IndexLock: a run that rebuilds a repository deletes its data under its own
+        # index lock, which must hold until the run releases it
+        self.connection.run("MATCH (r:Repo {name: $repo}) DETACH DELETE r", repo=name)

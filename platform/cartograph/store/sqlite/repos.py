@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from cartograph.model import Repo
 from cartograph.store.sqlite.connection import SQLiteConnection, repo_range
 
-# every table keyed by repository name (the code graph's own rows are id ranges)
+# every table of a repository's data keyed by repository name (the code graph's own rows are
+# id ranges); not `locks`: a run that rebuilds a repository deletes its data under its own
+# index lock, which must hold until the run releases it
 _REPO_TABLES = (
-    "imports", "deps", "files", "skipped", "packages", "pending", "locks", "commits", "touches",
+    "imports", "deps", "files", "skipped", "packages", "pending", "commits", "touches",
     "symbol_touches", "file_changes", "cochanges", "symbol_changes", "symbol_cochanges",
 )  # fmt: skip
 

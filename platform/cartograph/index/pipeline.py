@@ -1,0 +1,367 @@
+"""`index_repository`: discover, take the lock, then the stages — plan → parse → dependency
+plan → resolve → write — each a function returning a value (see the package's docstring)."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import logging
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from cartograph import languages
+from cartograph.discover import (
+    DEFAULT_MAX_BYTES,
+    Discovery,
+    DiscoveryError,
+    discover,
+    discover_paths,
+    read_inside,
+    read_source,
+)
+from cartograph.errors import CartographError
+from cartograph.index import write
+from cartograph.index.dependents import changed_names, plan_dependents
+from cartograph.index.format import INDEX_FORMAT
+from cartograph.index.locks import acquire, lock_owner, release
+from cartograph.index.parse import parse_files, reuse_facts
+from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_read
+from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
+from cartograph.index.results import IndexingError, IndexResult
+from cartograph.model import Repo, Skipped
+from cartograph.names import name_for_folder
+from cartograph.names import repo_name as valid_repo_name
+from cartograph.resolve.modules import (
+    CONFIG_ALIAS,
+    PROJECT_FILES,
+    ModuleMap,
+    ModuleName,
+    compute_module_map,
+    file_module,
+    module_map,
+)
+from cartograph.store.interfaces import Store
+
+log = logging.getLogger("cartograph.index")
+
+# files whose content changes how a family's imports resolve (see module_names)
+CONFIG_FILES = {
+    kind: languages.config_files(kind) for kind in languages.FAMILIES if kind != "python"
+}
+RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
+
+
+class _Timer:
+    def __init__(self, result: IndexResult) -> None:
+        self.result = result
+        self.started = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.result.seconds[name] = round(
+            self.result.seconds.get(name, 0.0) + now - self.started, 4
+        )
+        self.started = now
+
+
+def default_repo_name(root: Path) -> str:
+    return name_for_folder(root.resolve().name)
+
+
+def index_repository(
+    store: Store,
+    path: str | os.PathLike[str],
+    name: str | None = None,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    workers: int | None = None,
+    lock_timeout: float = 600.0,
+    progress: Callable[[str], None] | None = None,
+    files: Iterable[str] | None = None,
+    history: bool = True,
+    remine: bool = False,
+    origin: tuple[str, str] | None = None,
+) -> IndexResult:
+    """Index (or re-index, incrementally) the repository at `path` into `store`.
+
+    `files` (paths relative to `path`) limits the look to those files — what an agent or a
+    push just changed — instead of listing the whole tree. When they add, delete or rename
+    modules, or the repository was never indexed, the whole tree is listed anyway.
+    In a git work tree, the commits not mined yet are then added to the graph (`history`;
+    `remine`: forget the mined history and mine all of it again). `origin` (url, branch)
+    is recorded on the repository (a tracked repository's remote).
+    """
+    started = time.perf_counter()
+    try:
+        if files is not None:
+            discovery = discover_paths(path, list(files), max_bytes=max_bytes)
+        else:
+            discovery = discover(path, max_bytes=max_bytes)
+    except DiscoveryError as exc:
+        raise IndexingError(str(exc)) from exc
+    try:
+        repo_name = valid_repo_name(name) if name else default_repo_name(discovery.root)
+    except CartographError as exc:
+        raise IndexingError(str(exc)) from None
+    owner = lock_owner()
+    acquire(store, repo_name, owner, lock_timeout, progress)
+    locked_at = time.monotonic()
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
+    try:
+        if discovery.partial and not _partial_is_enough(store, repo_name, discovery):
+            discovery = discover(discovery.root, max_bytes=max_bytes)
+        if multiprocessing.current_process().daemon:
+            workers = 1  # a daemonic process (a Celery prefork child) cannot have children
+        result = IndexResult(repo_name, str(discovery.root))
+        result.seconds["discover"] = round(time.perf_counter() - started, 4)
+        _run(
+            _Run(store, discovery, repo_name, owner, locked_at, workers or os.cpu_count() or 1),
+            result,
+            progress or (lambda _msg: None),
+            origin,
+        )
+        if history and discovery.git and discovery.head_sha:
+            _mine(store, discovery, repo_name, result, progress, remine)
+        return result
+    except DiscoveryError as exc:
+        raise IndexingError(str(exc)) from exc
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        release(store, repo_name, owner)
+
+
+class _Run:
+    """What every stage of one run is given."""
+
+    __slots__ = ("discovery", "locked_at", "owner", "repo", "store", "workers")
+
+    def __init__(
+        self,
+        store: Store,
+        discovery: Discovery,
+        repo: str,
+        owner: str,
+        locked_at: float,
+        workers: int,
+    ) -> None:
+        self.store = store
+        self.discovery = discovery
+        self.repo = repo
+        self.owner = owner  # of the index lock, taken at `locked_at` (time.monotonic)
+        self.locked_at = locked_at
+        self.workers = workers
+
+
+def _run(
+    run: _Run,
+    result: IndexResult,
+    progress: Callable[[str], None],
+    origin: tuple[str, str] | None,
+) -> None:
+    store, discovery, repo = run.store, run.discovery, run.repo
+    timer = _Timer(result)
+    previous = store.repos.get_repo(repo)
+    rebuild = is_rebuild(previous.index_format if previous else None, INDEX_FORMAT)
+    states = {} if rebuild else store.index.file_states(repo)
+    if rebuild:
+        # from scratch: whatever is stored goes first, record or not (a first index killed
+        # before its record was written leaves files and edges that would be written twice);
+        # the index lock held by this run is not part of it
+        store.repos.delete_repo(repo)
+    timer.lap("discover")
+
+    # 1. plan: which files to parse (reading those whose size or mtime changed)
+    old_names = stored_module_map(states)
+    if discovery.partial:  # named files only, none of which changes the layout
+        names = old_names
+        skipped = store.index.skipped(repo)
+    else:
+        names = module_names(discovery)
+        skipped = list(discovery.skipped)
+    digests: dict[str, str] = {}
+    unreadable: dict[str, str] = {}
+    contents: dict[str, bytes] = {}
+    for source in to_read(states, discovery.files):
+        data, reason, sha = read_source(discovery.root, source)
+        if data is None:
+            unreadable[source.path] = reason
+        else:
+            digests[source.path], contents[source.path] = sha, data
+    plan = plan_files(
+        states,
+        discovery.files,
+        names,
+        digests,
+        unreadable,
+        skipped=skipped,
+        partial=discovery.partial,
+    )
+    result.unchanged = plan.unchanged
+    result.files = len(plan.present)
+    result.deleted = len(plan.deleted)
+    timer.lap("hash")
+
+    # 2. parse: changed files on the pool; renamed files from their stored facts
+    if plan.parse:
+        progress(f"parsing {len(plan.parse)} files")
+    fresh = parse_files(plan.parse, contents, run.workers)
+    contents.clear()
+    result.parsed = len(fresh)
+    result.syntax_errors = sorted(p for p, f in fresh.items() if f.facts.get("errors"))
+    for source, sha in plan.renamed:
+        parsed = reuse_facts(store, repo, discovery.root, source, sha)
+        if parsed is None:
+            plan.skipped.append(Skipped(source.path, "unreadable", source.size))
+        else:
+            fresh[source.path] = parsed
+    result.skipped = len(plan.skipped)
+    timer.lap("parse")
+
+    # 3. dependency plan: the stored files that consulted a changed name
+    changed = changed_names(old_names, names, states, fresh, plan.deleted)
+    dependencies = plan_dependents(store, repo, states, changed, fresh, plan.present)
+    result.reresolved = len(dependencies.dependents)
+
+    # 4. resolve, and 5. write: each file in one transaction
+    resolver = Resolver(
+        store,
+        repo,
+        discovery.root,
+        {f.path: f for f in discovery.files},
+        names,
+        fresh,
+        states,
+        discovery.other_paths,
+        prefetch(store, repo, names, fresh, dependencies.dependents, bool(states)),
+    )
+    try:
+        write.begin(store, repo, dependencies.pending, plan.deleted)
+        tasks = [(path, "file") for path in sorted(fresh)]
+        tasks += [(path, "edges") for path in sorted(dependencies.dependents)]
+        writer = write.Writer(store, repo, run.owner, replace=bool(states))
+        writer.lock_refreshed = run.locked_at
+        written = resolve_and_write(resolver, writer, tasks, run.workers, store.url)
+    finally:
+        resolver.close()
+    result.symbols_written += written.symbols
+    result.edges_written += written.edges
+    result.reresolved_unchanged += written.reresolved_unchanged
+    timer.lap("resolve+write")
+
+    dirty = _dirty(discovery, previous, bool(fresh))
+    write.finish(
+        store,
+        repo,
+        discovery,
+        index_format=INDEX_FORMAT,
+        previous=previous,
+        pending=bool(dependencies.pending),
+        touched=plan.touched,
+        skipped=plan.skipped,
+        packages=_provided_packages(names),
+        dirty=dirty,
+        origin=origin,
+    )
+    result.indexed_sha = discovery.head_sha
+    result.dirty = dirty
+    timer.lap("finish")
+
+
+def module_names(discovery: Discovery) -> ModuleMap:
+    """Every indexed file's module name: Python files by Python's rules, other files by
+    their path; a digest of the configuration that steers their imports rides along as an
+    alias, so a changed tsconfig.json or go.mod resolves those files again."""
+    python = [f.path for f in discovery.files if languages.family(f.language) == "python"]
+    named = dict(compute_module_map(python, discovery.all_paths).by_path)
+    digests = {
+        kind: _config_digest(discovery.root, discovery.all_paths, names)
+        for kind, names in CONFIG_FILES.items()
+    }
+    for source in discovery.files:
+        kind = languages.family(source.language)
+        if kind != "python":
+            alias = (digests[kind],) if digests[kind] else ()
+            named[source.path] = ModuleName(file_module(source.path), False, alias)
+    return module_map(named)
+
+
+def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> str:
+    """CONFIG_ALIAS + a digest of every configuration file with one of these names."""
+    digest = hashlib.blake2b(digest_size=8)
+    found = False
+    for path in sorted(all_paths):
+        if path.rpartition("/")[2] in names and "node_modules/" not in path:
+            found = True
+            digest.update(path.encode() + b"\0")
+            data = read_inside(root, path)
+            digest.update(b"<unreadable>" if data is None else data)
+    return CONFIG_ALIAS + digest.hexdigest() if found else ""
+
+
+def _dirty(discovery: Discovery, previous: Repo | None, parsed: bool) -> bool:
+    """Uncommitted changes in the work tree; a look at named files cannot tell about the
+    others, so it keeps what the last full look saw (and counts its own changes)."""
+    if not discovery.partial:
+        return discovery.dirty
+    return bool(previous and previous.dirty) or parsed
+
+
+def _partial_is_enough(store: Store, repo: str, discovery: Discovery) -> bool:
+    """Looking at named files only is right when they are indexed modules that still exist
+    and are still indexable: then no module appears, disappears or changes its name."""
+    previous = store.repos.get_repo(repo)
+    if previous is None or previous.index_format != INDEX_FORMAT:
+        return False
+    if discovery.missing or discovery.skipped:
+        return False
+    indexed = store.graph.files(repo, [f.path for f in discovery.files])
+    for source in discovery.files:
+        name = source.path.rpartition("/")[2]
+        if source.path not in indexed or name.startswith("__init__.") or name in PROJECT_FILES:
+            return False
+    return True
+
+
+def _provided_packages(names: ModuleMap) -> list[str]:
+    """Top-level importable names the repository provides (its Package nodes)."""
+    tops = set()
+    for module in names.by_path.values():
+        if module.name.startswith("//"):
+            continue  # not a Python module
+        top = module.name.split(".")[0]
+        if module.is_package or "." in module.name:
+            tops.add(top)
+    return sorted(t for t in tops if t not in ("tests", "test", "docs", "examples"))
+
+
+def _mine(
+    store: Store,
+    discovery: Discovery,
+    repo: str,
+    result: IndexResult,
+    progress: Callable[[str], None] | None,
+    rebuild: bool,
+) -> None:
+    from cartograph.history.mine import HistoryError, mine_history
+
+    started = time.perf_counter()
+    try:
+        # up to the commit the index reflects, so both halves of the graph agree
+        result.history = mine_history(
+            store,
+            discovery.root,
+            repo,
+            progress=progress,
+            rebuild=rebuild,
+            head_sha=discovery.head_sha,
+        )
+    except (HistoryError, RuntimeError) as exc:  # git log failing is a RuntimeError
+        result.notes.append(f"history not mined: {exc}")
+    result.seconds["history"] = round(time.perf_counter() - started, 4)

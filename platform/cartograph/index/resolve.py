@@ -1,0 +1,373 @@
+"""Stage 4, resolve: facts → `FileResolution`s, in batches for the write stage.
+
+The symbol tables hold the facts parsed in this run in memory; every other file's facts are
+loaded from the store when a resolution first consults them (read ahead in a few large reads
+when many will be). On several cores, forked workers share the symbol tables as they were at
+the fork: each gets the job (resolver, writer, store URL) from the pool's initializer, reads
+and writes through its own store connection — or, for a store whose concurrent writers would
+contend on the same nodes (Neo4j), sends its batches back for the parent to write, one
+transaction at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cartograph import languages
+from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
+from cartograph.index.dependents import family_of_path, folder_name
+from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
+from cartograph.index.write import Batch, Writer, Written
+from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink
+from cartograph.parsing import decode_facts, extract_facts, facts_version
+from cartograph.resolve.core import FileResolution
+from cartograph.resolve.ecma import EcmaProgram
+from cartograph.resolve.modules import ModuleMap, file_module
+from cartograph.resolve.python import ModuleFacts, Program, absolute_module
+from cartograph.store.interfaces import FileState, Store
+
+if TYPE_CHECKING:
+    from cartograph.resolve.generic import GenericProgram
+
+PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
+PREFETCH_CHUNK = 500
+WRITE_BATCH = 256
+
+Task = tuple[str, str]  # (path, "file": parsed in this run, rewritten | "edges": re-resolved)
+
+
+def prefetch(
+    store: Store,
+    repo: str,
+    names: ModuleMap,
+    fresh: Mapping[str, Parsed],
+    dependents: set[str],
+    stored: bool,
+) -> dict[str, bytes]:
+    """Stored facts the resolution will read, fetched in a few large reads rather than one
+    round trip per module (it matters for a server store): the dependents' own — and, when
+    they are many, so they consult most of the repository, every indexed file's — and, when
+    files are stored (not a first index, which parses every module), those of the Python
+    modules the parsed files import directly (and the packages above them). Modules reached
+    further (through re-exports) still load lazily."""
+    wanted = set(dependents)
+    if len(dependents) > PREFETCH_ALL_ABOVE:
+        wanted |= set(names.by_path)
+    if stored:
+        wanted |= _imported(names, fresh)
+    unread = sorted(wanted - set(fresh))
+    facts: dict[str, bytes] = {}
+    for start in range(0, len(unread), PREFETCH_CHUNK):
+        facts.update(store.index.load_facts(repo, unread[start : start + PREFETCH_CHUNK]))
+    return facts
+
+
+def _imported(names: ModuleMap, fresh: Mapping[str, Parsed]) -> set[str]:
+    by_name = names.by_name
+    wanted: set[str] = set()
+    for path, parsed in fresh.items():
+        module = names.by_path.get(path)
+        if module is None or family_of_path(path) != "python":
+            continue
+        for _scope, _line, level, target, imported, *_rest in parsed.facts.get("imports", ()):
+            full = absolute_module(module.name, module.is_package, level, target)
+            if not full:
+                continue
+            for name in [full, *(f"{full}.{name}" for name in imported)]:
+                while name:
+                    if name in by_name:
+                        wanted.add(by_name[name])
+                    name = name.rpartition(".")[0]
+    return wanted
+
+
+class Resolver:
+    """The symbol tables of one run (one per family of languages) and what resolves a file
+    with its family's resolver."""
+
+    def __init__(
+        self,
+        reads: Store,
+        repo: str,
+        root: Path,
+        sources: Mapping[str, SourceFile],
+        names: ModuleMap,
+        fresh: Mapping[str, Parsed],
+        states: Mapping[str, FileState],
+        other_paths: Iterable[str],
+        prefetched: dict[str, bytes],
+    ) -> None:
+        self.reads = reads  # where facts are loaded from (a forked worker's own connection)
+        self.repo = repo
+        self.root = root
+        self.sources = sources
+        self.names = names
+        self.fresh = fresh
+        self.states = states
+        self.prefetched = prefetched
+        self.ecma: EcmaProgram | None = None
+        self.generic: GenericProgram | None = None
+        self.program: Program | None = self._program(set(other_paths))
+
+    def close(self) -> None:
+        """Break the cycles through the symbol tables' loaders (which refer back to this
+        object), so their memory goes now, not in a later garbage collection that would stall
+        the next call."""
+        self.program = None
+        self.ecma = None
+        self.generic = None
+        self.fresh = {}
+        self.prefetched = {}
+
+    def batches(self, tasks: list[Task]) -> Iterator[Batch]:
+        """Resolve files, WRITE_BATCH at a time."""
+        batch = Batch()
+        for path, kind in tasks:
+            if kind == "file":
+                batch.files.append(self.file_write(self.fresh[path]))
+            else:
+                resolution = self.resolution(path, None)
+                if resolution is None:
+                    continue
+                digest = resolution_digest(resolution)
+                state = self.states.get(path)
+                if state is not None and state.resolution == digest:
+                    batch.unchanged += 1
+                    continue  # resolved the same as before: nothing to write
+                batch.edges.append(
+                    EdgeWrite(
+                        path,
+                        resolution.edges,
+                        resolution.unresolved,
+                        import_links(resolution),
+                        sorted(resolution.deps),
+                        digest,
+                    )
+                )
+            if len(batch.files) + len(batch.edges) >= WRITE_BATCH:
+                yield batch
+                batch = Batch()
+        if batch.files or batch.edges or batch.unchanged:
+            yield batch
+
+    def resolution(self, path: str, parsed: Parsed | None) -> FileResolution | None:
+        """Resolve one file with its family's resolver; dependencies as module names."""
+        kind = family_of_path(path)
+        if kind == "python":
+            assert self.program is not None
+            module = self.names.by_path.get(path)
+            if module is None:
+                return None
+            mod = self.program.module(module.name)
+            if mod is None or mod.path != path:
+                if parsed is None:
+                    return None
+                mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
+            return self.program.resolve_file(mod)
+        if kind == "ecma":
+            assert self.ecma is not None
+            resolution = self.ecma.resolve_file(path)
+            resolution.deps = {file_module(p) for p in resolution.deps}
+        elif self.generic is not None:
+            resolution = self.generic.resolve_file(path)
+            consulted = resolution.deps | {path}
+            resolution.deps = {file_module(p) for p in resolution.deps}
+            resolution.deps |= {folder_name(p) for p in consulted}
+        else:
+            return None
+        return resolution
+
+    def file_write(self, parsed: Parsed) -> FileWrite:
+        source = parsed.source
+        module = self.names.by_path.get(source.path)
+        facts = parsed.facts
+        record = FileRecord(
+            self.repo,
+            source.path,
+            source.language,
+            parsed.sha256,
+            source.size,
+            source.mtime_ns,
+            facts.get("lines", 0),
+            is_test_path(source.path),
+            module.name if module else "",
+            facts.get("errors", 0),
+            parsed.interface,
+            " ".join(module.aliases) if module else "",
+        )
+        resolution = self.resolution(source.path, parsed)
+        if resolution is None:
+            return FileWrite(record, parsed.blob, [], [], [], [], [])
+        record.resolution = resolution_digest(resolution)
+        return FileWrite(
+            record,
+            parsed.blob,
+            resolution.symbols,
+            resolution.edges,
+            resolution.unresolved,
+            import_links(resolution),
+            sorted(resolution.deps),
+        )
+
+    def _program(self, other_paths: set[str]) -> Program:
+        """The symbol tables: fresh facts in memory, every other file's facts loaded from the
+        store when a resolution first consults it. One per family of languages."""
+        names = self.names
+        by_path: dict[str, ModuleFacts] = {}
+
+        def load_module(name: str) -> ModuleFacts | None:
+            path = names.by_name.get(name)
+            if path is None or family_of_path(path) != "python":
+                return None
+            if path not in by_path:
+                facts = self._facts_of(path)
+                if facts is None:
+                    return None
+                module = names.by_path[path]
+                by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
+            return by_path[path]
+
+        python_modules = {
+            name: load_module(name)
+            for name, path in names.by_name.items()
+            if path in self.fresh and family_of_path(path) == "python"
+        }
+        by_family: dict[str, list[str]] = {"ecma": [], "generic": []}
+        for path in names.by_path:
+            kind = family_of_path(path)
+            if kind in by_family:
+                by_family[kind].append(path)
+        all_paths = set(names.by_path) | other_paths
+        self.ecma = EcmaProgram(
+            self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths
+        )
+        self.generic = None
+        if by_family["generic"]:
+            from cartograph.resolve.generic import GenericProgram
+
+            self.generic = GenericProgram(
+                self.repo, by_family["generic"], self._facts_of, self._read_text
+            )
+        return Program(self.repo, python_modules, load_module)
+
+    def _facts_of(self, path: str) -> dict | None:
+        """A file's facts: parsed in this run, else stored, else read and parsed again (stored
+        facts written by an older parser)."""
+        parsed = self.fresh.get(path)
+        if parsed is not None:
+            return parsed.facts
+        language = languages.language_of(path)
+        if language is None:
+            return None
+        blob = self.prefetched.pop(path, None)
+        if blob is None:
+            blob = self.reads.index.load_facts(self.repo, [path]).get(path)
+        facts = decode_facts(blob) if blob else None
+        if facts is None or facts.get("v") != facts_version(language):
+            source = self.sources.get(path)
+            data = read_source(self.root, source)[0] if source else None
+            if data is None:
+                return None
+            facts = extract_facts(language, data)
+        return facts
+
+    def _read_text(self, path: str) -> str | None:
+        data = read_inside(self.root, path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+
+def resolve_and_write(
+    resolver: Resolver, writer: Writer, tasks: list[Task], workers: int, store_url: str
+) -> Written:
+    """Resolve and write every task; on several cores, in forked workers (see the module's
+    docstring)."""
+    if workers <= 1 or len(tasks) < PARALLEL_MIN_FILES:
+        return _resolve_and_write(resolver, writer, tasks)
+    # contiguous shares keep a package's files together (they consult the same modules)
+    size = -(-len(tasks) // (workers * 4))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    job = _Job(resolver, writer, store_url, writer.store.concurrent_writers)
+    written = Written()
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("fork"),  # the job reaches the workers by fork, unpickled
+        initializer=_start_worker,
+        initargs=(job,),
+    ) as pool:
+        for done in pool.map(_resolve_chunk, chunks):
+            if isinstance(done, Written):
+                written.add(done)
+                continue
+            for batch in done:
+                written.add(writer.write(batch))
+    return written
+
+
+def _resolve_and_write(resolver: Resolver, writer: Writer, tasks: list[Task]) -> Written:
+    written = Written()
+    for batch in resolver.batches(tasks):
+        written.add(writer.write(batch))
+    return written
+
+
+@dataclass(slots=True)
+class _Job:
+    """What a forked resolve worker needs (handed over by the pool's initializer)."""
+
+    resolver: Resolver
+    writer: Writer
+    store_url: str
+    write_here: bool  # the store takes concurrent writers: the worker writes its batches
+
+
+_job: _Job | None = None  # in a resolve worker process only: set by _start_worker
+
+
+def _start_worker(job: _Job) -> None:
+    global _job
+    _job = job
+
+
+def _resolve_chunk(tasks: list[Task]) -> Written | list[Batch]:
+    """Worker: resolve a share of the files; write them through its own store connection when
+    the store takes concurrent writers, else hand the batches back to the parent to write."""
+    from cartograph.store import open_store
+
+    job = _job
+    assert job is not None, "not a resolve worker"
+    # a connection inherited over fork is the parent's: this process reads (lazily loaded
+    # facts) and writes through its own
+    store = open_store(job.store_url)
+    job.resolver.reads = store
+    try:
+        if not job.write_here:
+            return list(job.resolver.batches(tasks))
+        job.writer.store = store
+        return _resolve_and_write(job.resolver, job.writer, tasks)
+    finally:
+        store.close()
+
+
+def resolution_digest(resolution: FileResolution) -> str:
+    """What a file's resolution writes (edges, unresolved calls, imports, dependencies), as a
+    digest: a re-resolution with the same digest writes nothing."""
+    content = (
+        sorted(
+            (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence, e.order)
+            for e in resolution.edges
+        ),
+        sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),
+        sorted((kind, target, tuple(names)) for kind, target, names in resolution.imports),
+        sorted(resolution.deps),
+    )
+    return hashlib.blake2b(repr(content).encode(), digest_size=12).hexdigest()
+
+
+def import_links(resolution: FileResolution) -> list[ImportLink]:
+    return [ImportLink(kind, target, names) for kind, target, names in resolution.imports]
