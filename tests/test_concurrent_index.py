@@ -383,3 +383,40 @@ def test_the_run_after_a_killed_run_repairs_the_graph(tmp_path, stores, when):
     index_repository(store, root, name="r", workers=1, lock_timeout=0)
     assert calls(store, "r") == set()
     assert_same_as_fresh(store, root, "r")
+
+
+WORKER_KILLED_CHILD = """
+import os, signal, sys
+from cartograph.index import IndexingError, index_repository
+from cartograph.store import open_store
+store_url, root = sys.argv[1:3]
+parent = os.getpid()
+
+def kill_worker(frame, event, arg):
+    # a forked resolve worker dies as the OOM killer would kill it
+    if event == "call" and frame.f_code.co_name == "batches" and os.getpid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+sys.setprofile(kill_worker)
+try:
+    index_repository(open_store(store_url), root, name="r", workers=2)
+except IndexingError as exc:
+    print("refused:", exc)
+"""
+
+
+def test_a_resolve_worker_killed_is_a_clear_error_not_a_hang(tmp_path, stores):
+    root = make_repo(tmp_path / "repo", modules=100)
+    child = subprocess.run(
+        [sys.executable, "-c", WORKER_KILLED_CHILD, stores.url(), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert child.returncode == 0, child.stderr
+    assert "refused: a resolve worker stopped (exit code -9)" in child.stdout
+    # the run released its lock, and the next run completes the index
+    store = stores.open()
+    index_repository(store, root, name="r", workers=2, lock_timeout=0)
+    assert_same_as_fresh(store, root, "r")

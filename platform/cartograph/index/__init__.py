@@ -8,8 +8,8 @@ stages, each a function returning a value:
    renamed, touched or deleted (pure: no store, no file system);
 2. parse.py — sources → facts on a process pool (the workers get the files as arguments);
 3. dependents.py — changed interfaces and module names → the stored files to re-resolve;
-4. resolve.py — facts → `FileResolution`s in batches (forked workers get their job from the
-   pool's initializer);
+4. resolve.py — facts → `FileResolution`s in batches (forked workers get their job as an
+   argument, through the fork);
 5. write.py — each file in one transaction with everything it contributes (its symbols, its
    outgoing edges, its unresolved calls, its imports), so an interrupted run leaves every file
    either fully old or fully new; then the repository record.

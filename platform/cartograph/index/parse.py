@@ -75,7 +75,7 @@ def _parse_all(items: list[tuple[str, str, bytes]], workers: int) -> list[tuple[
 def reuse_facts(store: Store, repo: str, root: Path, source: SourceFile, sha: str) -> Parsed | None:
     """A file whose content is unchanged but whose module name changed: its stored facts
     (parsed again when they were written by another parser version). None: unreadable."""
-    blob = store.index.load_facts(repo, [source.path]).get(source.path)
+    blob = store.index.load_facts(repo, [source.path]).get(source.path) or b""
     facts = decode_facts(blob) if blob else None
     if facts is None or facts.get("v") != facts_version(source.language):
         data, _reason, sha = read_source(root, source)

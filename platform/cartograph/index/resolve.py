@@ -3,7 +3,7 @@
 The symbol tables hold the facts parsed in this run in memory; every other file's facts are
 loaded from the store when a resolution first consults them (read ahead in a few large reads
 when many will be). On several cores, forked workers share the symbol tables as they were at
-the fork: each gets the job (resolver, writer, store URL) from the pool's initializer, reads
+the fork: each gets the job (resolver, writer, store URL) as an argument of its function, reads
 and writes through its own store connection — or, for a store whose concurrent writers would
 contend on the same nodes (Neo4j), sends its batches back for the parent to write, one
 transaction at a time.
@@ -12,10 +12,13 @@ transaction at a time.
 from __future__ import annotations
 
 import hashlib
+import pickle
+import queue
+import traceback
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
+from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +26,7 @@ from cartograph import languages
 from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
 from cartograph.index.dependents import family_of_path, folder_name
 from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
+from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
 from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink
 from cartograph.parsing import decode_facts, extract_facts, facts_version
@@ -234,9 +238,11 @@ class Resolver:
             return by_path[path]
 
         python_modules = {
-            name: load_module(name)
+            name: module
             for name, path in names.by_name.items()
-            if path in self.fresh and family_of_path(path) == "python"
+            if path in self.fresh
+            and family_of_path(path) == "python"
+            and (module := load_module(name)) is not None
         }
         by_family: dict[str, list[str]] = {"ecma": [], "generic": []}
         for path in names.by_path:
@@ -294,18 +300,12 @@ def resolve_and_write(
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     job = _Job(resolver, writer, store_url, writer.store.concurrent_writers)
     written = Written()
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=get_context("fork"),  # the job reaches the workers by fork, unpickled
-        initializer=_start_worker,
-        initargs=(job,),
-    ) as pool:
-        for done in pool.map(_resolve_chunk, chunks):
-            if isinstance(done, Written):
-                written.add(done)
-                continue
-            for batch in done:
-                written.add(writer.write(batch))
+    for done in _in_workers(job, chunks, workers):
+        if isinstance(done, Written):
+            written.add(done)
+            continue
+        for batch in done:
+            written.add(writer.write(batch))
     return written
 
 
@@ -318,7 +318,8 @@ def _resolve_and_write(resolver: Resolver, writer: Writer, tasks: list[Task]) ->
 
 @dataclass(slots=True)
 class _Job:
-    """What a forked resolve worker needs (handed over by the pool's initializer)."""
+    """What a forked resolve worker needs: an argument of the worker's function, inherited
+    through the fork (never pickled: the symbol tables are large)."""
 
     resolver: Resolver
     writer: Writer
@@ -326,32 +327,93 @@ class _Job:
     write_here: bool  # the store takes concurrent writers: the worker writes its batches
 
 
-_job: _Job | None = None  # in a resolve worker process only: set by _start_worker
+def _in_workers(
+    job: _Job, chunks: list[list[Task]], workers: int
+) -> Iterator[Written | list[Batch]]:
+    """The results of the chunks, in their order, from `workers` forked processes that take
+    the chunks from a queue (a fast worker takes more). A worker's error is raised here; a
+    worker that dies (killed, out of memory) is an IndexingError, not a wait forever."""
+    context = get_context("fork")
+    todo = context.Queue()
+    results = context.Queue()
+    for item in enumerate(chunks):
+        todo.put(item)
+    for _ in range(workers):
+        todo.put(None)
+    processes = [
+        context.Process(target=_resolve_worker, args=(job, todo, results), daemon=True)
+        for _ in range(min(workers, len(chunks)))
+    ]
+    for process in processes:
+        process.start()
+    try:
+        waiting: dict[int, Written | list[Batch]] = {}
+        for index in range(len(chunks)):
+            while index not in waiting:
+                try:
+                    number, ok, done = results.get(timeout=1.0)
+                except queue.Empty:
+                    dead = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+                    if dead:
+                        raise IndexingError(
+                            f"a resolve worker stopped (exit code {dead[0]})"
+                        ) from None
+                    continue
+                if not ok:
+                    raise done
+                waiting[number] = done
+            yield waiting.pop(index)
+        for process in processes:
+            process.join()
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        todo.close()
+        results.close()
 
 
-def _start_worker(job: _Job) -> None:
-    global _job
-    _job = job
-
-
-def _resolve_chunk(tasks: list[Task]) -> Written | list[Batch]:
-    """Worker: resolve a share of the files; write them through its own store connection when
-    the store takes concurrent writers, else hand the batches back to the parent to write."""
+def _resolve_worker(job: _Job, todo: Queue, results: Queue) -> None:
+    """A forked worker: resolves chunks until it is told to stop. Its store connection is its
+    own (one inherited over fork is the parent's): it reads lazily loaded facts through it and,
+    when the store takes concurrent writers, writes its batches; otherwise it hands the
+    batches back for the parent to write."""
     from cartograph.store import open_store
 
-    job = _job
-    assert job is not None, "not a resolve worker"
-    # a connection inherited over fork is the parent's: this process reads (lazily loaded
-    # facts) and writes through its own
     store = open_store(job.store_url)
     job.resolver.reads = store
-    try:
-        if not job.write_here:
-            return list(job.resolver.batches(tasks))
+    if job.write_here:
         job.writer.store = store
-        return _resolve_and_write(job.resolver, job.writer, tasks)
+    try:
+        while (item := todo.get()) is not None:
+            number, tasks = item
+            try:
+                if job.write_here:
+                    done: Written | list[Batch] = _resolve_and_write(
+                        job.resolver, job.writer, tasks
+                    )
+                else:
+                    done = list(job.resolver.batches(tasks))
+            except Exception as exc:  # raised again in the parent, with this worker's trace
+                results.put((number, False, _picklable(exc)))
+                return
+            results.put((number, True, done))
     finally:
+        results.close()
+        results.join_thread()  # everything put is delivered before the process ends
         store.close()
+
+
+def _picklable(exc: Exception) -> Exception:
+    """The error as the parent can receive it: itself when it pickles, else a RuntimeError
+    with its text and trace."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        trace = "".join(traceback.format_exception(exc))
+        return RuntimeError(f"{type(exc).__name__}: {exc}\n{trace}")
+    return exc
 
 
 def resolution_digest(resolution: FileResolution) -> str:

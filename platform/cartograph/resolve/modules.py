@@ -111,7 +111,7 @@ def module_map(named: dict[str, ModuleName]) -> ModuleMap:
     for path, module in sorted(named.items()):
         for alias in module.aliases:
             if alias.startswith(CONFIG_ALIAS):
-                continue  # a configuration digest, not a name (see index._module_map)
+                continue  # a configuration digest, not a name (see index.pipeline.module_names)
             alias_claims.setdefault(alias, []).append(path)
     for path, module in sorted(named.items(), key=lambda kv: (kv[0].endswith(".pyi"), kv[0])):
         result.by_name.setdefault(module.name, path)
