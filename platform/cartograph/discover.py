@@ -171,8 +171,9 @@ def discover(root: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -
     raw_paths = _git_listing(root_path, result)
     if raw_paths is None:
         raw_paths = _walk_paths(root_path)
+    folders: dict[str, bool] = {}
     for raw in sorted(set(raw_paths)):
-        _classify(root_path, raw, max_bytes, result)
+        _classify(root_path, raw, max_bytes, result, folders)
     return result
 
 
@@ -193,7 +194,7 @@ def discover_paths(
         if not os.path.lexists(os.path.join(root_path, relative)):
             result.missing.append(relative)
             continue
-        _classify(root_path, os.fsencode(relative), max_bytes, result)
+        _classify(root_path, os.fsencode(relative), max_bytes, result, {})
     return result
 
 
@@ -206,7 +207,11 @@ def _existing_folder(root: str | os.PathLike[str]) -> Path:
     return root_path.resolve()
 
 
-def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None:
+def _classify(
+    root: Path, raw: bytes, max_bytes: int, result: Discovery, folders: dict[str, bool]
+) -> None:
+    """Keep or skip one listed file; `folders` remembers which folders were found free of
+    symlinks in this listing (each is looked at once, not once per file in it)."""
     try:
         path = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -243,7 +248,7 @@ def _classify(root: Path, raw: bytes, max_bytes: int, result: Discovery) -> None
         else:
             result.skipped.append(Skipped(path, "symlink (its target is indexed instead)"))
         return
-    if not is_inside(root, path):
+    if not _folder_inside(root, path.rpartition("/")[0], folders):
         result.skipped.append(Skipped(path, "a folder on its path is a symlink"))
         return
     if not stat.S_ISREG(info.st_mode):
@@ -260,6 +265,24 @@ def is_inside(root: Path, path: str) -> bool:
     means the tree was changed to reach elsewhere (`ln/secret.py` with `ln -> /outside`)."""
     full = os.path.join(root, path)
     return os.path.realpath(full) == os.path.normpath(full)
+
+
+def _folder_inside(root: Path, folder: str, known: dict[str, bool]) -> bool:
+    """Whether a folder of the work tree (relative to the resolved `root`, "" for the root)
+    is reached through no symlink: each folder on the way is a real folder (see `is_inside`)."""
+    if not folder:
+        return True
+    found = known.get(folder)
+    if found is None:
+        parent = folder.rpartition("/")[0]
+        try:
+            info = os.lstat(os.path.join(root, folder))
+        except OSError:
+            found = False
+        else:
+            found = stat.S_ISDIR(info.st_mode) and _folder_inside(root, parent, known)
+        known[folder] = found
+    return found
 
 
 def read_inside(root: Path, path: str) -> bytes | None:
