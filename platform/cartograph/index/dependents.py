@@ -40,14 +40,21 @@ def changed_names(
 ) -> set[str]:
     """The names whose meaning changed: those of files whose interface changed (files whose
     interface is unchanged — an edit inside a function body — do not change what their
-    dependents resolve to) or that were deleted, names that moved to another file, and the
-    folders a generic-tier file appeared in or left."""
+    dependents resolve to), whose own module name changed, or that were deleted; names that
+    moved to another file; and the folders a generic-tier file appeared in or left."""
     interface_changed = [
         path
         for path, parsed in fresh.items()
         if path not in states or states[path].interface != parsed.interface
     ]
-    paths = [*interface_changed, *deleted]
+    # a file whose own name changed (packaging settings, an __init__.py added above it) has
+    # new symbol ids: what resolved to it, even through a name that still finds it, changes
+    renamed = [
+        path
+        for path, module in new.by_path.items()
+        if (before := old.by_path.get(path)) is not None and before.name != module.name
+    ]
+    paths = [*interface_changed, *renamed, *deleted]
     names = _changed_module_names(old, new, paths)
     # a file appearing in or leaving a folder changes what same-package names mean there
     names |= {folder_name(path) for path in paths if family_of_path(path) == "generic"}

@@ -37,10 +37,12 @@ from cartograph.names import name_for_folder
 from cartograph.names import repo_name as valid_repo_name
 from cartograph.resolve.modules import (
     CONFIG_ALIAS,
+    PACKAGING_FILES,
     PROJECT_FILES,
     ModuleMap,
     ModuleName,
     compute_module_map,
+    declared_package_roots,
     file_module,
     module_map,
 )
@@ -279,7 +281,8 @@ def module_names(discovery: Discovery) -> ModuleMap:
     their path; a digest of the configuration that steers their imports rides along as an
     alias, so a changed tsconfig.json or go.mod resolves those files again."""
     python = [f.path for f in discovery.files if languages.family(f.language) == "python"]
-    named = dict(compute_module_map(python, discovery.all_paths).by_path)
+    declared = declared_package_roots(_packaging_files(discovery)) if python else {}
+    named = dict(compute_module_map(python, discovery.all_paths, declared).by_path)
     digests = {
         kind: _config_digest(discovery.root, discovery.all_paths, names)
         for kind, names in CONFIG_FILES.items()
@@ -290,6 +293,18 @@ def module_names(discovery: Discovery) -> ModuleMap:
             alias = (digests[kind],) if digests[kind] else ()
             named[source.path] = ModuleName(file_module(source.path), False, alias)
     return module_map(named)
+
+
+def _packaging_files(discovery: Discovery) -> dict[str, bytes]:
+    """The packaging settings of the repository's Python projects (pyproject.toml, setup.cfg),
+    read from the work tree; vendored copies under node_modules are not the repository's."""
+    found: dict[str, bytes] = {}
+    for path in sorted(discovery.all_paths):
+        if path.rpartition("/")[2] in PACKAGING_FILES and "node_modules/" not in path:
+            data = read_inside(discovery.root, path)
+            if data is not None:
+                found[path] = data
+    return found
 
 
 def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> str:

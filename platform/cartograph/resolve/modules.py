@@ -7,10 +7,15 @@ that puts `src/acme` on `sys.path` lets `billing.invoice` import what is primari
 
 from __future__ import annotations
 
+import configparser
+import posixpath
+import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 SOURCE_DIR_NAMES = ("src", "lib", "python")
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+PACKAGING_FILES = ("pyproject.toml", "setup.cfg")  # the ones whose settings are read
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
@@ -47,6 +52,74 @@ def _split(path: str) -> tuple[str, str]:
     return folder, name
 
 
+def declared_package_roots(project_files: Mapping[str, bytes]) -> dict[str, tuple[str, ...]]:
+    """The folders a project's packaging settings put on the import path, each with the
+    package its files are named under (() for top-level names): `pyproject.toml`'s
+    `[tool.setuptools] package-dir` and `packages.find.where`, Poetry's `packages` (`from`),
+    Hatch's wheel `packages`, and `setup.cfg`'s `[options] package_dir` and
+    `[options.packages.find] where`. A file that does not parse declares nothing."""
+    roots: dict[str, tuple[str, ...]] = {}
+
+    def declare(project: str, folder: object, package: str = "") -> None:
+        if not isinstance(folder, str):
+            return
+        joined = posixpath.normpath(posixpath.join(project, folder.strip()))
+        if joined == ".":
+            joined = ""
+        if joined.startswith(".."):
+            return  # outside the repository
+        parts = tuple(p for p in package.strip().split(".") if p)
+        if all(part.isidentifier() for part in parts):
+            roots.setdefault(joined, parts)
+
+    for path, data in sorted(project_files.items()):
+        project, name = _split(path)
+        if name == "pyproject.toml":
+            try:
+                config = tomllib.loads(data.decode("utf-8"))
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue
+            tool = _table(config, "tool")
+            setuptools = _table(tool, "setuptools")
+            for package, folder in _table(setuptools, "package-dir").items():
+                declare(project, folder, package)
+            found = _table(_table(setuptools, "packages"), "find")
+            for folder in _list(found.get("where")):
+                declare(project, folder)
+            for entry in _list(_table(tool, "poetry").get("packages")):
+                if isinstance(entry, dict):
+                    declare(project, entry.get("from", ""))
+            wheel = _table(_table(_table(_table(tool, "hatch"), "build"), "targets"), "wheel")
+            for package_path in _list(wheel.get("packages")):
+                if isinstance(package_path, str):
+                    declare(project, posixpath.dirname(package_path.rstrip("/")))
+        elif name == "setup.cfg":
+            parser = configparser.ConfigParser(interpolation=None)
+            try:
+                parser.read_string(data.decode("utf-8"))
+            except (UnicodeDecodeError, configparser.Error):
+                continue
+            for line in parser.get("options", "package_dir", fallback="").splitlines():
+                package, equals, folder = line.partition("=")
+                if equals:
+                    declare(project, folder, package)
+            where = parser.get("options.packages.find", "where", fallback="")
+            for folder in where.split():
+                declare(project, folder)
+    return roots
+
+
+def _table(container: object, key: str) -> dict:
+    found = container.get(key) if isinstance(container, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _list(value: object) -> list:
+    if isinstance(value, str):
+        return [value]
+    return value if isinstance(value, list) else []
+
+
 def source_roots(all_paths: set[str]) -> set[str]:
     """Folders that sit on sys.path: the repo root, src-like folders, project folders."""
     roots = {""}
@@ -61,9 +134,16 @@ def source_roots(all_paths: set[str]) -> set[str]:
     return roots
 
 
-def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMap:
-    """Name every Python file; `all_paths` are every discovered file (for __init__ and roots)."""
-    roots = source_roots(all_paths)
+def compute_module_map(
+    python_paths: list[str],
+    all_paths: set[str],
+    declared: Mapping[str, tuple[str, ...]] | None = None,
+) -> ModuleMap:
+    """Name every Python file; `all_paths` are every discovered file (for __init__ and roots);
+    `declared`: the package roots of the packaging settings (`declared_package_roots`), which
+    name the files under them as Python imports them."""
+    declared = declared or {}
+    roots = source_roots(all_paths) | set(declared)
     package_dirs = {
         folder for folder, name in map(_split, all_paths) if name in ("__init__.py", "__init__.pyi")
     }
@@ -94,6 +174,9 @@ def compute_module_map(python_paths: list[str], all_paths: set[str]) -> ModuleMa
         else:
             primary = names[0]
             aliases = [n for n in names[1:] if n]
+        prefix = declared.get(current) if current in roots else None
+        if prefix:  # a folder mapped to a package: `"acme.api" = "api/acme/api"`
+            primary = [*prefix, *primary]
         if not primary or any(not part or "." in part for part in primary):
             continue
         # a file like migrations/0001_initial.py is not importable by an import statement but
