@@ -1,0 +1,1 @@
+"""Callbacks passed as arguments."""

@@ -1,0 +1,1 @@
+"""Dispatch through containers."""

@@ -1,0 +1,1 @@
+"""Decorators applied at definition time."""

@@ -1,0 +1,1 @@
+"""Template methods overridden in subclasses."""

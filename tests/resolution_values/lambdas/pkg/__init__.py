@@ -1,0 +1,1 @@
+"""Lambdas as callable values."""

@@ -1,0 +1,1 @@
+"""An old copy, outside the packaged tree."""

@@ -1,0 +1,5 @@
+from .tax import vat
+
+
+def total(amount):
+    return amount + vat(amount)

@@ -1,0 +1,5 @@
+from acme.core.engine import start
+
+
+def main():
+    return start({})

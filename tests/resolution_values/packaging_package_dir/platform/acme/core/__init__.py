@@ -1,0 +1,1 @@
+"""The engine (a regular package inside the namespace package `acme`)."""

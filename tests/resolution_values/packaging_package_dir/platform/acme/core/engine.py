@@ -1,0 +1,6 @@
+def start(config):
+    return ("started", config)
+
+
+def stop():
+    return "stopped"

@@ -1,0 +1,1 @@
+"""Protocol (dunder) methods called by syntax."""

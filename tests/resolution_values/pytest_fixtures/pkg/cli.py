@@ -1,0 +1,6 @@
+def cli(args):
+    return ("cli", args)
+
+
+def other(args):
+    return ("other", args)

@@ -1,0 +1,1 @@
+"""Functions that return functions."""
