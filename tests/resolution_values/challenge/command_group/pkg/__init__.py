@@ -1,0 +1,1 @@
+"""A click-like command group."""

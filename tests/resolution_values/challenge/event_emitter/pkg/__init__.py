@@ -1,0 +1,1 @@
+"""Listeners on an event emitter."""

@@ -1,0 +1,1 @@
+"""Callbacks handed to the standard library."""

@@ -1,0 +1,1 @@
+"""WSGI-style middleware composed into one handler."""

@@ -1,0 +1,1 @@
+"""Exporters registered by name."""

@@ -1,0 +1,1 @@
+"""A command-line tool tested through a runner fixture."""

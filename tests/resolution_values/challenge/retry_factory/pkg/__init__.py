@@ -1,0 +1,1 @@
+"""A retry decorator factory."""

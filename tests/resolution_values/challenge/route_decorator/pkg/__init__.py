@@ -1,0 +1,1 @@
+"""A Flask-like application."""

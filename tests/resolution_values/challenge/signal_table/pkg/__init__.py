@@ -1,0 +1,1 @@
+"""Signal handlers in a table."""

@@ -1,0 +1,1 @@
+"""Sorting strategies chosen by name."""

@@ -1,0 +1,1 @@
+"""A visitor dispatching on node class names."""

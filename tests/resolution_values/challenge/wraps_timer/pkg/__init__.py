@@ -1,0 +1,1 @@
+"""Timing decorator with functools.wraps."""
