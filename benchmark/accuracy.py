@@ -1,8 +1,11 @@
-"""Precision and recall of the Python resolver over the two fixture suites.
+"""Precision and recall of the Python resolver over the fixture suites.
 
 - tests/resolution: the rules the resolver implements (the tests require all of it);
 - tests/resolution_challenge: harder, realistic patterns written from Python's semantics as
-  what a perfect static resolver could justify (the tests only require no `must_not` edge).
+  what a perfect static resolver could justify (the tests only require no `must_not` edge);
+- tests/resolution_values and its challenge/ folder: calls through values (issue 13), one
+  fixture per rule and realistic snippets; measured here until the rules are implemented
+  (the default tests require only that no `must_not` edge appears).
 
 Each fixture's expected.json lists the complete set of CALLS, REFERENCES and INHERITS edges. An
 edge counts as found when type, source and target match; `via` agreement is reported separately.
@@ -25,7 +28,12 @@ from cartograph.store.interfaces import Store
 from cartograph.store.sqlite import open_sqlite
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
-SUITES = {"rules": TESTS / "resolution", "challenge": TESTS / "resolution_challenge"}
+SUITES = {
+    "rules": TESTS / "resolution",
+    "challenge": TESTS / "resolution_challenge",
+    "values": TESTS / "resolution_values",
+    "values challenge": TESTS / "resolution_values" / "challenge",
+}
 TYPES = ("CALLS", "REFERENCES", "INHERITS")
 
 
