@@ -1,0 +1,6 @@
+def start(job):
+    return ("start", job)
+
+
+def status(job):
+    return ("status", job)
