@@ -1,7 +1,8 @@
 """Calls through values (issue 13): the fixtures of tests/resolution_values/ and its challenge
 set, run like tests/resolution/ and tests/resolution_challenge/.
 
-- `must_not` holds today and runs by default: no fixture may get an invented edge.
+- `must_not` holds today and runs by default: no fixture may get an invented edge (nor any
+  edge outside its `edges` and `retired` lists).
 - The complete edge sets describe rules not implemented yet, so those tests are marked `values`
   and skipped unless CARTOGRAPH_VALUES_SUITE is set (see tests/resolution_values/README.md):
 
@@ -63,10 +64,14 @@ def test_values_fixture_is_well_formed(fixture):
 
 @pytest.mark.parametrize("fixture", ALL_FIXTURES, ids=fixture_id)
 def test_values_fixture_invents_no_edge(fixture, stores):
+    """No `must_not` edge, and no edge outside `edges` and `retired` (today's edges that the
+    new rules replace): holds today and must keep holding while the rules are built."""
     spec = expected(fixture)
     actual = {edge[:3] for edge in indexed_edges(stores, fixture)}
     invented = [e for e in spec["must_not"] if tuple(e) in actual]
     assert not invented, f"edges that must not exist: {invented}"
+    allowed = {tuple(e[:3]) for e in spec["edges"]} | {tuple(e) for e in spec.get("retired", [])}
+    assert actual <= allowed, f"edges no one expects: {sorted(actual - allowed)}"
 
 
 @pytest.mark.values
