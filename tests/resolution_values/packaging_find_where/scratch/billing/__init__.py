@@ -1,1 +1,0 @@
-"""An old copy, outside the packaged tree."""

@@ -1,5 +1,0 @@
-from .tax import vat
-
-
-def total(amount):
-    return amount + vat(amount)

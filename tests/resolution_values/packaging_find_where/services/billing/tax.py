@@ -1,2 +1,0 @@
-def vat(amount):
-    return amount * 0.2

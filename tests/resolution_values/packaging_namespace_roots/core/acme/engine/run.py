@@ -1,6 +1,0 @@
-def start(job):
-    return ("start", job)
-
-
-def status(job):
-    return ("status", job)

@@ -1,5 +1,0 @@
-from acme.core.engine import start
-
-
-def main():
-    return start({})

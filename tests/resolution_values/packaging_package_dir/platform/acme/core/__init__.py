@@ -1,1 +1,0 @@
-"""The engine (a regular package inside the namespace package `acme`)."""

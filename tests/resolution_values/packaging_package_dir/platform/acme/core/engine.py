@@ -1,6 +1,0 @@
-def start(config):
-    return ("started", config)
-
-
-def stop():
-    return "stopped"
