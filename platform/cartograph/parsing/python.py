@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -56,6 +56,40 @@ _WS = re.compile(r"\s+")
 _DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,48}")
 # a module- or class-level assignment of one of these is a `variable` symbol
 _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "await"})
+_MUTATORS = frozenset({"append", "add", "appendleft", "insert", "setdefault", "extend", "update"})
+# builtins that call a dunder method of their one argument
+_BUILTIN_PROTOCOLS = {
+    "len": "__len__",
+    "iter": "__iter__",
+    "next": "__next__",
+    "bool": "__bool__",
+    "str": "__str__",
+    "repr": "__repr__",
+    "hash": "__hash__",
+    "abs": "__abs__",
+    "reversed": "__reversed__",
+}
+_OPERATORS = {
+    "+": "__add__",
+    "-": "__sub__",
+    "*": "__mul__",
+    "@": "__matmul__",
+    "/": "__truediv__",
+    "//": "__floordiv__",
+    "%": "__mod__",
+    "**": "__pow__",
+    "<<": "__lshift__",
+    ">>": "__rshift__",
+    "&": "__and__",
+    "|": "__or__",
+    "^": "__xor__",
+    "==": "__eq__",
+    "!=": "__ne__",
+    "<": "__lt__",
+    "<=": "__le__",
+    ">": "__gt__",
+    ">=": "__ge__",
+}
 
 
 @cache
@@ -110,21 +144,98 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
         if func is None:
             return None
         first = None
+        key = None
         args = node.child_by_field_name("arguments")
         if args is not None and args.type == "argument_list":
             for child in args.named_children:
                 if child.type in ("identifier", "attribute"):
                     first = expr_of(child, depth + 1)
+                else:
+                    key = literal_key(child)
                 break
-        return ["c", func, first]
+        return ["c", func, first] if key is None else ["c", func, first, key]
     if kind == "subscript":
         base = expr_of(node.child_by_field_name("value"), depth + 1)
-        return ["i", base] if base is not None else None
+        if base is None:
+            return None
+        index = node.child_by_field_name("subscript")
+        key = literal_key(index) if index is not None else None
+        return ["i", base] if key is None else ["i", base, key]
+    if kind in _DISPLAYS:
+        return _box(node, depth)
+    if kind == "binary_operator":
+        operator = node.child_by_field_name("operator")
+        dunder = _OPERATORS.get(operator.type) if operator is not None else None
+        left = expr_of(node.child_by_field_name("left"), depth + 1) if dunder else None
+        return ["op", left, dunder] if left is not None else None
+    if kind == "lambda":
+        return ["lam", _lambda_calls(node, depth)]
     if kind == "parenthesized_expression" and node.named_child_count == 1:
         return expr_of(node.named_children[0], depth + 1)
     if kind == "await":
         return expr_of(node.named_children[0], depth + 1) if node.named_child_count else None
     return None
+
+
+_DISPLAYS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"})
+MAX_ITEMS = 256  # elements of one container display kept (a larger one stays unknown)
+
+
+def literal_key(node: Node | None) -> str | int | None:
+    """A subscript or a first argument that is a plain string or integer literal."""
+    if node is None:
+        return None
+    if node.type == "integer":
+        try:
+            return int(_text(node), 0)
+        except ValueError:
+            return None
+    if node.type == "string" and all(
+        c.type in ("string_start", "string_content", "string_end") for c in node.children
+    ):
+        return "".join(_text(c) for c in node.named_children if c.type == "string_content")
+    return None
+
+
+def _box(node: Node, depth: int) -> list | None:
+    """A container display as ["box", [[key, expr], ...]]: a dict's literal keys (None when
+    computed), a sequence's positions; None when no element is a value the resolver follows."""
+    children = node.named_children
+    if len(children) > MAX_ITEMS:
+        return None
+    items: list = []
+    followed = False
+    for position, child in enumerate(children):
+        if child.type == "pair":
+            key = literal_key(child.child_by_field_name("key"))
+            value = expr_of(child.child_by_field_name("value"), depth + 1)
+        elif child.type == "comment":
+            continue
+        elif child.type in ("list_splat", "dictionary_splat"):
+            return None  # `[*a, f]`: positions and keys are no longer known
+        else:
+            key = position if node.type in ("list", "tuple", "expression_list") else None
+            value = expr_of(child, depth + 1)
+        followed = followed or value is not None
+        items.append([key, value])
+    # a display of literals only is an empty box: what is stored into it later still counts
+    return ["box", items if followed else []]
+
+
+def _lambda_calls(node: Node, depth: int) -> list:
+    """The callees a lambda's body calls, with their positions: [[expr, pos], ...]."""
+    body = node.child_by_field_name("body")
+    calls: list = []
+    pending = [body] if body is not None else []
+    while pending and len(calls) < 16:
+        current = pending.pop()
+        if current.type == "call":
+            callee = expr_of(current.child_by_field_name("function"), depth + 1)
+            if callee is not None:
+                calls.append([callee, current.start_byte])
+        if current.type != "lambda":
+            pending.extend(reversed(current.named_children))
+    return calls
 
 
 def type_of(node: Node | None, depth: int = 0) -> list | None:
@@ -248,18 +359,21 @@ class _Scopes:
     def locate(self, pos: int) -> tuple[int, int]:
         """(lookup scope, source scope) for a byte offset.
 
-        The source is the innermost definition whose full extent (decorators, header, body)
-        holds `pos`; the lookup scope is the one whose *body* holds it, so decorators, default
-        values and annotations are looked up where the `def` stands.
+        The source is the innermost definition whose header or body holds `pos`; the lookup
+        scope is the one whose *body* holds it, so default values and annotations are looked
+        up where the `def` stands. A decorator belongs to the scope the `def` stands in (it
+        runs there, at definition time), for its lookups and for its calls.
         """
         i = bisect_right(self.starts, pos) - 1
         scope = self.order[i] if i >= 0 else 0
         while scope > 0:
-            full_start, _, body_start, end = self.spans[scope]
+            full_start, def_start, body_start, end = self.spans[scope]
             if full_start <= pos < end:
                 if pos >= body_start:
                     return scope, scope
-                return self.rows[scope][SCOPE_PARENT], scope
+                if pos >= def_start:
+                    return self.rows[scope][SCOPE_PARENT], scope
+                # a decorator runs where the `def` stands: its calls belong to that scope
             scope = self.rows[scope][SCOPE_PARENT]
         return 0, 0
 
@@ -327,6 +441,7 @@ class _Extractor:
         self.all_parts: list[list] | None = None  # ["lit", names] | ["ref", expr]
         self.all_line = 0
         self.returns: list[list] = []
+        self.stores: list[list] = []
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
@@ -410,17 +525,16 @@ class _Extractor:
                     callee = (
                         target.child_by_field_name("function") if target.type == "call" else target
                     )
+                    line = target.start_point[0] + 1
                     self.refs.append(
-                        [
-                            parent,
-                            scope_id,
-                            "d",
-                            expr_of(callee),
-                            target.start_byte,
-                            target.start_point[0] + 1,
-                            None,
-                        ]
+                        [parent, scope_id, "d", expr_of(callee), target.start_byte, line, None]
                     )
+                    # applying it: a call of the decorator expression from the defining scope
+                    applied = expr_of(target)
+                    if applied is not None:
+                        self.refs.append(
+                            [parent, parent, "a", applied, target.start_byte, line, None]
+                        )
         if node.type == "class_definition":
             return
         params = node.child_by_field_name("parameters")
@@ -520,9 +634,41 @@ class _Extractor:
                 self.refs.append(
                     [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
                 )
+        elif left.type == "subscript":
+            base = expr_of(left.child_by_field_name("value"))
+            index = left.child_by_field_name("subscript")
+            if base is not None and value is not None:
+                key = literal_key(index) if index is not None else None
+                self.stores.append([lookup, base, key, value, pos, False])
+            if right is not None and right.type in ("identifier", "attribute"):
+                self.refs.append(
+                    [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
+                )
+            self.add_protocol(left.child_by_field_name("value"), "__setitem__")
         else:
-            for name_node in _iter_names(left):
-                self.bindings.append([lookup, _text(name_node), pos, ["unknown"], None])
+            self._unpack(left, value, [], lookup, pos)
+
+    def _unpack(self, target: Node, value: list | None, path: list, lookup: int, pos: int) -> None:
+        """`a, (b, *c) = ...`: each name is bound to its position in the value (["unpack",
+        value, path]; a starred step is ["*", index, names after it])."""
+        kind = target.type
+        if kind == "identifier":
+            binding = ["unpack", value, path] if value is not None and path else ["unknown"]
+            self.bindings.append([lookup, _text(target), pos, binding, None])
+            return
+        if kind in ("pattern_list", "tuple_pattern", "list_pattern", "parenthesized_expression"):
+            children = [c for c in target.named_children if c.type != "comment"]
+            for index, child in enumerate(children):
+                if child.type in ("list_splat_pattern", "list_splat"):
+                    inner = child.named_children[0] if child.named_child_count else None
+                    if inner is not None:
+                        step = ["*", index, len(children) - index - 1]
+                        self._unpack(inner, value, [*path, step], lookup, pos)
+                    continue
+                self._unpack(child, value, [*path, index], lookup, pos)
+            return
+        for name_node in _iter_names(target):
+            self.bindings.append([lookup, _text(name_node), pos, ["unknown"], None])
 
     def add_augmented(self, node: Node, name_node: Node | None) -> None:
         lookup = self.scopes.body_scope(node.start_byte)
@@ -620,6 +766,79 @@ class _Extractor:
         self.refs.append(
             [lookup, source, "c", expr, node.start_byte, node.start_point[0] + 1, text]
         )
+        if expr is None:
+            return
+        if expr[0] == "a" and expr[2] in _MUTATORS:
+            self._mutation(node, expr, lookup)
+        elif expr[0] == "n" and expr[1] in _BUILTIN_PROTOCOLS:
+            args = node.child_by_field_name("arguments")
+            if args is not None and args.named_child_count == 1:
+                dunder = _BUILTIN_PROTOCOLS[expr[1]]
+                self.add_protocol(args.named_children[0], f"{expr[1]}:{dunder}")
+
+    def _mutation(self, node: Node, expr: list, lookup: int) -> None:
+        """`c.append(f)`, `c.add(f)`, `c.insert(i, f)`, `c.setdefault(k, f)` store one value;
+        `c.extend([...])` and `c.update({...})` store the elements of a display."""
+        args = node.child_by_field_name("arguments")
+        if args is None or args.type != "argument_list":
+            return
+        positional = [
+            c for c in args.named_children if c.type not in ("keyword_argument", "comment")
+        ]
+        method = expr[2]
+        base = expr[1]
+        if method in ("append", "add", "appendleft") and len(positional) == 1:
+            key, value, spread = None, expr_of(positional[0]), False
+        elif method == "insert" and len(positional) == 2:
+            key, value, spread = None, expr_of(positional[1]), False
+        elif method == "setdefault" and len(positional) == 2:
+            key, value, spread = literal_key(positional[0]), expr_of(positional[1]), False
+        elif method in ("extend", "update") and len(positional) == 1:
+            key, value, spread = None, expr_of(positional[0]), True
+        else:
+            return
+        if value is not None:
+            self.stores.append([lookup, base, key, value, node.start_byte, spread])
+
+    def add_protocol(self, operand: Node | None, dunder: str) -> None:
+        """Syntax that calls a dunder method of the operand's class (`for`, `with`, `[]`,
+        operators, `len()`): a ref of kind "o" whose text names the method."""
+        if operand is None:
+            return
+        encoded = expr_of(operand)
+        if encoded is None or encoded[0] == "box":
+            return
+        lookup, source = self.scopes.locate(operand.start_byte)
+        line = operand.start_point[0] + 1
+        self.refs.append([lookup, source, "o", encoded, operand.start_byte, line, dunder])
+
+    def add_attribute(self, node: Node) -> None:
+        """An attribute read ("p"), assigned ("s") or deleted ("e"): a property's getter,
+        setter or deleter, or a descriptor's `__get__`/`__set__`, when the class has one."""
+        parent = node.parent
+        if parent is None:
+            return
+        if parent.type == "call" and parent.child_by_field_name("function") == node:
+            return
+        kind = "p"
+        if parent.type in ("assignment", "augmented_assignment"):
+            if parent.child_by_field_name("left") == node:
+                kind = "s"
+        elif parent.type == "delete_statement" or (
+            parent.type == "expression_list"
+            and parent.parent is not None
+            and parent.parent.type == "delete_statement"
+        ):
+            kind = "e"
+        elif parent.type in ("pattern_list", "tuple_pattern", "for_statement", "decorator"):
+            return
+        encoded = expr_of(node)
+        if encoded is None or (encoded[1][0] == "n" and encoded[1][1] in ("super",)):
+            return
+        lookup, source = self.scopes.locate(node.start_byte)
+        self.refs.append(
+            [lookup, source, kind, encoded, node.start_byte, node.start_point[0] + 1, None]
+        )
 
     def add_value_ref(self, node: Node, positional: bool) -> None:
         if node.type == "identifier":
@@ -638,6 +857,76 @@ class _Extractor:
             if def_start <= pos < body_start:
                 return  # a base class: INHERITS, not a use
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
+
+
+def _comparison(ex: _Extractor, node: Node) -> None:
+    """`a < b < c`: each operator between two operands; `x in c` calls c.__contains__."""
+    operands: list[Node] = []
+    operators: list[str] = []
+    pending: list[str] = []
+    for child in node.children:
+        if child.is_named:
+            if pending:
+                operators.append(" ".join(pending))
+                pending = []
+            operands.append(child)
+        else:
+            pending.append(child.type)
+    for index, operator in enumerate(operators):
+        if index + 1 >= len(operands):
+            break
+        if operator in ("in", "not in"):
+            ex.add_protocol(operands[index + 1], "__contains__")
+        elif operator in _OPERATORS:
+            ex.add_protocol(operands[index], _OPERATORS[operator])
+
+
+def _position_key(item: tuple) -> tuple:
+    """Order interface rows by scope, position, kind and name (two names bound at one
+    position, `_, _ = pair`, keep their order in the facts: values are never compared)."""
+    return item[0], item[1], item[2], str(item[3])
+
+
+def _names_in(expr: object, found: set[str]) -> None:
+    """Every plain name an encoded expression mentions."""
+    if isinstance(expr, list):
+        if len(expr) == 2 and expr[0] == "n" and isinstance(expr[1], str):
+            found.add(expr[1])
+            return
+        for item in expr:
+            _names_in(item, found)
+
+
+def _returned_locals(facts: dict) -> list:
+    """The local bindings a function's returned values are made of (`h = make(); return h`,
+    and what those read in turn): what it returns depends on them, so they are part of the
+    interface; the function's other locals are not."""
+    wanted: dict[int, set[str]] = {}
+    for scope, _pos, expr in facts.get("returns", ()):
+        _names_in(expr, wanted.setdefault(scope, set()))
+    if not wanted:
+        return []
+    by_scope: dict[int, list[list]] = {}
+    for row in facts["bindings"]:
+        if row[BINDING_SCOPE] in wanted:
+            by_scope.setdefault(row[BINDING_SCOPE], []).append(row)
+    shape = []
+    for scope in sorted(wanted):
+        names = wanted[scope]
+        rows = by_scope.get(scope, [])
+        pending = list(names)
+        while pending:
+            name = pending.pop()
+            for row in rows:
+                if row[BINDING_NAME] == name:
+                    more: set[str] = set()
+                    _names_in(row[BINDING_VALUE], more)
+                    pending.extend(more - names)
+                    names |= more
+        shape.append(
+            (scope, [(r[BINDING_NAME], r[BINDING_VALUE]) for r in rows if r[BINDING_NAME] in names])
+        )
+    return shape
 
 
 def _all_operands(node: Node | None) -> list[list] | None:
@@ -748,6 +1037,7 @@ def extract(language: str, source: bytes) -> dict:
         ex.add_value_ref(node, positional=False)
 
     for node in captures.get("bind.for", ()):
+        ex.add_protocol(node.child_by_field_name("right"), "__iter__")
         target = node.child_by_field_name("left")
         if target is not None:
             binding = (
@@ -760,6 +1050,8 @@ def extract(language: str, source: bytes) -> dict:
         clause = target.parent
         comprehension = clause.parent if clause is not None else None
         binding = ["unknown"]
+        if clause is not None:
+            ex.add_protocol(clause.child_by_field_name("right"), "__iter__")
         if target.type == "identifier" and clause is not None:
             binding = ["for", expr_of(clause.child_by_field_name("right"))]
         ex.add_binding_target(target, binding, comprehension)
@@ -771,6 +1063,44 @@ def extract(language: str, source: bytes) -> dict:
         ex.add_binding_target(target, ["val", expr_of(value)] if value is not None else ["unknown"])
     for params in captures.get("bind.lambda", ()):
         ex.add_binding_target(params, ["unknown"], params.parent)
+    for item in captures.get("with", ()):
+        value = item.child_by_field_name("value")
+        if value is not None and value.type == "as_pattern" and value.named_child_count:
+            value = value.named_children[0]
+        ex.add_protocol(value, "__enter__")
+        ex.add_protocol(value, "__exit__")
+    for node in captures.get("raise", ()):
+        raised = node.named_children[0] if node.named_child_count else None
+        if raised is not None and raised.type in ("identifier", "attribute"):
+            ex.add_protocol(raised, "raise")
+    for node in captures.get("operator", ()):
+        operator = node.child_by_field_name("operator")
+        dunder = _OPERATORS.get(operator.type) if operator is not None else None
+        if dunder is not None:
+            ex.add_protocol(node.child_by_field_name("left"), dunder)
+    for node in captures.get("compare", ()):
+        _comparison(ex, node)
+    for node in captures.get("subscript", ()):
+        parent = node.parent
+        if (
+            parent is not None
+            and parent.type == "assignment"
+            and parent.child_by_field_name("left") == node
+        ):
+            continue  # `c[k] = v`: __setitem__ (see add_assignment)
+        in_delete = parent is not None and (
+            parent.type == "delete_statement"
+            or (
+                parent.type == "expression_list"
+                and parent.parent is not None
+                and parent.parent.type == "delete_statement"
+            )
+        )
+        ex.add_protocol(
+            node.child_by_field_name("value"), "__delitem__" if in_delete else "__getitem__"
+        )
+    for node in captures.get("attribute", ()):
+        ex.add_attribute(node)
     for node in captures.get("global", ()):
         lookup = ex.scopes.body_scope(node.start_byte)
         if lookup:
@@ -811,6 +1141,7 @@ def extract(language: str, source: bytes) -> dict:
         "all_parts": None if ex.all_dynamic else ex.all_parts,
         "all_line": ex.all_line,
         "returns": ex.returns,
+        "stores": ex.stores,
     }
 
 
@@ -822,6 +1153,7 @@ def interface_of(facts: dict) -> bytes:
     inside a function body does not re-resolve the files that import this one."""
     scopes = facts["scopes"]
     methods = {row[ATTR_SCOPE] for row in facts["attrs"]}
+
     outer = {i for i, row in enumerate(scopes) if row[SCOPE_KIND] != "function"}
     # in methods that set attributes, the order of bindings and attribute writes matters
     in_methods = sorted(
@@ -833,7 +1165,8 @@ def interface_of(facts: dict) -> bytes:
         + [
             (scope, pos, "a", obj, attr, value, typ)
             for scope, obj, attr, pos, value, typ in facts["attrs"]
-        ]
+        ],
+        key=_position_key,
     )
     # module and class level: the order of bindings and star imports decides what a name is
     in_outer = sorted(
@@ -842,7 +1175,8 @@ def interface_of(facts: dict) -> bytes:
             for scope, name, pos, value, until in facts["bindings"]
             if scope in outer
         ]
-        + [(scope, pos, "*", level, module) for scope, level, module, pos in facts["stars"]]
+        + [(scope, pos, "*", level, module) for scope, level, module, pos in facts["stars"]],
+        key=_position_key,
     )
     shape = (
         [
@@ -865,5 +1199,8 @@ def interface_of(facts: dict) -> bytes:
         ],
         facts.get("all_parts"),
         [(r[RETURN_SCOPE], r[RETURN_EXPR]) for r in facts.get("returns", ())],
+        _returned_locals(facts),
+        # what containers hold (a module's registry filled by a function's `.append`)
+        [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],
     )
     return marshal.dumps(shape)

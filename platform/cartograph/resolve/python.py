@@ -420,7 +420,7 @@ class Program:
         if kind == "star":
             target = self.module(binding[1])
             return self.module_member(target, row[BINDING_NAME]) if target is not None else UNKNOWN
-        if kind in ("val", "ann", "for", "param", "exc", "with"):
+        if kind in ("val", "ann", "for", "param", "exc", "with", "unpack"):
             key = ("binding", mod.name, scope, row[BINDING_NAME], row[BINDING_POS], kind)
             return self.memo.cached(key, lambda: self._typed_binding(mod, scope, row))
         return UNKNOWN
@@ -442,7 +442,14 @@ class Program:
         kind = binding[0]
         pos = row[BINDING_POS] - 1  # the value is read before the name is bound (`x = x.next()`)
         if kind == "val":
-            return self.evaluate(mod, scope, binding[1], pos)
+            value = binding[1]
+            if value is not None and value[0] == "box":  # a container named here: its
+                box = ("box", mod, scope, row[BINDING_NAME], marshal.dumps(value[1]))
+                return box, "container"  # stores (`c[k] = f`, `.append(f)`) count too
+            return self.evaluate(mod, scope, value, pos)
+        if kind == "unpack":
+            found = self.unpacked(mod, scope, binding[1], binding[2], pos)
+            return found[0] if len(found) == 1 else UNKNOWN
         if kind == "ann":
             typed = self.evaluate_type(mod, scope, binding[1])
             if typed[0] is not None:
@@ -469,6 +476,9 @@ class Program:
                 element = value[2] if value[2] is not None else value[1]
                 if element is not None:
                     return element, iterable[1]
+            if value is not None and value[0] == "box":
+                found = self.elements(value, None)
+                return found[0] if len(found) == 1 else UNKNOWN
             return UNKNOWN
         # parameters
         _, index, annotation, default, star = binding
@@ -554,8 +564,219 @@ class Program:
             value = base[0]
             if value is not None and value[0] == "seq" and value[1] is not None:
                 return value[1], base[1]
+            if value is not None and value[0] == "box":
+                found = self.elements(value, expr[2] if len(expr) > 2 else None)
+                return found[0] if len(found) == 1 else UNKNOWN
+            return UNKNOWN
+        if kind == "box":
+            return ("box", mod, scope, None, marshal.dumps(expr[1])), "container"
+        if kind == "lam":
+            return ("lam", mod, scope, marshal.dumps(expr[1])), "lambda"
+        if kind == "op":
+            operand = self.evaluate(mod, scope, expr[1], pos)[0]
+            if operand is not None and operand[0] == "inst":
+                method = self.class_member(operand[1], operand[2], expr[2])
+                if method is not None and method[0][0] == "fn":
+                    returned = self.returns(method[0][1], method[0][2])
+                    if returned[0] is not None:
+                        return returned[0], "protocol"
             return UNKNOWN
         return UNKNOWN
+
+    # ------------------------------------------------------------ values that flow
+    def callables(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
+        """Every value a callee expression may hold: (value, via) pairs, for the call sites
+        `evaluate` cannot pin to one value — an element of a container (by a literal key, or
+        any element), a name bound by a `for` over a container or by unpacking, a function
+        that returns one of several functions."""
+        key = ("callables", mod.name, scope, marshal.dumps(expr), pos)
+        return self.memo.cached(key, lambda: self._callables(mod, scope, expr, pos), [])
+
+    def _callables(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
+        single = self.evaluate(mod, scope, expr, pos)
+        if single[0] is not None:
+            return [] if single[0][0] == "box" else [single]
+        if expr is None:
+            return []
+        kind = expr[0]
+        if kind == "n":
+            found = self.live_binding(mod, scope, expr[1], pos)
+            if found is None:
+                return []
+            where, row = found
+            binding = row[BINDING_VALUE]
+            if binding[0] == "val":
+                return self.callables(mod, where, binding[1], row[BINDING_POS] - 1)
+            if binding[0] == "for":
+                return [
+                    element
+                    for box in self.containers(mod, where, binding[1], row[BINDING_POS] - 1)
+                    for element in self.elements(box, None)
+                ]
+            if binding[0] == "unpack":
+                return self.unpacked(mod, where, binding[1], binding[2], row[BINDING_POS] - 1)
+            return []
+        if kind == "i":
+            literal = expr[2] if len(expr) > 2 else None
+            return [
+                element
+                for box in self.containers(mod, scope, expr[1], pos)
+                for element in self.elements(box, literal)
+            ]
+        if kind == "c":
+            func = expr[1]
+            if func[0] == "a" and func[2] in CONTAINER_GETTERS:
+                literal = expr[3] if len(expr) > 3 else None
+                boxes = self.containers(mod, scope, func[1], pos)
+                if boxes:
+                    return [e for box in boxes for e in self.elements(box, literal)]
+            results: list = []
+            for callee, _via in self.callables(mod, scope, func, pos):
+                if callee[0] == "fn":
+                    results.extend(
+                        (value, "return") for value in self.returned(callee[1], callee[2])
+                    )
+                elif callee[0] == "cls":
+                    results.append((("inst", callee[1], callee[2]), "constructor"))
+            return _distinct(results)
+        return []
+
+    def containers(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
+        """The containers (box or typed sequence values) an expression is: one it evaluates
+        to, or the containers a name bound by unpacking holds (`head, *rest = f, g, h`)."""
+        single = self.evaluate(mod, scope, expr, pos)[0]
+        if single is not None:
+            return [single] if single[0] in ("box", "seq") else []
+        if expr is not None and expr[0] == "n":
+            found = self.live_binding(mod, scope, expr[1], pos)
+            if found is not None and found[1][BINDING_VALUE][0] == "unpack":
+                where, row = found
+                binding = row[BINDING_VALUE]
+                unpacked = self.unpacked(
+                    mod, where, binding[1], binding[2], row[BINDING_POS] - 1, boxes=True
+                )
+                return [v for v, _ in unpacked if v[0] in ("box", "seq")]
+        return []
+
+    def elements(self, box: tuple, literal: str | int | None) -> list:
+        """(value, "container") for each element of a container that a subscript with this
+        literal key (None: any key) may reach: its display's items and what was stored in it."""
+        if box[0] == "seq":
+            element = box[1]
+            return [(element, "container")] if element is not None else []
+        _, mod, scope, name, items = box
+        entries = [(k, e) for k, e in marshal.loads(items)]
+        if name is not None:
+            entries.extend(self._stored(mod, scope, name))
+        results = []
+        for key, expr in entries:
+            if literal is not None and key is not None and key != literal:
+                continue
+            if expr is not None and expr[0] == "box":
+                value = ("box", mod, scope, None, marshal.dumps(expr[1]))
+                results.append((value, "container"))
+                continue
+            for value, _via in self.callables(mod, scope, expr, 1 << 62):
+                results.append((value, "container"))
+        return _distinct(results)
+
+    def _stored(self, mod: ModuleFacts, scope: int, name: str) -> list:
+        """(key, expr) stored into the container `name` of `scope`: `c[k] = f`, `.append(f)`,
+        `.setdefault(k, f)`, and the items of a display passed to `.update`/`.extend`."""
+        entries = []
+        for where, base, key, value, _pos, spread in mod.facts.get("stores", ()):
+            if base[0] != "n" or base[1] != name:
+                continue
+            if where != scope and (scope != 0 or name in mod.bindings(where)):
+                continue
+            if not spread:
+                entries.append((key, value))
+            elif value[0] == "box":
+                entries.extend((k, e) for k, e in value[1])
+        return entries
+
+    def unpacked(
+        self, mod: ModuleFacts, scope: int, value: list, path: list, pos: int, boxes: bool = False
+    ) -> list:
+        """What `a, (b, *c) = value` binds a name to, following its path into a display
+        (`a, b = f, g`); unpacking any other value (`a, b = pair()`) binds nothing known."""
+        if value is None or value[0] != "box":
+            return []
+        current: list = [("expr", value)]
+        for step in path:
+            following: list = []
+            for kind, item in current:
+                items = None
+                if kind == "expr" and item is not None and item[0] == "box":
+                    items = item[1]
+                elif kind == "value" and item[0] == "box" and item[3] is None:
+                    items = marshal.loads(item[4])
+                if items is None:
+                    continue
+                if isinstance(step, int):
+                    if step < len(items):
+                        following.append(("expr", items[step][1]))
+                else:
+                    _, start, after = step
+                    tail = items[start : len(items) - after]
+                    rest = ("box", mod, scope, None, marshal.dumps(tail))
+                    following.append(("value", rest))
+            current = following
+        results: list = []
+        for kind, item in current:
+            if kind == "value":
+                if boxes:
+                    results.append((item, "container"))
+            elif item is not None and item[0] == "box":
+                if boxes:
+                    results.append((("box", mod, scope, None, marshal.dumps(item[1])), "container"))
+            else:
+                results.extend((v, "container") for v, _ in self.callables(mod, scope, item, pos))
+        return _distinct(results)
+
+    def live_binding(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
+        """(scope, row) of the binding of `name` in effect at `pos` in `scope` or an enclosing
+        function (the latest before `pos`, else the first after it: a loop), or None."""
+        current = scope
+        scopes = mod.scopes
+        while current > 0:
+            rows = mod.bindings(current).get(name)
+            if rows:
+                if rows[0][BINDING_VALUE][0] in ("global", "nonlocal"):
+                    return None
+                before = [r for r in rows if r[BINDING_POS] <= pos and not _is_literal(r)]
+                if current != scope:
+                    before = [r for r in rows if not _is_literal(r)]
+                chosen = (
+                    before[-1] if before else next((r for r in rows if not _is_literal(r)), None)
+                )
+                return (current, chosen) if chosen is not None else None
+            current = scopes[current][SCOPE_PARENT]
+            while current > 0 and scopes[current][SCOPE_KIND] == "class":
+                current = scopes[current][SCOPE_PARENT]
+        rows = self.module_rows(mod, name)
+        if rows:
+            usable = [r for r in rows if not _is_literal(r)]
+            return (0, usable[-1]) if usable else None
+        return None
+
+    def returned(self, mod: ModuleFacts, scope: int) -> list:
+        """Every value a function may return (a function, a closure, a bound method, an
+        instance), one per distinct result of its `return` statements."""
+
+        def compute() -> list:
+            single = self.returns(mod, scope)
+            if single[0] is not None:
+                return [single[0]]
+            values = []
+            for returned_scope, pos, expr in mod.facts.get("returns", ()):
+                if returned_scope == scope:
+                    value = self.evaluate(mod, scope, expr, pos)[0]
+                    if value is not None and value[0] in RETURNED_KINDS:
+                        values.append(value)
+            return list(dict.fromkeys(values))
+
+        return self.memo.cached(("returned", mod.name, scope), compute, [])
 
     def _super(self, mod: ModuleFacts, scope: int, first_arg: list | None, pos: int) -> tuple:
         scopes = mod.scopes
@@ -615,22 +836,18 @@ class Program:
         return self.memo.cached(("returns", mod.name, scope), compute)
 
     def _inferred_return(self, mod: ModuleFacts, scope: int) -> tuple:
-        """An unannotated function's result, when every `return` gives the same value and each
-        returned expression starts from `self`/`cls` or a name outside the function (`return
-        self`, `return cls(...)`, `return Foo(...)`): what local variables hold is left alone,
-        so an edit inside a body never changes what other files resolve to."""
+        """An unannotated function's result, when every `return` gives the same value
+        (`return self`, `return cls(...)`, `return Foo(...)`, `return inner`, `h = make();
+        return h`). The local bindings a returned value is made of are part of the module's
+        interface (`parsing.python.interface_of`), so an edit to them re-resolves the files
+        that depend on what the function returns, and other body edits do not."""
         values = set()
-        first = mod.first_param(scope)
-        local = mod.bindings(scope)
         found = None
         for returned_scope, pos, expr in mod.facts.get("returns", ()):
             if returned_scope != scope:
                 continue
-            root = _root_name(expr)
-            if root is None or (root in local and root != first):
-                return UNKNOWN
             value = self.evaluate(mod, scope, expr, pos)
-            if value[0] is None or value[0][0] not in ("inst", "cls", "fn", "seq"):
+            if value[0] is None or value[0][0] not in RETURNED_KINDS:
                 return UNKNOWN
             values.add(value[0])
             found = value
@@ -655,7 +872,7 @@ class Program:
             if value[0] == "fn" and _is_property(value[1].scopes[value[2]]):
                 # reading a property runs its getter: the value is what the getter returns
                 if kind != "inst":
-                    return UNKNOWN
+                    return value, via  # on the class: the property object itself
                 returned = self.returns(value[1], value[2])
                 return (returned[0], "return") if returned[0] is not None else UNKNOWN
             if via == "self":
@@ -875,6 +1092,7 @@ class Program:
                     for base in info.direct_external:
                         if base not in BUILTINS:
                             unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
+                    self._set_names(mod, scope, edges)
             self._exports(mod, edges)
             imports = self._imports(mod)
         deps = recorded.deps
@@ -907,10 +1125,16 @@ class Program:
             if expr[0] == "n" and expr[1] == "super":
                 return
             value, via = self._evaluate_ref(mod, lookup, expr, pos)
-            if value is None:
-                unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
+            if value is None or value[0] == "box":
+                targets = self.callables(mod, lookup, expr, pos)
+                made = [self._call_edges(t, v, source_id, line, edges) for t, v in targets]
+                if not any(made):
+                    unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
                 return
             vkind = value[0]
+            if vkind == "lam":
+                self._call_edges(value, via, source_id, line, edges)
+                return
             if vkind == "fn":
                 edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
             elif vkind == "cls":
@@ -933,15 +1157,140 @@ class Program:
             elif vkind != "builtin":
                 unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
             return
+        if kind == "a":  # a decorator applied where the `def` stands
+            for target, _via in self.callables(mod, lookup, expr, pos):
+                if target[0] in ("fn", "cls", "inst"):
+                    self._call_edges(target, "decorator", source_id, line, edges)
+            return
+        if kind == "o":
+            self._protocol(mod, lookup, expr, pos, text, source_id, line, edges)
+            return
+        if kind in ("p", "s", "e"):
+            self._attribute_access(mod, lookup, kind, expr, pos, source_id, line, edges)
+            return
         if kind == "t":
             for name in self.type_names(expr):
                 value, via = self.evaluate(mod, lookup, name, 1 << 62)
                 if value is not None and value[0] in ("cls", "fn"):
                     edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
             return
+        if expr[0] == "a" and self._accessor(mod, lookup, "p", expr, pos) is not None:
+            return  # reading a property is a call of its getter (the "p" ref), not a use
         value, via = self._evaluate_ref(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
             edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
+
+    def _call_edges(
+        self, value: tuple, via: str | None, source_id: str, line: int, edges: EdgeSet
+    ) -> bool:
+        """The CALLS a call of `value` makes: a function; a class and its `__init__`; an
+        instance's `__call__`; what a lambda's body calls. False when it makes none."""
+        kind = value[0]
+        if kind == "fn":
+            edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
+            return True
+        if kind == "cls":
+            class_via = via if via in ("decorator", "protocol", "container") else "constructor"
+            edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, class_via)
+            init = self.class_member(value[1], value[2], "__init__", instance=False)
+            if init is not None and init[0][0] == "fn":
+                target = init[0]
+                edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, class_via)
+            return True
+        if kind == "inst":
+            call = self.class_member(value[1], value[2], "__call__")
+            if call is not None and call[0][0] == "fn":
+                target = call[0]
+                edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, via)
+                return True
+            return False
+        if kind == "lam":
+            _, lmod, lscope, calls = value
+            made = False
+            for callee, pos in marshal.loads(calls):
+                found = self.evaluate(lmod, lscope, callee, pos)[0]
+                if found is not None and found[0] in ("fn", "cls"):
+                    made = self._call_edges(found, "lambda", source_id, line, edges) or made
+            return made
+        return False
+
+    def _protocol(self, mod, scope, expr, pos, dunder: str, source_id, line, edges) -> None:
+        """Syntax calling a dunder method of the operand's class: `for` (`__iter__`, then the
+        iterator's `__next__`; `__getitem__` without `__iter__`), `with`, `[]`, operators,
+        `in`, `len()`…, and a bare `raise Err` (the class is instantiated)."""
+        builtin, _, method = dunder.rpartition(":")
+        if builtin and self.lookup(mod, scope, builtin, pos)[0] != BUILTIN_VALUE:
+            return  # `len` shadowed by something else
+        value = self._evaluate_ref(mod, scope, expr, pos)[0]
+        if value is None:
+            return
+        if method == "raise":
+            if value[0] == "cls":
+                self._call_edges(value, "protocol", source_id, line, edges)
+            return
+        if value[0] != "inst":
+            return
+        found = self.class_member(value[1], value[2], method)
+        if found is None and method == "__iter__":
+            found = self.class_member(value[1], value[2], "__getitem__")
+        if found is None or found[0][0] != "fn":
+            return
+        target = found[0]
+        edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, "protocol")
+        if method == "__iter__" and target[1].scopes[target[2]][SCOPE_NAME] == "__iter__":
+            iterator = self.returns(target[1], target[2])[0]
+            if iterator is not None and iterator[0] == "inst":
+                step = self.class_member(iterator[1], iterator[2], "__next__")
+                if step is not None and step[0][0] == "fn":
+                    nxt = step[0]
+                    edges.add("CALLS", source_id, nxt[1].symbol_ids[nxt[2]], line, "protocol")
+
+    def _accessor(self, mod, scope, kind: str, expr: list, pos: int) -> tuple | None:
+        """The function an attribute read ("p"), assignment ("s") or `del` ("e") runs: a
+        property's (getter, setter and deleter are one symbol) or a descriptor's `__get__`,
+        `__set__`, `__delete__` (a class attribute holding an instance of such a class)."""
+        base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+        if base is None or base[0] != "inst":
+            return None
+        found = self.class_member(base[1], base[2], expr[2], instance=False)
+        if found is None:
+            return None
+        value = found[0]
+        if value[0] == "fn":
+            return value if _is_property(value[1].scopes[value[2]]) else None
+        if value[0] == "inst" and found[2] != "annotation":
+            method = self.class_member(value[1], value[2], DESCRIPTOR_METHODS[kind])
+            if method is not None and method[0][0] == "fn":
+                return method[0]
+        return None
+
+    def _attribute_access(self, mod, scope, kind, expr, pos, source_id, line, edges) -> None:
+        target = self._accessor(mod, scope, kind, expr, pos)
+        if target is not None:
+            edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, "property")
+
+    def _set_names(self, mod: ModuleFacts, scope: int, edges: EdgeSet) -> None:
+        """A class attribute holding an instance whose class has `__set_name__`: creating the
+        class calls it."""
+        for rows in mod.bindings(scope).values():
+            for row in rows:
+                binding = row[BINDING_VALUE]
+                if binding[0] != "val" or binding[1] is None or binding[1][0] != "c":
+                    continue
+                value = self.binding_value(mod, scope, row)[0]
+                if value is None or value[0] != "inst":
+                    continue
+                hook = self.class_member(value[1], value[2], "__set_name__")
+                if hook is not None and hook[0][0] == "fn":
+                    target = hook[0]
+                    line = mod.scopes[scope][SCOPE_START]
+                    edges.add(
+                        "CALLS",
+                        mod.symbol_ids[scope],
+                        target[1].symbol_ids[target[2]],
+                        line,
+                        "protocol",
+                    )
 
     def _exports(self, mod: ModuleFacts, edges: EdgeSet) -> None:
         """A module's public interface as REFERENCES (via export) from the module: the names of
@@ -1011,6 +1360,20 @@ def _imported(value: tuple) -> tuple:
     return value[0], "import"
 
 
+CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault"})
+DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
+RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
+
+
+def _distinct(pairs: list) -> list:
+    """(value, via) pairs, the first via of each value."""
+    seen: dict = {}
+    for value, via in pairs:
+        if value is not None and value not in seen:
+            seen[value] = via
+    return list(seen.items())
+
+
 def _is_literal(row: list) -> bool:
     binding = row[BINDING_VALUE]
     return binding[0] == "val" and binding[1] is None
@@ -1019,8 +1382,16 @@ def _is_literal(row: list) -> bool:
 PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 
 
+ACCESSOR_DECORATORS = frozenset({"setter", "getter", "deleter"})
+
+
 def _is_property(row: list) -> bool:
-    return any(d.rpartition(".")[2] in PROPERTY_DECORATORS for d in row[SCOPE_DECORATORS])
+    """A `@property` / `cached_property` getter, or its `@name.setter` / `.deleter`."""
+    for decorator in row[SCOPE_DECORATORS]:
+        owner, _, last = decorator.rpartition(".")
+        if last in PROPERTY_DECORATORS or (owner and last in ACCESSOR_DECORATORS):
+            return True
+    return False
 
 
 def _returns_self(row: list) -> bool:

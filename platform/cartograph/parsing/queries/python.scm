@@ -43,6 +43,13 @@
 
 (return_statement) @return
 
+(with_item) @with
+(raise_statement) @raise
+(binary_operator) @operator
+(comparison_operator) @compare
+(subscript) @subscript
+(attribute) @attribute
+
 (if_statement condition: [(identifier) (attribute)] @type_checking)
 
 (ERROR) @error
