@@ -12,8 +12,9 @@ from dataclasses import dataclass, field, fields
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
-# them, Neo4j claim keys as file ids
-SCHEMA_VERSION = 9
+# them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
+# through values, the flow stage)
+SCHEMA_VERSION = 10
 
 SYMBOL_KINDS = (
     "module",
@@ -243,6 +244,8 @@ class FileWrite:
     unresolved: list[Unresolved]
     imports: list[ImportLink]
     deps: list[str]
+    flows: bytes | None = None  # its flow rows, marshalled (cartograph.index.flows)
+    flows_digest: str = ""
 
 
 @dataclass(slots=True)
@@ -255,6 +258,24 @@ class EdgeWrite:
     imports: list[ImportLink]
     deps: list[str]
     resolution: str = ""  # digest of the above (FileRecord.resolution)
+    flows: bytes | None = None  # its flow rows, marshalled (cartograph.index.flows)
+    flows_digest: str = ""
+
+
+# the vias of the edges the flow stage writes (cartograph.index.flows): a file's own
+# resolution never writes them, and rewriting a file keeps them
+DERIVED_VIAS = ("argument", "dispatch")
+
+
+@dataclass(slots=True)
+class DerivedWrite:
+    """The flow stage's edges starting in one file: the keys it wrote last time go, these
+    come (the file's own resolution keeps its edges)."""
+
+    path: str
+    removed: list[tuple[str, str, str]]  # (type, src, dst)
+    added: list[Edge]
+    derived: bytes  # what is stored as the file's derived edges (index.flows.encode_derived)
 
 
 @dataclass(slots=True)

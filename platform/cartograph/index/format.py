@@ -22,6 +22,7 @@ INDEX_FORMAT_SOURCES = (
     "parsing/tags.py",
     *(f"parsing/queries/tags/{name}.scm" for name in languages.names("generic")),
     "resolve/core.py",
+    "index/flows.py",
     "resolve/mro.py",
     "resolve/python.py",
     "resolve/modules.py",

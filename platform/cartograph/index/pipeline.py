@@ -26,6 +26,7 @@ from cartograph.discover import (
 from cartograph.errors import CartographError
 from cartograph.index import write
 from cartograph.index.dependents import changed_names, plan_dependents
+from cartograph.index.flows import FLOWS_PENDING, refresh_overlaps, run_flows
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.parse import parse_files, reuse_facts
@@ -243,10 +244,21 @@ def _run(
         discovery.other_paths,
         prefetch(store, repo, names, fresh, dependencies.dependents, bool(states)),
     )
+    tasks = [(path, "file") for path in sorted(fresh)]
+    tasks += [(path, "edges") for path in sorted(dependencies.dependents)]
+    # the flow stage runs after the writes when one of them touches a file with flow rows
+    # or derived edges; the mark makes the next run do it if this one stops before
+    pending = set(dependencies.pending)
+    if tasks or plan.deleted:
+        pending.add(FLOWS_PENDING)
+    written_paths = [path for path, _kind in tasks]
+    flows_needed = (
+        not states
+        or FLOWS_PENDING in dependencies.pending
+        or any(states[p].flows for p in plan.deleted if p in states)
+    )
     try:
-        write.begin(store, repo, dependencies.pending, plan.deleted)
-        tasks = [(path, "file") for path in sorted(fresh)]
-        tasks += [(path, "edges") for path in sorted(dependencies.dependents)]
+        write.begin(store, repo, pending, plan.deleted)
         writer = write.Writer(store, repo, run.owner, replace=bool(states))
         writer.lock_refreshed = run.locked_at
         written = resolve_and_write(resolver, writer, tasks, run.workers, store.url)
@@ -257,6 +269,16 @@ def _run(
     result.reresolved_unchanged += written.reresolved_unchanged
     timer.lap("resolve+write")
 
+    # 6. flows: the calls through values no single file decides (cartograph.index.flows)
+    if flows_needed or written.flows:
+        result.derived_edges = run_flows(store, repo, written_paths)
+        timer.lap("flows")
+    else:
+        overlaps = [p for p in written_paths if p in states and states[p].derived]
+        if overlaps:
+            refresh_overlaps(store, repo, overlaps)
+            timer.lap("flows")
+
     dirty = _dirty(discovery, previous, bool(fresh))
     write.finish(
         store,
@@ -264,7 +286,7 @@ def _run(
         discovery,
         index_format=INDEX_FORMAT,
         previous=previous,
-        pending=bool(dependencies.pending),
+        pending=bool(pending),
         touched=plan.touched,
         skipped=plan.skipped,
         packages=_provided_packages(names),

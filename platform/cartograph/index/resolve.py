@@ -12,6 +12,7 @@ transaction at a time.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import pickle
 import queue
 import traceback
@@ -134,7 +135,7 @@ class Resolver:
         batch = Batch()
         for path, kind in tasks:
             if kind == "file":
-                batch.files.append(self.file_write(self.fresh[path]))
+                batch.files.append(self.file_write(self.fresh[path], batch))
             else:
                 resolution = self.resolution(path, None)
                 if resolution is None:
@@ -152,12 +153,13 @@ class Resolver:
                         import_links(resolution),
                         sorted(resolution.deps),
                         digest,
+                        *self.flows_of(path, resolution, batch),
                     )
                 )
             if len(batch.files) + len(batch.edges) >= WRITE_BATCH:
                 yield batch
                 batch = Batch()
-        if batch.files or batch.edges or batch.unchanged:
+        if batch.files or batch.edges or batch.unchanged or batch.flows_changed:
             yield batch
 
     def resolution(self, path: str, parsed: Parsed | None) -> FileResolution | None:
@@ -187,7 +189,19 @@ class Resolver:
             return None
         return resolution
 
-    def file_write(self, parsed: Parsed) -> FileWrite:
+    def flows_of(
+        self, path: str, resolution: FileResolution, batch: Batch | None
+    ) -> tuple[bytes | None, str]:
+        """A file's flow rows as stored and their digest; marks the batch when they differ
+        from what the file had (the flow stage must then run)."""
+        encoded = marshal.dumps(resolution.flows) if resolution.flows else None
+        digest = hashlib.blake2b(encoded, digest_size=12).hexdigest() if encoded else ""
+        state = self.states.get(path)
+        if batch is not None and digest != (state.flows if state is not None else ""):
+            batch.flows_changed = True
+        return encoded, digest
+
+    def file_write(self, parsed: Parsed, batch: Batch | None = None) -> FileWrite:
         source = parsed.source
         module = self.names.by_path.get(source.path)
         facts = parsed.facts
@@ -217,6 +231,7 @@ class Resolver:
             resolution.unresolved,
             import_links(resolution),
             sorted(resolution.deps),
+            *self.flows_of(source.path, resolution, batch),
         )
 
     def _program(self, other_paths: set[str]) -> Program:
@@ -427,6 +442,7 @@ def resolution_digest(resolution: FileResolution) -> str:
         sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),
         sorted((kind, target, tuple(names)) for kind, target, names in resolution.imports),
         sorted(resolution.deps),
+        resolution.flows,
     )
     return hashlib.blake2b(repr(content).encode(), digest_size=12).hexdigest()
 

@@ -25,6 +25,7 @@ class IndexResult:
     skipped: int = 0
     symbols_written: int = 0
     edges_written: int = 0
+    derived_edges: int | None = None  # the flow stage's edges in the repository (None: not run)
     syntax_errors: list[str] = field(default_factory=list)
     indexed_sha: str = ""
     dirty: bool = False

@@ -21,6 +21,7 @@ class Batch:
     files: list[FileWrite] = field(default_factory=list)
     edges: list[EdgeWrite] = field(default_factory=list)
     unchanged: int = 0  # files re-resolved the same as before (nothing to write for them)
+    flows_changed: bool = False  # a file's flow rows differ from what it had
 
 
 @dataclass(slots=True)
@@ -28,11 +29,13 @@ class Written:
     symbols: int = 0
     edges: int = 0
     reresolved_unchanged: int = 0
+    flows: bool = False  # a file's flow rows changed (the flow stage must run)
 
     def add(self, other: Written) -> None:
         self.symbols += other.symbols
         self.edges += other.edges
         self.reresolved_unchanged += other.reresolved_unchanged
+        self.flows = self.flows or other.flows
 
 
 class Writer:
@@ -59,6 +62,7 @@ class Writer:
             sum(len(w.symbols) for w in batch.files),
             sum(len(w.edges) for w in batch.files) + sum(len(w.edges) for w in batch.edges),
             batch.unchanged,
+            batch.flows_changed,
         )
 
 

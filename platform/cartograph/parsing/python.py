@@ -56,6 +56,8 @@ _WS = re.compile(r"\s+")
 _DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,48}")
 # a module- or class-level assignment of one of these is a `variable` symbol
 _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "await"})
+# arguments that may be callable values (a function, a method, a class, a lambda, a display)
+_PASSED = frozenset({"identifier", "attribute", "lambda", "list", "tuple", "set", "dictionary"})
 _MUTATORS = frozenset({"append", "add", "appendleft", "insert", "setdefault", "extend", "update"})
 # builtins that call a dunder method of their one argument
 _BUILTIN_PROTOCOLS = {
@@ -442,6 +444,8 @@ class _Extractor:
         self.all_line = 0
         self.returns: list[list] = []
         self.stores: list[list] = []
+        self.yields: list[list] = []
+        self.arguments: list[list] = []
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
@@ -531,9 +535,9 @@ class _Extractor:
                     )
                     # applying it: a call of the decorator expression from the defining scope
                     applied = expr_of(target)
-                    if applied is not None:
+                    if applied is not None:  # its text: the decorated scope
                         self.refs.append(
-                            [parent, parent, "a", applied, target.start_byte, line, None]
+                            [parent, parent, "a", applied, target.start_byte, line, scope_id]
                         )
         if node.type == "class_definition":
             return
@@ -575,7 +579,11 @@ class _Extractor:
         if annotation is not None:
             ann = type_of(annotation)
             self._annotation(annotation, parent, scope_id)
-        default_expr = expr_of(default) if default is not None and default.type == "call" else None
+        default_expr = (
+            expr_of(default)
+            if default is not None and default.type in ("call", "identifier", "attribute")
+            else None
+        )
         self.bindings.append(
             [scope_id, _text(name_node), 0, ["param", index, ann, default_expr, star], None]
         )
@@ -768,6 +776,7 @@ class _Extractor:
         )
         if expr is None:
             return
+        self._arguments(node)
         if expr[0] == "a" and expr[2] in _MUTATORS:
             self._mutation(node, expr, lookup)
         elif expr[0] == "n" and expr[1] in _BUILTIN_PROTOCOLS:
@@ -775,6 +784,36 @@ class _Extractor:
             if args is not None and args.named_child_count == 1:
                 dunder = _BUILTIN_PROTOCOLS[expr[1]]
                 self.add_protocol(args.named_children[0], f"{expr[1]}:{dunder}")
+
+    def _arguments(self, node: Node) -> None:
+        """The arguments of a call that may be callable values (names, attributes, lambdas,
+        displays), by position or keyword: [call position, [[index | name, expr], ...]]."""
+        args = node.child_by_field_name("arguments")
+        if args is None or args.type != "argument_list":
+            return
+        passed: list[list] = []
+        index = 0
+        for child in args.named_children:
+            kind = child.type
+            if kind == "keyword_argument":
+                name = child.child_by_field_name("name")
+                value = child.child_by_field_name("value")
+                if name is not None and value is not None and value.type in _PASSED:
+                    encoded = expr_of(value)
+                    if encoded is not None:
+                        passed.append([_text(name), encoded])
+                continue
+            if kind == "comment":
+                continue
+            if kind in ("list_splat", "dictionary_splat"):
+                break  # positions after `*args` are not known
+            if kind in _PASSED:
+                encoded = expr_of(child)
+                if encoded is not None:
+                    passed.append([index, encoded])
+            index += 1
+        if passed:
+            self.arguments.append([node.start_byte, passed])
 
     def _mutation(self, node: Node, expr: list, lookup: int) -> None:
         """`c.append(f)`, `c.add(f)`, `c.insert(i, f)`, `c.setdefault(k, f)` store one value;
@@ -902,7 +941,7 @@ def _returned_locals(facts: dict) -> list:
     and what those read in turn): what it returns depends on them, so they are part of the
     interface; the function's other locals are not."""
     wanted: dict[int, set[str]] = {}
-    for scope, _pos, expr in facts.get("returns", ()):
+    for scope, _pos, expr in [*facts.get("returns", ()), *facts.get("yields", ())]:
         _names_in(expr, wanted.setdefault(scope, set()))
     if not wanted:
         return []
@@ -1109,6 +1148,11 @@ def extract(language: str, source: bytes) -> dict:
         lookup = ex.scopes.body_scope(node.start_byte)
         if lookup:
             ex.bindings.append([lookup, _text(node), 0, ["nonlocal"], None])
+    for node in captures.get("yield", ()):
+        scope = ex.scopes.body_scope(node.start_byte)
+        value = node.named_children[0] if node.named_child_count else None
+        if scope and value is not None and not any(c.type == "from" for c in node.children):
+            ex.yields.append([scope, node.start_byte, expr_of(value)])
     for node in captures.get("return", ()):
         scope = ex.scopes.body_scope(node.start_byte)
         if scope and ex.scopes.rows[scope][SCOPE_KIND] == "function":
@@ -1142,6 +1186,8 @@ def extract(language: str, source: bytes) -> dict:
         "all_line": ex.all_line,
         "returns": ex.returns,
         "stores": ex.stores,
+        "yields": ex.yields,
+        "arguments": ex.arguments,
     }
 
 
@@ -1199,6 +1245,7 @@ def interface_of(facts: dict) -> bytes:
         ],
         facts.get("all_parts"),
         [(r[RETURN_SCOPE], r[RETURN_EXPR]) for r in facts.get("returns", ())],
+        [(r[0], r[2]) for r in facts.get("yields", ())],
         _returned_locals(facts),
         # what containers hold (a module's registry filled by a function's `.append`)
         [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],

@@ -45,6 +45,15 @@ CONFIDENCE = {
     "injection": 0.8,
     "export": 1.0,
     "name": 0.5,
+    # calls through values (issue 13)
+    "decorator": 0.9,
+    "protocol": 0.9,
+    "property": 0.9,
+    "fixture": 0.8,
+    "argument": 0.8,
+    "lambda": 0.8,
+    "container": 0.7,
+    "dispatch": 0.6,
 }
 # the by-name tier (Go, Java, …): a name found through an import, or only by its name
 NAME_CONFIDENCE = {"import": 0.9, "name": 0.5}
@@ -198,6 +207,9 @@ class FileResolution:
     unresolved: list[Unresolved]
     deps: set[str]
     imports: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (kind, target, names)
+    # what this file tells about values flowing between functions, for the flow stage
+    # (`cartograph.index.flows`): rows as documented there; [] for the by-name tier
+    flows: list[list] = field(default_factory=list)
 
 
 class EdgeSet:

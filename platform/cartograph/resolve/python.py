@@ -39,7 +39,10 @@ from cartograph.parsing.facts import (
     BINDING_SCOPE,
     BINDING_UNTIL,
     BINDING_VALUE,
+    REF_EXPR,
+    REF_KIND,
     REF_LINE,
+    REF_POS,
     REF_SOURCE,
     REF_TEXT,
     SCOPE_BASES,
@@ -132,7 +135,9 @@ class ModuleFacts:
     """One module's facts plus the indexes the evaluator needs, built on first use."""
 
     __slots__ = (
+        "_arguments",
         "_bindings",
+        "_decorations",
         "_firstparam",
         "facts",
         "is_package",
@@ -149,6 +154,8 @@ class ModuleFacts:
         self.facts = facts
         self._bindings: list[dict[str, list]] | None = None
         self._firstparam: dict[int, str] | None = None
+        self._arguments: dict[int, list] | None = None
+        self._decorations: dict[int, list] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
 
     @property
@@ -191,6 +198,22 @@ class ModuleFacts:
 
     def decorators(self, scope: int) -> list[str]:
         return self.facts["scopes"][scope][SCOPE_DECORATORS]
+
+    def arguments(self) -> dict[int, list]:
+        """The arguments of each call that may pass callable values, by the call's position."""
+        if self._arguments is None:
+            self._arguments = {pos: passed for pos, passed in self.facts.get("arguments", ())}
+        return self._arguments
+
+    def decorations(self) -> dict[int, list]:
+        """Each decorated scope's decorator expressions, top to bottom: [(pos, expr)]."""
+        if self._decorations is None:
+            found: dict[int, list] = {}
+            for ref in self.facts["refs"]:
+                if ref[REF_KIND] == "a":
+                    found.setdefault(ref[REF_TEXT], []).append((ref[REF_POS], ref[REF_EXPR]))
+            self._decorations = found
+        return self._decorations
 
 
 def _symbol_ids(repo: str, path: str, module: str, facts: dict) -> list[str]:
@@ -246,6 +269,7 @@ class Program:
         self._missing: set[str] = set()
         self.memo = Memo()
         self._file_cache: dict[tuple[int, bytes], tuple] = {}
+        self._flows: list[list] = []  # the file being resolved: its flow rows
 
     def module(self, name: str) -> ModuleFacts | None:
         """The module of that name (a dependency, found or not)."""
@@ -502,6 +526,12 @@ class Program:
             typed = self.evaluate_type(mod, header_scope, annotation)
             if typed[0] is not None:
                 return typed
+        elif default is None and _takes_fixtures(mod, scope):
+            fixture = self.fixture(mod, row[BINDING_NAME])
+            if fixture is not None:
+                value = self.fixture_value(*fixture)
+                if value is not None:
+                    return value, "fixture"
         if default is not None and default[0] == "c":
             injector = default[1]
             name = injector[1] if injector[0] == "n" else injector[2] if injector[0] == "a" else ""
@@ -582,6 +612,268 @@ class Program:
                         return returned[0], "protocol"
             return UNKNOWN
         return UNKNOWN
+
+    # ------------------------------------------------------------ flows between functions
+    def _parameter(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
+        """(function scope, parameter name) when `name` at `pos` is a parameter of the
+        enclosing function or of a function around it (a closure), not rebound before."""
+        found = self.live_binding(mod, scope, name, pos)
+        if found is None:
+            return None
+        where, row = found
+        binding = row[BINDING_VALUE]
+        if binding[0] != "param" or binding[4] or where <= 0:
+            return None
+        return where, row[BINDING_NAME]
+
+    def _parameter_call(self, mod, scope, expr, pos, source_id: str, line: int) -> bool:
+        """A call of a parameter's value (`callback()`), of an element of it (`for f in fns:
+        f()`, `table[k]()`): a flow row the flow stage turns into CALLS to what callers pass."""
+        mode = "v"
+        target = None
+        if expr[0] == "n":
+            target = self._parameter(mod, scope, expr[1], pos)
+            if target is None:
+                found = self.live_binding(mod, scope, expr[1], pos)
+                if found is not None and found[1][BINDING_VALUE][0] == "for":
+                    iterated = found[1][BINDING_VALUE][1]
+                    if iterated is not None and iterated[0] == "n":
+                        target = self._parameter(mod, found[0], iterated[1], found[1][BINDING_POS])
+                        mode = "e"
+        elif expr[0] == "i" and expr[1][0] == "n":
+            target = self._parameter(mod, scope, expr[1][1], pos)
+            mode = "e"
+        if target is None:
+            return False
+        owner, name = target
+        self._flows.append(["call", mod.symbol_ids[owner], name, source_id, line, mode])
+        return True
+
+    def _receiver_flows(self, mod, scope, expr, pos, source_id: str, line: int) -> None:
+        """`self.m()` / `cls.m()` in a method: may reach the overrides of m in the subclasses
+        of the method's class (the flow stage's dispatch rule)."""
+        if expr[0] != "a" or expr[1][0] != "n" or scope <= 0:
+            return
+        row = mod.scopes[scope]
+        parent = row[SCOPE_PARENT]
+        if row[SCOPE_KIND] != "function" or parent < 0 or mod.scopes[parent][SCOPE_KIND] != "class":
+            return
+        if expr[1][1] != mod.first_param(scope) or "staticmethod" in row[SCOPE_DECORATORS]:
+            return
+        self._flows.append(["self", source_id, mod.symbol_ids[parent], expr[2], line])
+
+    def _signature_of(self, mod: ModuleFacts, scope: int) -> list:
+        """A function's parameters in order: [(index, name, star)]."""
+
+        def compute() -> list:
+            params = []
+            for name, rows in mod.bindings(scope).items():
+                binding = rows[0][BINDING_VALUE]
+                if binding[0] == "param":
+                    params.append((binding[1], name, binding[4]))
+            return sorted(params)
+
+        return self.memo.cached(("signature", mod.name, scope), compute, [])
+
+    def _argument_flows(self, mod, scope, expr, callee: tuple, pos: int, source_id: str) -> None:
+        """What a call passes to a function's parameters: functions, classes, lambdas and the
+        elements of displays ("arg" rows), and the caller's own parameters ("pass" rows)."""
+        passed = mod.arguments().get(pos)
+        if passed is None:
+            return
+        bound = False
+        target = callee
+        if callee[0] == "cls":
+            init = self.class_member(callee[1], callee[2], "__init__", instance=False)
+            if init is None or init[0][0] != "fn":
+                return
+            target, bound = init[0], True
+        elif expr[0] == "a":
+            base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+            decorators = callee[1].decorators(callee[2])
+            if base is not None and base[0] in ("inst", "super"):
+                bound = "staticmethod" not in decorators
+            elif base is not None and base[0] == "cls":
+                bound = "classmethod" in decorators
+        tmod, tscope = target[1], target[2]
+        params = self._signature_of(tmod, tscope)
+        if not params:
+            return
+        target_id = tmod.symbol_ids[tscope]
+        positional = [p for p in params if not p[2]]
+        by_name = {p[1] for p in positional}
+        offset = 1 if bound else 0
+        for slot, value in passed:
+            if isinstance(slot, str):
+                name = slot if slot in by_name else None
+            else:
+                index = slot + offset
+                name = positional[index][1] if index < len(positional) else None
+            if name is not None:
+                self._value_flows(mod, scope, value, pos, target_id, name)
+
+    def _value_flows(self, mod, scope, value: list, pos: int, target_id: str, name: str) -> None:
+        flows = self._flows
+        if value[0] == "n":
+            parameter = self._parameter(mod, scope, value[1], pos)
+            if parameter is not None:
+                owner, own = parameter
+                flows.append(["pass", mod.symbol_ids[owner], own, target_id, name])
+                return
+        found = self._evaluate_ref(mod, scope, value, pos)[0]
+        if found is None:
+            return
+        if found[0] in ("fn", "cls"):
+            flows.append(["arg", target_id, name, found[1].symbol_ids[found[2]], "v"])
+        elif found[0] == "box":
+            for element, _via in self.elements(found, None):
+                if element[0] in ("fn", "cls"):
+                    flows.append(["arg", target_id, name, element[1].symbol_ids[element[2]], "e"])
+        elif found[0] == "lam":
+            _, lmod, lscope, calls = found
+            for callee, at in marshal.loads(calls):
+                called = self.evaluate(lmod, lscope, callee, at)[0]
+                if called is not None and called[0] in ("fn", "cls"):
+                    flows.append(["arg", target_id, name, called[1].symbol_ids[called[2]], "l"])
+
+    def decorated_value(self, mod: ModuleFacts, scope: int) -> tuple:
+        """What a decorated name holds once its decorators ran (innermost first): the wrapper
+        a decorator returns, an instance a class decorator makes; the function itself when a
+        decorator returns its argument or is not known."""
+
+        def compute() -> tuple:
+            kind = "cls" if mod.scopes[scope][SCOPE_KIND] == "class" else "fn"
+            value: tuple = (kind, mod, scope)
+            parent = mod.scopes[scope][SCOPE_PARENT]
+            for pos, applied in reversed(mod.decorations().get(scope, ())):
+                decorators = self.callables(mod, parent, applied, pos)
+                if len(decorators) != 1:
+                    continue
+                decorator = decorators[0][0]
+                if decorator[0] == "cls":
+                    value = ("inst", decorator[1], decorator[2])
+                elif decorator[0] == "fn" and not self._returns_argument(
+                    decorator[1], decorator[2]
+                ):
+                    results = self.returned(decorator[1], decorator[2])
+                    if len(results) == 1 and results[0][0] in ("fn", "inst"):
+                        value = results[0]
+            return value
+
+        return self.memo.cached(("decorated", mod.name, scope), compute, (None,))
+
+    def _returns_argument(self, mod: ModuleFacts, scope: int) -> bool:
+        first = next((p[1] for p in self._signature_of(mod, scope) if not p[2]), None)
+        return first is not None and any(
+            s == scope and expr == ["n", first] for s, _pos, expr in mod.facts.get("returns", ())
+        )
+
+    def _definition_flows(self, mod: ModuleFacts, flows: list) -> None:
+        """Flows a module's definitions make: each decorator receives what it decorates (the
+        function, or what the decorator below it returned); a parameter's default value is
+        passed to it; and each class's indexed bases and own methods (for dispatch)."""
+        ids = mod.symbol_ids
+        for scope, applications in mod.decorations().items():
+            row = mod.scopes[scope]
+            parent = row[SCOPE_PARENT]
+            kind = "cls" if row[SCOPE_KIND] == "class" else "fn"
+            value: tuple = (kind, mod, scope)
+            for pos, applied in reversed(applications):
+                decorators = self.callables(mod, parent, applied, pos)
+                for decorator, _via in decorators:
+                    if decorator[0] != "fn":
+                        continue
+                    params = [p for p in self._signature_of(decorator[1], decorator[2]) if not p[2]]
+                    if params and value[0] in ("fn", "cls"):
+                        target = decorator[1].symbol_ids[decorator[2]]
+                        flows.append(
+                            ["arg", target, params[0][1], value[1].symbol_ids[value[2]], "v"]
+                        )
+                if len(decorators) == 1 and decorators[0][0][0] == "fn":
+                    decorator = decorators[0][0]
+                    if not self._returns_argument(decorator[1], decorator[2]):
+                        results = self.returned(decorator[1], decorator[2])
+                        if len(results) == 1 and results[0][0] == "fn":
+                            value = results[0]
+        for scope, row in enumerate(mod.scopes):
+            kind = row[SCOPE_KIND]
+            if kind == "function":
+                parent = row[SCOPE_PARENT]
+                header = parent if parent >= 0 else 0
+                for name, rows in mod.bindings(scope).items():
+                    binding = rows[0][BINDING_VALUE]
+                    default = binding[3] if binding[0] == "param" else None
+                    if default is not None and default[0] in ("n", "a"):
+                        found = self.evaluate(mod, header, default, row[SCOPE_BODY])[0]
+                        if found is not None and found[0] in ("fn", "cls"):
+                            flows.append(
+                                ["arg", ids[scope], name, found[1].symbol_ids[found[2]], "v"]
+                            )
+            elif kind == "class":
+                info = self.class_info(mod, scope)
+                bases = [b[0].symbol_ids[b[1]] for b in info.bases] if info is not None else []
+                methods = sorted(
+                    name
+                    for name, rows in mod.bindings(scope).items()
+                    if any(
+                        r[BINDING_VALUE][0] == "def"
+                        and mod.scopes[r[BINDING_VALUE][1]][SCOPE_KIND] == "function"
+                        for r in rows
+                    )
+                )
+                flows.append(["class", ids[scope], bases, methods])
+
+    # ------------------------------------------------------------ pytest fixtures
+    def fixture(self, mod: ModuleFacts, name: str) -> tuple[ModuleFacts, int] | None:
+        """The fixture a test parameter named `name` requests: a module-level fixture of the
+        test's own module, else of the nearest `conftest.py` above it."""
+        for candidate in (mod, *self._conftests(mod)):
+            for row in reversed(candidate.bindings(0).get(name, ())):
+                binding = row[BINDING_VALUE]
+                if binding[0] == "def" and _is_fixture(candidate.scopes[binding[1]]):
+                    return candidate, binding[1]
+        return None
+
+    def _conftests(self, mod: ModuleFacts) -> list[ModuleFacts]:
+        package = mod.name if mod.is_package else mod.name.rpartition(".")[0]
+        found = []
+        while True:
+            conftest = self.module(f"{package}.conftest" if package else "conftest")
+            if conftest is not None and conftest is not mod:
+                found.append(conftest)
+            if not package:
+                return found
+            package = package.rpartition(".")[0]
+
+    def fixture_value(self, mod: ModuleFacts, scope: int) -> tuple | None:
+        """What a fixture gives the tests that request it: what it returns, or yields."""
+        returned = self.returns(mod, scope)[0]
+        if returned is not None:
+            return returned
+        values = {
+            value
+            for yielded_scope, pos, expr in mod.facts.get("yields", ())
+            if yielded_scope == scope
+            for value in [self.evaluate(mod, scope, expr, pos)[0]]
+            if value is not None
+        }
+        return next(iter(values)) if len(values) == 1 else None
+
+    def _fixture_calls(self, mod: ModuleFacts, edges: EdgeSet) -> None:
+        """A test (or fixture) calls the fixtures its parameters request."""
+        for scope, row in enumerate(mod.scopes):
+            if row[SCOPE_KIND] != "function" or not _takes_fixtures(mod, scope):
+                continue
+            for name, rows in mod.bindings(scope).items():
+                binding = rows[0][BINDING_VALUE]
+                if binding[0] != "param" or binding[2] is not None or binding[3] is not None:
+                    continue
+                if binding[4] or (name == mod.first_param(scope) and mod.kind(scope) == "method"):
+                    continue
+                fixture = self.fixture(mod, name)
+                if fixture is not None and fixture != (mod, scope):
+                    target = fixture[0].symbol_ids[fixture[1]]
+                    edges.add("CALLS", mod.symbol_ids[scope], target, row[SCOPE_START], "fixture")
 
     # ------------------------------------------------------------ values that flow
     def callables(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
@@ -1074,12 +1366,15 @@ class Program:
             unresolved: list[Unresolved] = []
             ids = mod.symbol_ids
             self._file_cache = {}
+            flows: list[list] = []
+            self._flows = flows
             for ref in mod.facts["refs"]:
                 try:
                     self._resolve_ref(mod, ref, ids, edges, unresolved)
                 except RecursionError:  # generated code beyond any sensible depth
-                    text = ref[REF_TEXT] or "?"
+                    text = ref[REF_TEXT] if isinstance(ref[REF_TEXT], str) else "?"
                     unresolved.append(Unresolved(ids[ref[REF_SOURCE]], text, ref[REF_LINE], ""))
+            self._definition_flows(mod, flows)
             for scope, row in enumerate(mod.scopes):
                 if row[SCOPE_KIND] == "class":
                     info = self.class_info(mod, scope)
@@ -1093,11 +1388,17 @@ class Program:
                         if base not in BUILTINS:
                             unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
                     self._set_names(mod, scope, edges)
+            if _is_test_module(mod):
+                self._fixture_calls(mod, edges)
             self._exports(mod, edges)
             imports = self._imports(mod)
         deps = recorded.deps
         deps.discard(mod.name)
-        return FileResolution(mod.path, mod.name, symbols, edges.edges(), unresolved, deps, imports)
+        resolution = FileResolution(
+            mod.path, mod.name, symbols, edges.edges(), unresolved, deps, imports
+        )
+        resolution.flows = sorted({marshal.dumps(row): row for row in flows}.values())
+        return resolution
 
     def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:
         """evaluate(), remembered within one file for expressions whose meaning cannot depend
@@ -1124,14 +1425,28 @@ class Program:
                 return
             if expr[0] == "n" and expr[1] == "super":
                 return
+            self._receiver_flows(mod, lookup, expr, pos, source_id, line)
             value, via = self._evaluate_ref(mod, lookup, expr, pos)
             if value is None or value[0] == "box":
                 targets = self.callables(mod, lookup, expr, pos)
                 made = [self._call_edges(t, v, source_id, line, edges) for t, v in targets]
                 if not any(made):
+                    # a parameter's value is known to the flow stage only (what callers pass):
+                    # the call is still unresolved here
+                    self._parameter_call(mod, lookup, expr, pos, source_id, line)
                     unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
                 return
             vkind = value[0]
+            if vkind in ("fn", "cls"):
+                self._argument_flows(mod, lookup, expr, value, pos, source_id)
+                decorated = (
+                    self.decorated_value(value[1], value[2])
+                    if value[1].decorators(value[2])
+                    else value
+                )
+                if decorated != value:
+                    self._call_edges(decorated, "decorator", source_id, line, edges)
+                    return
             if vkind == "lam":
                 self._call_edges(value, via, source_id, line, edges)
                 return
@@ -1408,6 +1723,32 @@ def _root_name(expr: list | None) -> str | None:
 
 def _last_name(expr: list) -> str:
     return expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else ""
+
+
+def _is_test_module(mod: ModuleFacts) -> bool:
+    base = mod.path.rpartition("/")[2]
+    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+
+
+def _is_fixture(row: list) -> bool:
+    return any(d.partition("(")[0].rpartition(".")[2] == "fixture" for d in row[SCOPE_DECORATORS])
+
+
+def _takes_fixtures(mod: ModuleFacts, scope: int) -> bool:
+    """A pytest test (`test_*` in a test module, or a `test_*` method of a `Test*` class) or
+    a fixture: its parameters request fixtures by name."""
+    if not _is_test_module(mod):
+        return False
+    row = mod.scopes[scope]
+    if _is_fixture(row):
+        return True
+    if not row[SCOPE_NAME].startswith("test"):
+        return False
+    parent = row[SCOPE_PARENT]
+    if parent == 0:
+        return True
+    parent_row = mod.scopes[parent]
+    return parent_row[SCOPE_KIND] == "class" and parent_row[SCOPE_NAME].startswith("Test")
 
 
 def _is_overload(row: list) -> bool:

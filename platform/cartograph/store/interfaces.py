@@ -23,6 +23,7 @@ from cartograph.model import (
     ApiToken,
     Claim,
     CoChange,
+    DerivedWrite,
     Edge,
     EdgeWrite,
     FileRecord,
@@ -57,6 +58,8 @@ class FileState:
     interface: str  # parsing.interface_hash of its facts
     aliases: str  # space-separated module aliases it was resolved under
     resolution: str = ""  # digest of what its last resolution wrote (see FileRecord)
+    flows: str = ""  # digest of its flow rows ("" when it has none; cartograph.index.flows)
+    derived: bool = False  # the flow stage wrote derived edges starting in it
 
 
 @dataclass(slots=True)
@@ -247,6 +250,23 @@ class IndexWriter(Protocol):
 
     def dependents(self, repo: str, modules: Iterable[str]) -> set[str]:
         """The paths whose last resolution consulted any of these module names."""
+        ...
+
+    # the flow stage (cartograph.index.flows)
+    def flow_states(
+        self, repo: str, paths: Iterable[str] | None = None
+    ) -> dict[str, tuple[bytes | None, bytes | None]]:
+        """(flow rows, derived edges) of every file that has either (of these files only,
+        when paths are given), by path."""
+        ...
+
+    def edge_keys(self, repo: str, paths: Iterable[str]) -> dict[str, set[tuple[str, str, str]]]:
+        """(type, src, dst) of the stored edges starting in each of these files."""
+        ...
+
+    def write_derived(self, repo: str, writes: list[DerivedWrite]) -> None:
+        """Replace the derived edges of these files, in one transaction. A file's own writes
+        (`write_files`, `write_edges`) keep its derived edges (vias in DERIVED_VIAS)."""
         ...
 
     # module names whose dependents still need re-resolving (survives an interrupted run)

@@ -42,6 +42,7 @@
 (typed_default_parameter value: [(identifier) (attribute)] @ref)
 
 (return_statement) @return
+(yield) @yield
 
 (with_item) @with
 (raise_statement) @raise

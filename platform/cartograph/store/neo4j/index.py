@@ -15,6 +15,8 @@ from typing import Any
 
 from cartograph.identifiers import search_text
 from cartograph.model import (
+    DERIVED_VIAS,
+    DerivedWrite,
     Edge,
     EdgeWrite,
     FileWrite,
@@ -146,10 +148,63 @@ class Neo4jIndexWriter:
             "MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
             "OPTIONAL MATCH (i:IndexState {id: f.id}) "
             "RETURN collect([f.path, f.sha256, f.size, f.mtime_ns, f.module, f.language, "
-            "f.interface, f.aliases, coalesce(i.resolution, '')]) AS rows",
+            "f.interface, f.aliases, coalesce(i.resolution, ''), coalesce(i.flows_digest, ''), "
+            "i.derived IS NOT NULL]) AS rows",
             repo=repo,
         )
         return {row[0]: FileState(*row[1:]) for row in records[0]["rows"]}
+
+    def flow_states(
+        self, repo: str, paths: Iterable[str] | None = None
+    ) -> dict[str, tuple[bytes | None, bytes | None]]:
+        where = "" if paths is None else "AND i.path IN $paths "
+        records = self.connection.read(
+            "MATCH (i:IndexState {repo: $repo}) WHERE (i.flows IS NOT NULL OR i.derived IS NOT NULL) "
+            f"{where}RETURN collect([i.path, i.flows, i.derived]) AS rows",
+            repo=repo,
+            paths=sorted(set(paths)) if paths is not None else [],
+        )
+        return {
+            path: (bytes(flows) if flows is not None else None, bytes(derived) if derived else None)
+            for path, flows, derived in records[0]["rows"]
+        }
+
+    def edge_keys(self, repo: str, paths: Iterable[str]) -> dict[str, set[tuple[str, str, str]]]:
+        records = self.connection.read(
+            "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path})"
+            "-[r:CALLS|REFERENCES|INHERITS]->(d) "
+            "RETURN path, collect([type(r), s.id, d.id]) AS keys",
+            repo=repo,
+            paths=sorted(set(paths)),
+        )
+        found: dict[str, set[tuple[str, str, str]]] = {p: set() for p in paths}
+        for record in records:
+            found[record["path"]] = {tuple(k) for k in record["keys"]}
+        return found
+
+    def write_derived(self, repo: str, writes: list[DerivedWrite]) -> None:
+        if not writes:
+            return
+        removed = [{"type": t, "src": src, "dst": dst} for w in writes for t, src, dst in w.removed]
+        links = _link_rows(repo, [(w.path, w.added, []) for w in writes])
+        states = [{"id": file_id(repo, w.path), "derived": w.derived or None} for w in writes]
+
+        def work(tx: Any) -> None:
+            for etype in EDGE_TYPES:
+                rows = [r for r in removed if r["type"] == etype]
+                for start in range(0, len(rows), CHUNK):
+                    tx.run(
+                        f"UNWIND $rows AS e MATCH (:Symbol {{id: e.src}})-[r:{etype}]->"
+                        "(:Symbol {id: e.dst}) DELETE r",
+                        rows=rows[start : start + CHUNK],
+                    ).consume()
+            _write_links(tx, repo, links)
+            tx.run(
+                "UNWIND $rows AS f MATCH (i:IndexState {id: f.id}) SET i.derived = f.derived",
+                rows=states,
+            ).consume()
+
+        self.connection.write(work)
 
     def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
         ids = [file_id(repo, p) for p in paths]
@@ -213,6 +268,8 @@ class Neo4jIndexWriter:
                 "facts": w.facts,
                 "deps": w.deps,
                 "resolution": w.record.resolution,
+                "flows": w.flows,
+                "flows_digest": w.flows_digest,
             }
             for w in writes
         ]
@@ -234,7 +291,7 @@ class Neo4jIndexWriter:
                 "SET file += f.props REMOVE file:Stub MERGE (r)-[:CONTAINS]->(file) "
                 "MERGE (i:IndexState {id: f.id}) "
                 "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps, "
-                "i.resolution = f.resolution",
+                "i.resolution = f.resolution, i.flows = f.flows, i.flows_digest = f.flows_digest",
                 files=files,
                 repo=repo,
             ).consume()
@@ -266,6 +323,8 @@ class Neo4jIndexWriter:
                 "path": w.path,
                 "deps": w.deps,
                 "resolution": w.resolution,
+                "flows": w.flows,
+                "flows_digest": w.flows_digest,
             }
             for w in writes
         ]
@@ -280,7 +339,8 @@ class Neo4jIndexWriter:
             _clear_file_rows(tx, repo, files, symbols=False)
             tx.run(
                 "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) "
-                "SET i.deps = f.deps, i.resolution = f.resolution",
+                "SET i.deps = f.deps, i.resolution = f.resolution, i.flows = f.flows, "
+                "i.flows_digest = f.flows_digest",
                 files=files,
             ).consume()
             tx.run(
@@ -391,9 +451,10 @@ def _clear_file_rows(tx: Any, repo: str, files: list[dict], symbols: bool) -> No
     """Remove what files contribute; `files` rows: {path, id, keep: surviving symbol ids}."""
     tx.run(
         "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path})"
-        "-[r:CALLS|REFERENCES|INHERITS]->() DELETE r",
+        "-[r:CALLS|REFERENCES|INHERITS]->() WHERE NOT coalesce(r.via, '') IN $derived DELETE r",
         files=files,
         repo=repo,
+        derived=list(DERIVED_VIAS),
     ).consume()
     if symbols:
         # a symbol leaving with history keeps it until the next mining (see delete_files)

@@ -13,7 +13,16 @@ import time
 from collections.abc import Iterable
 
 from cartograph.identifiers import search_text
-from cartograph.model import Edge, EdgeWrite, FileWrite, ImportLink, Skipped, Unresolved
+from cartograph.model import (
+    DERIVED_VIAS,
+    DerivedWrite,
+    Edge,
+    EdgeWrite,
+    FileWrite,
+    ImportLink,
+    Skipped,
+    Unresolved,
+)
 from cartograph.store.interfaces import FileState
 from cartograph.store.sqlite.connection import (
     SQLiteConnection,
@@ -65,10 +74,40 @@ class SQLiteIndexWriter:
     def file_states(self, repo: str) -> dict[str, FileState]:
         rows = self.db.execute(
             "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases, "
-            "resolution FROM files WHERE repo = ?",
+            "resolution, flows_digest, derived IS NOT NULL FROM files WHERE repo = ?",
             (repo,),
         )
-        return {r[0]: FileState(*r[1:]) for r in rows}
+        return {
+            r[0]: FileState(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10]))
+            for r in rows
+        }
+
+    def flow_states(
+        self, repo: str, paths: Iterable[str] | None = None
+    ) -> dict[str, tuple[bytes | None, bytes | None]]:
+        query = (
+            "SELECT path, flows, derived FROM files WHERE repo = ? "
+            "AND (flows IS NOT NULL OR derived IS NOT NULL)"
+        )
+        if paths is None:
+            rows = list(self.db.execute(query, (repo,)))
+        else:
+            rows = []
+            for chunk in chunks(list(paths)):
+                rows += self.db.execute(
+                    f"{query} AND path IN ({marks(len(chunk))})", (repo, *chunk)
+                )
+        return {path: (flows, derived) for path, flows, derived in rows}
+
+    def edge_keys(self, repo: str, paths: Iterable[str]) -> dict[str, set[tuple[str, str, str]]]:
+        found: dict[str, set[tuple[str, str, str]]] = {}
+        for path in paths:
+            low, high = file_range(repo, path)
+            rows = self.db.execute(
+                "SELECT type, src, dst FROM edges WHERE src >= ? AND src < ?", (low, high)
+            )
+            found[path] = {tuple(r) for r in rows}
+        return found
 
     def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
@@ -108,8 +147,9 @@ class SQLiteIndexWriter:
                 _delete_file_rows(db, repo, [w.record.path for w in writes], symbols=True)
             db.executemany(
                 "INSERT OR REPLACE INTO files (repo, path, language, sha256, size, mtime_ns, "
-                "lines, is_test, module, parse_errors, interface, aliases, facts, resolution) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "lines, is_test, module, parse_errors, interface, aliases, facts, resolution, "
+                "flows, flows_digest, derived) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                "(SELECT derived FROM files WHERE repo = ? AND path = ?))",
                 [
                     (
                         repo,
@@ -126,6 +166,10 @@ class SQLiteIndexWriter:
                         w.record.aliases,
                         w.facts,
                         w.record.resolution,
+                        w.flows,
+                        w.flows_digest,
+                        repo,
+                        w.record.path,
                     )
                     for w in writes
                 ],
@@ -185,8 +229,23 @@ class SQLiteIndexWriter:
                 db, repo, [(w.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes]
             )
             db.executemany(
-                "UPDATE files SET resolution = ? WHERE repo = ? AND path = ?",
-                [(w.resolution, repo, w.path) for w in writes],
+                "UPDATE files SET resolution = ?, flows = ?, flows_digest = ? "
+                "WHERE repo = ? AND path = ?",
+                [(w.resolution, w.flows, w.flows_digest, repo, w.path) for w in writes],
+            )
+
+    def write_derived(self, repo: str, writes: list[DerivedWrite]) -> None:
+        if not writes:
+            return
+        with self.connection.transaction() as db:
+            db.executemany(
+                "DELETE FROM edges WHERE type = ? AND src = ? AND dst = ?",
+                [key for w in writes for key in w.removed],
+            )
+            _insert_links(db, repo, [(w.path, w.added, [], [], []) for w in writes])
+            db.executemany(
+                "UPDATE files SET derived = ? WHERE repo = ? AND path = ?",
+                [(w.derived or None, repo, w.path) for w in writes],
             )
 
     def delete_files(self, repo: str, paths: Iterable[str]) -> None:
@@ -194,7 +253,7 @@ class SQLiteIndexWriter:
         if not paths:
             return
         with self.connection.transaction() as db:
-            _delete_file_rows(db, repo, paths, symbols=True)
+            _delete_file_rows(db, repo, paths, symbols=None)
             for chunk in chunks(paths):
                 db.execute(
                     f"DELETE FROM files WHERE repo = ? AND path IN ({marks(len(chunk))})",
@@ -239,16 +298,28 @@ class SQLiteIndexWriter:
             db.execute("DELETE FROM pending WHERE repo = ?", (repo,))
 
 
-def _delete_file_rows(db: sqlite3.Connection, repo: str, paths: list[str], symbols: bool) -> None:
+DERIVED = ", ".join(f"'{via}'" for via in DERIVED_VIAS)
+
+
+def _delete_file_rows(
+    db: sqlite3.Connection, repo: str, paths: list[str], symbols: bool | None
+) -> None:
+    """What files contribute: their symbols too (`symbols`), everything when they are gone
+    (None)."""
     ranges = [file_range(repo, path) for path in paths]
-    if symbols:
+    if symbols or symbols is None:
         db.executemany(
             "DELETE FROM symbol_search WHERE rowid IN "
             "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
             ranges,
         )
         db.executemany("DELETE FROM symbols WHERE id >= ? AND id < ?", ranges)
-    db.executemany("DELETE FROM edges WHERE src >= ? AND src < ?", ranges)
+    if symbols is None:  # the file is gone: every edge starting in it goes
+        db.executemany("DELETE FROM edges WHERE src >= ? AND src < ?", ranges)
+    else:  # rewritten: the flow stage's edges stay (it rewrites them when its inputs change)
+        db.executemany(
+            f"DELETE FROM edges WHERE src >= ? AND src < ? AND via NOT IN ({DERIVED})", ranges
+        )
     db.executemany("DELETE FROM unresolved WHERE src >= ? AND src < ?", ranges)
     for chunk in chunks(paths):
         for table in ("imports", "deps"):

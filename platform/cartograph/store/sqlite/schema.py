@@ -24,6 +24,7 @@ MIGRATIONS = {
     7: REPAIR_EARLY_SCHEMA_1,
     8: "sqlite_008_order_and_claim_versions.sql",
     9: "sqlite_009_session_owners.sql",
+    10: "sqlite_010_flows.sql",
 }
 
 # the code graph: derived from the repositories, rebuilt by the next index run
