@@ -38,6 +38,7 @@ in the files it rewrote, which derived pairs their own edges now share (`refresh
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 from collections import defaultdict, deque
 from collections.abc import Iterable
@@ -51,14 +52,45 @@ MAX_VALUES = 64  # values one parameter may hold; beyond, the parameter is left 
 Key = tuple[str, str, str]
 
 
+def identity(row: list) -> tuple:
+    """A row without its line: what a line-only edit leaves unchanged."""
+    tag = row[0]
+    if tag == "call":
+        return ("call", row[1], row[2], row[3], row[5])
+    if tag == "self":
+        return ("self", row[1], row[2], row[3])
+    return tuple(_frozen(item) for item in row)
+
+
+def _frozen(item: object) -> object:
+    return tuple(item) if isinstance(item, list) else item
+
+
+def shape_digest(rows: list[list]) -> str:
+    """The digest a file's flow rows are compared by: their identities, lines left out (a
+    line-only change moves the file's derived edges' lines, nothing else)."""
+    if not rows:
+        return ""
+    shape = sorted({identity(row) for row in rows})
+    return hashlib.blake2b(repr(shape).encode(), digest_size=12).hexdigest()
+
+
+def site_lines(rows: Iterable[list]) -> dict[tuple, list[int]]:
+    """The lines of each call site (call and self rows), by identity."""
+    lines: dict[tuple, set[int]] = defaultdict(set)
+    for row in rows:
+        if row[0] == "call" or row[0] == "self":
+            lines[identity(row)].add(row[4])
+    return {site: sorted(found) for site, found in lines.items()}
+
+
 class _Flows:
     """Every file's rows, indexed for the joins."""
 
     def __init__(self, rows: Iterable[list]) -> None:
         self.values: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self.forwards: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        self.calls: list[tuple[str, str, str, int, str]] = []
-        self.selfs: list[tuple[str, str, str, int]] = []
+        self.sites: dict[tuple, set[int]] = defaultdict(set)  # call and self sites: lines
         self.bases: dict[str, list[str]] = {}
         self.methods: dict[str, frozenset[str]] = {}
         for row in rows:
@@ -68,9 +100,9 @@ class _Flows:
             elif tag == "pass":
                 self.forwards[(row[1], row[2])].add((row[3], row[4]))
             elif tag == "call":
-                self.calls.append((row[1], row[2], row[3], row[4], row[5]))
+                self.sites[("call", row[1], row[2], row[3], row[5])].add(row[4])
             elif tag == "self":
-                self.selfs.append((row[1], row[2], row[3], row[4]))
+                self.sites[("self", row[1], row[2], row[3])].add(row[4])
             elif tag == "class":
                 self.bases[row[1]] = row[2]
                 self.methods[row[1]] = frozenset(row[3])
@@ -112,130 +144,163 @@ class _Flows:
         return children
 
 
-def derive(rows: Iterable[list]) -> dict[Key, Edge]:
-    """Every derived edge the rows imply, by (type, source, target)."""
+def _descendants(cls: str, children: dict[str, list[str]]) -> set[str]:
+    """Every indexed class below `cls`."""
+    below: set[str] = set()
+    queue = deque(children.get(cls, ()))
+    while queue:
+        sub = queue.popleft()
+        if sub in below or sub == cls:
+            continue
+        below.add(sub)
+        queue.extend(children.get(sub, ()))
+    return below
+
+
+def derive(rows: Iterable[list]) -> dict[Key, tuple[str, set[tuple]]]:
+    """Every derived edge the rows imply: (type, source, target) -> (via, the call sites that
+    make it). `edges_of` turns them into edges with the sites' lines."""
     flows = _Flows(rows)
     flows.propagate()
-    edges: dict[Key, Edge] = {}
+    derived: dict[Key, tuple[str, set[tuple]]] = {}
 
-    def add(src: str, dst: str, line: int, via: str) -> None:
+    def add(src: str, dst: str, site: tuple, via: str) -> None:
         key = ("CALLS", src, dst)
-        edge = edges.get(key)
-        if edge is None:
-            edges[key] = Edge("CALLS", src, dst, [line], 1, via, CONFIDENCE[via])
+        known = derived.get(key)
+        if known is None:
+            derived[key] = (via, {site})
             return
-        edge.count += 1
-        if line not in edge.lines and len(edge.lines) < MAX_LINES:
-            edge.lines.append(line)
-        if CONFIDENCE[via] > edge.confidence:
-            edge.via, edge.confidence = via, CONFIDENCE[via]
+        known[1].add(site)
+        if CONFIDENCE[via] > CONFIDENCE[known[0]]:
+            derived[key] = (via, known[1])
 
-    for owner, parameter, src, line, mode in flows.calls:
-        values = flows.values.get((owner, parameter))
-        if not values or len(values) > MAX_VALUES:
-            continue
-        for value, kind in values:
-            if (mode == "v" and kind in ("v", "l")) or (mode == "e" and kind == "e"):
-                add(src, value, line, "argument")
-                if kind != "l" and value in flows.bases:  # a class: constructed
-                    init = flows.init_of(value)
-                    if init is not None:
-                        add(src, init, line, "argument")
     children = flows.subclasses()
-    for src, cls, name, line in flows.selfs:
-        seen = {cls}
-        queue = deque(children.get(cls, ()))
-        while queue:
-            sub = queue.popleft()
-            if sub in seen:
+    definers: dict[str, list[str]] = defaultdict(list)  # method name -> classes defining it
+    for cls, names in flows.methods.items():
+        for name in names:
+            definers[name].append(cls)
+    descendants: dict[str, set[str]] = {}
+    for site in flows.sites:
+        if site[0] == "call":
+            _, owner, parameter, src, mode = site
+            values = flows.values.get((owner, parameter))
+            if not values or len(values) > MAX_VALUES:
                 continue
-            seen.add(sub)
-            if name in flows.methods.get(sub, ()):
-                add(src, f"{sub}.{name}", line, "dispatch")
-            queue.extend(children.get(sub, ()))
-    for edge in edges.values():
-        edge.lines.sort()
+            for value, kind in values:
+                if (mode == "v" and kind in ("v", "l")) or (mode == "e" and kind == "e"):
+                    add(src, value, site, "argument")
+                    if kind != "l" and value in flows.bases:  # a class: constructed
+                        init = flows.init_of(value)
+                        if init is not None:
+                            add(src, init, site, "argument")
+            continue
+        _, src, cls, name = site
+        candidates = definers.get(name, ())
+        if not candidates or cls not in children:
+            continue
+        below = descendants.get(cls)
+        if below is None:
+            below = descendants[cls] = _descendants(cls, children)
+        for sub in candidates:
+            if sub in below:
+                add(src, f"{sub}.{name}", site, "dispatch")
+    return derived
+
+
+def edges_of(
+    derived: dict[Key, tuple[str, set[tuple]]], lines: dict[tuple, list[int]]
+) -> dict[Key, Edge]:
+    """Derived edges with the lines of their call sites (`lines`: by site identity)."""
+    edges = {}
+    for key, (via, sites) in derived.items():
+        found = sorted({line for site in sites for line in lines.get(site, ())})
+        if not found:
+            continue
+        edges[key] = Edge(
+            key[0], key[1], key[2], found[:MAX_LINES], len(found), via, CONFIDENCE[via]
+        )
     return edges
 
 
-def encode_derived(edges: list[Edge], written: list[Key]) -> bytes:
-    """What a file stores of its derived edges: all of them, and the keys actually written
-    (an edge its own resolution already writes, the same pair, is left to it)."""
-    rows = sorted(
-        (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence) for e in edges
-    )
-    return marshal.dumps((rows, sorted(written)))
+Entry = tuple[Key, str, list[tuple]]  # a derived edge: its key, via and call sites
 
 
-def decode_derived(derived: bytes | None) -> tuple[list[Edge], list[Key]]:
+def encode_derived(entries: list[Entry], written: list[Key]) -> bytes:
+    """What a file stores of its derived edges: each with its via and call sites, and the
+    keys actually written (a pair its own resolution writes too is left to it)."""
+    return marshal.dumps((sorted(entries), sorted(written)))
+
+
+def decode_derived(derived: bytes | None) -> tuple[list[Entry], list[Key]]:
     if not derived:
         return [], []
-    rows, written = marshal.loads(derived)
-    edges = [
-        Edge(t, src, dst, list(lines), count, via, conf)
-        for t, src, dst, lines, count, via, conf in rows
-    ]
-    return edges, [tuple(k) for k in written]
+    entries, written = marshal.loads(derived)
+    return (
+        [(tuple(key), via, [tuple(site) for site in sites]) for key, via, sites in entries],
+        [tuple(key) for key in written],
+    )
 
 
 def run_flows(store: Store, repo: str, touched: Iterable[str] = ()) -> int:
     """Recompute the repository's derived edges from every file's flow rows and write the
-    files whose derived edges changed (and the `touched` ones: files rewritten by this run,
-    whose own edges may now share a pair with a derived one); returns how many there are."""
+    files whose derived edges changed, and the `touched` ones (rewritten by this run: their
+    sites' lines may have moved, their own edges may now share a pair with a derived one);
+    returns how many derived edges the repository has."""
     states = store.index.flow_states(repo)
-    rows: list[list] = []
-    for flows, _derived in states.values():
-        if flows:
-            rows.extend(marshal.loads(flows))
-    derived = derive(rows)
-    by_path: dict[str, list[Edge]] = defaultdict(list)
-    for edge in derived.values():
-        by_path[split_symbol_id(edge.src)[1]].append(edge)
+    rows_by_path = {path: marshal.loads(flows) for path, (flows, _d) in states.items() if flows}
+    derived = derive(row for rows in rows_by_path.values() for row in rows)
+    by_path: dict[str, list[Entry]] = defaultdict(list)
+    for key, (via, sites) in derived.items():
+        by_path[split_symbol_id(key[1])[1]].append((key, via, sorted(sites)))
     stored = {path: decode_derived(d) for path, (_f, d) in states.items() if d}
     changed = {
         path
         for path in set(by_path) | set(stored)
-        if _rows(by_path.get(path, [])) != _rows(stored.get(path, ([], []))[0])
+        if sorted(by_path.get(path, [])) != stored.get(path, ([], []))[0]
     }
     changed |= {path for path in touched if path in stored or path in by_path}
-    _write(store, repo, {p: by_path.get(p, []) for p in changed}, stored)
+    _write(
+        store,
+        repo,
+        {path: (by_path.get(path, []), rows_by_path.get(path, [])) for path in changed},
+        stored,
+    )
     return len(derived)
 
 
-def refresh_overlaps(store: Store, repo: str, paths: Iterable[str]) -> None:
-    """Files rewritten by a run that changed no flow rows keep their derived edges; only the
-    pairs their own resolution now writes too (or no longer writes) are set right."""
+def refresh_files(store: Store, repo: str, paths: Iterable[str]) -> None:
+    """Files rewritten by a run that changed no file's flow shape keep their derived edges;
+    only their lines (a line-only edit moves call sites) and the pairs their own resolution
+    now writes too, or no longer writes, are set right."""
     states = store.index.flow_states(repo, list(paths))
     stored = {path: decode_derived(d) for path, (_f, d) in states.items() if d}
-    _write(store, repo, {path: edges for path, (edges, _w) in stored.items()}, stored)
-
-
-def _rows(edges: list[Edge]) -> list[tuple]:
-    return sorted(
-        (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence) for e in edges
-    )
+    files = {}
+    for path, (entries, _written) in stored.items():
+        flows = states[path][0]
+        files[path] = (entries, marshal.loads(flows) if flows else [])
+    _write(store, repo, files, stored)
 
 
 def _write(
     store: Store,
     repo: str,
-    edges_by_path: dict[str, list[Edge]],
-    stored: dict[str, tuple[list[Edge], list[Key]]],
+    files: dict[str, tuple[list[Entry], list[list]]],
+    stored: dict[str, tuple[list[Entry], list[Key]]],
 ) -> None:
-    if not edges_by_path:
+    """Write the derived edges of these files (entries, and the file's own rows for the
+    lines of its sites), leaving out the pairs the file's own resolution writes."""
+    if not files:
         return
-    own = store.index.edge_keys(repo, list(edges_by_path))
+    own = store.index.edge_keys(repo, list(files))
     writes = []
-    for path in sorted(edges_by_path):
-        edges = edges_by_path[path]
+    for path in sorted(files):
+        entries, rows = files[path]
+        edges = edges_of({key: (via, set(sites)) for key, via, sites in entries}, site_lines(rows))
         previous = stored.get(path, ([], []))[1]
         direct = own.get(path, set()) - set(previous)
-        written = [e for e in edges if (e.type, e.src, e.dst) not in direct]
+        written = [edge for key, edge in sorted(edges.items()) if key not in direct]
         keys = [(e.type, e.src, e.dst) for e in written]
-        if sorted(keys) == sorted(previous) and _rows(edges) == _rows(
-            stored.get(path, ([], []))[0]
-        ):
-            continue
-        blob = encode_derived(edges, keys) if edges else b""
-        writes.append(DerivedWrite(path, sorted(previous), written, blob))
+        blob = encode_derived(entries, keys) if entries else b""
+        if previous or written or entries or path in stored:
+            writes.append(DerivedWrite(path, sorted(previous), written, blob))
     store.index.write_derived(repo, writes)

@@ -26,7 +26,7 @@ from cartograph.discover import (
 from cartograph.errors import CartographError
 from cartograph.index import write
 from cartograph.index.dependents import changed_names, plan_dependents
-from cartograph.index.flows import FLOWS_PENDING, refresh_overlaps, run_flows
+from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.parse import parse_files, reuse_facts
@@ -274,9 +274,9 @@ def _run(
         result.derived_edges = run_flows(store, repo, written_paths)
         timer.lap("flows")
     else:
-        overlaps = [p for p in written_paths if p in states and states[p].derived]
-        if overlaps:
-            refresh_overlaps(store, repo, overlaps)
+        rewritten = [p for p in written_paths if p in states and states[p].derived]
+        if rewritten:
+            refresh_files(store, repo, rewritten)
             timer.lap("flows")
 
     dirty = _dirty(discovery, previous, bool(fresh))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from cartograph import languages
 from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
 from cartograph.index.dependents import family_of_path, folder_name
+from cartograph.index.flows import shape_digest
 from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
 from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
@@ -195,7 +196,7 @@ class Resolver:
         """A file's flow rows as stored and their digest; marks the batch when they differ
         from what the file had (the flow stage must then run)."""
         encoded = marshal.dumps(resolution.flows) if resolution.flows else None
-        digest = hashlib.blake2b(encoded, digest_size=12).hexdigest() if encoded else ""
+        digest = shape_digest(resolution.flows)
         state = self.states.get(path)
         if batch is not None and digest != (state.flows if state is not None else ""):
             batch.flows_changed = True

@@ -1,0 +1,148 @@
+"""The flow stage (calls through values across files) stays right under incremental runs: an
+edit of the caller, of the callee, a line shift, a deleted file, a removed override, a pair
+the file's own resolution writes too, and a run that stopped before the stage. Every run is
+also compared with a from-scratch index of the same tree (Workspace.index), on both stores."""
+
+from __future__ import annotations
+
+import pytest
+from cartograph.index import flows as flow_stage
+from cartograph.index import index_repository
+from helpers import graph_edges
+from indexing_support import REPO, Workspace
+
+FILES = {
+    "runner.py": (
+        "def run(callback):\n    return callback()\n\n\ndef relay(fn):\n    return run(fn)\n"
+    ),
+    "handlers.py": "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n",
+    "app.py": (
+        "from handlers import alpha\n"
+        "from runner import relay\n"
+        "\n\n"
+        "def main():\n"
+        "    return relay(alpha)\n"
+    ),
+    "base.py": (
+        "class Pipeline:\n"
+        "    def run(self):\n"
+        "        return self.step()\n"
+        "\n"
+        "    def step(self):\n"
+        "        return 0\n"
+    ),
+    "stages.py": (
+        "from base import Pipeline\n"
+        "\n\n"
+        "class Fast(Pipeline):\n"
+        "    def step(self):\n"
+        "        return 1\n"
+    ),
+}
+
+
+@pytest.fixture
+def ws(tmp_path, stores):
+    return Workspace(tmp_path, stores, FILES)
+
+
+def derived(ws: Workspace) -> set[tuple[str, str, str]]:
+    return {
+        (src, dst, via)
+        for kind, src, dst, via in graph_edges(ws.store, REPO)
+        if kind == "CALLS" and via in ("argument", "dispatch")
+    }
+
+
+def lines_of(ws: Workspace, src: str, dst: str) -> list[int]:
+    for item in ws.store.graph.export(REPO):
+        if (
+            item["type"] == "edge"
+            and item["label"] == "CALLS"
+            and item["src"].endswith(f"#{src}")
+            and item["dst"].endswith(f"#{dst}")
+        ):
+            return sorted(item["lines"])
+    return []
+
+
+def test_a_callback_passed_through_a_hop_is_called_where_its_parameter_is(ws):
+    result = ws.index()
+    assert result.derived_edges == 2
+    assert derived(ws) == {
+        ("runner.run", "handlers.alpha", "argument"),
+        ("base.Pipeline.run", "stages.Fast.step", "dispatch"),
+    }
+    assert lines_of(ws, "runner.run", "handlers.alpha") == [2]
+
+
+def test_the_caller_passing_another_function_moves_the_edge(ws):
+    ws.index()
+    ws.write("app.py", FILES["app.py"].replace("alpha", "beta"))
+    ws.index(files=["app.py"])
+    assert ("runner.run", "handlers.beta", "argument") in derived(ws)
+    assert ("runner.run", "handlers.alpha", "argument") not in derived(ws)
+
+
+def test_a_line_shift_in_the_callee_moves_the_edge_lines(ws):
+    ws.index()
+    ws.write("runner.py", "# a comment\n# and another\n" + FILES["runner.py"])
+    result = ws.index(files=["runner.py"])
+    assert result.derived_edges is None  # no flow changed shape: only the file's lines moved
+    assert lines_of(ws, "runner.run", "handlers.alpha") == [4]
+
+
+def test_the_callee_no_longer_calling_its_parameter_drops_the_edge(ws):
+    ws.index()
+    ws.write("runner.py", FILES["runner.py"].replace("return callback()", "return callback"))
+    ws.index(files=["runner.py"])
+    assert ("runner.run", "handlers.alpha", "argument") not in derived(ws)
+
+
+def test_deleting_the_caller_drops_the_edge(ws):
+    ws.index()
+    ws.remove("app.py")
+    ws.index()
+    assert derived(ws) == {("base.Pipeline.run", "stages.Fast.step", "dispatch")}
+
+
+def test_removing_and_restoring_an_override_follows_dispatch(ws):
+    ws.index()
+    ws.write("stages.py", "from base import Pipeline\n\n\nclass Fast(Pipeline):\n    pass\n")
+    ws.index(files=["stages.py"])
+    assert ("base.Pipeline.run", "stages.Fast.step", "dispatch") not in derived(ws)
+    ws.write("stages.py", FILES["stages.py"])
+    ws.index(files=["stages.py"])
+    assert ("base.Pipeline.run", "stages.Fast.step", "dispatch") in derived(ws)
+
+
+def test_a_pair_the_file_writes_itself_is_one_edge_and_the_derived_one_returns_when_it_goes(ws):
+    direct = FILES["runner.py"].replace(
+        "def run(callback):\n    return callback()\n",
+        "from handlers import alpha\n\n\ndef run(callback):\n    alpha()\n    return callback()\n",
+    )
+    ws.write("runner.py", direct)
+    ws.index()
+    pairs = [(src, dst) for kind, src, dst, _via in graph_edges(ws.store, REPO) if kind == "CALLS"]
+    assert pairs.count(("runner.run", "handlers.alpha")) == 1
+    assert ("runner.run", "handlers.alpha", "argument") not in derived(ws)  # the direct one
+    ws.write("runner.py", FILES["runner.py"])
+    ws.index(files=["runner.py"])
+    assert ("runner.run", "handlers.alpha", "argument") in derived(ws)
+
+
+def test_a_run_stopped_before_the_stage_is_completed_by_the_next(ws, monkeypatch):
+    ws.index()
+    ws.write("app.py", FILES["app.py"].replace("alpha", "beta"))
+
+    def stop(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("cartograph.index.pipeline.run_flows", stop)
+    with pytest.raises(KeyboardInterrupt):
+        index_repository(ws.store, ws.root, name=REPO, workers=1, files=["app.py"])
+    monkeypatch.setattr("cartograph.index.pipeline.run_flows", flow_stage.run_flows)
+    result = ws.index()  # nothing changed on disk since: the mark makes it run the stage
+    assert result.derived_edges is not None
+    assert ("runner.run", "handlers.beta", "argument") in derived(ws)
+    assert ("runner.run", "handlers.alpha", "argument") not in derived(ws)
