@@ -33,7 +33,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48
@@ -130,6 +130,15 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
     if kind == "new_expression":
         cls = expr_of(node.child_by_field_name("constructor"), depth + 1)
         return ["new", cls] if cls is not None else None
+    if kind == "subscript_expression":
+        base = expr_of(node.child_by_field_name("object"), depth + 1)
+        index = node.child_by_field_name("index")
+        key: str | int | None = (
+            _string(index) if index is not None and index.type == "string" else None
+        )
+        if index is not None and index.type == "number" and _text(index).isdigit():
+            key = int(_text(index))
+        return (["i", base] if key is None else ["i", base, key]) if base is not None else None
     if kind in ("parenthesized_expression", "non_null_expression", "await_expression"):
         inner = node.named_children
         return expr_of(inner[0], depth + 1) if inner else None
@@ -218,6 +227,8 @@ class _Extractor:
             "module_value": None,
             "reexports": [],
             "imports": [],
+            "arguments": [],
+            "returns": [],
         }
         self.scope_of_node: dict[int, int] = {self.root.id: 0}
         self.scope_starts: list[int] = [0]
@@ -295,6 +306,8 @@ class _Extractor:
             self.value_ref(node)
         for node in captures.get("jsx", []):
             self.jsx(node)
+        for node in captures.get("return", []):
+            self.returned(node)
         for node in captures.get("reference.type", []):
             self.type_ref(node)
         return self.facts
@@ -349,7 +362,20 @@ class _Extractor:
             name_node = declarator.child_by_field_name("name")
             if name_node is None or name_node.type != "identifier":
                 return
-            index = self.add_scope(node, "object", _text(name_node), parent, {}, sig_node=node)
+            props = []  # `{ a: handleA, b }`: values a subscript or a member access reaches
+            for pair in node.named_children:
+                if pair.type == "pair":
+                    key = pair.child_by_field_name("key")
+                    value = expr_of(pair.child_by_field_name("value"))
+                    if key is not None and value is not None:
+                        name = _string(key) if key.type == "string" else _text(key)
+                        props.append([name, value])
+                elif pair.type == "shorthand_property_identifier":
+                    props.append([_text(pair), ["n", _text(pair)]])
+            object_info: dict[str, Any] = {"props": props} if props else {}
+            index = self.add_scope(
+                node, "object", _text(name_node), parent, object_info, sig_node=node
+            )
             scopes[index][ECMA_SCOPE_EXPORTED] = _declaration_exported(declarator)
             self.bind(parent, _text(name_node), ["def", index])
             return
@@ -754,15 +780,51 @@ class _Extractor:
             text = _short(func)
             expr = ["?", text]
         self.ref(node, "c", expr)
+        self.arguments(node)
+
+    def arguments(self, node: Node) -> None:
+        """The arguments of a call that may be callable values (names, member accesses), by
+        position: [call position, [[index, expr], ...]]."""
+        args = node.child_by_field_name("arguments")
+        if args is None:
+            return
+        passed = []
+        for index, child in enumerate(args.named_children):
+            if child.type == "spread_element":
+                break
+            if child.type in ("identifier", "member_expression"):
+                encoded = expr_of(child)
+                if encoded is not None:
+                    passed.append([index, encoded])
+        if passed:
+            self.facts["arguments"].append([node.start_byte, passed])
 
     def decorator_call(self, decorator: Node, expr: list | None) -> None:
-        """`@Injectable()` is called by what it decorates, and referenced by it."""
+        """`@Injectable()` runs where the decorated class or method is defined (the enclosing
+        scope of a class, the class of a method): a call from there; the decorated definition
+        references it (see `_decorator_exprs`)."""
         target = _decorated(decorator)
         scope = self.scope_of_node.get(target.id) if target is not None else None
         if scope is None or expr is None:
             return
         line = decorator.start_point[0] + 1
-        self.facts["refs"].append([scope, "c", expr, line, decorator.start_byte])
+        parent = self.facts["scopes"][scope][ECMA_SCOPE_PARENT]
+        self.facts["refs"].append([max(parent, 0), "c", expr, line, decorator.start_byte])
+
+    def returned(self, node: Node) -> None:
+        """`return value` in a function: what a call of it gives (a closure, a function)."""
+        value = node.named_children[0] if node.named_child_count else None
+        function = node.parent
+        while function is not None and function.type not in _FUNCTION_NODES:
+            function = function.parent
+        scope = self.scope_of_node.get(function.id) if function is not None else None
+        if value is None or scope is None or scope <= 0:
+            return  # a return of an anonymous callback is not its enclosing function's
+        if self.facts["scopes"][scope][ECMA_SCOPE_KIND] not in ("function", "method"):
+            return
+        encoded = expr_of(value)
+        if encoded is not None:
+            self.facts["returns"].append([scope, encoded, node.start_byte])
 
     def new(self, node: Node) -> None:
         cls = expr_of(node.child_by_field_name("constructor"))
@@ -811,6 +873,18 @@ class _Extractor:
         if _uses_this(expr) and self.this_is_rebound(node):
             expr = _opaque_this(expr)  # `this` of a callback `function`: unknown
         self.facts["refs"].append([scope, kind, expr, node.start_point[0] + 1, node.start_byte])
+
+
+_FUNCTION_NODES = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+    }
+)
 
 
 def _document_order(node: Node) -> tuple[int, int]:
@@ -890,9 +964,18 @@ def _decorated(decorator: Node) -> Node | None:
 
 
 def _decorator_exprs(node: Node) -> list[list]:
-    """The decorators of a class or method, as expressions (`@Get(":id")` → `Get`)."""
-    found = (expr_of(_decorator_expr(d)) for d in _decorators(node))
-    return [e for e in found if e is not None]
+    """The decorators of a class or method, as expressions (`@Log` → `Log`, a factory
+    `@Get(":id")` → ["c", `Get`]: what the decorator is is what the call returns)."""
+    found = []
+    for decorator in _decorators(node):
+        callee = _decorator_expr(decorator)
+        expr = expr_of(callee)
+        if expr is None:
+            continue
+        inner = decorator.named_children
+        called = bool(inner) and inner[0].type == "call_expression"
+        found.append(["c", expr] if called else expr)
+    return found
 
 
 def _decorator_expr(node: Node) -> Node | None:
@@ -1014,5 +1097,6 @@ def interface_of(facts: dict) -> bytes:
         facts["exports"],
         facts["reexports"],
         facts["module_value"],
+        [(scope, expr) for scope, expr, _pos in facts.get("returns", ())],
     ]
     return hashlib.blake2b(marshal.dumps(observed), digest_size=16).digest()

@@ -50,7 +50,8 @@ makes the whole module, CommonJS; "=" + a scope index when it is an unnamed defi
   dict): classes {"ext": expr, "impl": [types], "dec": [expr]}; interfaces {"ext": None,
   "impl": [types]} (what they extend); type aliases {"value": type}; functions and methods
   {"params": [[name, type, is_property]], "ret": type, "static": bool, "dec": [expr],
-  "async": bool, "arrow": bool, "accessor": bool (getters and setters)}.
+  "async": bool, "arrow": bool, "accessor": bool (getters and setters)}; a decorator factory
+  (`@Get(":id")`) is ["c", callee]; objects {"props": [[key, expr]]} (`{a: handleA, b}`).
 - bindings: a name bound in a scope, visible between byte offsets start..end (None, None: the
   whole scope). The value is tagged: ["def", scope] | ["val", expr, type] | ["param", type] |
   ["imp", source, imported] (imported: a name, "default" or "*") | ["req", source, imported
@@ -67,9 +68,14 @@ makes the whole module, CommonJS; "=" + a scope index when it is an unnamed defi
   from` ("*", "ns"), `module.exports = require(x)` ("*", "=").
 - imports: every module a file loads, for the IMPORTS relation (kind "esm", "cjs",
   "dynamic", "type").
+- arguments: [call position, [[index, expr], ...]]: the arguments of a call that are names or
+  member accesses (values that may be functions passed), for the flow stage.
+- returns: [scope, expr, position]: `return value` in a named function (a callback's own
+  returns are left out).
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func] | ["new", class_expr] | ["this"] |
-["super"] | ["cast", type] | ["?", text] (kept for display only) | None. Types: ["n", name] |
+["super"] | ["cast", type] | ["i", base] / ["i", base, literal key] (a subscript) | ["?", text]
+(kept for display only) | None. Types: ["n", name] |
 ["a", base, name] | ["g", base, [args]] | ["u", [alternatives]] | ["arr", element] | None.
 
 The generic tier: Go, Java, Kotlin, C#, Rust, Ruby, PHP, C, C++ (`cartograph.parsing.tags`,

@@ -345,6 +345,9 @@ class _File:
         for row in facts["members"]:
             by_name = self.members.setdefault(row[ECMA_MEMBER_CLASS], {})
             by_name.setdefault(row[ECMA_MEMBER_NAME], []).append(row)
+        self.arguments: dict[int, list] = {
+            pos: passed for pos, passed in facts.get("arguments", ())
+        }
         self.exports: dict[str, object] = {}
         for exported, local in facts["exports"]:
             self.exports.setdefault(exported, local)
@@ -373,6 +376,7 @@ class EcmaProgram:
         # computations shared by every file of the run, with the files they consulted (a file
         # that uses a result depends on them too)
         self.memo = Memo()
+        self.flows: list[list] = []  # the file being resolved: its flow rows (index/flows.py)
 
     # ------------------------------------------------------------ files and modules
     def file(self, path: str) -> _File | None:
@@ -534,7 +538,32 @@ class EcmaProgram:
             return (None, None)
         if tag == "cast":
             return self.type_value(f, scope, expr[1], pos, "annotation", depth + 1)
+        if tag == "i":
+            found = self.elements(f, scope, expr, pos, depth + 1)
+            return found[0] if len(found) == 1 else (None, None)
         return (None, None)
+
+    def elements(self, f: _File, scope: int, expr: list, pos: int, depth: int) -> list:
+        """What `table[key]` may hold, for an object literal bound to a name: the method or
+        property of a literal key, every one for another key (via container)."""
+        base, _via = self.evaluate(f, scope, expr[1], pos, depth + 1)
+        if base is None or base[0] != "def" or self.kind(base) != "object":
+            return []
+        of = self.file(base[1])
+        if of is None:
+            return []
+        key = expr[2] if len(expr) > 2 else None
+        found = []
+        for name, child in of.children.get(base[2], {}).items():
+            if key is None or name == key:
+                found.append((("def", of.path, child), "container"))
+        parent = of.scopes[base[2]][ECMA_SCOPE_PARENT]
+        for name, value in of.scopes[base[2]][ECMA_SCOPE_INFO].get("props", ()):
+            if key is None or name == key:
+                held = self.evaluate(of, parent, value, END, depth + 1)[0]
+                if held is not None:
+                    found.append((held, "container"))
+        return list(dict.fromkeys(found))
 
     def kind(self, value: tuple) -> str | None:
         if value[0] not in ("def", "inst"):
@@ -622,7 +651,14 @@ class EcmaProgram:
         if tag == "def":
             if kind == "object":
                 child = f.children.get(base[2], {}).get(name)
-                return (("def", f.path, child), via) if child is not None else (None, None)
+                if child is not None:
+                    return ("def", f.path, child), via
+                for key, value in f.scopes[base[2]][ECMA_SCOPE_INFO].get("props", ()):
+                    if key == name:
+                        return self.evaluate(
+                            f, f.scopes[base[2]][ECMA_SCOPE_PARENT], value, END, depth + 1
+                        )
+                return (None, None)
             if kind == "class":  # a static member
                 return self.member(f, base[2], name, via, "inheritance", depth + 1, static=True)
             return (None, None)
@@ -728,8 +764,26 @@ class EcmaProgram:
             return (None, None)
         returns = row[ECMA_SCOPE_INFO].get("ret")
         if returns is None:
+            return self.inferred_return(f, func[2], depth + 1)
+        typed = self.type_value(f, func[2], returns, END, "return", depth + 1)
+        if typed[0] is None and _type_names_function(returns):
+            return self.inferred_return(f, func[2], depth + 1)  # `(): () => void`
+        return typed
+
+    def inferred_return(self, f: _File, scope: int, depth: int) -> tuple:
+        """An unannotated function's result, when every `return` gives the same function,
+        class or instance (`return inner`, `return new Foo()`)."""
+        values = set()
+        for returned_scope, expr, pos in f.facts.get("returns", ()):
+            if returned_scope != scope:
+                continue
+            value = self.evaluate(f, scope, expr, pos, depth + 1)[0]
+            if value is None or value[0] not in ("def", "inst"):
+                return (None, None)
+            values.add(value)
+        if len(values) != 1:
             return (None, None)
-        return self.type_value(f, func[2], returns, END, "return", depth + 1)
+        return next(iter(values)), "return"
 
     def constructor(self, f: _File, cls: int) -> tuple[str, int] | None:
         for cf, cscope in self.linearization(f, cls, 0):
@@ -760,6 +814,18 @@ class EcmaProgram:
             return
         value, via = self.evaluate(f, scope, expr, pos)
         target = self.kind(value) if value is not None and value[0] == "def" else None
+        if kind == "c" and value is None and expr[0] == "i":
+            made = False
+            for element, element_via in self.elements(f, scope, expr, pos, 0):
+                if element[0] == "def" and self.kind(element) in ("function", "method"):
+                    edges.add("CALLS", src, self.symbol(element[1], element[2]), line, element_via)
+                    made = True
+            if made:
+                return
+        if kind == "c":
+            self._call_flows(f, ids, scope, expr, pos, line, value)
+        if kind in ("c", "n") and target in ("function", "method", "class"):
+            self._argument_flows(f, ids, scope, value, pos)
         if kind == "c" and target in ("function", "method"):
             edges.add("CALLS", src, self.symbol(value[1], value[2]), line, via)
         elif kind == "n" and target == "class":
@@ -778,15 +844,112 @@ class EcmaProgram:
                 return  # a type is not a callback
             edges.add("REFERENCES", src, self.symbol(value[1], value[2]), line, via)
 
+    # ------------------------------------------------------------ flows (index/flows.py)
+    def _parameter(self, f: _File, scope: int, name: str, pos: int) -> tuple[int, str] | None:
+        """(function scope, name) when `name` is a named function's parameter there."""
+        current = scope
+        while current > 0:
+            rows = f.bindings.get((current, name))
+            if rows:
+                row = _visible(rows, pos)
+                if row is None or row[ECMA_BINDING_VALUE][0] != "param":
+                    return None
+                if row[ECMA_BINDING_START] is not None:
+                    return None  # an anonymous callback's parameter: not a symbol's
+                return current, name
+            current = f.scopes[current][ECMA_SCOPE_PARENT]
+        return None
+
+    def _call_flows(
+        self, f: _File, ids: list, scope: int, expr: list, pos: int, line: int, value
+    ) -> None:
+        """A call of a parameter (`cb()`). Dispatch to overrides is Python's rule only: no
+        `self` rows for `this.m()`."""
+        if value is None and expr[0] == "n":
+            found = self._parameter(f, scope, expr[1], pos)
+            if found is not None:
+                self.flows.append(["call", ids[found[0]], found[1], ids[scope], line, "v"])
+
+    def _argument_flows(self, f: _File, ids: list, scope: int, callee: tuple, pos: int) -> None:
+        """What a call passes to a function's parameters (functions, methods, classes), and the
+        caller's own parameters passed on."""
+        passed = f.arguments.get(pos)
+        if not passed:
+            return
+        tf = self.file(callee[1])
+        if tf is None:
+            return
+        target = callee[2]
+        if tf.scopes[target][ECMA_SCOPE_KIND] == "class":
+            ctor = self.constructor(tf, target)
+            if ctor is None:
+                return
+            tf, target = self.file(ctor[0]) or tf, ctor[1]
+        params = tf.scopes[target][ECMA_SCOPE_INFO].get("params") or []
+        target_id = self.symbol(tf.path, target)
+        for index, argument in passed:
+            if index >= len(params):
+                continue
+            name = params[index][0]
+            if argument[0] == "n":
+                own = self._parameter(f, scope, argument[1], pos)
+                if own is not None:
+                    self.flows.append(["pass", ids[own[0]], own[1], target_id, name])
+                    continue
+            found = self.evaluate(f, scope, argument, pos)[0]
+            if (
+                found is not None
+                and found[0] == "def"
+                and self.kind(found) in ("function", "method", "class")
+            ):
+                self.flows.append(["arg", target_id, name, self.symbol(found[1], found[2]), "v"])
+
+    def _class_flows(self, f: _File, ids: list) -> None:
+        for index, row in enumerate(f.scopes):
+            if row[ECMA_SCOPE_KIND] != "class":
+                continue
+            bases = [self.symbol(bf.path, bscope) for bf, bscope in self.bases(f, index, 0)]
+            methods = sorted(
+                name
+                for name, child in f.children.get(index, {}).items()
+                if f.scopes[child][ECMA_SCOPE_KIND] == "method"
+            )
+            self.flows.append(["class", ids[index], bases, methods])
+
+    def _apply_decorator(
+        self, f: _File, ids: list, index: int, dec: list, value: tuple, line: int, edges: EdgeSet
+    ) -> None:
+        """Applying a decorator runs where the decorated class or method is defined: a call
+        of the decorator (or of what a factory returned) from there; a class decorator
+        receives the class (its first parameter)."""
+        applied = value if dec[0] != "c" else self.call_result(value, "decorator", 0)[0]
+        if (
+            applied is None
+            or applied[0] != "def"
+            or self.kind(applied) not in ("function", "method")
+        ):
+            return
+        parent = max(f.scopes[index][ECMA_SCOPE_PARENT], 0)
+        target = self.symbol(applied[1], applied[2])
+        edges.add("CALLS", ids[parent], target, line, "decorator")
+        if f.scopes[index][ECMA_SCOPE_KIND] == "class":
+            af = self.file(applied[1])
+            params = af.scopes[applied[2]][ECMA_SCOPE_INFO].get("params") if af else None
+            if params:
+                self.flows.append(["arg", target, params[0][0], ids[index], "v"])
+
     # ------------------------------------------------------------ one file
     def resolve_file(self, path: str) -> FileResolution:
         with self.memo.recording() as recorded:
             f = self.file(path)
             if f is None:
                 return FileResolution(path, path, [], [], [], set())
+            self.flows = []
             symbols, edges, unresolved, imports = self._resolve(f)
         deps = recorded.deps - {path}
-        return FileResolution(path, path, symbols, edges, unresolved, deps, imports)
+        resolution = FileResolution(path, path, symbols, edges, unresolved, deps, imports)
+        resolution.flows = sorted({repr(row): row for row in self.flows}.values(), key=repr)
+        return resolution
 
     def _resolve(self, f: _File) -> tuple[list, list, list, list]:
         repo, path = self.repo, f.path
@@ -797,12 +960,13 @@ class EcmaProgram:
 
         for ref in f.facts["refs"]:
             self._write_ref(f, ids, ref, edges, unresolved)
+        self._class_flows(f, ids)
         for index, row in enumerate(f.scopes):
             line = row[ECMA_SCOPE_START]
+            parent = row[ECMA_SCOPE_PARENT]
             for dec in row[ECMA_SCOPE_INFO].get("dec") or []:
-                value, via = self.evaluate(
-                    f, row[ECMA_SCOPE_PARENT], dec, row[ECMA_SCOPE_START_BYTE]
-                )
+                named = dec[1] if dec[0] == "c" else dec  # `@Get(":id")`: Get
+                value, via = self.evaluate(f, parent, named, row[ECMA_SCOPE_START_BYTE])
                 if (
                     value is not None
                     and value[0] == "def"
@@ -810,6 +974,7 @@ class EcmaProgram:
                 ):
                     target = self.symbol(value[1], value[2])
                     edges.add("REFERENCES", ids[index], target, line, via)
+                    self._apply_decorator(f, ids, index, dec, value, line, edges)
             if row[ECMA_SCOPE_KIND] in ("class", "interface"):
                 for bf, bscope, via, order in self.bases_with_via(f, index, 0):
                     base = self.symbol(bf.path, bscope)
@@ -851,6 +1016,12 @@ def _visible(rows: list, pos: int) -> list | None:
         unranged = [r for r in rows if r[ECMA_BINDING_END] is None]
         best = unranged[0] if unranged else None
     return best
+
+
+def _type_names_function(typ: list | None) -> bool:
+    """A return annotation that is a function type (`() => void`, `Function`): the parser
+    keeps it as text, or as the name Function."""
+    return typ is not None and (typ[0] == "?" or typ == ["n", "Function"])
 
 
 def _type_expr(typ: list | None) -> list | None:

@@ -33,4 +33,5 @@
 (array [(identifier) (member_expression)] @ref)
 (return_statement [(identifier) (member_expression)] @ref)
 (decorator) @decorator
+(return_statement) @return
 (ERROR) @error
