@@ -614,15 +614,20 @@ class Program:
         return UNKNOWN
 
     # ------------------------------------------------------------ flows between functions
-    def _parameter(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
+    def _parameter(
+        self, mod: ModuleFacts, scope: int, name: str, pos: int, starred: bool = False
+    ) -> tuple | None:
         """(function scope, parameter name) when `name` at `pos` is a parameter of the
-        enclosing function or of a function around it (a closure), not rebound before."""
+        enclosing function or of a function around it (a closure), not rebound before; a
+        `*args` parameter only when `starred` (its elements are what callers pass)."""
         found = self.live_binding(mod, scope, name, pos)
         if found is None:
             return None
         where, row = found
         binding = row[BINDING_VALUE]
-        if binding[0] != "param" or binding[4] or where <= 0:
+        if binding[0] != "param" or where <= 0:
+            return None
+        if binding[4] and (binding[4] != "*" or not starred):
             return None
         return where, row[BINDING_NAME]
 
@@ -638,16 +643,116 @@ class Program:
                 if found is not None and found[1][BINDING_VALUE][0] == "for":
                     iterated = found[1][BINDING_VALUE][1]
                     if iterated is not None and iterated[0] == "n":
-                        target = self._parameter(mod, found[0], iterated[1], found[1][BINDING_POS])
+                        at = found[1][BINDING_POS]
+                        target = self._parameter(mod, found[0], iterated[1], at, starred=True)
                         mode = "e"
         elif expr[0] == "i" and expr[1][0] == "n":
-            target = self._parameter(mod, scope, expr[1][1], pos)
+            target = self._parameter(mod, scope, expr[1][1], pos, starred=True)
             mode = "e"
         if target is None:
-            return False
+            return self._container_call(mod, scope, expr, pos, source_id, line)
         owner, name = target
         self._flows.append(["call", mod.symbol_ids[owner], name, source_id, line, mode])
         return True
+
+    # containers the flow stage fills: what a function stores from its parameters into a
+    # module-level or instance-attribute container, called through it elsewhere
+    def container_key(self, mod: ModuleFacts, scope: int, base: list, pos: int) -> str | None:
+        """The flow stage's key of the container an expression names: a display bound to a
+        name (`REGISTRY`, from any module that imports it), or an attribute of an instance of
+        a repository class (`self.commands`: keyed by the class that assigns the attribute);
+        `c.setdefault(k, [])` and `c.get(k, [])` name the lists held in `c`."""
+        if base[0] == "c" and base[1][0] == "a" and base[1][2] in CONTAINER_GETTERS:
+            base = base[1][1]
+        if base[0] == "a":
+            owner = self._evaluate_ref(mod, scope, base[1], pos)[0]
+            if owner is None or owner[0] != "inst":
+                return None
+            holder = self._attribute_holder(owner[1], owner[2], base[2])
+            return f"{holder[0].symbol_ids[holder[1]]}::{base[2]}"
+        value = self._evaluate_ref(mod, scope, base, pos)[0]
+        if value is None or value[0] != "box" or value[3] is None:
+            return None
+        return f"{value[1].symbol_ids[value[2]]}::{value[3]}"
+
+    def _attribute_holder(self, mod: ModuleFacts, scope: int, name: str) -> tuple:
+        """The class in the MRO whose methods assign `self.name` (or whose body binds it);
+        the class itself when none does."""
+
+        def compute() -> tuple:
+            info = self.class_info(mod, scope)
+            for owner_mod, owner_scope in info.linearization if info is not None else ():
+                if name in owner_mod.bindings(owner_scope):
+                    return owner_mod, owner_scope
+                for row in owner_mod.facts["attrs"]:
+                    method = row[ATTR_SCOPE]
+                    if (
+                        row[ATTR_NAME] == name
+                        and owner_mod.scopes[method][SCOPE_PARENT] == owner_scope
+                    ):
+                        return owner_mod, owner_scope
+            return mod, scope
+
+        return self.memo.cached(("holder", mod.name, scope, name), compute, (mod, scope))
+
+    def _container_call(self, mod, scope, expr, pos, source_id: str, line: int) -> bool:
+        """A call through a container (`self.commands[name]()`, `REGISTRY[k]()`, `for f in
+        self.hooks: f()`, `handler = self.table.get(k); handler()`): a call row on its key."""
+        base = None
+        literal = None
+        if expr[0] == "i":
+            base, literal = expr[1], expr[2] if len(expr) > 2 else None
+        elif expr[0] == "c" and expr[1][0] == "a" and expr[1][2] in CONTAINER_GETTERS:
+            base, literal = expr[1][1], expr[3] if len(expr) > 3 else None
+        elif expr[0] == "n":
+            found = self.live_binding(mod, scope, expr[1], pos)
+            if found is not None:
+                binding = found[1][BINDING_VALUE]
+                held = binding[1] if binding[0] in ("for", "val") else None
+                if held is not None and (binding[0] == "for" or held[0] in ("i", "c")):
+                    if binding[0] == "for":
+                        return self._container_rows(
+                            mod, found[0], held, None, found[1][BINDING_POS], source_id, line
+                        )
+                    return self._container_call(
+                        mod, found[0], held, found[1][BINDING_POS], source_id, line
+                    )
+            return False
+        if base is None:
+            return False
+        return self._container_rows(mod, scope, base, literal, pos, source_id, line)
+
+    def _container_rows(self, mod, scope, base, literal, pos, source_id: str, line: int) -> bool:
+        key = self.container_key(mod, scope, base, pos)
+        if key is None:
+            return False
+        if literal is not None:
+            key = f"{key}[{literal!r}]"
+        self._flows.append(["call", key, "*", source_id, line, "v"])
+        return True
+
+    def _store_flows(self, mod: ModuleFacts, flows: list) -> None:
+        """What each function stores into a container the flow stage follows: its parameters'
+        values (`self.commands[name] = func`), and, for instance-attribute containers (which a
+        file's own resolution does not follow), the functions and classes stored."""
+        for scope, base, literal, value, pos, spread in mod.facts.get("stores", ()):
+            if spread or value is None:
+                continue
+            key = self.container_key(mod, scope, base, pos)
+            if key is None:
+                continue
+            keys = [key] if literal is None else [key, f"{key}[{literal!r}]"]
+            if value[0] == "n":
+                parameter = self._parameter(mod, scope, value[1], pos)
+                if parameter is not None:
+                    owner, name = parameter
+                    flows.extend(["pass", mod.symbol_ids[owner], name, k, "*"] for k in keys)
+                    continue
+            if base[0] != "a":
+                continue  # a module-level display's own stores: its file resolves them
+            found = self._evaluate_ref(mod, scope, value, pos)[0]
+            if found is not None and found[0] in ("fn", "cls"):
+                flows.extend(["arg", k, "*", found[1].symbol_ids[found[2]], "v"] for k in keys)
 
     def _receiver_flows(self, mod, scope, expr, pos, source_id: str, line: int) -> None:
         """`self.m()` / `cls.m()` in a method: may reach the overrides of m in the subclasses
@@ -702,18 +807,29 @@ class Program:
         target_id = tmod.symbol_ids[tscope]
         positional = [p for p in params if not p[2]]
         by_name = {p[1] for p in positional}
+        star = next((p for p in params if p[2] == "*"), None)
         offset = 1 if bound else 0
         for slot, value in passed:
+            element = False
             if isinstance(slot, str):
                 name = slot if slot in by_name else None
             else:
                 index = slot + offset
                 name = positional[index][1] if index < len(positional) else None
+                if star is not None and index >= star[0]:  # collected by `*args`
+                    name, element = star[1], True
             if name is not None:
-                self._value_flows(mod, scope, value, pos, target_id, name)
+                self._value_flows(mod, scope, value, pos, target_id, name, element)
 
-    def _value_flows(self, mod, scope, value: list, pos: int, target_id: str, name: str) -> None:
+    def _value_flows(
+        self, mod, scope, value: list, pos: int, target_id: str, name: str, element: bool = False
+    ) -> None:
         flows = self._flows
+        if element:  # one of the `*args` a call passes: an element of the parameter
+            found = self._evaluate_ref(mod, scope, value, pos)[0]
+            if found is not None and found[0] in ("fn", "cls"):
+                flows.append(["arg", target_id, name, found[1].symbol_ids[found[2]], "e"])
+            return
         if value[0] == "n":
             parameter = self._parameter(mod, scope, value[1], pos)
             if parameter is not None:
@@ -726,9 +842,9 @@ class Program:
         if found[0] in ("fn", "cls"):
             flows.append(["arg", target_id, name, found[1].symbol_ids[found[2]], "v"])
         elif found[0] == "box":
-            for element, _via in self.elements(found, None):
-                if element[0] in ("fn", "cls"):
-                    flows.append(["arg", target_id, name, element[1].symbol_ids[element[2]], "e"])
+            for item, _via in self.elements(found, None):
+                if item[0] in ("fn", "cls"):
+                    flows.append(["arg", target_id, name, item[1].symbol_ids[item[2]], "e"])
         elif found[0] == "lam":
             _, lmod, lscope, calls = found
             for callee, at in marshal.loads(calls):
@@ -959,7 +1075,11 @@ class Program:
         _, mod, scope, name, items = box
         entries = [(k, e) for k, e in marshal.loads(items)]
         if name is not None:
-            entries.extend(self._stored(mod, scope, name))
+            stored = self._stored(mod, scope, name)
+            if stored:
+                # `d["a"] = g` after `d = {"a": f}` replaces what the display put there
+                replaced = {k for k, _e in stored if isinstance(k, str)}
+                entries = [(k, e) for k, e in entries if k not in replaced] + stored
         results = []
         for key, expr in entries:
             if literal is not None and key is not None and key != literal:
@@ -1375,6 +1495,7 @@ class Program:
                     text = ref[REF_TEXT] if isinstance(ref[REF_TEXT], str) else "?"
                     unresolved.append(Unresolved(ids[ref[REF_SOURCE]], text, ref[REF_LINE], ""))
             self._definition_flows(mod, flows)
+            self._store_flows(mod, flows)
             for scope, row in enumerate(mod.scopes):
                 if row[SCOPE_KIND] == "class":
                     info = self.class_info(mod, scope)
