@@ -146,3 +146,45 @@ def test_a_run_stopped_before_the_stage_is_completed_by_the_next(ws, monkeypatch
     assert result.derived_edges is not None
     assert ("runner.run", "handlers.beta", "argument") in derived(ws)
     assert ("runner.run", "handlers.alpha", "argument") not in derived(ws)
+
+
+REGISTRY = {
+    "bus.py": (
+        "class Bus:\n"
+        "    def __init__(self):\n"
+        "        self.handlers = {}\n"
+        "\n"
+        "    def on(self, event, handler):\n"
+        "        self.handlers[event] = handler\n"
+        "\n"
+        "    def emit(self, event):\n"
+        "        return self.handlers[event]()\n"
+    ),
+    "app.py": (
+        "from bus import Bus\n"
+        "\n\n"
+        "def saved():\n"
+        "    return 1\n"
+        "\n\n"
+        "def deleted():\n"
+        "    return 2\n"
+        "\n\n"
+        "BUS = Bus()\n"
+        'BUS.on("saved", saved)\n'
+    ),
+}
+
+
+def test_a_handler_registered_in_an_instance_attribute_is_called_by_the_emitter(tmp_path, stores):
+    ws = Workspace(tmp_path, stores, REGISTRY)
+    ws.index()
+    assert derived(ws) == {("bus.Bus.emit", "app.saved", "argument")}
+    ws.write("app.py", REGISTRY["app.py"] + 'BUS.on("deleted", deleted)\n')
+    ws.index(files=["app.py"])
+    assert derived(ws) == {
+        ("bus.Bus.emit", "app.saved", "argument"),
+        ("bus.Bus.emit", "app.deleted", "argument"),
+    }
+    ws.write("bus.py", REGISTRY["bus.py"].replace("self.handlers[event] = handler", "pass"))
+    ws.index(files=["bus.py"])
+    assert derived(ws) == set()

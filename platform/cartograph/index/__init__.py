@@ -1,5 +1,5 @@
 """The index pipeline: discover → plan → parse changed files → dependency plan → resolve →
-write (incremental).
+write → flows (incremental).
 
 `index_repository` (pipeline.py) takes the repository's index lock (locks.py) and runs the
 stages, each a function returning a value:
@@ -12,7 +12,10 @@ stages, each a function returning a value:
    argument, through the fork);
 5. write.py — each file in one transaction with everything it contributes (its symbols, its
    outgoing edges, its unresolved calls, its imports), so an interrupted run leaves every file
-   either fully old or fully new; then the repository record.
+   either fully old or fully new; then the repository record;
+6. flows.py — between the writes and the repository record: every file's flow rows → the
+   calls through values no single file decides (callbacks, decorators' wrappers, registries,
+   dispatch to overrides), written as the derived edges of the files they start in.
 
 After the changed files, every file whose resolution consulted a changed module (recorded as
 `deps` when it was resolved) is re-resolved, so no edge goes stale.

@@ -1,5 +1,6 @@
 """`index_repository`: discover, take the lock, then the stages — plan → parse → dependency
-plan → resolve → write — each a function returning a value (see the package's docstring)."""
+plan → resolve → write → flows — each a function returning a value (see the package's
+docstring)."""
 
 from __future__ import annotations
 
