@@ -26,6 +26,23 @@ def graph_edges(store, repo: str) -> set[tuple[str, str, str, str | None]]:
     return found
 
 
+def assert_fixture_graph(store, spec: dict, repo: str = "fixture") -> None:
+    """A resolution fixture's contract on an indexed store: no `must_not` edge, exactly the
+    `edges`, and every `unresolved` name recorded."""
+    actual = graph_edges(store, repo)
+    wanted = {(t, s, d, v) for t, s, d, v in spec["edges"]}
+    invented = [e for e in spec.get("must_not", []) if any(a[:3] == tuple(e) for a in actual)]
+    assert not invented, f"edges that must not exist: {invented}"
+    missing = sorted(wanted - actual, key=str)
+    extra = sorted(actual - wanted, key=str)
+    assert not missing and not extra, f"\nmissing: {missing}\nextra:   {extra}"
+    unresolved_names = {u.name for _, u in store.graph.search_unresolved("", repo, 10_000)}
+    for name in spec.get("unresolved", []):
+        assert name in unresolved_names, (
+            f"{name!r} not recorded as unresolved: {sorted(unresolved_names)}"
+        )
+
+
 def ts_fixture_root() -> Path:
     return Path(__file__).parent / "resolution_ts"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from cartograph.index import index_repository
-from helpers import CHALLENGE, expected, fixture_dirs, graph_edges
+from helpers import CHALLENGE, assert_fixture_graph, expected, fixture_dirs, graph_edges
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs(), ids=lambda p: p.name)
@@ -14,20 +14,7 @@ def test_resolution_fixture(fixture, stores):
     spec = expected(fixture)
     store = stores.open()
     index_repository(store, fixture, name="fixture", workers=1)
-    actual = graph_edges(store, "fixture")
-    wanted = {(t, s, d, v) for t, s, d, v in spec["edges"]}
-
-    invented = [e for e in spec.get("must_not", []) if any(a[:3] == tuple(e) for a in actual)]
-    assert not invented, f"edges that must not exist: {invented}"
-    missing = sorted(wanted - actual, key=str)
-    extra = sorted(actual - wanted, key=str)
-    assert not missing and not extra, f"\nmissing: {missing}\nextra:   {extra}"
-
-    unresolved_names = {u.name for _, u in store.graph.search_unresolved("", "fixture", 10_000)}
-    for name in spec.get("unresolved", []):
-        assert name in unresolved_names, (
-            f"{name!r} not recorded as unresolved: {sorted(unresolved_names)}"
-        )
+    assert_fixture_graph(store, spec)
 
 
 @pytest.mark.parametrize("fixture", fixture_dirs(CHALLENGE), ids=lambda p: p.name)
