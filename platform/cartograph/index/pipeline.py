@@ -269,6 +269,8 @@ def _run(
     result.edges_written += written.edges
     result.reresolved_unchanged += written.reresolved_unchanged
     timer.lap("resolve+write")
+    parsed_any = bool(fresh)
+    fresh.clear()  # every file is written: its facts go before the flow stage reads its rows
 
     # 6. flows: the calls through values no single file decides (cartograph.index.flows)
     if flows_needed or written.flows:
@@ -280,7 +282,7 @@ def _run(
             refresh_files(store, repo, rewritten)
             timer.lap("flows")
 
-    dirty = _dirty(discovery, previous, bool(fresh))
+    dirty = _dirty(discovery, previous, parsed_any)
     write.finish(
         store,
         repo,

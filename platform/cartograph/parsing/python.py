@@ -56,6 +56,14 @@ _WS = re.compile(r"\s+")
 _DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){1,48}")
 # a module- or class-level assignment of one of these is a `variable` symbol
 _VARIABLE_VALUES = frozenset({"call", "lambda", "identifier", "attribute", "await"})
+# where an attribute is a value ref ("r", see the query): its own parent, or the parent's
+# "value" field
+_VALUE_REF_PARENTS = frozenset(
+    {"argument_list", "return_statement", "list", "tuple", "set", "expression_list"}
+)
+_VALUE_REF_FIELDS = frozenset(
+    {"keyword_argument", "pair", "default_parameter", "typed_default_parameter"}
+)
 # arguments that may be callable values (a function, a method, a class, a lambda, a display)
 _PASSED = frozenset({"identifier", "attribute", "lambda", "list", "tuple", "set", "dictionary"})
 _MUTATORS = frozenset({"append", "add", "appendleft", "insert", "setdefault", "extend", "update"})
@@ -446,6 +454,7 @@ class _Extractor:
         self.stores: list[list] = []
         self.yields: list[list] = []
         self.arguments: list[list] = []
+        self.seen: set[tuple] = set()  # property and protocol refs recorded (see _once)
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
         self.errors = 0
@@ -849,7 +858,7 @@ class _Extractor:
             return
         lookup, source = self.scopes.locate(operand.start_byte)
         line = operand.start_point[0] + 1
-        self.refs.append([lookup, source, "o", encoded, operand.start_byte, line, dunder])
+        self._once([lookup, source, "o", encoded, operand.start_byte, line, dunder])
 
     def add_attribute(self, node: Node) -> None:
         """An attribute read ("p"), assigned ("s") or deleted ("e"): a property's getter,
@@ -860,24 +869,38 @@ class _Extractor:
         if parent.type == "call" and parent.child_by_field_name("function") == node:
             return
         kind = "p"
-        if parent.type in ("assignment", "augmented_assignment"):
-            if parent.child_by_field_name("left") == node:
-                kind = "s"
-        elif parent.type == "delete_statement" or (
-            parent.type == "expression_list"
+        ptype = parent.type
+        in_delete = ptype == "delete_statement" or (
+            ptype == "expression_list"
             and parent.parent is not None
             and parent.parent.type == "delete_statement"
-        ):
+        )
+        if in_delete:
             kind = "e"
+        elif ptype in _VALUE_REF_PARENTS or (
+            ptype in _VALUE_REF_FIELDS and parent.child_by_field_name("value") == node
+        ):
+            return  # a value ref ("r") already: its resolution calls a property's getter
+        elif ptype in ("assignment", "augmented_assignment"):
+            if parent.child_by_field_name("left") == node:
+                kind = "s"
+            elif ptype == "assignment":
+                return  # `x = obj.prop`: a value ref too (add_assignment)
         elif parent.type in ("pattern_list", "tuple_pattern", "for_statement", "decorator"):
             return
         encoded = expr_of(node)
         if encoded is None or (encoded[1][0] == "n" and encoded[1][1] in ("super",)):
             return
         lookup, source = self.scopes.locate(node.start_byte)
-        self.refs.append(
-            [lookup, source, kind, encoded, node.start_byte, node.start_point[0] + 1, None]
-        )
+        self._once([lookup, source, kind, encoded, node.start_byte, node.start_point[0] + 1, None])
+
+    def _once(self, ref: list) -> None:
+        """Record a property or protocol ref once per scope, expression and method: the same
+        read repeated in a function is one call site (the first)."""
+        key = (ref[0], ref[1], ref[2], marshal.dumps(ref[3]), ref[6])
+        if key not in self.seen:
+            self.seen.add(key)
+            self.refs.append(ref)
 
     def add_value_ref(self, node: Node, positional: bool) -> None:
         if node.type == "identifier":
@@ -896,6 +919,59 @@ class _Extractor:
             if def_start <= pos < body_start:
                 return  # a base class: INHERITS, not a use
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
+
+
+def _callable_params(ex: _Extractor) -> list[list]:
+    """[[function scope, [parameter names]]]: the parameters a function (or a closure in it)
+    calls, iterates, passes on or stores — the only ones whose callers' arguments the flow
+    stage needs (`resolve.python` records arguments for these only)."""
+    rows = ex.scopes.rows
+    params: dict[int, set[str]] = {}
+    bound: dict[int, set[str]] = {}
+    for scope, name, _pos, value, _until in ex.bindings:
+        bound.setdefault(scope, set()).add(name)
+        if value[0] == "param":
+            params.setdefault(scope, set()).add(name)
+    found: dict[int, set[str]] = {}
+    names = set().union(*params.values()) if params else set()
+    if not names:
+        return []
+
+    def mark(scope: int, name: str) -> None:
+        if name not in names:
+            return
+        current = scope
+        while current > 0:
+            if name in bound.get(current, ()):
+                if name in params.get(current, ()):
+                    found.setdefault(current, set()).add(name)
+                return
+            current = rows[current][SCOPE_PARENT]
+            while current > 0 and rows[current][SCOPE_KIND] == "class":
+                current = rows[current][SCOPE_PARENT]
+
+    def root(expr: list | None) -> str | None:
+        if expr is not None and expr[0] == "i":
+            expr = expr[1]
+        return expr[1] if expr is not None and expr[0] == "n" else None
+
+    for ref in ex.refs:
+        if ref[2] == "c":
+            name = root(ref[3])
+            if name is not None:
+                mark(ref[0], name)
+    for pos, passed in ex.arguments:
+        scope = ex.scopes.body_scope(pos)
+        for _slot, value in passed:
+            if value[0] == "n":
+                mark(scope, value[1])
+    for scope, _base, _key, value, _pos, _spread in ex.stores:
+        if value[0] == "n":
+            mark(scope, value[1])
+    for scope, _name, _pos, value, _until in ex.bindings:
+        if value[0] == "for" and value[1] is not None and value[1][0] == "n":
+            mark(scope, value[1][1])
+    return [[scope, sorted(names)] for scope, names in sorted(found.items())]
 
 
 def _comparison(ex: _Extractor, node: Node) -> None:
@@ -1170,6 +1246,7 @@ def extract(language: str, source: bytes) -> dict:
     module_row[SCOPE_DOC] = _docstring(cast("Node", root))
     ex.bindings.sort(key=lambda b: (b[BINDING_SCOPE], b[BINDING_POS]))
     ex.refs.sort(key=lambda r: r[REF_POS])
+    callable_params = _callable_params(ex)
     return {
         "v": FACTS_VERSION,
         "lines": lines,
@@ -1188,6 +1265,7 @@ def extract(language: str, source: bytes) -> dict:
         "stores": ex.stores,
         "yields": ex.yields,
         "arguments": ex.arguments,
+        "callable_params": callable_params,
     }
 
 
@@ -1246,6 +1324,7 @@ def interface_of(facts: dict) -> bytes:
         facts.get("all_parts"),
         [(r[RETURN_SCOPE], r[RETURN_EXPR]) for r in facts.get("returns", ())],
         [(r[0], r[2]) for r in facts.get("yields", ())],
+        facts.get("callable_params", ()),
         _returned_locals(facts),
         # what containers hold (a module's registry filled by a function's `.append`)
         [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],

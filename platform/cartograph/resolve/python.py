@@ -137,8 +137,10 @@ class ModuleFacts:
     __slots__ = (
         "_arguments",
         "_bindings",
+        "_callable_params",
         "_decorations",
         "_firstparam",
+        "_stores",
         "facts",
         "is_package",
         "limited",  # (scope, name) with a binding valid in a range only (comprehension, lambda)
@@ -156,6 +158,8 @@ class ModuleFacts:
         self._firstparam: dict[int, str] | None = None
         self._arguments: dict[int, list] | None = None
         self._decorations: dict[int, list] | None = None
+        self._callable_params: dict[int, frozenset[str]] | None = None
+        self._stores: dict[str, list] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
 
     @property
@@ -204,6 +208,26 @@ class ModuleFacts:
         if self._arguments is None:
             self._arguments = {pos: passed for pos, passed in self.facts.get("arguments", ())}
         return self._arguments
+
+    def stores_into(self, name: str) -> list:
+        """The stores rows whose container is the plain name `name`."""
+        if self._stores is None:
+            by_name: dict[str, list] = {}
+            for row in self.facts.get("stores", ()):
+                base = row[1]
+                if base[0] == "n":
+                    by_name.setdefault(base[1], []).append(row)
+            self._stores = by_name
+        return self._stores.get(name, [])
+
+    def callable_params(self) -> dict[int, frozenset[str]]:
+        """The parameters each function uses as callables (calls, iterates, passes on,
+        stores): `parsing.python._callable_params`."""
+        if self._callable_params is None:
+            self._callable_params = {
+                scope: frozenset(names) for scope, names in self.facts.get("callable_params", ())
+            }
+        return self._callable_params
 
     def decorations(self) -> dict[int, list]:
         """Each decorated scope's decorator expressions, top to bottom: [(pos, expr)]."""
@@ -268,8 +292,9 @@ class Program:
         self.loader = loader
         self._missing: set[str] = set()
         self.memo = Memo()
-        self._file_cache: dict[tuple[int, bytes], tuple] = {}
+        self._file_cache: dict[tuple, tuple] = {}
         self._flows: list[list] = []  # the file being resolved: its flow rows
+        self._callables_depth = 0
 
     def module(self, name: str) -> ModuleFacts | None:
         """The module of that name (a dependency, found or not)."""
@@ -781,29 +806,31 @@ class Program:
         return self.memo.cached(("signature", mod.name, scope), compute, [])
 
     def _argument_flows(self, mod, scope, expr, callee: tuple, pos: int, source_id: str) -> None:
-        """What a call passes to a function's parameters: functions, classes, lambdas and the
-        elements of displays ("arg" rows), and the caller's own parameters ("pass" rows)."""
+        """What a call passes to the parameters a function uses as callables: functions,
+        classes, lambdas and the elements of displays ("arg" rows), and the caller's own
+        parameters ("pass" rows)."""
         passed = mod.arguments().get(pos)
         if passed is None:
             return
-        bound = False
         target = callee
         if callee[0] == "cls":
             init = self.class_member(callee[1], callee[2], "__init__", instance=False)
             if init is None or init[0][0] != "fn":
                 return
-            target, bound = init[0], True
-        elif expr[0] == "a":
+            target = init[0]
+        tmod, tscope = target[1], target[2]
+        wanted = tmod.callable_params().get(tscope)
+        if not wanted:
+            return  # the callee never calls, iterates, passes on or stores a parameter
+        params = self._signature_of(tmod, tscope)
+        bound = callee[0] == "cls"
+        if expr[0] == "a" and not bound:
             base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
-            decorators = callee[1].decorators(callee[2])
+            decorators = tmod.decorators(tscope)
             if base is not None and base[0] in ("inst", "super"):
                 bound = "staticmethod" not in decorators
             elif base is not None and base[0] == "cls":
                 bound = "classmethod" in decorators
-        tmod, tscope = target[1], target[2]
-        params = self._signature_of(tmod, tscope)
-        if not params:
-            return
         target_id = tmod.symbol_ids[tscope]
         positional = [p for p in params if not p[2]]
         by_name = {p[1] for p in positional}
@@ -818,7 +845,7 @@ class Program:
                 name = positional[index][1] if index < len(positional) else None
                 if star is not None and index >= star[0]:  # collected by `*args`
                     name, element = star[1], True
-            if name is not None:
+            if name is not None and name in wanted:
                 self._value_flows(mod, scope, value, pos, target_id, name, element)
 
     def _value_flows(
@@ -992,20 +1019,31 @@ class Program:
                     edges.add("CALLS", mod.symbol_ids[scope], target, row[SCOPE_START], "fixture")
 
     # ------------------------------------------------------------ values that flow
-    def callables(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
+    def callables(
+        self, mod: ModuleFacts, scope: int, expr: list | None, pos: int, evaluated: bool = False
+    ) -> list:
         """Every value a callee expression may hold: (value, via) pairs, for the call sites
         `evaluate` cannot pin to one value — an element of a container (by a literal key, or
         any element), a name bound by a `for` over a container or by unpacking, a function
-        that returns one of several functions."""
-        key = ("callables", mod.name, scope, marshal.dumps(expr), pos)
-        return self.memo.cached(key, lambda: self._callables(mod, scope, expr, pos), [])
-
-    def _callables(self, mod: ModuleFacts, scope: int, expr: list | None, pos: int) -> list:
-        single = self.evaluate(mod, scope, expr, pos)
-        if single[0] is not None:
-            return [] if single[0][0] == "box" else [single]
-        if expr is None:
+        that returns one of several functions. `evaluated`: `evaluate` already found nothing.
+        Chains deeper than MAX_CALLABLES_DEPTH (and cycles) answer nothing."""
+        if self._callables_depth >= MAX_CALLABLES_DEPTH:
             return []
+        self._callables_depth += 1
+        try:
+            return self._callables(mod, scope, expr, pos, evaluated)
+        finally:
+            self._callables_depth -= 1
+
+    def _callables(
+        self, mod: ModuleFacts, scope: int, expr: list | None, pos: int, evaluated: bool
+    ) -> list:
+        if expr is None or expr[0] not in ("n", "i", "c", "box", "lam", "op", "a"):
+            return []
+        if not evaluated:
+            single = self.evaluate(mod, scope, expr, pos)
+            if single[0] is not None:
+                return [] if single[0][0] == "box" else [single]
         kind = expr[0]
         if kind == "n":
             found = self.live_binding(mod, scope, expr[1], pos)
@@ -1014,6 +1052,8 @@ class Program:
             where, row = found
             binding = row[BINDING_VALUE]
             if binding[0] == "val":
+                if binding[1] is None or binding[1][0] not in ("n", "i", "c"):
+                    return []
                 return self.callables(mod, where, binding[1], row[BINDING_POS] - 1)
             if binding[0] == "for":
                 return [
@@ -1096,9 +1136,7 @@ class Program:
         """(key, expr) stored into the container `name` of `scope`: `c[k] = f`, `.append(f)`,
         `.setdefault(k, f)`, and the items of a display passed to `.update`/`.extend`."""
         entries = []
-        for where, base, key, value, _pos, spread in mod.facts.get("stores", ()):
-            if base[0] != "n" or base[1] != name:
-                continue
+        for where, _base, key, value, _pos, spread in mod.stores_into(name):
             if where != scope and (scope != 0 or name in mod.bindings(where)):
                 continue
             if not spread:
@@ -1531,7 +1569,12 @@ class Program:
         rows = mod.bindings(scope).get(root)
         if rows and any(r[BINDING_VALUE][0] != "param" for r in rows):
             return self.evaluate(mod, scope, expr, pos)
-        key = (scope, marshal.dumps(expr))
+        if expr[0] == "n":
+            key: tuple = (scope, expr[1])
+        elif expr[0] == "a" and expr[1][0] == "n":  # `self.x`: the common shape, no encoding
+            key = (scope, expr[1][1], expr[2])
+        else:
+            key = (scope, marshal.dumps(expr))
         found = self._file_cache.get(key)
         if found is None:
             found = self._file_cache[key] = self.evaluate(mod, scope, expr, pos)
@@ -1549,7 +1592,7 @@ class Program:
             self._receiver_flows(mod, lookup, expr, pos, source_id, line)
             value, via = self._evaluate_ref(mod, lookup, expr, pos)
             if value is None or value[0] == "box":
-                targets = self.callables(mod, lookup, expr, pos)
+                targets = self.callables(mod, lookup, expr, pos, evaluated=value is None)
                 made = [self._call_edges(t, v, source_id, line, edges) for t, v in targets]
                 if not any(made):
                     # a parameter's value is known to the flow stage only (what callers pass):
@@ -1610,9 +1653,17 @@ class Program:
                 if value is not None and value[0] in ("cls", "fn"):
                     edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
             return
-        if expr[0] == "a" and self._accessor(mod, lookup, "p", expr, pos) is not None:
-            return  # reading a property is a call of its getter (the "p" ref), not a use
-        value, via = self._evaluate_ref(mod, lookup, expr, pos)
+        if expr[0] == "a":  # the receiver once: a property read, or what the attribute holds
+            base, base_via = self._evaluate_ref(mod, lookup, expr[1], pos)
+            if base is None:
+                return
+            getter = self._accessor_of(base, "p", expr[2])
+            if getter is not None:  # reading a property calls its getter: not a use
+                edges.add("CALLS", source_id, getter[1].symbol_ids[getter[2]], line, "property")
+                return
+            value, via = self.attribute(base, base_via, expr[2])
+        else:
+            value, via = self._evaluate_ref(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
             edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
 
@@ -1686,9 +1737,12 @@ class Program:
         property's (getter, setter and deleter are one symbol) or a descriptor's `__get__`,
         `__set__`, `__delete__` (a class attribute holding an instance of such a class)."""
         base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
-        if base is None or base[0] != "inst":
+        return self._accessor_of(base, kind, expr[2]) if base is not None else None
+
+    def _accessor_of(self, base: tuple, kind: str, name: str) -> tuple | None:
+        if base[0] != "inst":
             return None
-        found = self.class_member(base[1], base[2], expr[2], instance=False)
+        found = self.class_member(base[1], base[2], name, instance=False)
         if found is None:
             return None
         value = found[0]
@@ -1797,6 +1851,7 @@ def _imported(value: tuple) -> tuple:
 
 
 CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault"})
+MAX_CALLABLES_DEPTH = 12
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
 
