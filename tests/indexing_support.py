@@ -99,6 +99,21 @@ def renamer(repo: str, as_repo: str | None):
     return rename
 
 
+def exported_items(store, repo: str, as_repo: str | None = None) -> Iterator[dict]:
+    """Every exported node and relationship, the time of the run left out and the
+    repository's name in ids replaced by `as_repo` (when given)."""
+    rename = renamer(repo, as_repo)
+    for item in store.graph.export(repo):
+        item = dict(item)
+        item.pop("indexed_at", None)
+        for key in ("id", "src", "dst", "repo"):
+            if key in item:
+                item[key] = rename(item[key])
+        if item["label"] == "Repo":
+            item["name"] = rename(item["name"])
+        yield item
+
+
 def snapshot(store, repo: str, as_repo: str | None = None) -> dict[str, set[str]]:
     """Everything a user can read back about a repository, in comparable form (the time of the
     run left out). With `as_repo`, the repository's name in ids is replaced by that one (to
@@ -111,14 +126,7 @@ def snapshot(store, repo: str, as_repo: str | None = None) -> dict[str, set[str]
         "unresolved": set(),
         "skipped": set(),
     }
-    for item in store.graph.export(repo):
-        item = dict(item)
-        item.pop("indexed_at", None)
-        for key in ("id", "src", "dst", "repo"):
-            if key in item:
-                item[key] = rename(item[key])
-        if item["label"] == "Repo":
-            item["name"] = rename(item["name"])
+    for item in exported_items(store, repo, as_repo):
         key = "nodes" if item["type"] == "node" else "edges"
         parts[key].add(json.dumps(item, sort_keys=True))
     parts["graph_edges"] = {json.dumps(e) for e in graph_edges(store, repo)}

@@ -19,9 +19,9 @@ from cartograph.index import WRITE_BATCH, index_repository
 from indexing_support import (
     assert_same_as_fresh,
     commit_all,
+    exported_items,
     fresh_index,
     git_init,
-    renamer,
     write_tree,
 )
 from sample_repo import FILES as SAMPLE_FILES
@@ -95,18 +95,9 @@ def finished(store) -> bool:
 def export_counts(store, repo: str, as_repo: str | None = None) -> Counter:
     """Every exported node and relationship (ids as if the repository were `as_repo`), with
     how many times it is there: a duplicated edge shows, which a set would hide."""
-    rename = renamer(repo, as_repo)
-    found: Counter = Counter()
-    for item in store.graph.export(repo):
-        item = dict(item)
-        item.pop("indexed_at", None)
-        for key in ("id", "src", "dst", "repo"):
-            if key in item:
-                item[key] = rename(item[key])
-        if item["label"] == "Repo":
-            item["name"] = rename(item["name"])
-        found[json.dumps(item, sort_keys=True)] += 1
-    return found
+    return Counter(
+        json.dumps(item, sort_keys=True) for item in exported_items(store, repo, as_repo)
+    )
 
 
 def assert_as_a_clean_index(store, root) -> None:

@@ -90,7 +90,7 @@ class _Flows:
     def __init__(self, rows: Iterable[list]) -> None:
         self.values: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
         self.forwards: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        self.sites: dict[tuple, set[int]] = defaultdict(set)  # call and self sites: lines
+        self.sites: set[tuple] = set()  # call and self sites, by identity (lines apart)
         self.bases: dict[str, list[str]] = {}
         self.methods: dict[str, frozenset[str]] = {}
         for row in rows:
@@ -99,10 +99,8 @@ class _Flows:
                 self.values[(row[1], row[2])].add((row[3], row[4]))
             elif tag == "pass":
                 self.forwards[(row[1], row[2])].add((row[3], row[4]))
-            elif tag == "call":
-                self.sites[("call", row[1], row[2], row[3], row[5])].add(row[4])
-            elif tag == "self":
-                self.sites[("self", row[1], row[2], row[3])].add(row[4])
+            elif tag in ("call", "self"):
+                self.sites.add(identity(row))
             elif tag == "class":
                 self.bases[row[1]] = row[2]
                 self.methods[row[1]] = frozenset(row[3])

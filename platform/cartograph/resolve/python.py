@@ -392,6 +392,21 @@ class Program:
     # ------------------------------------------------------------ names and bindings
     def lookup(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple:
         """Python's LEGB lookup of `name` used at byte `pos` in `scope`."""
+        found = self.visible_rows(mod, scope, name, pos)
+        if found is not None:
+            where, live, same_scope = found
+            if same_scope:
+                return self._binding_at(mod, where, live, pos)
+            return self._final_binding(mod, where, live)
+        if name in BUILTINS:
+            return BUILTIN_VALUE, None
+        return UNKNOWN
+
+    def visible_rows(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
+        """The bindings of `name` a use at `pos` in `scope` sees, by Python's scoping (local,
+        enclosing functions but not class bodies, `global`/`nonlocal`, module, star imports):
+        (the scope binding it, its rows live at `pos`, whether that is the use's own scope),
+        or None when no scope binds it."""
         scopes = mod.scopes
         current = scope
         same_scope = True
@@ -415,16 +430,12 @@ class Program:
                                 or r[BINDING_POS] <= pos < r[BINDING_UNTIL]
                             ]
                         if live:
-                            if same_scope:
-                                return self._binding_at(mod, current, live, pos)
-                            return self._final_binding(mod, current, live)
+                            return current, live, same_scope
             if current == 0:
                 break
             current = scopes[current][SCOPE_PARENT]
             same_scope = False
-        if name in BUILTINS:
-            return BUILTIN_VALUE, None
-        return UNKNOWN
+        return None
 
     def _binding_at(self, mod: ModuleFacts, scope: int, rows: list, pos: int) -> tuple:
         """The latest binding before `pos`; with none before it (a loop), the first after.
@@ -883,13 +894,21 @@ class Program:
         """What a decorated name holds once its decorators ran (innermost first): the wrapper
         a decorator returns, an instance a class decorator makes; the function itself when a
         decorator returns its argument or is not known."""
+        return self._decorations_applied(mod, scope)[1]
 
-        def compute() -> tuple:
+    def _decorations_applied(self, mod: ModuleFacts, scope: int) -> tuple[list, tuple]:
+        """Each decorator of a definition, innermost first, with what it receives — the
+        definition, or what the decorator below returned — and what the name holds at the
+        end: ([(decorator values, received)], final value)."""
+
+        def compute() -> tuple[list, tuple]:
             kind = "cls" if mod.scopes[scope][SCOPE_KIND] == "class" else "fn"
             value: tuple = (kind, mod, scope)
             parent = mod.scopes[scope][SCOPE_PARENT]
+            steps = []
             for pos, applied in reversed(mod.decorations().get(scope, ())):
                 decorators = self.callables(mod, parent, applied, pos)
+                steps.append((decorators, value))
                 if len(decorators) != 1:
                     continue
                 decorator = decorators[0][0]
@@ -901,9 +920,9 @@ class Program:
                     results = self.returned(decorator[1], decorator[2])
                     if len(results) == 1 and results[0][0] in ("fn", "inst"):
                         value = results[0]
-            return value
+            return steps, value
 
-        return self.memo.cached(("decorated", mod.name, scope), compute, (None,))
+        return self.memo.cached(("decorated", mod.name, scope), compute, ([], (None,)))
 
     def _returns_argument(self, mod: ModuleFacts, scope: int) -> bool:
         first = next((p[1] for p in self._signature_of(mod, scope) if not p[2]), None)
@@ -916,35 +935,29 @@ class Program:
         function, or what the decorator below it returned); a parameter's default value is
         passed to it; and each class's indexed bases and own methods (for dispatch)."""
         ids = mod.symbol_ids
-        for scope, applications in mod.decorations().items():
-            row = mod.scopes[scope]
-            parent = row[SCOPE_PARENT]
-            kind = "cls" if row[SCOPE_KIND] == "class" else "fn"
-            value: tuple = (kind, mod, scope)
-            for pos, applied in reversed(applications):
-                decorators = self.callables(mod, parent, applied, pos)
+        for scope in mod.decorations():
+            for decorators, received in self._decorations_applied(mod, scope)[0]:
+                if received[0] not in ("fn", "cls"):
+                    continue
                 for decorator, _via in decorators:
                     if decorator[0] != "fn":
                         continue
                     params = [p for p in self._signature_of(decorator[1], decorator[2]) if not p[2]]
-                    if params and value[0] in ("fn", "cls"):
+                    if params:
                         target = decorator[1].symbol_ids[decorator[2]]
                         flows.append(
-                            ["arg", target, params[0][1], value[1].symbol_ids[value[2]], "v"]
+                            ["arg", target, params[0][1], received[1].symbol_ids[received[2]], "v"]
                         )
-                if len(decorators) == 1 and decorators[0][0][0] == "fn":
-                    decorator = decorators[0][0]
-                    if not self._returns_argument(decorator[1], decorator[2]):
-                        results = self.returned(decorator[1], decorator[2])
-                        if len(results) == 1 and results[0][0] == "fn":
-                            value = results[0]
         for scope, row in enumerate(mod.scopes):
             kind = row[SCOPE_KIND]
             if kind == "function":
+                wanted = mod.callable_params().get(scope)
+                if not wanted:
+                    continue  # a default value matters only to a parameter used as a callable
                 parent = row[SCOPE_PARENT]
                 header = parent if parent >= 0 else 0
-                for name, rows in mod.bindings(scope).items():
-                    binding = rows[0][BINDING_VALUE]
+                for name in sorted(wanted):
+                    binding = mod.bindings(scope)[name][0][BINDING_VALUE]
                     default = binding[3] if binding[0] == "param" else None
                     if default is not None and default[0] in ("n", "a"):
                         found = self.evaluate(mod, header, default, row[SCOPE_BODY])[0]
@@ -1185,30 +1198,20 @@ class Program:
         return _distinct(results)
 
     def live_binding(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
-        """(scope, row) of the binding of `name` in effect at `pos` in `scope` or an enclosing
-        function (the latest before `pos`, else the first after it: a loop), or None."""
-        current = scope
-        scopes = mod.scopes
-        while current > 0:
-            rows = mod.bindings(current).get(name)
-            if rows:
-                if rows[0][BINDING_VALUE][0] in ("global", "nonlocal"):
-                    return None
-                before = [r for r in rows if r[BINDING_POS] <= pos and not _is_literal(r)]
-                if current != scope:
-                    before = [r for r in rows if not _is_literal(r)]
-                chosen = (
-                    before[-1] if before else next((r for r in rows if not _is_literal(r)), None)
-                )
-                return (current, chosen) if chosen is not None else None
-            current = scopes[current][SCOPE_PARENT]
-            while current > 0 and scopes[current][SCOPE_KIND] == "class":
-                current = scopes[current][SCOPE_PARENT]
-        rows = self.module_rows(mod, name)
-        if rows:
-            usable = [r for r in rows if not _is_literal(r)]
-            return (0, usable[-1]) if usable else None
-        return None
+        """(scope, row) of the binding of `name` a use at `pos` sees — in its own scope the
+        latest before `pos` (else the first after it: a loop), in an outer one the last —
+        literals left out; None when there is none."""
+        found = self.visible_rows(mod, scope, name, pos)
+        if found is None:
+            return None
+        where, live, same_scope = found
+        usable = [r for r in live if not _is_literal(r)]
+        if not usable:
+            return None
+        if not same_scope:
+            return where, usable[-1]
+        before = [r for r in usable if r[BINDING_POS] <= pos]
+        return where, before[-1] if before else usable[0]
 
     def returned(self, mod: ModuleFacts, scope: int) -> list:
         """Every value a function may return (a function, a closure, a bound method, an
