@@ -6,15 +6,16 @@ both together (and add a store migration).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
-# through values, the flow stage)
-SCHEMA_VERSION = 10
+# through values, the flow stage); 11: each repository's package identity (manifests)
+SCHEMA_VERSION = 11
 
 SYMBOL_KINDS = (
     "module",
@@ -52,6 +53,20 @@ def symbol_id(repo: str, path: str, qualname: str) -> str:
     return f"{repo}:{path}#{qualname}"
 
 
+def foreign_path(repo: str, path: str) -> str:
+    """How a resolution names a file of another repository it binds into (a provider's): a
+    repository file's path never starts with "/"."""
+    return f"/{repo}/{path}"
+
+
+def located(repo: str, path: str) -> tuple[str, str]:
+    """(repository, path) of a path as a resolution of `repo` names it (see foreign_path)."""
+    if path.startswith("/"):
+        owner, _, inside = path[1:].partition("/")
+        return owner, inside
+    return repo, path
+
+
 def split_symbol_id(sid: str) -> tuple[str, str, str]:
     """`repo:path#qualname` → (repo, path, qualname). A path may hold `#` and `:`; a repository
     name holds neither, and a qualname never holds `#`."""
@@ -77,6 +92,70 @@ class Repo:
     @property
     def id(self) -> str:
         return self.name
+
+
+ECOSYSTEMS = ("pypi", "npm", "go", "maven", "cargo")
+
+
+@dataclass(slots=True)
+class Provided:
+    """A package a repository provides: its name as others depend on it, and the names an
+    import statement uses to reach it (Python's top-level packages, the npm name, the Go
+    module path, Java package prefixes, the Rust crate)."""
+
+    ecosystem: str  # one of ECOSYSTEMS
+    name: str  # as a dependency names it (Python: normalized as PEP 503 says)
+    version: str = ""
+    manifest: str = ""  # the file that declares it
+    imports: list[str] = field(default_factory=list)
+    folder: str = ""  # where its files are ("" the repository's root)
+    entry: dict = field(default_factory=dict)  # npm: exports, main, module, types, typings
+
+
+@dataclass(slots=True)
+class Dependency:
+    """What a repository depends on, with the version its manifest requires and the one its
+    lock file pins (either may be "")."""
+
+    ecosystem: str
+    name: str
+    required: str = ""
+    locked: str = ""
+    manifest: str = ""
+    scope: str = ""  # "", "dev", "optional", "peer", "test", "build"
+
+
+@dataclass(slots=True)
+class Manifest:
+    """A repository's package identity: what it provides and depends on, and which repository
+    it chose for an import name more than one repository provides (`.cartograph.toml`
+    `[providers]`)."""
+
+    repo: str
+    provides: list[Provided] = field(default_factory=list)
+    depends: list[Dependency] = field(default_factory=list)
+    choices: dict[str, str] = field(default_factory=dict)  # import name → repository
+
+    def import_names(self, ecosystem: str | None = None) -> set[str]:
+        return {
+            name
+            for p in self.provides
+            if ecosystem is None or p.ecosystem == ecosystem
+            for name in p.imports
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        return cls(
+            data["repo"],
+            [Provided(**p) for p in data.get("provides", [])],
+            [Dependency(**d) for d in data.get("depends", [])],
+            dict(data.get("choices", {})),
+        )
 
 
 @dataclass(slots=True)

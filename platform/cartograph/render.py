@@ -92,9 +92,25 @@ def _where(symbol: SymbolRow) -> str:
     return f"{symbol.path}:{span}"
 
 
+class _Marks(set):
+    """The stale "repo:path"s of an answer, and whether it spans repositories (then every
+    location names its repository)."""
+
+    across = False
+
+
+def _marks(envelope: Envelope) -> _Marks:
+    marks = _Marks(envelope.stale)
+    marks.across = len(envelope.repos) > 1
+    return marks
+
+
 def _one(symbol: SymbolRow, stale: set[str] | None = None) -> str:
     mark = " [stale]" if stale and f"{symbol.repo}:{symbol.path}" in stale else ""
-    return f"{symbol.kind:<8} {symbol.qualname}  {_where(symbol)}{mark}"
+    where = _where(symbol)
+    if isinstance(stale, _Marks) and stale.across:
+        where = f"{symbol.repo}:{where}"
+    return f"{symbol.kind:<8} {symbol.qualname}  {where}{mark}"
 
 
 def _header(envelope: Envelope) -> str:
@@ -108,6 +124,15 @@ def _header(envelope: Envelope) -> str:
         shown = ", ".join(envelope.stale[:10])
         more = f" and {len(envelope.stale) - 10} more" if len(envelope.stale) > 10 else ""
         line += f"\n# changed on disk since indexed (re-run `cartograph index`): {shown}{more}"
+    for crossing in envelope.crossings:
+        commit = crossing.provider_commit[:10] or "no commit"
+        version = f" {crossing.provider_version}" if crossing.provider_version else ""
+        declared = crossing.locked or crossing.required or "any version"
+        note = f": {crossing.mismatch}" if crossing.mismatch else ""
+        line += (
+            f"\n# across repositories: {crossing.consumer} uses {crossing.package} from "
+            f"{crossing.provider}{version}@{commit} (declares {declared}){note}"
+        )
     return line
 
 
@@ -133,7 +158,7 @@ def _search(result: SearchResult) -> str:
         out.append(f"no symbol matches {result.query!r}")
         return "\n".join(out)
     out.append(f"search {result.query!r}:")
-    stale = set(result.envelope.stale)
+    stale = _marks(result.envelope)
     for hit in result.hits:
         out.append("  " + _one(hit.symbol, stale))
         detail = hit.symbol.signature
@@ -147,7 +172,7 @@ def _search(result: SearchResult) -> str:
 
 
 def _neighbors(page: NeighborPage) -> str:
-    stale = set(page.envelope.stale)
+    stale = _marks(page.envelope)
     out = [_header(page.envelope), _one(page.symbol, stale)]
     label = "called by" if page.direction == "callers" else "calls"
     out.append(f"{label} ({page.total}):" if page.total else f"{label}: nothing in the index")
@@ -165,7 +190,7 @@ def _neighbors(page: NeighborPage) -> str:
 
 
 def _context(ctx: Context) -> str:
-    stale = set(ctx.envelope.stale)
+    stale = _marks(ctx.envelope)
     symbol = ctx.symbol
     out = [_header(ctx.envelope), f"{symbol.kind} {symbol.qualname}"]
     mark = "  [changed on disk since indexed]" if f"{symbol.repo}:{symbol.path}" in stale else ""
@@ -226,7 +251,7 @@ def _context(ctx: Context) -> str:
 
 
 def _trace(trace: Trace) -> str:
-    stale = set(trace.envelope.stale)
+    stale = _marks(trace.envelope)
     arrow = "calls" if trace.direction == "out" else "is called by"
     out = [_header(trace.envelope), f"{_one(trace.root, stale)}  ({arrow}, depth {trace.depth})"]
     children: dict[str, list] = {}
@@ -249,7 +274,7 @@ def _trace(trace: Trace) -> str:
 
 
 def _path(path: CallPath) -> str:
-    stale = set(path.envelope.stale)
+    stale = _marks(path.envelope)
     out = [_header(path.envelope)]
     if path.steps is None:
         out.append(
@@ -269,7 +294,7 @@ def _path(path: CallPath) -> str:
 
 
 def _dead(report: DeadCodeReport) -> str:
-    stale = set(report.envelope.stale)
+    stale = _marks(report.envelope)
     counts = ", ".join(f"{v}: {n}" for v, n in report.counts.items())
     out = [_header(report.envelope), f"{report.repo}: {counts}"]
     for item in report.items:
@@ -299,6 +324,28 @@ def _overview(view: Overview) -> str:
     if view.most_called:
         out.append("most called:")
         out.extend(f"  {n:>4}  {_one(s)}" for s, n in view.most_called)
+    provided = [
+        f"{p.ecosystem} {p.name or '(unnamed)'}{' ' + p.version if p.version else ''}"
+        + (f" [{', '.join(p.imports)}]" if p.imports and p.imports != [p.name] else "")
+        for p in view.provides
+    ]
+    if provided:
+        out.append("provides: " + "; ".join(provided))
+    for title, links in (
+        ("uses (providers)", view.providers),
+        ("used by (consumers)", view.consumers),
+    ):
+        if links:
+            out.append(f"{title}:")
+            for link in links:
+                packages = ", ".join(link.packages) or "-"
+                out.append(f"  {link.repo}: {link.edges} edges; packages {packages}")
+                out.extend(f"    version: {m}" for m in link.mismatches)
+    for name, repos in view.ambiguous.items():
+        out.append(
+            f"ambiguous: {name} is provided by {', '.join(repos)}; nothing bound to it "
+            "(choose one in .cartograph.toml [providers])"
+        )
     return "\n".join(out)
 
 
@@ -423,6 +470,9 @@ def _index(report: IndexReport) -> str:
             f"{mined.symbol_touches} symbol changes) in {mined.seconds:.2f} s"
         )
         out.extend(f"history: {note}" for note in mined.notes)
+    if result.consumers:
+        consumers = ", ".join(f"{repo} ({n} files)" for repo, n in result.consumers.items())
+        out.append(f"consumers re-resolved: {consumers}")
     out.extend(result.notes)
     if result.syntax_errors:
         shown = ", ".join(result.syntax_errors[:5])

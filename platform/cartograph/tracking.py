@@ -77,17 +77,26 @@ def add_tracked(
 def remove_tracked(store: Store, name: str, data_dir: Path, keep_graph: bool) -> None:
     """Stop tracking (later pushes are 404), then — once a running sync of it is over — drop
     its mirror and, unless kept, its graph."""
-    from cartograph.index import IndexingError, repository_lock
+    from cartograph.index import (
+        IndexingError,
+        IndexResult,
+        forget_repository,
+        refresh_consumers,
+        repository_lock,
+    )
 
     tracked = require_tracked(store, name)
     store.tracking.untrack_repo(name)
+    consumers: set[str] = set()
     try:
         with repository_lock(store, name, timeout=300):
             Mirror(data_dir, name, tracked.url).remove()
             if not keep_graph and store.repos.get_repo(name) is not None:
-                store.repos.delete_repo(name)
+                consumers = forget_repository(store, name)
     except IndexingError as exc:
         raise TrackingError(f"{name} is no longer tracked, but {exc}") from exc
+    # the repositories that bound into it lose those edges now
+    refresh_consumers(store, consumers, IndexResult(name, ""))
 
 
 def require_tracked(store: Store, name: str) -> TrackedRepo:

@@ -242,12 +242,29 @@ class IndexedCommit:
     dirty: bool
 
 
+@strawberry.type(
+    description="An answer reaching from a consumer into code another repository provides: "
+    "the provider's version and indexed commit, what the consumer requires or pins, and why "
+    "they differ (empty when they agree)."
+)
+class Crossing:
+    consumer: str
+    provider: str
+    package: str
+    provider_version: str
+    provider_commit: str
+    required: str
+    locked: str
+    mismatch: str
+
+
 @strawberry.type
 class Freshness:
     """Which commit an answer reflects, and which of its files changed on disk since."""
 
     repos: list[IndexedCommit]
     stale: list[str]
+    crossings: list[Crossing]
 
 
 def _freshness(envelope: Envelope) -> Freshness:
@@ -259,6 +276,19 @@ def _freshness(envelope: Envelope) -> Freshness:
             for r in envelope.repos
         ],
         stale=list(envelope.stale),
+        crossings=[
+            Crossing(
+                consumer=c.consumer,
+                provider=c.provider,
+                package=c.package,
+                provider_version=c.provider_version,
+                provider_commit=c.provider_commit,
+                required=c.required,
+                locked=c.locked,
+                mismatch=c.mismatch,
+            )
+            for c in envelope.crossings
+        ],
     )
 
 

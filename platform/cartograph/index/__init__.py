@@ -18,14 +18,21 @@ stages, each a function returning a value:
    dispatch to overrides), written as the derived edges of the files they start in.
 
 After the changed files, every file whose resolution consulted a changed module (recorded as
-`deps` when it was resolved) is re-resolved, so no edge goes stale.
+`deps` when it was resolved) is re-resolved, so no edge goes stale — in this repository and,
+after its lock is released, in the other repositories that bind into it (crossrepo.py).
 """
 
 from cartograph.index.dependents import family_of_path
 from cartograph.index.format import INDEX_FORMAT, INDEX_FORMAT_SOURCES
 from cartograph.index.locks import LOCK_REFRESH_AFTER, LOCK_TTL, repository_lock
 from cartograph.index.parse import PARALLEL_MIN_FILES, PARSE_CHUNK
-from cartograph.index.pipeline import CONFIG_FILES, default_repo_name, index_repository
+from cartograph.index.pipeline import (
+    CONFIG_FILES,
+    default_repo_name,
+    forget_repository,
+    index_repository,
+    refresh_consumers,
+)
 from cartograph.index.resolve import WRITE_BATCH, resolution_digest
 from cartograph.index.results import IndexingError, IndexResult
 
@@ -42,7 +49,9 @@ __all__ = [
     "IndexingError",
     "default_repo_name",
     "family_of_path",
+    "forget_repository",
     "index_repository",
+    "refresh_consumers",
     "repository_lock",
     "resolution_digest",
 ]

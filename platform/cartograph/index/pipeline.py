@@ -26,6 +26,12 @@ from cartograph.discover import (
 )
 from cartograph.errors import CartographError
 from cartograph.index import write
+from cartograph.index.crossrepo import (
+    Providers,
+    ambiguous_imports,
+    outgoing_names,
+    provided_names,
+)
 from cartograph.index.dependents import changed_names, plan_dependents
 from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
 from cartograph.index.format import INDEX_FORMAT
@@ -34,9 +40,11 @@ from cartograph.index.parse import parse_files, reuse_facts
 from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_read
 from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
 from cartograph.index.results import IndexingError, IndexResult
-from cartograph.model import Repo, Skipped
+from cartograph.manifests import CHOICES_FILE, read_manifest
+from cartograph.model import Manifest, Repo, Skipped
 from cartograph.names import name_for_folder
 from cartograph.names import repo_name as valid_repo_name
+from cartograph.resolve.core import PACKAGE_DEP
 from cartograph.resolve.modules import (
     CONFIG_ALIAS,
     PACKAGING_FILES,
@@ -124,7 +132,7 @@ def index_repository(
             workers = 1  # a daemonic process (a Celery prefork child) cannot have children
         result = IndexResult(repo_name, str(discovery.root))
         result.seconds["discover"] = round(time.perf_counter() - started, 4)
-        _run(
+        consumers = _run(
             _Run(store, discovery, repo_name, owner, locked_at, workers or os.cpu_count() or 1),
             result,
             progress or (lambda _msg: None),
@@ -132,13 +140,122 @@ def index_repository(
         )
         if history and discovery.git and discovery.head_sha:
             _mine(store, discovery, repo_name, result, progress, remine)
-        return result
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
     finally:
         if gc_was_enabled:
             gc.enable()
         release(store, repo_name, owner)
+    # the consumers' edges into what changed, after this run's lock is released (a consumer's
+    # own run never waits for this repository's lock: no two runs wait for each other)
+    refresh_consumers(store, consumers, result, workers=workers, lock_timeout=lock_timeout)
+    return result
+
+
+def forget_repository(store: Store, name: str) -> set[str]:
+    """Delete a repository's graph (under its index lock, which the caller holds) after
+    marking, in the repositories that bind into it, every import name it provided as
+    pending; returns those consumers, for `refresh_consumers` once the lock is released."""
+    manifest = store.repos.manifests().get(name)
+    names = provided_names(manifest) if manifest is not None else set()
+    consumers = set(store.index.dependents_across(names, name)) if names else set()
+    for consumer in consumers:
+        store.index.add_pending(consumer, names)
+    store.repos.delete_repo(name)
+    return consumers
+
+
+def refresh_consumers(
+    store: Store,
+    consumers: Iterable[str],
+    result: IndexResult,
+    *,
+    workers: int | None = None,
+    lock_timeout: float = 600.0,
+) -> None:
+    """Re-resolve, in each consumer, the files whose resolution consulted what a provider's
+    run changed (its pending names, marked before that run wrote); a consumer whose lock
+    stays held, or whose work tree is gone, keeps them pending for its next run."""
+    started = time.perf_counter()
+    for consumer in sorted(consumers):
+        try:
+            done = refresh_dependents(store, consumer, workers=workers, lock_timeout=lock_timeout)
+        except IndexingError as exc:
+            result.notes.append(f"{consumer}: not re-resolved now ({exc}); its next run will")
+            continue
+        if done is None:
+            result.notes.append(f"{consumer}: its next index run re-resolves its files")
+        else:
+            result.consumers[consumer] = done
+    if consumers:
+        result.seconds["consumers"] = round(time.perf_counter() - started, 4)
+
+
+def refresh_dependents(
+    store: Store,
+    repo: str,
+    *,
+    workers: int | None = None,
+    lock_timeout: float = 600.0,
+) -> int | None:
+    """Stages 3 to 6 for a repository nothing changed in but the names marked pending in it
+    (another repository's run changed code it binds into): re-resolve the stored files that
+    consulted them, from their stored facts, under the repository's index lock. The number of
+    files re-resolved; None when this needs a full run (never indexed in this format, or its
+    work tree, which its settings are read from, is gone)."""
+    owner = lock_owner()
+    acquire(store, repo, owner, lock_timeout, None)
+    locked_at = time.monotonic()
+    try:
+        record = store.repos.get_repo(repo)
+        if record is None or record.index_format != INDEX_FORMAT:
+            return None
+        pending = store.index.pending(repo)
+        if not pending:
+            return 0
+        root = Path(record.root) if record.root else None
+        if root is None or not root.is_dir():
+            return None
+        discovery = discover(root)
+        states = store.index.file_states(repo)
+        names = stored_module_map(states)
+        dependencies = plan_dependents(store, repo, states, set(), {}, set(states))
+        manifests = store.repos.manifests()
+        manifest = manifests.get(repo) or Manifest(repo)
+        resolver = Resolver(
+            store,
+            repo,
+            root,
+            {f.path: f for f in discovery.files},
+            names,
+            {},
+            states,
+            discovery.other_paths,
+            prefetch(store, repo, names, {}, dependencies.dependents, True),
+            Providers(store, repo, manifest, manifests),
+        )
+        tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
+        try:
+            write.begin(store, repo, {FLOWS_PENDING} if tasks else set(), [])
+            writer = write.Writer(store, repo, owner, replace=True)
+            writer.lock_refreshed = locked_at
+            written = resolve_and_write(
+                resolver, writer, tasks, workers or os.cpu_count() or 1, store.url
+            )
+        finally:
+            resolver.close()
+        written_paths = [path for path, _kind in tasks]
+        if FLOWS_PENDING in dependencies.pending or written.flows:
+            run_flows(store, repo, written_paths)
+        else:
+            rewritten = [p for p in written_paths if states[p].derived]
+            if rewritten:
+                refresh_files(store, repo, rewritten)
+        store.index.finish_run(repo)
+        store.index.clear_pending(repo)
+        return len(tasks)
+    finally:
+        release(store, repo, owner)
 
 
 class _Run:
@@ -168,7 +285,8 @@ def _run(
     result: IndexResult,
     progress: Callable[[str], None],
     origin: tuple[str, str] | None,
-) -> None:
+) -> set[str]:
+    """The run's stages; the other repositories to re-resolve after it (its consumers)."""
     store, discovery, repo = run.store, run.discovery, run.repo
     timer = _Timer(result)
     previous = store.repos.get_repo(repo)
@@ -228,10 +346,30 @@ def _run(
     result.skipped = len(plan.skipped)
     timer.lap("parse")
 
-    # 3. dependency plan: the stored files that consulted a changed name
+    # 3. dependency plan: the stored files that consulted a changed name — here, and in the
+    # other repositories that bind into this one (marked pending in them before any write)
+    manifests = store.repos.manifests()
+    before = None if rebuild else manifests.get(repo)
+    manifest = (
+        before or Manifest(repo)
+        if discovery.partial
+        else read_manifest(
+            repo,
+            discovery.all_paths,
+            lambda path: read_inside(discovery.root, path),
+            _provided_packages(names),
+            discovery.all_paths,
+        )
+    )
     changed = changed_names(old_names, names, states, fresh, plan.deleted)
+    changed |= _changed_choices(before, manifest)
     dependencies = plan_dependents(store, repo, states, changed, fresh, plan.present)
     result.reresolved = len(dependencies.dependents)
+    outgoing = outgoing_names(repo, changed, before, manifest)
+    consumers = store.index.dependents_across(outgoing, repo) if outgoing else {}
+    for consumer in consumers:
+        store.index.add_pending(consumer, outgoing)
+    providers = Providers(store, repo, manifest, manifests)
 
     # 4. resolve, and 5. write: each file in one transaction
     resolver = Resolver(
@@ -244,6 +382,7 @@ def _run(
         states,
         discovery.other_paths,
         prefetch(store, repo, names, fresh, dependencies.dependents, bool(states)),
+        providers,
     )
     tasks = [(path, "file") for path in sorted(fresh)]
     tasks += [(path, "edges") for path in sorted(dependencies.dependents)]
@@ -296,9 +435,26 @@ def _run(
         dirty=dirty,
         origin=origin,
     )
+    store.repos.set_manifest(manifest)
+    for name, offered in sorted(ambiguous_imports(store, repo, manifest, manifests).items()):
+        result.notes.append(
+            f"{name} is provided by {', '.join(offered)}: nothing bound to it; choose one in "
+            f"{CHOICES_FILE} [providers]"
+        )
     result.indexed_sha = discovery.head_sha
     result.dirty = dirty
     timer.lap("finish")
+    return set(consumers)
+
+
+def _changed_choices(before: Manifest | None, after: Manifest) -> set[str]:
+    """The import names whose chosen provider changed (`.cartograph.toml` [providers])."""
+    old = before.choices if before is not None else {}
+    return {
+        PACKAGE_DEP + name
+        for name in set(old) | set(after.choices)
+        if old.get(name) != after.choices.get(name)
+    }
 
 
 def module_names(discovery: Discovery) -> ModuleMap:

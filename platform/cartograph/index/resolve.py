@@ -25,16 +25,17 @@ from typing import TYPE_CHECKING
 
 from cartograph import languages
 from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
+from cartograph.index.crossrepo import Providers, recorded_deps
 from cartograph.index.dependents import family_of_path, folder_name
 from cartograph.index.flows import shape_digest
 from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
 from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
-from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink
+from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, located
 from cartograph.parsing import decode_facts, extract_facts, facts_version
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
-from cartograph.resolve.modules import ModuleMap, file_module
+from cartograph.resolve.modules import ModuleMap
 from cartograph.resolve.python import ModuleFacts, Program, absolute_module
 from cartograph.store.interfaces import FileState, Store
 
@@ -108,7 +109,9 @@ class Resolver:
         states: Mapping[str, FileState],
         other_paths: Iterable[str],
         prefetched: dict[str, bytes],
+        providers: Providers | None = None,
     ) -> None:
+        self.providers = providers
         self.reads = reads  # where facts are loaded from (a forked worker's own connection)
         self.repo = repo
         self.root = root
@@ -119,7 +122,19 @@ class Resolver:
         self.prefetched = prefetched
         self.ecma: EcmaProgram | None = None
         self.generic: GenericProgram | None = None
+        self._local_tops: set[str] = set()
+        self._foreign: dict[str, ModuleFacts | None] = {}
         self.program: Program | None = self._program(set(other_paths))
+
+    @property
+    def reads(self) -> Store:
+        return self._reads
+
+    @reads.setter
+    def reads(self, store: Store) -> None:
+        self._reads = store
+        if self.providers is not None:
+            self.providers.store = store
 
     def close(self) -> None:
         """Break the cycles through the symbol tables' loaders (which refer back to this
@@ -176,18 +191,19 @@ class Resolver:
                 if parsed is None:
                     return None
                 mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
-            return self.program.resolve_file(mod)
-        if kind == "ecma":
+            resolution = self.program.resolve_file(mod)
+        elif kind == "ecma":
             assert self.ecma is not None
             resolution = self.ecma.resolve_file(path)
-            resolution.deps = {file_module(p) for p in resolution.deps}
         elif self.generic is not None:
             resolution = self.generic.resolve_file(path)
             consulted = resolution.deps | {path}
-            resolution.deps = {file_module(p) for p in resolution.deps}
-            resolution.deps |= {folder_name(p) for p in consulted}
+            resolution.deps |= {folder_name(p) for p in consulted if not p.startswith(("/", "~"))}
         else:
             return None
+        resolution.deps = recorded_deps(
+            resolution.deps, kind or "generic", self.providers, self._local_tops
+        )
         return resolution
 
     def flows_of(
@@ -241,8 +257,17 @@ class Resolver:
         names = self.names
         by_path: dict[str, ModuleFacts] = {}
 
+        providers = self.providers
+        self._local_tops = {name.split(".")[0] for name in names.by_name}
+
         def load_module(name: str) -> ModuleFacts | None:
             path = names.by_name.get(name)
+            if (
+                path is None
+                and providers is not None
+                and name.split(".")[0] not in self._local_tops
+            ):
+                return self._foreign_module(name)
             if path is None or family_of_path(path) != "python":
                 return None
             if path not in by_path:
@@ -267,16 +292,32 @@ class Resolver:
                 by_family[kind].append(path)
         all_paths = set(names.by_path) | other_paths
         self.ecma = EcmaProgram(
-            self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths
+            self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths, providers
         )
         self.generic = None
         if by_family["generic"]:
             from cartograph.resolve.generic import GenericProgram
 
             self.generic = GenericProgram(
-                self.repo, by_family["generic"], self._facts_of, self._read_text
+                self.repo, by_family["generic"], self._facts_of, self._read_text, providers
             )
         return Program(self.repo, python_modules, load_module)
+
+    def _foreign_module(self, name: str) -> ModuleFacts | None:
+        """A Python module another repository provides, read from its stored facts."""
+        assert self.providers is not None
+        found = self.providers.python_module(name)
+        if found is None:
+            return None
+        path, repo, is_package = found
+        if path not in self._foreign:
+            facts = self.providers.facts(path)
+            self._foreign[path] = (
+                None
+                if facts is None
+                else ModuleFacts(name, located(repo, path)[1], is_package, facts, repo)
+            )
+        return self._foreign[path]
 
     def _facts_of(self, path: str) -> dict | None:
         """A file's facts: parsed in this run, else stored, else read and parsed again (stored
@@ -284,6 +325,8 @@ class Resolver:
         parsed = self.fresh.get(path)
         if parsed is not None:
             return parsed.facts
+        if path.startswith("/"):
+            return self.providers.facts(path) if self.providers is not None else None
         language = languages.language_of(path)
         if language is None:
             return None
@@ -300,6 +343,8 @@ class Resolver:
         return facts
 
     def _read_text(self, path: str) -> str | None:
+        if path.startswith("/"):
+            return None  # a provider's settings come from its manifest (cartograph.manifests)
         data = read_inside(self.root, path)
         return None if data is None else data.decode("utf-8", "replace")
 

@@ -31,6 +31,9 @@ class IndexResult:
     dirty: bool = False
     seconds: dict[str, float] = field(default_factory=dict)
     history: MineResult | None = None  # the commits mined after indexing (git work trees)
+    # other repositories whose files bound into this one's changed code, re-resolved after it
+    # (files re-resolved, by repository)
+    consumers: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
-from cartograph.model import Repo, SymbolRow
+from cartograph.manifests import depends_on, version_mismatch
+from cartograph.model import Manifest, Repo, SymbolRow
 from cartograph.query.ranking import match_words
 from cartograph.store.interfaces import GraphReader, Store
 
@@ -68,11 +69,29 @@ class RepoState:
 
 
 @dataclass(slots=True)
+class Crossing:
+    """An answer that reaches from one repository into code another one provides: the
+    provider's version and indexed commit (what the answer reflects), and the version the
+    consumer requires or pins, with why they differ ("" when they agree or nothing says)."""
+
+    consumer: str
+    provider: str
+    package: str  # as the consumer depends on it
+    provider_version: str
+    provider_commit: str
+    required: str
+    locked: str
+    mismatch: str
+
+
+@dataclass(slots=True)
 class Envelope:
-    """Carried by every answer: the indexed commit(s) and the files changed since."""
+    """Carried by every answer: the indexed commit(s) and the files changed since; for an
+    answer across repositories, what each consumer declares of each provider."""
 
     repos: list[RepoState] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # "repo:path" changed on disk since indexed
+    crossings: list[Crossing] = field(default_factory=list)
 
 
 def clamp(limit: int | None, default: int = 20) -> int:
@@ -183,6 +202,7 @@ class Freshness:
         self.store = store
         self._repos: dict[str, Repo | None] = {}
         self._verdicts: dict[tuple[str, str], bool] = {}
+        self._manifests: dict[str, Manifest] | None = None
 
     def repo(self, name: str) -> Repo | None:
         if name not in self._repos:
@@ -215,7 +235,39 @@ class Freshness:
             )
             for path in sorted(self.stale_paths(name, by_repo[name])):
                 envelope.stale.append(f"{name}:{path}")
+        if len(envelope.repos) > 1:
+            envelope.crossings = self.crossings([r.name for r in envelope.repos])
         return envelope
+
+    def crossings(self, repos: list[str]) -> list[Crossing]:
+        """What each of these repositories declares of the others it depends on."""
+        if self._manifests is None:
+            self._manifests = self.store.repos.manifests()
+        found: list[Crossing] = []
+        for consumer in repos:
+            manifest = self._manifests.get(consumer)
+            for provider in repos:
+                offered = self._manifests.get(provider)
+                if manifest is None or offered is None or provider == consumer:
+                    continue
+                record = self.repo(provider)
+                for dependency in manifest.depends:
+                    for provided in offered.provides:
+                        if depends_on(dependency, provided):
+                            found.append(
+                                Crossing(
+                                    consumer,
+                                    provider,
+                                    dependency.name,
+                                    provided.version,
+                                    record.indexed_sha if record else "",
+                                    dependency.required,
+                                    dependency.locked,
+                                    version_mismatch(dependency, provided),
+                                )
+                            )
+        unique = {(c.consumer, c.provider, c.package): c for c in found}
+        return [unique[k] for k in sorted(unique)]
 
 
 def _is_stale(root: Path | None, path: str, record) -> bool:

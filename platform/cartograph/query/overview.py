@@ -6,7 +6,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cartograph.model import SymbolRow
+from cartograph.manifests import depends_on, offers, unbound, version_mismatch
+from cartograph.model import Manifest, Provided, SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.interfaces import Store, Tallies
 
@@ -27,6 +28,17 @@ class PackageInfo:
 
 
 @dataclass(slots=True)
+class RepoLink:
+    """Another repository this one binds into (a provider) or that binds into it (a
+    consumer): the edges between them and what the consumer declares of the provider."""
+
+    repo: str
+    edges: int  # calls, references and inheritance from the consumer into the provider
+    packages: list[str]  # the provider's packages the consumer imports or declares
+    mismatches: list[str]  # where the consumer's pinned or required version is not the provider's
+
+
+@dataclass(slots=True)
 class Overview:
     repo: str
     files: int
@@ -35,6 +47,11 @@ class Overview:
     most_called: list[tuple[SymbolRow, int]]
     external_packages: list[tuple[str, int]]
     envelope: Envelope = field(default_factory=Envelope)
+    provides: list[Provided] = field(default_factory=list)  # its package identity
+    providers: list[RepoLink] = field(default_factory=list)
+    consumers: list[RepoLink] = field(default_factory=list)
+    # import names several repositories provide with none chosen: nothing bound to them
+    ambiguous: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -156,6 +173,14 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
     ]
     most_called = store.graph.most_called(repo, top)
     envelope = Freshness(store).envelope([s for s, _ in most_called], [repo])
+    manifests = store.repos.manifests()
+    own = manifests.get(repo) or Manifest(repo)
+    providers, consumers = repository_links(store, repo, manifests, set(external_total))
+    ambiguous = {
+        name: repos
+        for (_eco, name), offered in offers(manifests, repo).items()
+        if name in external_total and (repos := unbound(own, offered, name))
+    }
     return Overview(
         repo,
         len(files),
@@ -164,7 +189,51 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
         most_called,
         external_total.most_common(top),
         envelope,
+        own.provides,
+        providers,
+        consumers,
+        ambiguous,
     )
+
+
+def repository_links(
+    store: Store, repo: str, manifests: dict[str, Manifest], imported: set[str]
+) -> tuple[list[RepoLink], list[RepoLink]]:
+    """The repositories `repo` binds into and those binding into it: by the edges between
+    them, and by what a consumer's manifest declares or its files import (`imported`: the
+    package names `repo` imports from outside) of a provider."""
+    outgoing, incoming = store.graph.repo_links(repo)
+    own = manifests.get(repo) or Manifest(repo)
+
+    def link(consumer: Manifest, provider: str, edges: int, imports: set[str]) -> RepoLink | None:
+        offered = manifests.get(provider) or Manifest(provider)
+        packages: set[str] = {n for n in offered.import_names() if n in imports}
+        mismatches: list[str] = []
+        for dependency in consumer.depends:
+            for provided in offered.provides:
+                if depends_on(dependency, provided):
+                    packages.add(dependency.name)
+                    why = version_mismatch(dependency, provided)
+                    if why:
+                        mismatches.append(f"{dependency.name}: {why}")
+        if not edges and not packages:
+            return None
+        return RepoLink(provider, edges, sorted(packages), sorted(set(mismatches)))
+
+    providers: list[RepoLink] = []
+    consumers: list[RepoLink] = []
+    for other in sorted(set(manifests) | set(outgoing) | set(incoming)):
+        if other == repo:
+            continue
+        found = link(own, other, outgoing.get(other, 0), imported)
+        if found is not None:
+            providers.append(found)
+        theirs = {t for _p, kind, t, _n in store.graph.import_links(other) if kind == "package"}
+        found = link(manifests.get(other) or Manifest(other), repo, incoming.get(other, 0), theirs)
+        if found is not None:
+            found.repo = other
+            consumers.append(found)
+    return providers, consumers
 
 
 def stats(store: Store, repo: str) -> Stats:

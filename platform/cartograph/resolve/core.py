@@ -25,8 +25,41 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from cartograph.model import Edge, SymbolRow, Unresolved
+
+# what a resolution records for a package name it looked up outside its repository, found in
+# another repository or not (an import of `libpay`, of `@acme/ui`, of `example.com/pay`): the
+# repository that starts providing it re-resolves the file
+PACKAGE_DEP = "~pkg:"
+
+
+class ForeignCode(Protocol):
+    """The code of the other indexed repositories a resolution may bind into (the providers
+    of the packages its repository imports), as foreign paths (`model.foreign_path`).
+    Implemented by the index (cartograph.index.crossrepo); None where a run has no other
+    repositories."""
+
+    def python_module(self, name: str) -> tuple[str, str, bool] | None:
+        """(foreign path, provider repository, is a package) of a Python module by name."""
+        ...
+
+    def npm_package(self, name: str) -> tuple[str, dict] | None:
+        """(foreign folder, entry fields of its package.json) of an npm package by name."""
+        ...
+
+    def go_module(self, import_path: str) -> tuple[str, str] | None:
+        """(foreign folder of its go.mod, module path) of the module an import path names, or
+        (given a foreign folder) of the module that folder is in."""
+        ...
+
+    def files_in(self, directory: str) -> list[str]:
+        """The foreign paths of the files directly in a foreign folder."""
+        ...
+
+    def has(self, path: str) -> bool: ...
+
 
 UNKNOWN: tuple = (None, None)
 MAX_EVALUATION_DEPTH = 60

@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from cartograph.model import SymbolRow, Unresolved, symbol_id
+from cartograph.model import SymbolRow, Unresolved, located, symbol_id
 from cartograph.parsing.facts import (
     ECMA_BINDING_END,
     ECMA_BINDING_NAME,
@@ -41,7 +41,14 @@ from cartograph.parsing.facts import (
     ECMA_SCOPE_START,
     ECMA_SCOPE_START_BYTE,
 )
-from cartograph.resolve.core import EdgeSet, FileResolution, Memo, render
+from cartograph.resolve.core import (
+    PACKAGE_DEP,
+    EdgeSet,
+    FileResolution,
+    ForeignCode,
+    Memo,
+    render,
+)
 from cartograph.resolve.mro import depth_first
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -103,9 +110,14 @@ class Modules:
     looked at, which become the importing file's dependencies)."""
 
     def __init__(
-        self, files: set[str], all_paths: set[str], read_text: Callable[[str], str | None]
+        self,
+        files: set[str],
+        all_paths: set[str],
+        read_text: Callable[[str], str | None],
+        foreign: ForeignCode | None = None,
     ) -> None:
         self.files = files
+        self.foreign = foreign  # other repositories' packages (foreign paths start with "/")
         self.all_paths = all_paths
         self.config_files = {p for p in all_paths if posixpath.basename(p) in CONFIG_NAMES}
         self.read_text = read_text
@@ -125,10 +137,13 @@ class Modules:
 
     def _resolve(self, directory: str, spec: str) -> tuple[str | None, str | None, tuple]:
         probed: list[str] = []
+        foreign_dir = directory.startswith("/")  # in a file of another repository
         if spec.startswith((".", "/")):
-            base = posixpath.normpath(posixpath.join(directory, spec)).lstrip("/")
+            base = posixpath.normpath(posixpath.join(directory, spec))
+            if not foreign_dir:
+                base = base.lstrip("/")
             return self._probe(base, probed), None, tuple(probed)
-        config = self._config_for(directory)
+        config = None if foreign_dir else self._config_for(directory)
         if config is not None:
             paths, paths_folder, base_url = config
             for pattern, targets in paths:
@@ -153,10 +168,19 @@ class Modules:
             hit = self._package_entry(folder, manifest, subpath, probed)
             if hit:
                 return hit, None, tuple(probed)
+        elif self.foreign is not None:
+            probed.append(PACKAGE_DEP + name)  # provided elsewhere, now or later
+            offered = self.foreign.npm_package(name)
+            if offered is not None:
+                hit = self._package_entry(offered[0], offered[1], subpath, probed)
+                if hit:
+                    return hit, None, tuple(probed)
         return None, name, tuple(probed)
 
     def _probe(self, base: str, probed: list[str]) -> str | None:
-        files = self.files
+        files: set[str] | _ForeignFiles = self.files
+        if base.startswith("/") and self.foreign is not None:
+            files = _ForeignFiles(self.foreign)
         ext = posixpath.splitext(base)[1]
         if ext in EXTENSIONS:
             stem = base[: -len(ext)]
@@ -290,6 +314,18 @@ class Modules:
         return None
 
 
+class _ForeignFiles:
+    """Membership of foreign paths, for probing a provider's files."""
+
+    __slots__ = ("foreign",)
+
+    def __init__(self, foreign: ForeignCode) -> None:
+        self.foreign = foreign
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.foreign.has(path)
+
+
 def _conditions(entry: object) -> list[str]:
     if isinstance(entry, str):
         return [entry]
@@ -367,11 +403,12 @@ class EcmaProgram:
         load: Callable[[str], dict | None],
         read_text: Callable[[str], str | None],
         all_paths: set[str],
+        foreign: ForeignCode | None = None,
     ) -> None:
         self.repo = repo
         self.paths = set(paths)
         self.load = load
-        self.modules = Modules(self.paths, all_paths, read_text)
+        self.modules = Modules(self.paths, all_paths, read_text, foreign)
         self._files: dict[str, _File | None] = {}
         # computations shared by every file of the run, with the files they consulted (a file
         # that uses a result depends on them too)
@@ -797,7 +834,7 @@ class EcmaProgram:
     def symbol(self, path: str, scope: int) -> str:
         f = self.file(path)
         assert f is not None  # a path a value or a base names: its file was read
-        return symbol_id(self.repo, path, f.qualname(scope))
+        return symbol_id(*located(self.repo, path), f.qualname(scope))
 
     def _write_ref(
         self, f: _File, ids: list[str], ref: list, edges: EdgeSet, unresolved: list
@@ -982,7 +1019,9 @@ class EcmaProgram:
         imports = []
         for source, names, _line, _kind in f.facts["imports"]:
             imported, external = self.target(path, source)
-            if imported is not None:
+            if imported is not None and imported.startswith("/"):  # another repository's
+                imports.append(("package", _package_name(source)[0], list(names)))
+            elif imported is not None:
                 imports.append(("file", imported, list(names)))
             elif external:
                 imports.append(("package", external, list(names)))

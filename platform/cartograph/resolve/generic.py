@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable
 from importlib import import_module
 
 from cartograph import languages
-from cartograph.model import SymbolRow, Unresolved, symbol_id
+from cartograph.model import SymbolRow, Unresolved, located, symbol_id
 from cartograph.parsing.facts import (
     TAGS_DEF_DECL,
     TAGS_DEF_DOC,
@@ -56,7 +56,7 @@ from cartograph.parsing.facts import (
     TAGS_DEF_START,
 )
 from cartograph.parsing.tags import CLASS_KINDS, normalize_type
-from cartograph.resolve.core import NAME_CONFIDENCE, EdgeSet, FileResolution, Memo
+from cartograph.resolve.core import NAME_CONFIDENCE, EdgeSet, FileResolution, ForeignCode, Memo
 
 WEAK = 0.3  # a method name defined once in the package, called on an unknown receiver
 MAX_BASE_DEPTH = 6
@@ -191,7 +191,7 @@ class Site:
 
     def bind(self, target: Target, via: str, confidence: float | None = None) -> None:
         unit, i = target
-        dst = symbol_id(self.rules.program.repo, unit.path, unit.qual(i))
+        dst = symbol_id(*located(self.rules.program.repo, unit.path), unit.qual(i))
         self.edges.add("CALLS", self.src, dst, self.line, via, confidence)
 
     def construct(self, target: Target, via: str) -> None:
@@ -354,8 +354,10 @@ class GenericProgram:
         paths: Iterable[str],
         load: Callable[[str], dict | None],
         read_text: Callable[[str], str | None],
+        foreign: ForeignCode | None = None,
     ) -> None:
         self.repo = repo
+        self.foreign = foreign  # other repositories' packages (foreign paths start with "/")
         self.paths = sorted(set(paths))
         self.path_set = set(self.paths)
         self.load = load
@@ -383,16 +385,23 @@ class GenericProgram:
 
     def unit(self, path: str) -> Unit | None:
         """A file's facts (loaded once); reading them makes the file a dependency."""
+        known = path in self.path_set or (path.startswith("/") and self.foreign is not None)
         if path not in self._units:
-            facts = self.load(path) if path in self.path_set else None
+            facts = self.load(path) if known else None
             if facts:
                 language = facts.get("dialect") or facts.get("language") or ""
                 self._units[path] = Unit(path, facts, self.rules(language))
             else:
                 self._units[path] = None
-        if path in self.path_set:
+        if known:
             self.memo.consulted.add(path)
         return self._units[path]
+
+    def files_in(self, directory: str) -> list[str]:
+        """The files directly in a folder, of this repository or (a foreign folder) another's."""
+        if directory.startswith("/"):
+            return self.foreign.files_in(directory) if self.foreign is not None else []
+        return self.by_dir.get(directory, [])
 
     def group(
         self, key: tuple, paths: Callable[[], Iterable[str]], keep: Callable[[Unit], bool]
@@ -625,7 +634,7 @@ class GenericProgram:
 
     def _id(self, target: Target) -> str:
         unit, i = target
-        return symbol_id(self.repo, unit.path, unit.qual(i))
+        return symbol_id(*located(self.repo, unit.path), unit.qual(i))
 
     def _source(self, unit: Unit, enclosing: int) -> int:
         """The innermost function or method holding a call (-1: the file level)."""

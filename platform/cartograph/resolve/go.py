@@ -18,6 +18,7 @@ from cartograph.parsing.facts import (
     TAGS_DEF_PARENT,
     TAGS_DEF_SELF,
 )
+from cartograph.resolve.core import PACKAGE_DEP
 from cartograph.resolve.generic import (
     CALLABLE,
     TYPE_KINDS,
@@ -54,7 +55,7 @@ class GoRules(Rules):
         package = unit.package
         return self.program.group(
             ("go", directory, package),
-            lambda: [p for p in self.program.by_dir.get(directory, ()) if p.endswith(".go")],
+            lambda: [p for p in self.program.files_in(directory) if p.endswith(".go")],
             lambda u: u.package == package,
         )
 
@@ -100,6 +101,10 @@ class GoRules(Rules):
         """(module root directory, module path) of the nearest go.mod above `directory`."""
         if directory in self._modules:
             return self._modules[directory]
+        foreign = self.program.foreign
+        if directory.startswith("/"):  # a provider's folder: its module is in its manifest
+            self._modules[directory] = foreign.go_module(directory) if foreign else None
+            return self._modules[directory]
         text = self.program.read_text(
             posixpath.join(directory, "go.mod") if directory else "go.mod"
         )
@@ -120,18 +125,20 @@ class GoRules(Rules):
         by_dir = self.program.by_dir
         module = self.module(folder(unit.path))
         if module is not None:
-            root, module_path = module
-            if path == module_path:
-                rel = root
-            elif path.startswith(module_path + "/"):
-                rel = (
-                    posixpath.join(root, path[len(module_path) + 1 :])
-                    if root
-                    else path[len(module_path) + 1 :]
-                )
-            else:
+            rel = _inside(module, path)
+            if rel is not None:
+                return rel if self.program.files_in(rel) else None
+            foreign = self.program.foreign
+            if foreign is None or "." not in path.split("/", 1)[0]:
+                return None  # no other repositories, or the standard library
+            segments = path.split("/")
+            for k in range(1, len(segments) + 1):  # a module providing it, now or later
+                self.program.memo.consulted.add(PACKAGE_DEP + "/".join(segments[:k]))
+            provider = foreign.go_module(path)
+            if provider is None:
                 return None
-            return rel if rel in by_dir else None
+            rel = _inside(provider, path)
+            return rel if rel is not None and self.program.files_in(rel) else None
         if "." not in path.split("/", 1)[0]:
             return None  # the standard library
         segments = path.split("/")
@@ -147,7 +154,7 @@ class GoRules(Rules):
             ("goimp", directory),
             lambda: [
                 p
-                for p in self.program.by_dir.get(directory, ())
+                for p in self.program.files_in(directory)
                 if p.endswith(".go") and not p.endswith("_test.go")
             ],
             lambda u: True,
@@ -171,6 +178,17 @@ class GoRules(Rules):
                 name = default_name(path)
             out[name] = (path, directory)
         return out
+
+
+def _inside(module: tuple[str, str], path: str) -> str | None:
+    """The folder an import path names inside a module (root folder, module path)."""
+    root, module_path = module
+    if path == module_path:
+        return root
+    if path.startswith(module_path + "/"):
+        rest = path[len(module_path) + 1 :]
+        return posixpath.join(root, rest) if root else rest
+    return None
 
 
 def exported_top(target: Target, kinds: frozenset[str] | set[str]) -> bool:

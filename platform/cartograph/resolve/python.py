@@ -146,12 +146,14 @@ class ModuleFacts:
         "limited",  # (scope, name) with a binding valid in a range only (comprehension, lambda)
         "name",
         "path",
+        "repo",
         "symbol_ids",
     )
 
     def __init__(self, name: str, path: str, is_package: bool, facts: dict, repo: str) -> None:
         self.name = name
-        self.path = path
+        self.path = path  # in its repository (which is another one for a provider's module)
+        self.repo = repo
         self.is_package = is_package
         self.facts = facts
         self._bindings: list[dict[str, list]] | None = None
@@ -1824,6 +1826,11 @@ class Program:
             if target is None:
                 continue
             found_mod = self.module(target)
+            if found_mod is not None and found_mod.repo != self.repo:
+                # a module another repository provides: the link is to its package
+                entry = found.setdefault(("package", target.split(".")[0]), [])
+                entry.extend(name for name in names if name not in entry)
+                continue
             if found_mod is not None:
                 entry = found.setdefault(("file", found_mod.path), [])
                 for name in names:

@@ -30,6 +30,7 @@ from cartograph.model import (
     FileWrite,
     HistoryBatch,
     Lesson,
+    Manifest,
     Repo,
     Skipped,
     SymbolRow,
@@ -199,6 +200,14 @@ class RepoCatalog(Protocol):
     def get_repo(self, name: str) -> Repo | None: ...
     def list_repos(self) -> list[Repo]: ...
 
+    def set_manifest(self, manifest: Manifest) -> None:
+        """Record a repository's package identity (replacing what it had)."""
+        ...
+
+    def manifests(self) -> dict[str, Manifest]:
+        """Every repository's package identity, by repository."""
+        ...
+
     def delete_repo(self, name: str) -> None:
         """Forget a repository: its record, graph, index bookkeeping and history — whatever
         of them is stored, with a record or without (what a first index killed midway leaves).
@@ -250,6 +259,12 @@ class IndexWriter(Protocol):
 
     def dependents(self, repo: str, modules: Iterable[str]) -> set[str]:
         """The paths whose last resolution consulted any of these module names."""
+        ...
+
+    def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
+        """By repository (other than `besides`), the paths whose last resolution consulted
+        any of these names (the names a resolution records for what it looked up in other
+        repositories: cartograph.index.crossrepo)."""
         ...
 
     # the flow stage (cartograph.index.flows)
@@ -362,6 +377,11 @@ class GraphReader(Protocol):
         ...
 
     def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]: ...
+
+    def repo_links(self, repo: str) -> tuple[dict[str, int], dict[str, int]]:
+        """The edges (calls, references, inheritance) crossing between this repository and
+        others: (outgoing by the repository they reach, incoming by the one they come from)."""
+        ...
 
     def tallies(self, repo: str, target_name: str) -> Tallies:
         """Raw counts of a repository's graph; edges are also split by whether their target

@@ -415,6 +415,22 @@ class Neo4jGraphReader:
         )
         return [(r["path"], r["kind"], r["target"], list(r["names"])) for r in records]
 
+    def repo_links(self, repo: str) -> tuple[dict[str, int], dict[str, int]]:
+        outgoing = self.read(
+            "MATCH (a:Symbol {repo: $repo})-[:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+            "WHERE b.repo <> $repo AND NOT b:Stub RETURN b.repo AS other, count(*) AS n",
+            repo=repo,
+        )
+        incoming = self.read(
+            "MATCH (a:Symbol)-[:CALLS|REFERENCES|INHERITS]->(b:Symbol {repo: $repo}) "
+            "WHERE a.repo <> $repo RETURN a.repo AS other, count(*) AS n",
+            repo=repo,
+        )
+        return (
+            {r["other"]: r["n"] for r in outgoing},
+            {r["other"]: r["n"] for r in incoming},
+        )
+
     def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
         records = self.read(
             "MATCH (a:Symbol {repo: $repo})-[:CALLS]->(s:Symbol) WHERE a <> s "

@@ -227,6 +227,18 @@ class Neo4jIndexWriter:
         )
         return {r["path"] for r in records}
 
+    def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
+        records = self.connection.read(
+            "MATCH (i:IndexState) WHERE i.repo <> $besides "
+            "AND any(m IN i.deps WHERE m IN $modules) RETURN i.repo AS repo, i.path AS path",
+            besides=besides,
+            modules=sorted(set(modules)),
+        )
+        found: dict[str, set[str]] = {}
+        for r in records:
+            found.setdefault(r["repo"], set()).add(r["path"])
+        return found
+
     def skipped(self, repo: str) -> list[Skipped]:
         records = self.connection.read(
             "MATCH (s:SkippedFile {repo: $repo}) RETURN s.path AS path, s.reason AS reason, "

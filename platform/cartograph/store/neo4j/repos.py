@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cartograph.model import Repo
+from cartograph.model import Manifest, Repo
 from cartograph.store.neo4j.connection import Neo4jConnection
 
 # the labels of a repository's nodes, deleted in batches (a big repository is millions)
 _REPO_LABELS = (
     "Symbol", "RetiredSymbol", "IndexState", "File", "RetiredFile", "Commit", "SkippedFile",
+    "Manifest",
 )  # fmt: skip
 
 
@@ -56,6 +57,19 @@ class Neo4jRepoCatalog:
     def list_repos(self) -> list[Repo]:
         records = self.connection.read("MATCH (r:Repo) RETURN r ORDER BY r.name")
         return [repo_from_node(r["r"]) for r in records]
+
+    def set_manifest(self, manifest: Manifest) -> None:
+        self.connection.run(
+            "MERGE (m:Manifest {repo: $repo}) SET m.data = $data",
+            repo=manifest.repo,
+            data=manifest.to_json(),
+        )
+
+    def manifests(self) -> dict[str, Manifest]:
+        records = self.connection.read(
+            "MATCH (m:Manifest) RETURN m.repo AS repo, m.data AS data ORDER BY repo"
+        )
+        return {r["repo"]: Manifest.from_json(r["data"]) for r in records}
 
     def delete_repo(self, name: str) -> None:
         for label in _REPO_LABELS:

@@ -313,6 +313,23 @@ class SQLiteGraphReader:
         )
         return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
 
+    def repo_links(self, repo: str) -> tuple[dict[str, int], dict[str, int]]:
+        low, high = repo_range(repo)
+        types = "('CALLS', 'REFERENCES', 'INHERITS')"
+        outgoing = self.db.execute(
+            "SELECT substr(dst, 1, instr(dst, ':') - 1) AS other, count(*) FROM edges "
+            f"WHERE src >= ? AND src < ? AND NOT (dst >= ? AND dst < ?) AND type IN {types} "
+            "GROUP BY other",
+            (low, high, low, high),
+        )
+        incoming = self.db.execute(
+            "SELECT substr(src, 1, instr(src, ':') - 1) AS other, count(*) FROM edges "
+            f"WHERE dst >= ? AND dst < ? AND NOT (src >= ? AND src < ?) AND type IN {types} "
+            "GROUP BY other",
+            (low, high, low, high),
+        )
+        return dict(outgoing.fetchall()), dict(incoming.fetchall())
+
     def most_called(self, repo: str, limit: int) -> list[tuple[SymbolRow, int]]:
         rows = self.db.execute(
             f"SELECT {symbol_columns('s')}, c.n "

@@ -129,6 +129,18 @@ class SQLiteIndexWriter:
             found.update(r[0] for r in rows)
         return found
 
+    def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for chunk in chunks(sorted(set(modules))):
+            rows = self.db.execute(
+                "SELECT DISTINCT repo, path FROM deps "
+                f"WHERE module IN ({marks(len(chunk))}) AND repo != ?",
+                (*chunk, besides),
+            )
+            for repo, path in rows:
+                found.setdefault(repo, set()).add(path)
+        return found
+
     def skipped(self, repo: str) -> list[Skipped]:
         rows = self.db.execute(
             "SELECT path, reason, size FROM skipped WHERE repo = ? ORDER BY path", (repo,)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cartograph.model import Repo
+from cartograph.model import Manifest, Repo
 from cartograph.store.sqlite.connection import SQLiteConnection, repo_range
 
 # every table of a repository's data keyed by repository name (the code graph's own rows are
 # id ranges); not `locks`: a run that rebuilds a repository deletes its data under its own
 # index lock, which must hold until the run releases it
 _REPO_TABLES = (
-    "imports", "deps", "files", "skipped", "packages", "pending", "commits", "touches",
+    "imports", "deps", "files", "skipped", "packages", "manifests", "pending", "commits", "touches",
     "symbol_touches", "file_changes", "cochanges", "symbol_changes", "symbol_cochanges",
 )  # fmt: skip
 
@@ -58,6 +58,17 @@ class SQLiteRepoCatalog:
 
     def list_repos(self) -> list[Repo]:
         return [repo_from_row(r) for r in self.db.execute("SELECT * FROM repos ORDER BY name")]
+
+    def set_manifest(self, manifest: Manifest) -> None:
+        with self.connection.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO manifests (repo, data) VALUES (?, ?)",
+                (manifest.repo, manifest.to_json()),
+            )
+
+    def manifests(self) -> dict[str, Manifest]:
+        rows = self.db.execute("SELECT repo, data FROM manifests ORDER BY repo")
+        return {r[0]: Manifest.from_json(r[1]) for r in rows}
 
     def delete_repo(self, name: str) -> None:
         with self.connection.transaction() as db:

@@ -25,12 +25,13 @@ MIGRATIONS = {
     8: "sqlite_008_order_and_claim_versions.sql",
     9: "sqlite_009_session_owners.sql",
     10: "sqlite_010_flows.sql",
+    11: "sqlite_011_manifests.sql",
 }
 
 # the code graph: derived from the repositories, rebuilt by the next index run
 DERIVED_TABLES = (
     "files", "skipped", "symbols", "edges", "imports", "unresolved", "deps", "pending",
-    "packages", "locks",
+    "packages", "manifests", "locks",
 )  # fmt: skip
 
 

@@ -1,0 +1,234 @@
+"""One graph across repositories: which indexed repository provides an import name, the
+provider's stored files as a consumer's resolution reads them, and the names that keep
+consumers fresh.
+
+A consumer's resolution binds an import its own repository does not satisfy into the one
+other repository that provides it (`Manifest.provides[].imports`): a Python top-level package,
+an npm package name, a Go module path. Two repositories providing the same name is an
+ambiguity: the consumer's `.cartograph.toml` `[providers]` chooses, else nothing is bound and
+the ambiguity is reported. Only repositories indexed in this INDEX_FORMAT take part (their
+symbol ids are the ones this resolver makes).
+
+What the resolution looked up elsewhere is recorded among the file's dependencies, so a
+provider's run finds its consumers with the same query a repository uses for its own files:
+- `~in:<provider>:<module name>` — a module (Python name, or `//path` for the others) read
+  from that repository;
+- `~pkg:<import name>` — a package name looked up outside the repository, found or not.
+A provider's run turns its changed module names and the import names whose provision changed
+into those names (`outgoing_names`) and re-resolves the consumers' files that recorded one.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from cartograph import languages
+from cartograph.index.dependents import folder_name
+from cartograph.index.format import INDEX_FORMAT
+from cartograph.index.plan import stored_module_map
+from cartograph.manifests import RESOLVING_ECOSYSTEMS, offers, unbound
+from cartograph.model import Manifest, Provided, foreign_path, located
+from cartograph.parsing import decode_facts, facts_version
+from cartograph.resolve.core import PACKAGE_DEP
+from cartograph.resolve.modules import ModuleMap, file_module
+from cartograph.resolve.python import STDLIB
+from cartograph.store.interfaces import FileState, Store
+
+FOREIGN_DEP = "~in:"
+
+
+def foreign_dep(repo: str, name: str) -> str:
+    return f"{FOREIGN_DEP}{repo}:{name}"
+
+
+def outgoing_names(
+    repo: str, changed: Iterable[str], before: Manifest | None, after: Manifest
+) -> set[str]:
+    """What a provider's run changed, as its consumers' dependencies name it: its changed
+    module names, and the import names it started or stopped providing or provides
+    differently (another entry point, module root or version)."""
+    names = {foreign_dep(repo, name) for name in changed}
+    old = _provisions(before) if before is not None else {}
+    new = _provisions(after)
+    for name in set(old) | set(new):
+        if old.get(name) != new.get(name):
+            names.add(PACKAGE_DEP + name)
+    return names
+
+
+def _provisions(manifest: Manifest) -> dict[str, tuple]:
+    return {
+        name: (p.ecosystem, p.folder, repr(sorted(p.entry.items())), p.version)
+        for p in manifest.provides
+        if p.ecosystem in RESOLVING_ECOSYSTEMS
+        for name in p.imports
+    }
+
+
+def provided_names(manifest: Manifest) -> set[str]:
+    """Every import name a repository provides, as its consumers' dependencies name it (a
+    repository that goes away changes all of them)."""
+    return {PACKAGE_DEP + name for name in _provisions(manifest)}
+
+
+def ambiguous_imports(
+    store: Store, repo: str, manifest: Manifest, manifests: dict[str, Manifest]
+) -> dict[str, list[str]]:
+    """The import names this repository looks up that several other repositories provide
+    and its `.cartograph.toml` does not choose among (or chooses one that does not provide
+    it): nothing is bound to them. Name → the repositories offering it."""
+    found: dict[str, list[str]] = {}
+    for (_ecosystem, name), offered in offers(manifests, repo, _current(store)).items():
+        repos = unbound(manifest, offered, name)
+        if repos and store.index.dependents(repo, {PACKAGE_DEP + name}):
+            found[name] = repos
+    return found
+
+
+def _current(store: Store) -> set[str]:
+    """The repositories indexed in this format (their symbol ids are the ones made here)."""
+    return {r.name for r in store.repos.list_repos() if r.index_format == INDEX_FORMAT}
+
+
+class Providers:
+    """The other repositories one repository's resolution may bind into (implements
+    `resolve.core.ForeignCode`); what it bound and what it found ambiguous, for the run to
+    record and report."""
+
+    def __init__(
+        self, store: Store, repo: str, manifest: Manifest, manifests: dict[str, Manifest]
+    ) -> None:
+        self.store = store  # a forked worker sets its own connection
+        self.repo = repo
+        self.choices = dict(manifest.choices)
+        self._offers = offers(manifests, repo, _current(store))
+        self.ambiguous: dict[str, list[str]] = {}  # import name → the repositories offering it
+        self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
+        self._states: dict[str, dict[str, FileState]] = {}
+        self._maps: dict[str, ModuleMap] = {}
+        self._dirs: dict[str, dict[str, list[str]]] = {}
+
+    def offer(self, ecosystem: str, name: str) -> tuple[str, Provided] | None:
+        """The repository that provides an import name: the only one, or the one chosen."""
+        offers = self._offers.get((ecosystem, name))
+        if not offers:
+            return None
+        chosen = self.choices.get(name)
+        if chosen is not None:
+            return next((o for o in offers if o[0] == chosen), None)
+        if len({repo for repo, _ in offers}) > 1:
+            self.ambiguous[name] = sorted({repo for repo, _ in offers})
+            return None
+        return offers[0]
+
+    # ---------------------------------------------------------------- a provider's files
+    def states(self, repo: str) -> dict[str, FileState]:
+        if repo not in self._states:
+            self._states[repo] = self.store.index.file_states(repo)
+        return self._states[repo]
+
+    def module_map(self, repo: str) -> ModuleMap:
+        if repo not in self._maps:
+            self._maps[repo] = stored_module_map(self.states(repo))
+        return self._maps[repo]
+
+    def facts(self, path: str) -> dict | None:
+        """A foreign file's stored facts (None when the provider stored them with another
+        parser: its next index rewrites them, and re-resolves this consumer)."""
+        repo, inner = located(self.repo, path)
+        language = languages.language_of(inner)
+        if language is None:
+            return None
+        blob = self.store.index.load_facts(repo, [inner]).get(inner)
+        facts = decode_facts(blob) if blob else None
+        if facts is None or facts.get("v") != facts_version(language):
+            return None
+        return facts
+
+    def _dir_index(self, repo: str) -> dict[str, list[str]]:
+        if repo not in self._dirs:
+            index: dict[str, list[str]] = {}
+            for path in sorted(self.states(repo)):
+                index.setdefault(posixpath.dirname(path), []).append(foreign_path(repo, path))
+            self._dirs[repo] = index
+        return self._dirs[repo]
+
+    # ---------------------------------------------------------------- ForeignCode
+    def python_module(self, name: str) -> tuple[str, str, bool] | None:
+        top = name.split(".")[0]
+        if top in STDLIB:
+            return None
+        found = self.offer("pypi", top)
+        if found is None:
+            return None
+        repo = found[0]
+        path = self.module_map(repo).by_name.get(name)
+        if path is None:
+            return None
+        self.bound[name] = repo
+        return foreign_path(repo, path), repo, path.endswith(("__init__.py", "__init__.pyi"))
+
+    def npm_package(self, name: str) -> tuple[str, dict] | None:
+        found = self.offer("npm", name)
+        if found is None:
+            return None
+        repo, provided = found
+        return foreign_path(repo, provided.folder).rstrip("/"), provided.entry
+
+    def go_module(self, import_path: str) -> tuple[str, str] | None:
+        if import_path.startswith("/"):  # a foreign folder: the module it belongs to
+            repo, inner = located(self.repo, import_path)
+            for (ecosystem, _), offers in self._offers.items():
+                for offered_repo, provided in offers:
+                    folder = provided.folder
+                    if (
+                        ecosystem == "go"
+                        and offered_repo == repo
+                        and (not folder or inner == folder or inner.startswith(folder + "/"))
+                    ):
+                        return foreign_path(repo, folder).rstrip("/"), provided.name
+            return None
+        segments = import_path.split("/")
+        for k in range(len(segments), 0, -1):
+            found = self.offer("go", "/".join(segments[:k]))
+            if found is not None:
+                repo, provided = found
+                return foreign_path(repo, provided.folder).rstrip("/"), provided.name
+        return None
+
+    def files_in(self, directory: str) -> list[str]:
+        repo, inner = located(self.repo, directory.rstrip("/") + "/")
+        return self._dir_index(repo).get(inner.rstrip("/"), [])
+
+    def has(self, path: str) -> bool:
+        repo, inner = located(self.repo, path)
+        return inner in self.states(repo)
+
+
+def recorded_deps(
+    deps: Iterable[str], family: str, providers: Providers | None, local_tops: set[str]
+) -> set[str]:
+    """A file's dependencies as stored: module names, with what was read from another
+    repository named as `foreign_dep` and the package names looked up outside the repository
+    as `PACKAGE_DEP` (Python: every non-standard top-level name not the repository's own)."""
+    out: set[str] = set()
+    for dep in deps:
+        if family == "python":
+            out.add(dep)
+            bound = providers.bound.get(dep) if providers is not None else None
+            if bound is not None:
+                out.add(foreign_dep(bound, dep))
+            top = dep.split(".")[0]
+            if top and top not in local_tops and top not in STDLIB:
+                out.add(PACKAGE_DEP + top)
+        elif dep.startswith("~"):
+            out.add(dep)
+        elif dep.startswith("/"):
+            repo, inner = located("", dep)
+            out.add(foreign_dep(repo, file_module(inner)))
+            if family == "generic":
+                out.add(foreign_dep(repo, folder_name(inner)))
+        else:
+            out.add(file_module(dep))
+    return out

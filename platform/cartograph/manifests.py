@@ -1,0 +1,610 @@
+"""A repository's package identity, read from its manifests and lock files: what it provides
+(Python distributions and their top-level packages, npm packages with their entry points, Go
+modules, Maven/Gradle coordinates with their source packages, Rust crates) and what it depends
+on, with the version a manifest requires and the one a lock file pins.
+
+The readers are forgiving: a file that does not parse declares nothing, never fails an index.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import posixpath
+import re
+import tomllib
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterable
+
+from cartograph.model import Dependency, Manifest, Provided
+
+RESOLVING_ECOSYSTEMS = ("pypi", "npm", "go")  # whose imports bind across repositories
+CHOICES_FILE = ".cartograph.toml"  # [providers] import name = "repository"
+MANIFEST_NAMES = frozenset(
+    {
+        "pyproject.toml",
+        "setup.cfg",
+        "setup.py",
+        "uv.lock",
+        "poetry.lock",
+        "pdm.lock",
+        "package.json",
+        "package-lock.json",
+        "yarn.lock",
+        "go.mod",
+        "go.sum",
+        "pom.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "gradle.lockfile",
+        "Cargo.toml",
+        "Cargo.lock",
+        CHOICES_FILE,
+    }
+)
+VENDORED = ("node_modules/", "vendor/", "site-packages/", "target/", ".venv/")
+JAVA_SOURCE_ROOTS = ("src/main/java/", "src/main/kotlin/")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
+
+
+def normalize(ecosystem: str, name: str) -> str:
+    """A package name as two manifests spelling it differently still agree on (PEP 503 for
+    Python; others are case-sensitive)."""
+    if ecosystem == "pypi":
+        return re.sub(r"[-_.]+", "-", name).lower()
+    if ecosystem == "cargo":
+        return name.replace("_", "-")
+    return name
+
+
+def is_manifest_path(path: str) -> bool:
+    name = path.rpartition("/")[2]
+    return (
+        name in MANIFEST_NAMES or (name.startswith("requirements") and name.endswith(".txt"))
+    ) and not any(part in f"/{path}" for part in (f"/{v}" for v in VENDORED))
+
+
+def read_manifest(
+    repo: str,
+    paths: Iterable[str],
+    read: Callable[[str], bytes | None],
+    python_packages: Iterable[str],
+    all_paths: Iterable[str] = (),
+) -> Manifest:
+    """The package identity of the repository whose manifests are `paths` (read through
+    `read`); `python_packages` are the top-level importable names its Python files make,
+    `all_paths` every path of the tree (Java source packages)."""
+    manifest = Manifest(repo)
+    texts: dict[str, str] = {}
+    for path in sorted(p for p in paths if is_manifest_path(p)):
+        data = read(path)
+        if data is not None:
+            texts[path] = data.decode("utf-8", "replace")
+    locked: dict[tuple[str, str], str] = {}
+    for path, text in texts.items():
+        name = path.rpartition("/")[2]
+        try:
+            locked.update(_LOCKS[name](text) if name in _LOCKS else {})
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    python = _python(manifest, texts, sorted(set(python_packages)))
+    for path, text in texts.items():
+        name = path.rpartition("/")[2]
+        reader = _READERS.get(name)
+        if name.startswith("requirements") and name.endswith(".txt"):
+            reader = _requirements
+        if reader is None:
+            continue
+        try:
+            reader(manifest, path, text)
+        except (ValueError, KeyError, TypeError, AttributeError, ET.ParseError, configparser.Error):
+            continue
+    if python is None and python_packages:
+        manifest.provides.append(Provided("pypi", "", imports=sorted(set(python_packages))))
+    _java_packages(manifest, list(all_paths))
+    for dependency in manifest.depends:
+        pinned = locked.get(
+            (dependency.ecosystem, normalize(dependency.ecosystem, dependency.name))
+        )
+        if pinned and not dependency.locked:
+            dependency.locked = pinned
+    manifest.provides.sort(key=lambda p: (p.ecosystem, p.name, p.manifest))
+    manifest.depends = _unique(manifest.depends)
+    return manifest
+
+
+def _unique(depends: list[Dependency]) -> list[Dependency]:
+    seen: dict[tuple[str, str, str], Dependency] = {}
+    for d in depends:
+        seen.setdefault((d.ecosystem, normalize(d.ecosystem, d.name), d.manifest), d)
+    return sorted(seen.values(), key=lambda d: (d.ecosystem, d.name.lower(), d.manifest))
+
+
+# ------------------------------------------------------------------------------- Python
+
+
+def _python(manifest: Manifest, texts: dict[str, str], packages: list[str]) -> Provided | None:
+    """The repository's Python distribution: the shallowest project that names one (its
+    top-level packages are the repository's)."""
+    for path in sorted(texts, key=lambda p: (p.count("/"), p)):
+        file = path.rpartition("/")[2]
+        name, version = "", ""
+        text = texts[path]
+        try:
+            if file == "pyproject.toml":
+                config = tomllib.loads(text)
+                project = config.get("project") or {}
+                poetry = (config.get("tool") or {}).get("poetry") or {}
+                name = project.get("name") or poetry.get("name") or ""
+                version = project.get("version") or poetry.get("version") or ""
+            elif file == "setup.cfg":
+                parser = configparser.ConfigParser(interpolation=None)
+                parser.read_string(text)
+                if parser.has_section("metadata"):
+                    name = parser.get("metadata", "name", fallback="")
+                    version = parser.get("metadata", "version", fallback="")
+            elif file == "setup.py":
+                found = re.search(r"""\bname\s*=\s*["']([A-Za-z0-9._-]+)["']""", text)
+                name = found.group(1) if found else ""
+                found = re.search(r"""\bversion\s*=\s*["']([^"']+)["']""", text)
+                version = found.group(1) if found else ""
+        except (ValueError, configparser.Error):
+            continue
+        if isinstance(name, str) and name:
+            provided = Provided(
+                "pypi",
+                normalize("pypi", name),
+                version if isinstance(version, str) else "",
+                path,
+                packages,
+                posixpath.dirname(path),
+            )
+            manifest.provides.append(provided)
+            return provided
+    return None
+
+
+def _requirement(text: str, manifest: str, scope: str = "") -> Dependency | None:
+    text = text.split(";")[0].split("#")[0].strip()
+    if not text or text.startswith(("-", "git+", "http:", "https:", "file:", ".")):
+        return None
+    found = _REQUIREMENT.match(text)
+    if found is None:
+        return None
+    spec = found.group(3).strip().strip("()").replace(" ", "")
+    pinned = spec[2:] if spec.startswith("==") and "," not in spec and "*" not in spec else ""
+    return Dependency("pypi", normalize("pypi", found.group(1)), spec, pinned, manifest, scope)
+
+
+def _add(manifest: Manifest, dependency: Dependency | None) -> None:
+    if dependency is not None:
+        manifest.depends.append(dependency)
+
+
+def _pyproject(manifest: Manifest, path: str, text: str) -> None:
+    config = tomllib.loads(text)
+    project = config.get("project") or {}
+    for item in project.get("dependencies") or []:
+        _add(manifest, _requirement(item, path))
+    for items in (project.get("optional-dependencies") or {}).values():
+        for item in items:
+            _add(manifest, _requirement(item, path, "optional"))
+    for items in (config.get("dependency-groups") or {}).values():
+        for item in items:
+            if isinstance(item, str):
+                _add(manifest, _requirement(item, path, "dev"))
+    poetry = (config.get("tool") or {}).get("poetry") or {}
+    groups = [("", poetry.get("dependencies") or {}), ("dev", poetry.get("dev-dependencies") or {})]
+    for group in (poetry.get("group") or {}).values():
+        groups.append(("dev", group.get("dependencies") or {}))
+    for scope, table in groups:
+        for name, spec in table.items():
+            if name.lower() == "python":
+                continue
+            version = spec if isinstance(spec, str) else (spec.get("version") or "")
+            _add(manifest, Dependency("pypi", normalize("pypi", name), version, "", path, scope))
+
+
+def _setup_cfg(manifest: Manifest, path: str, text: str) -> None:
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    for line in parser.get("options", "install_requires", fallback="").splitlines():
+        _add(manifest, _requirement(line, path))
+    if parser.has_section("options.extras_require"):
+        for _extra, lines in parser.items("options.extras_require"):
+            for line in lines.splitlines():
+                _add(manifest, _requirement(line, path, "optional"))
+
+
+def _setup_py(manifest: Manifest, path: str, text: str) -> None:
+    found = re.search(r"install_requires\s*=\s*\[([^\]]*)\]", text, re.S)
+    for item in re.findall(r"""["']([^"']+)["']""", found.group(1) if found else ""):
+        _add(manifest, _requirement(item, path))
+
+
+def _requirements(manifest: Manifest, path: str, text: str) -> None:
+    file = path.rpartition("/")[2]
+    scope = "dev" if any(w in file for w in ("dev", "test", "lint", "doc")) else ""
+    for line in text.splitlines():
+        _add(manifest, _requirement(line, path, scope))
+
+
+def _toml_lock(ecosystem: str) -> Callable[[str], dict[tuple[str, str], str]]:
+    def read(text: str) -> dict[tuple[str, str], str]:
+        return {
+            (ecosystem, normalize(ecosystem, p["name"])): str(p.get("version", ""))
+            for p in tomllib.loads(text).get("package") or []
+            if isinstance(p, dict) and p.get("name")
+        }
+
+    return read
+
+
+# ------------------------------------------------------------------------------- npm
+
+
+def _package_json(manifest: Manifest, path: str, text: str) -> None:
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        return
+    name = data.get("name")
+    if isinstance(name, str) and name:
+        entry = {k: data[k] for k in ("exports", "main", "module", "types", "typings") if k in data}
+        version = data["version"] if isinstance(data.get("version"), str) else ""
+        manifest.provides.append(
+            Provided("npm", name, version, path, [name], posixpath.dirname(path), entry)
+        )
+    for field, scope in (
+        ("dependencies", ""),
+        ("devDependencies", "dev"),
+        ("peerDependencies", "peer"),
+        ("optionalDependencies", "optional"),
+    ):
+        table = data.get(field)
+        if isinstance(table, dict):
+            for dep, spec in table.items():
+                manifest.depends.append(
+                    Dependency("npm", dep, spec if isinstance(spec, str) else "", "", path, scope)
+                )
+
+
+def _package_lock(text: str) -> dict[tuple[str, str], str]:
+    data = json.loads(text)
+    found: dict[tuple[str, str], str] = {}
+    for key, value in (data.get("packages") or {}).items():
+        if key.startswith("node_modules/") and isinstance(value, dict) and "version" in value:
+            name = key.rpartition("node_modules/")[2]
+            found.setdefault(("npm", name), str(value["version"]))
+    for name, value in (data.get("dependencies") or {}).items():  # lockfileVersion 1
+        if isinstance(value, dict) and "version" in value:
+            found.setdefault(("npm", name), str(value["version"]))
+    return found
+
+
+def _yarn_lock(text: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        if line and not line.startswith((" ", "#")):
+            current = []
+            for spec in line.rstrip(":").split(","):
+                spec = spec.strip().strip('"')
+                at = spec.rfind("@")
+                if at > 0:
+                    current.append(spec[:at])
+        elif line.strip().startswith("version") and current:
+            version = line.strip()[len("version") :].strip().strip(":").strip().strip('"')
+            for name in current:
+                found.setdefault(("npm", name), version)
+            current = []
+    return found
+
+
+# ------------------------------------------------------------------------------- Go
+
+
+def _go_mod(manifest: Manifest, path: str, text: str) -> None:
+    in_block = False
+    for raw in text.splitlines():
+        line = raw.split("//")[0].strip()
+        if line.startswith("module "):
+            module = line[7:].strip().strip('"')
+            manifest.provides.append(
+                Provided("go", module, "", path, [module], posixpath.dirname(path))
+            )
+        elif line.startswith("require ("):
+            in_block = True
+        elif in_block and line == ")":
+            in_block = False
+        elif in_block or line.startswith("require "):
+            parts = (line[8:] if line.startswith("require ") else line).split()
+            if len(parts) >= 2:
+                scope = "indirect" if "// indirect" in raw else ""
+                manifest.depends.append(Dependency("go", parts[0], parts[1], parts[1], path, scope))
+
+
+def _go_sum(text: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and not parts[1].endswith("/go.mod"):
+            found[("go", parts[0])] = parts[1]
+    return found
+
+
+# ------------------------------------------------------------------------------- JVM
+
+
+def _pom(manifest: Manifest, path: str, text: str) -> None:
+    root = ET.fromstring(text)
+    ns = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
+
+    def child(node: ET.Element | None, tag: str) -> str:
+        found = node.find(ns + tag) if node is not None else None
+        return (found.text or "").strip() if found is not None else ""
+
+    parent = root.find(ns + "parent")
+    group = child(root, "groupId") or child(parent, "groupId")
+    artifact = child(root, "artifactId")
+    version = child(root, "version") or child(parent, "version")
+    if artifact:
+        manifest.provides.append(
+            Provided("maven", f"{group}:{artifact}", version, path, [], posixpath.dirname(path))
+        )
+    dependencies = root.find(ns + "dependencies")
+    for dep in dependencies.findall(ns + "dependency") if dependencies is not None else []:
+        name = f"{child(dep, 'groupId')}:{child(dep, 'artifactId')}"
+        scope = child(dep, "scope")
+        version = child(dep, "version")
+        manifest.depends.append(
+            Dependency("maven", name, version, "" if "$" in version else version, path, scope)
+        )
+
+
+_GRADLE_DEP = re.compile(
+    r"""\b(implementation|api|compileOnly|runtimeOnly|testImplementation|kapt)\s*\(?\s*["']([^"':]+):([^"':]+):([^"']+)["']"""
+)
+
+
+def _gradle(manifest: Manifest, path: str, text: str) -> None:
+    folder = posixpath.dirname(path)
+    group = re.search(r"""^\s*group\s*=\s*["']([^"']+)["']""", text, re.M)
+    version = re.search(r"""^\s*version\s*=\s*["']([^"']+)["']""", text, re.M)
+    artifact = posixpath.basename(folder) if folder else ""
+    if group:
+        manifest.provides.append(
+            Provided(
+                "maven",
+                f"{group.group(1)}:{artifact or manifest.repo}",
+                version.group(1) if version else "",
+                path,
+                [],
+                folder,
+            )
+        )
+    for configuration, g, a, v in _GRADLE_DEP.findall(text):
+        scope = "test" if configuration.startswith("test") else ""
+        manifest.depends.append(Dependency("maven", f"{g}:{a}", v, "", path, scope))
+
+
+def _gradle_lock(text: str) -> dict[tuple[str, str], str]:
+    found: dict[tuple[str, str], str] = {}
+    for line in text.splitlines():
+        coordinates = line.split("=")[0].strip()
+        parts = coordinates.split(":")
+        if len(parts) == 3 and not line.startswith("#"):
+            found[("maven", f"{parts[0]}:{parts[1]}")] = parts[2]
+    return found
+
+
+def _java_packages(manifest: Manifest, paths: list[str]) -> None:
+    """A Maven/Gradle project's source packages: the folders under src/main/java (or kotlin)
+    below its own folder that hold source files, cut to the shortest prefixes."""
+    for provided in manifest.provides:
+        if provided.ecosystem != "maven":
+            continue
+        prefix = f"{provided.folder}/" if provided.folder else ""
+        packages: set[str] = set()
+        for path in paths:
+            if not path.startswith(prefix) or not path.endswith((".java", ".kt")):
+                continue
+            rest = path[len(prefix) :]
+            for root in JAVA_SOURCE_ROOTS:
+                if rest.startswith(root):
+                    folder = posixpath.dirname(rest[len(root) :])
+                    if folder:
+                        packages.add(folder.replace("/", "."))
+        provided.imports = sorted(
+            p for p in packages if not any(p.startswith(q + ".") for q in packages)
+        )
+
+
+# ------------------------------------------------------------------------------- Rust
+
+
+def _cargo(manifest: Manifest, path: str, text: str) -> None:
+    config = tomllib.loads(text)
+    package = config.get("package") or {}
+    if package.get("name"):
+        name = package["name"]
+        version = package.get("version")
+        manifest.provides.append(
+            Provided(
+                "cargo",
+                normalize("cargo", name),
+                version if isinstance(version, str) else "",
+                path,
+                [((config.get("lib") or {}).get("name") or name).replace("-", "_")],
+                posixpath.dirname(path),
+            )
+        )
+    for field, scope in (
+        ("dependencies", ""),
+        ("dev-dependencies", "dev"),
+        ("build-dependencies", "build"),
+    ):
+        for name, spec in (config.get(field) or {}).items():
+            version = spec if isinstance(spec, str) else (spec.get("version") or "")
+            manifest.depends.append(
+                Dependency("cargo", normalize("cargo", name), version, "", path, scope)
+            )
+
+
+# ------------------------------------------------------------------------------- choices
+
+
+def _choices(manifest: Manifest, path: str, text: str) -> None:
+    if "/" in path:
+        return  # only the repository's own, at its root
+    for name, repo in (tomllib.loads(text).get("providers") or {}).items():
+        if isinstance(repo, str):
+            manifest.choices[name] = repo
+
+
+_READERS: dict[str, Callable[[Manifest, str, str], None]] = {
+    "pyproject.toml": _pyproject,
+    "setup.cfg": _setup_cfg,
+    "setup.py": _setup_py,
+    "package.json": _package_json,
+    "go.mod": _go_mod,
+    "pom.xml": _pom,
+    "build.gradle": _gradle,
+    "build.gradle.kts": _gradle,
+    "Cargo.toml": _cargo,
+    CHOICES_FILE: _choices,
+}
+_LOCKS: dict[str, Callable[[str], dict[tuple[str, str], str]]] = {
+    "uv.lock": _toml_lock("pypi"),
+    "poetry.lock": _toml_lock("pypi"),
+    "pdm.lock": _toml_lock("pypi"),
+    "package-lock.json": _package_lock,
+    "yarn.lock": _yarn_lock,
+    "go.sum": _go_sum,
+    "gradle.lockfile": _gradle_lock,
+    "Cargo.lock": _toml_lock("cargo"),
+}
+
+
+# ------------------------------------------------------------------------------- versions
+
+
+def depends_on(dependency: Dependency, provided: Provided) -> bool:
+    """Whether a dependency names what a repository provides."""
+    return dependency.ecosystem == provided.ecosystem and normalize(
+        dependency.ecosystem, dependency.name
+    ) == normalize(provided.ecosystem, provided.name)
+
+
+def version_mismatch(dependency: Dependency, provided: Provided) -> str:
+    """Why the version a consumer pins or requires is not the provider's ("" when it is, or
+    when either side does not say): the index binds to the provider's code as indexed."""
+    version = provided.version
+    if not version:
+        return ""
+    if dependency.locked and dependency.locked.lstrip("v=") != version.lstrip("v"):
+        return f"pins {dependency.locked}, the provider is at {version}"
+    required = dependency.required
+    if not required or dependency.locked:
+        return ""
+    if dependency.ecosystem == "pypi":
+        try:
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+            from packaging.version import InvalidVersion, Version
+
+            if Version(version) not in SpecifierSet(required, prereleases=True):
+                return f"requires {required}, the provider is at {version}"
+        except (InvalidSpecifier, InvalidVersion):
+            return ""
+        return ""
+    if dependency.ecosystem == "npm" and not _npm_satisfies(required, version):
+        return f"requires {required}, the provider is at {version}"
+    if dependency.ecosystem in ("go", "cargo", "maven") and required.lstrip(
+        "v=^"
+    ) != version.lstrip("v"):
+        if dependency.ecosystem == "cargo" and _caret_satisfies(required.lstrip("^="), version):
+            return ""
+        return f"requires {required}, the provider is at {version}"
+    return ""
+
+
+def _numbers(version: str) -> list[int] | None:
+    parts = version.strip().lstrip("v=").split("-")[0].split(".")
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        return None
+
+
+def _three(numbers: list[int]) -> list[int]:
+    return [*numbers, 0, 0, 0][:3]
+
+
+def _caret_satisfies(base: str, version: str) -> bool:
+    low, have = _numbers(base), _numbers(version)
+    if low is None or have is None:
+        return True  # not a plain version: not judged
+    low, have = _three(low), _three(have)
+    if have < low:
+        return False
+    first = next((i for i, n in enumerate(low) if n), 2)  # ^0.2.3 keeps 0.2
+    return have[: first + 1] == low[: first + 1]
+
+
+def _npm_satisfies(required: str, version: str) -> bool:
+    """npm ranges the common way they are written: exact, ^, ~, >=, * and `a || b`; anything
+    else (workspace:, file:, tags) is not judged."""
+    for alternative in required.split("||"):
+        spec = alternative.strip()
+        if spec in ("", "*", "latest") or ":" in spec:
+            return True
+        have = _numbers(version)
+        if spec.startswith("^"):
+            if _caret_satisfies(spec[1:], version):
+                return True
+        elif spec.startswith("~"):
+            low = _numbers(spec[1:])
+            if low is None or have is None:
+                return True
+            low3, have3 = _three(low), _three(have)
+            if have3 >= low3 and have3[:2] == low3[:2]:
+                return True
+        elif spec.startswith(">="):
+            low = _numbers(spec[2:])
+            if low is None or have is None or have >= low:
+                return True
+        else:
+            exact = _numbers(spec)
+            if exact is None or (have is not None and exact == have):
+                return True
+    return False
+
+
+# ------------------------------------------------------------------------------- across
+
+
+def offers(
+    manifests: dict[str, Manifest], repo: str, current: set[str] | None = None
+) -> dict[tuple[str, str], list[tuple[str, Provided]]]:
+    """(ecosystem, import name) → the other repositories (among `current`, when given)
+    providing it, with what they provide."""
+    found: dict[tuple[str, str], list[tuple[str, Provided]]] = {}
+    for name, other in sorted(manifests.items()):
+        if name == repo or (current is not None and name not in current):
+            continue
+        for provided in other.provides:
+            if provided.ecosystem in RESOLVING_ECOSYSTEMS:
+                for imported in provided.imports:
+                    found.setdefault((provided.ecosystem, imported), []).append((name, provided))
+    return found
+
+
+def unbound(manifest: Manifest, offered: list[tuple[str, Provided]], name: str) -> list[str]:
+    """The repositories offering an import name when that is an ambiguity nothing is bound
+    to: several and none chosen, or a choice that does not provide it. [] when it binds."""
+    repos = sorted({r for r, _ in offered})
+    chosen = manifest.choices.get(name)
+    if (chosen is None and len(repos) > 1) or (chosen is not None and chosen not in repos):
+        return repos
+    return []
