@@ -14,7 +14,13 @@ from pathlib import Path
 CACHE = Path(
     os.environ.get("CARTOGRAPH_CORPORA", Path.home() / ".cache" / "cartograph" / "corpora")
 )
-CORPORA = {"django": "5.1.4", "networkx": "3.4.2", "click": "8.1.7"}
+CORPORA = {
+    "django": "5.1.4",
+    "networkx": "3.4.2",
+    "click": "8.1.7",
+    "flask": "3.1.0",  # with werkzeug: a real pair of repositories, one built on the other
+    "werkzeug": "3.1.3",
+}
 # npm packages that ship their TypeScript sources (src/*.ts) beside the built JavaScript
 NPM_CORPORA = {
     "rxjs": "7.8.1",

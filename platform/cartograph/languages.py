@@ -7,7 +7,9 @@ files its parser runs, its family — which parser and resolver handle it:
 - "ecma": TypeScript, TSX and JavaScript, `parsing/ecma.py` and `resolve/ecma.py`;
 - "generic": the by-name tier, `parsing/tags.py` and `resolve/generic.py`, with the
   language's own rules module (`resolve/<rules>.py`); languages that share a rules module
-  (Java and Kotlin, C and C++) share packages too —
+  (Java and Kotlin, C and C++) share packages too;
+- "styles": CSS, SCSS and Less, `parsing/styles.py` and `resolve/styles.py` (a design
+  system's custom properties and variables; a lexer, no grammar) —
 
 and the configuration files that steer how its imports resolve (a change to one re-resolves
 every file of the family). Nothing else dispatches on a language's name: add a language
@@ -22,8 +24,10 @@ from importlib import import_module, resources
 
 import tree_sitter
 
-FAMILIES = ("python", "ecma", "generic")
+FAMILIES = ("python", "ecma", "generic", "styles")
 ECMA_CONFIG = ("tsconfig.json", "jsconfig.json", "package.json")
+# a stylesheet's custom properties may come from the packages its repository depends on
+STYLES_CONFIG = ("package.json", "pyproject.toml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +35,7 @@ class Language:
     name: str
     extensions: tuple[str, ...]
     family: str  # one of FAMILIES
-    grammar: tuple[str, str]  # the grammar wheel's module, and its function returning the language
+    grammar: tuple[str, str]  # the grammar wheel's module and its function ("", "": no grammar)
     queries: tuple[str, ...]  # files under cartograph/parsing/queries, run as one query
     rules: str = ""  # the by-name tier: the rules module, cartograph.resolve.<rules>
     config_files: tuple[str, ...] = ()  # file names that steer how its imports resolve
@@ -85,6 +89,9 @@ LANGUAGES: tuple[Language, ...] = (
         ("tree_sitter_cpp", "language"),
         "cfamily",
     ),
+    Language("css", (".css",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
+    Language("scss", (".scss",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
+    Language("less", (".less",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
 )
 BY_NAME: dict[str, Language] = {language.name: language for language in LANGUAGES}
 # file extension → language name
@@ -100,7 +107,7 @@ def language_of(path: str) -> str | None:
 
 
 def family(name: str) -> str:
-    """ "python", "ecma" or "generic": which parser and resolver a language uses."""
+    """ "python", "ecma", "generic" or "styles": which parser and resolver a language uses."""
     language = BY_NAME.get(name)
     return language.family if language is not None else "generic"
 

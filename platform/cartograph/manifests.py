@@ -497,6 +497,15 @@ def depends_on(dependency: Dependency, provided: Provided) -> bool:
     ) == normalize(provided.ecosystem, provided.name)
 
 
+def declared(manifest: Manifest, provided: Provided) -> Dependency | None:
+    """How a repository declares what another provides: the runtime dependency of its
+    shallowest manifest first (an example's requirements file is not the project's)."""
+    found = [d for d in manifest.depends if depends_on(d, provided)]
+    if not found:
+        return None
+    return min(found, key=lambda d: (d.scope != "", d.manifest.count("/"), d.manifest))
+
+
 def version_mismatch(dependency: Dependency, provided: Provided) -> str:
     """Why the version a consumer pins or requires is not the provider's ("" when it is, or
     when either side does not say): the index binds to the provider's code as indexed."""

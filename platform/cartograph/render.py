@@ -32,6 +32,7 @@ from cartograph.query.listing import FilePage, GraphExport
 from cartograph.query.overview import Overview, Stats
 from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
+from cartograph.query.tokens import TokenReport
 from cartograph.team import Activity, Release
 from cartograph.tracking import RepoStatus
 
@@ -349,6 +350,35 @@ def _overview(view: Overview) -> str:
     return "\n".join(out)
 
 
+def _design_tokens(report: TokenReport) -> str:
+    stale = _marks(report.envelope)
+    stale.across = True  # a token is about where, in which repository
+    subject = report.name or f"tokens of {report.repo}"
+    out = [_header(report.envelope), f"{subject}: {len(report.definitions)} definitions"]
+    for item in report.definitions:
+        users = ", ".join(f"{repo} ({n})" for repo, n in item.used_by.items())
+        selector = f" in {item.selector}" if item.selector else ""
+        used = f"used by {users}" if users else "no uses"
+        out.append(f"  {_one(item.symbol, stale)}  = {item.value}{selector}; {used}")
+    if report.truncated:
+        out.append("  … more: raise --limit")
+    if report.consumers:
+        out.append(
+            "used from other repositories: "
+            + ", ".join(f"{repo} ({n} uses)" for repo, n in report.consumers.items())
+        )
+    for override in report.overrides:
+        values = "; ".join(f"{repo}: {', '.join(v)}" for repo, v in override.values.items())
+        out.append(
+            f"overridden: {override.name} defined in {', '.join(override.defined_in)} ({values})"
+        )
+    for name, places in report.defined_twice.items():
+        out.append(f"defined twice: {name} at {', '.join(places)}")
+    for value, names in report.same_value.items():
+        out.append(f"same value: {value} under {', '.join(names)}")
+    return "\n".join(out)
+
+
 def _stats(stats: Stats) -> str:
     out = [_header(stats.envelope), f"{stats.repo}: {stats.files} files"]
     out.append(
@@ -645,6 +675,7 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     Owners: _owners,
     Explanation: _explain,
     IndexReport: _index,
+    TokenReport: _design_tokens,
     list[Repo]: _repos,
     FilePage: _files,
     GraphExport: _export,

@@ -27,12 +27,13 @@ from cartograph import languages
 from cartograph.index.dependents import folder_name
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.plan import stored_module_map
-from cartograph.manifests import RESOLVING_ECOSYSTEMS, offers, unbound
+from cartograph.manifests import RESOLVING_ECOSYSTEMS, depends_on, offers, unbound
 from cartograph.model import Manifest, Provided, foreign_path, located
 from cartograph.parsing import decode_facts, facts_version
 from cartograph.resolve.core import PACKAGE_DEP
 from cartograph.resolve.modules import ModuleMap, file_module
 from cartograph.resolve.python import STDLIB
+from cartograph.resolve.styles import definition_qualnames
 from cartograph.store.interfaces import FileState, Store
 
 FOREIGN_DEP = "~in:"
@@ -101,8 +102,13 @@ class Providers:
     ) -> None:
         self.store = store  # a forked worker sets its own connection
         self.repo = repo
+        self.manifest = manifest
         self.choices = dict(manifest.choices)
-        self._offers = offers(manifests, repo, _current(store))
+        self._manifests = manifests
+        self._current = _current(store)
+        self._offers = offers(manifests, repo, self._current)
+        self._style_providers: list[str] | None = None
+        self._style_index: dict[str, dict[str, list[tuple[str, str]]]] = {}
         self.ambiguous: dict[str, list[str]] = {}  # import name → the repositories offering it
         self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
         self._states: dict[str, dict[str, FileState]] = {}
@@ -205,6 +211,48 @@ class Providers:
         repo, inner = located(self.repo, path)
         return inner in self.states(repo)
 
+    def declared_packages(self, ecosystem: str) -> list[str]:
+        return sorted({d.name for d in self.manifest.depends if d.ecosystem == ecosystem})
+
+    def style_providers(self) -> list[str]:
+        if self._style_providers is None:
+            found = set()
+            for name, other in self._manifests.items():
+                if name == self.repo or name not in self._current:
+                    continue
+                if any(depends_on(d, p) for d in self.manifest.depends for p in other.provides):
+                    found.add(name)
+            self._style_providers = sorted(found)
+        return self._style_providers
+
+    def style_definitions(self, name: str) -> list[tuple[str, str]]:
+        return [hit for repo in self.style_providers() for hit in self._styles(repo).get(name, ())]
+
+    def _styles(self, repo: str) -> dict[str, list[tuple[str, str]]]:
+        """A provider's custom property definitions by name: (foreign path, qualname)."""
+        if repo not in self._style_index:
+            index: dict[str, list[tuple[str, str]]] = {}
+            paths = sorted(
+                p
+                for p in self.states(repo)
+                if (language := languages.language_of(p)) and languages.family(language) == "styles"
+            )
+            for start in range(0, len(paths), 500):
+                blobs = self.store.index.load_facts(repo, paths[start : start + 500])
+                for path in paths[start : start + 500]:
+                    facts = decode_facts(blobs[path]) if path in blobs else None
+                    if not facts or facts.get("v") != facts_version(
+                        languages.language_of(path) or ""
+                    ):
+                        continue
+                    for (defined, *_rest), qual in zip(
+                        facts["defs"], definition_qualnames(facts), strict=True
+                    ):
+                        if defined.startswith("--"):
+                            index.setdefault(defined, []).append((foreign_path(repo, path), qual))
+            self._style_index[repo] = index
+        return self._style_index[repo]
+
 
 def recorded_deps(
     deps: Iterable[str], family: str, providers: Providers | None, local_tops: set[str]
@@ -226,7 +274,7 @@ def recorded_deps(
             out.add(dep)
         elif dep.startswith("/"):
             repo, inner = located("", dep)
-            out.add(foreign_dep(repo, file_module(inner)))
+            out.add(foreign_dep(repo, inner if inner.startswith("~") else file_module(inner)))
             if family == "generic":
                 out.add(foreign_dep(repo, folder_name(inner)))
         else:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from cartograph import languages
 from cartograph.index.parse import Parsed
 from cartograph.resolve.modules import ModuleMap
+from cartograph.resolve.styles import STYLES_DEP
 from cartograph.store.interfaces import FileState, Store
 
 
@@ -58,6 +59,9 @@ def changed_names(
     names = _changed_module_names(old, new, paths)
     # a file appearing in or leaving a folder changes what same-package names mean there
     names |= {folder_name(path) for path in paths if family_of_path(path) == "generic"}
+    # a custom property is global: a stylesheet's definitions can change any other's uses
+    if any(family_of_path(path) == "styles" for path in paths):
+        names.add(STYLES_DEP)
     return names
 
 

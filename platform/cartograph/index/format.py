@@ -20,6 +20,7 @@ INDEX_FORMAT_SOURCES = (
     "parsing/queries/ecma-javascript.scm",
     "parsing/queries/ecma-jsx.scm",
     "parsing/tags.py",
+    "parsing/styles.py",
     *(f"parsing/queries/tags/{name}.scm" for name in languages.names("generic")),
     "resolve/core.py",
     "index/flows.py",
@@ -28,6 +29,8 @@ INDEX_FORMAT_SOURCES = (
     "resolve/modules.py",
     "resolve/ecma.py",
     "resolve/generic.py",
+    "resolve/styles.py",
+    "index/crossrepo.py",
     *sorted({f"resolve/{languages.BY_NAME[name].rules}.py" for name in languages.names("generic")}),
 )
 PACKAGE = Path(__file__).resolve().parent.parent  # platform/cartograph

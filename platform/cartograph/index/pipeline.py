@@ -525,16 +525,20 @@ def _partial_is_enough(store: Store, repo: str, discovery: Discovery) -> bool:
     return True
 
 
+NOT_PROVIDED = ("tests", "test", "docs", "doc", "examples", "example", "benchmarks")
+
+
 def _provided_packages(names: ModuleMap) -> list[str]:
-    """Top-level importable names the repository provides (its Package nodes)."""
+    """Top-level importable names the repository provides (its Package nodes): not those of
+    its tests, documentation or examples."""
     tops = set()
-    for module in names.by_path.values():
-        if module.name.startswith("//"):
-            continue  # not a Python module
+    for path, module in names.by_path.items():
+        if module.name.startswith("//") or path.split("/")[0] in NOT_PROVIDED:
+            continue  # not a Python module, or not part of what the repository ships
         top = module.name.split(".")[0]
         if module.is_package or "." in module.name:
             tops.add(top)
-    return sorted(t for t in tops if t not in ("tests", "test", "docs", "examples"))
+    return sorted(t for t in tops if t not in NOT_PROVIDED)
 
 
 def _mine(

@@ -37,6 +37,7 @@ from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
 from cartograph.resolve.modules import ModuleMap
 from cartograph.resolve.python import ModuleFacts, Program, absolute_module
+from cartograph.resolve.styles import StylesProgram
 from cartograph.store.interfaces import FileState, Store
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ class Resolver:
         self.prefetched = prefetched
         self.ecma: EcmaProgram | None = None
         self.generic: GenericProgram | None = None
+        self.styles: StylesProgram | None = None
         self._local_tops: set[str] = set()
         self._foreign: dict[str, ModuleFacts | None] = {}
         self.program: Program | None = self._program(set(other_paths))
@@ -143,6 +145,7 @@ class Resolver:
         self.program = None
         self.ecma = None
         self.generic = None
+        self.styles = None
         self.fresh = {}
         self.prefetched = {}
 
@@ -195,6 +198,9 @@ class Resolver:
         elif kind == "ecma":
             assert self.ecma is not None
             resolution = self.ecma.resolve_file(path)
+        elif kind == "styles":
+            assert self.styles is not None
+            resolution = self.styles.resolve_file(path)
         elif self.generic is not None:
             resolution = self.generic.resolve_file(path)
             consulted = resolution.deps | {path}
@@ -285,7 +291,7 @@ class Resolver:
             and family_of_path(path) == "python"
             and (module := load_module(name)) is not None
         }
-        by_family: dict[str, list[str]] = {"ecma": [], "generic": []}
+        by_family: dict[str, list[str]] = {"ecma": [], "generic": [], "styles": []}
         for path in names.by_path:
             kind = family_of_path(path)
             if kind in by_family:
@@ -294,6 +300,7 @@ class Resolver:
         self.ecma = EcmaProgram(
             self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths, providers
         )
+        self.styles = StylesProgram(self.repo, by_family["styles"], self._facts_of, providers)
         self.generic = None
         if by_family["generic"]:
             from cartograph.resolve.generic import GenericProgram

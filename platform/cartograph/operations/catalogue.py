@@ -38,11 +38,13 @@ from cartograph.query import (
     Overview,
     SearchResult,
     Stats,
+    TokenReport,
     Trace,
     callees,
     callers,
     context,
     dead_code,
+    design_tokens,
     overview,
     path,
     search,
@@ -313,6 +315,32 @@ READ = [
         cli=Cli(("dead-code",)),
         mcp="find_dead_code",
         rest=Rest("GET", "/repos/{repo}/dead-code"),
+    ),
+    Operation(
+        "design-tokens",
+        design_tokens,
+        TokenReport,
+        "read",
+        "CSS custom properties, SCSS and Less variables across repositories",
+        (
+            Param(
+                "name",
+                Text(min_length=0, max_length=200),
+                "",
+                "a token: color-primary (any of --color-primary, $color-primary, "
+                "@color-primary) or one of them with its sigil",
+                positional=True,
+            ),
+            REPO,
+            limit(100),
+        ),
+        description="A design system's shared definitions across repositories: for a token "
+        "name, every definition (file, line, value, selector) and the repositories using it; "
+        "for a repository, every token it defines. Also: names another repository defines "
+        "again (overrides), names defined twice, and values defined under several names.",
+        cli=Cli(("design-tokens",)),
+        mcp="find_design_tokens",
+        rest=Rest("GET", "/design-tokens"),
     ),
     Operation(
         "overview",

@@ -1,7 +1,8 @@
 """tree-sitter parsing: bytes of one file → its facts (plain data, no store, no other files).
 
-Three families share the pipeline: Python (`parsing.python`), TypeScript/JavaScript
-(`parsing.ecma`) and the tags-driven tier for other languages (`parsing.tags`); which one a
+Four families share the pipeline: Python (`parsing.python`), TypeScript/JavaScript
+(`parsing.ecma`), the tags-driven tier for other languages (`parsing.tags`) and stylesheets
+(`parsing.styles`); which one a
 language uses is the language registry's (`cartograph.languages`). The layout of the facts
 is `parsing.facts`.
 """
@@ -22,6 +23,7 @@ PARSERS = {
     "python": "cartograph.parsing.python",
     "ecma": "cartograph.parsing.ecma",
     "generic": "cartograph.parsing.tags",
+    "styles": "cartograph.parsing.styles",
 }
 
 

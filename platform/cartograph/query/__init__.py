@@ -24,6 +24,7 @@ from cartograph.query.graph import (
 )
 from cartograph.query.overview import Overview, Stats, overview, stats
 from cartograph.query.search import SearchResult, search
+from cartograph.query.tokens import TokenReport, design_tokens
 
 __all__ = [
     "AmbiguousSymbol",
@@ -38,11 +39,13 @@ __all__ = [
     "SearchResult",
     "Stats",
     "SymbolNotFound",
+    "TokenReport",
     "Trace",
     "callees",
     "callers",
     "context",
     "dead_code",
+    "design_tokens",
     "find_symbol",
     "neighbors",
     "overview",

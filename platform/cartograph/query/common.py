@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
-from cartograph.manifests import depends_on, version_mismatch
+from cartograph.manifests import declared, version_mismatch
 from cartograph.model import Manifest, Repo, SymbolRow
 from cartograph.query.ranking import match_words
 from cartograph.store.interfaces import GraphReader, Store
@@ -251,21 +251,21 @@ class Freshness:
                 if manifest is None or offered is None or provider == consumer:
                     continue
                 record = self.repo(provider)
-                for dependency in manifest.depends:
-                    for provided in offered.provides:
-                        if depends_on(dependency, provided):
-                            found.append(
-                                Crossing(
-                                    consumer,
-                                    provider,
-                                    dependency.name,
-                                    provided.version,
-                                    record.indexed_sha if record else "",
-                                    dependency.required,
-                                    dependency.locked,
-                                    version_mismatch(dependency, provided),
-                                )
+                for provided in offered.provides:
+                    dependency = declared(manifest, provided)
+                    if dependency is not None:
+                        found.append(
+                            Crossing(
+                                consumer,
+                                provider,
+                                dependency.name,
+                                provided.version,
+                                record.indexed_sha if record else "",
+                                dependency.required,
+                                dependency.locked,
+                                version_mismatch(dependency, provided),
                             )
+                        )
         unique = {(c.consumer, c.provider, c.package): c for c in found}
         return [unique[k] for k in sorted(unique)]
 

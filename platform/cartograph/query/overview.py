@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cartograph.manifests import depends_on, offers, unbound, version_mismatch
+from cartograph.manifests import declared, offers, unbound, version_mismatch
 from cartograph.model import Manifest, Provided, SymbolRow
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.interfaces import Store, Tallies
@@ -209,13 +209,13 @@ def repository_links(
         offered = manifests.get(provider) or Manifest(provider)
         packages: set[str] = {n for n in offered.import_names() if n in imports}
         mismatches: list[str] = []
-        for dependency in consumer.depends:
-            for provided in offered.provides:
-                if depends_on(dependency, provided):
-                    packages.add(dependency.name)
-                    why = version_mismatch(dependency, provided)
-                    if why:
-                        mismatches.append(f"{dependency.name}: {why}")
+        for provided in offered.provides:
+            dependency = declared(consumer, provided)
+            if dependency is not None:
+                packages.add(dependency.name)
+                why = version_mismatch(dependency, provided)
+                if why:
+                    mismatches.append(f"{dependency.name} ({dependency.manifest}): {why}")
         if not edges and not packages:
             return None
         return RepoLink(provider, edges, sorted(packages), sorted(set(mismatches)))

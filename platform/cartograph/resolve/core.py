@@ -60,6 +60,19 @@ class ForeignCode(Protocol):
 
     def has(self, path: str) -> bool: ...
 
+    def declared_packages(self, ecosystem: str) -> list[str]:
+        """The packages of an ecosystem the repository's manifests depend on."""
+        ...
+
+    def style_providers(self) -> list[str]:
+        """The repositories whose stylesheets this one's custom properties may come from: those
+        providing a package it depends on."""
+        ...
+
+    def style_definitions(self, name: str) -> list[tuple[str, str]]:
+        """(foreign path, qualname) of a custom property's definitions in their stylesheets."""
+        ...
+
 
 UNKNOWN: tuple = (None, None)
 MAX_EVALUATION_DEPTH = 60

@@ -1,0 +1,390 @@
+"""One graph across repositories, on both stores: a consumer's imports of a package another
+indexed repository provides bind into that repository's symbols (Python, TypeScript through a
+package name with its `exports`, Go through a module path); `callers`, `trace`, `path`,
+`dead-code` and `overview` see across; a provider's change re-resolves its consumers; the
+order of indexing does not matter; two providers of one package are an ambiguity a
+configuration settles."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.query import callers, dead_code, overview, path, trace
+from cartograph.query.deadcode import VERDICTS
+from helpers import graph_edges
+from indexing_support import snapshot, write, write_tree
+
+LIBPAY = {
+    "pyproject.toml": '[project]\nname = "libpay"\nversion = "1.3.0"\n',
+    "libpay/__init__.py": 'from libpay.money import Money, round_amount\n\n__all__ = ["Money", "round_amount"]\n',
+    "libpay/money.py": (
+        "class Money:\n"
+        "    def __init__(self, cents):\n"
+        "        self.cents = cents\n"
+        "\n"
+        "    def total(self):\n"
+        "        return self.cents\n"
+        "\n\n"
+        "def round_amount(value):\n"
+        "    return round(value, 2)\n"
+        "\n\n"
+        "def only_for_shop():\n"
+        "    return 0\n"
+    ),
+}
+SHOP = {
+    "pyproject.toml": (
+        '[project]\nname = "shop"\nversion = "0.1.0"\ndependencies = ["libpay>=1.0"]\n'
+    ),
+    "uv.lock": (
+        'version = 1\n\n[[package]]\nname = "libpay"\nversion = "1.2.0"\n\n'
+        '[[package]]\nname = "shop"\nversion = "0.1.0"\n'
+    ),
+    "shop/__init__.py": "",
+    "shop/cart.py": (
+        "import libpay.money\n"
+        "from libpay import Money, round_amount\n"
+        "\n\n"
+        "class Price(Money):\n"
+        "    pass\n"
+        "\n\n"
+        "def checkout(value):\n"
+        "    price = Price(3)\n"
+        "    price.total()\n"
+        "    libpay.money.only_for_shop()\n"
+        "    return round_amount(value)\n"
+        "\n\n"
+        "def handler():\n"
+        "    return checkout(1)\n"
+    ),
+}
+CHECKOUT = "shop.cart.checkout"
+WANTED_PY = {
+    ("CALLS", CHECKOUT, "shop.cart.Price", "constructor"),
+    ("CALLS", CHECKOUT, "libpay.money.Money.__init__", "constructor"),
+    ("CALLS", CHECKOUT, "libpay.money.Money.total", "constructor"),
+    ("CALLS", CHECKOUT, "libpay.money.round_amount", "import"),
+    ("CALLS", CHECKOUT, "libpay.money.only_for_shop", "import"),
+    ("CALLS", "shop.cart.handler", CHECKOUT, "scope"),
+    ("INHERITS", "shop.cart.Price", "libpay.money.Money", None),
+}
+
+
+def _index(store, root: Path, name: str):
+    return index_repository(store, root, name=name, workers=1, history=False)
+
+
+def _trees(tmp_path: Path, trees: dict[str, dict[str, str]]) -> dict[str, Path]:
+    return {name: write_tree(tmp_path / name, files) for name, files in trees.items()}
+
+
+def _graph(store, repos) -> dict[str, dict[str, set[str]]]:
+    return {repo: snapshot(store, repo) for repo in repos}
+
+
+def _both_orders(store, roots: dict[str, Path], consumer: str, provider: str):
+    """The graph after indexing consumer then provider, and after provider then consumer."""
+    _index(store, roots[consumer], consumer)
+    _index(store, roots[provider], provider)
+    first = _graph(store, roots)
+    for name in roots:
+        store.repos.delete_repo(name)
+    _index(store, roots[provider], provider)
+    _index(store, roots[consumer], consumer)
+    return first, _graph(store, roots)
+
+
+def test_python_consumer_binds_into_provider_in_either_order(tmp_path, stores):
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY})
+    first, second = _both_orders(store, roots, "shop", "libpay")
+    assert first == second
+    assert graph_edges(store, "shop") >= WANTED_PY
+    # every edge into libpay crosses: its ends name their repositories
+    crossing = {
+        (e["src"], e["dst"])
+        for e in store.graph.export("shop")
+        if e["type"] == "edge" and e.get("dst", "").startswith("libpay:")
+    }
+    assert (
+        "shop:shop/cart.py#shop.cart.checkout",
+        "libpay:libpay/money.py#libpay.money.round_amount",
+    ) in crossing
+    # the import is a link to the package the provider provides
+    imports = [e for e in store.graph.export("shop") if e["label"] == "IMPORTS"]
+    assert {e["dst"] for e in imports} == {"package:libpay"}
+
+
+def test_answers_across_repositories(tmp_path, stores):
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY})
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["shop"], "shop")
+
+    page = callers(store, "libpay.money.round_amount")
+    assert [(n.symbol.repo, n.symbol.qualname, n.via) for n in page.items] == [
+        ("shop", CHECKOUT, "import")
+    ]
+    # which commit of the provider the answer reflects, and the consumer's pin against it
+    assert {r.name for r in page.envelope.repos} == {"libpay", "shop"}
+    [crossing] = page.envelope.crossings
+    assert (crossing.consumer, crossing.provider, crossing.package) == ("shop", "libpay", "libpay")
+    assert (crossing.required, crossing.locked, crossing.provider_version) == (
+        ">=1.0",
+        "1.2.0",
+        "1.3.0",
+    )
+    assert crossing.mismatch == "pins 1.2.0, the provider is at 1.3.0"
+
+    up = trace(store, "libpay.money.round_amount", direction="in", depth=3)
+    assert {s.symbol.qualname for s in up.steps} == {CHECKOUT, "shop.cart.handler"}
+    route = path(store, "shop.cart.handler", "libpay.money.round_amount")
+    assert route.steps is not None
+    assert [s.target.qualname for s in route.steps] == [CHECKOUT, "libpay.money.round_amount"]
+
+    # a provider function only a consumer calls is not dead
+    report = dead_code(store, "libpay", verdicts=list(VERDICTS), limit=100)
+    verdicts = {item.symbol.qualname: item.verdict for item in report.items}
+    assert verdicts["libpay.money.only_for_shop"] == "live"
+
+    provider_view = overview(store, "libpay")
+    assert [(c.repo, c.packages) for c in provider_view.consumers] == [("shop", ["libpay"])]
+    assert provider_view.consumers[0].edges == 5  # 4 calls and the base class
+    assert [p.name for p in provider_view.provides] == ["libpay"]
+    consumer_view = overview(store, "shop")
+    assert [p.repo for p in consumer_view.providers] == ["libpay"]
+    assert consumer_view.providers[0].mismatches == [
+        "libpay (pyproject.toml): pins 1.2.0, the provider is at 1.3.0"
+    ]
+
+
+def test_provider_change_reaches_consumers(tmp_path, stores):
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY})
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["shop"], "shop")
+    # the provider drops a function and adds a base class to Money: its next run re-resolves
+    # the consumer's file that bound into them
+    write(
+        roots["libpay"],
+        "libpay/money.py",
+        LIBPAY["libpay/money.py"].replace("def only_for_shop():\n    return 0\n", ""),
+    )
+    result = _index(store, roots["libpay"], "libpay")
+    assert result.consumers == {"shop": 1}
+    edges = graph_edges(store, "shop")
+    assert ("CALLS", CHECKOUT, "libpay.money.only_for_shop", "import") not in edges
+    assert ("CALLS", CHECKOUT, "libpay.money.round_amount", "import") in edges
+    unresolved = {u.name for _p, u in store.graph.search_unresolved("only_for_shop", "shop", 10)}
+    assert unresolved == {"libpay.money.only_for_shop"}
+    # the same graph as indexing both again from scratch
+    now = _graph(store, roots)
+    for name in roots:
+        store.repos.delete_repo(name)
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["shop"], "shop")
+    assert _graph(store, roots) == now
+
+
+def test_a_package_two_repositories_provide_is_an_explicit_choice(tmp_path, stores):
+    store = stores.open()
+    fork = dict(LIBPAY)
+    fork["pyproject.toml"] = '[project]\nname = "libpay-fork"\nversion = "9.0.0"\n'
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY, "libpay-fork": fork})
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["libpay-fork"], "libpay-fork")
+    result = _index(store, roots["shop"], "shop")
+    # never guessed: nothing bound, and the ambiguity reported
+    assert not {e for e in graph_edges(store, "shop") if e[2].startswith("libpay.")}
+    assert any("libpay is provided by libpay, libpay-fork" in note for note in result.notes)
+    assert overview(store, "shop").ambiguous == {"libpay": ["libpay", "libpay-fork"]}
+    # the consumer chooses the fork: its next run binds there
+    write(roots["shop"], ".cartograph.toml", '[providers]\nlibpay = "libpay-fork"\n')
+    result = _index(store, roots["shop"], "shop")
+    assert not result.notes
+    page = callers(store, "libpay.money.round_amount", repo="libpay-fork")
+    assert [n.symbol.qualname for n in page.items] == [CHECKOUT]
+    assert not callers(store, "libpay.money.round_amount", repo="libpay").items
+
+
+# ------------------------------------------------------------------- TypeScript and Go
+
+UI = {
+    "package.json": (
+        '{"name": "@acme/ui", "version": "2.1.0", '
+        '"exports": {".": "./dist/index.js", "./button": "./dist/button.js"}}'
+    ),
+    "src/index.ts": (
+        'export { Button, render } from "./button";\n'
+        "export function formatLabel(s: string): string {\n  return s.trim();\n}\n"
+    ),
+    "src/button.ts": (
+        "export class Button {\n  click(): void {}\n}\n"
+        'export function render(b: Button): string {\n  return "x";\n}\n'
+    ),
+}
+WEB = {
+    "package.json": '{"name": "web", "dependencies": {"@acme/ui": "^2.0.0"}}',
+    "package-lock.json": (
+        '{"lockfileVersion": 3, "packages": {"node_modules/@acme/ui": {"version": "2.0.5"}}}'
+    ),
+    "src/app.ts": (
+        'import { Button, formatLabel } from "@acme/ui";\n'
+        'import { render } from "@acme/ui/button";\n'
+        "\n"
+        "class Fancy extends Button {}\n"
+        "\n"
+        "export function main(): string {\n"
+        "  const b = new Button();\n"
+        "  b.click();\n"
+        '  return render(b) + formatLabel(" a ");\n'
+        "}\n"
+    ),
+}
+WANTED_TS = {
+    ("CALLS", "main", "Button", "constructor"),
+    ("CALLS", "main", "Button.click", "constructor"),
+    ("CALLS", "main", "render", "import"),
+    ("CALLS", "main", "formatLabel", "import"),
+    ("INHERITS", "Fancy", "Button", None),
+}
+
+PAY = {
+    "go.mod": "module example.com/pay\n\ngo 1.22\n",
+    "money/money.go": (
+        "package money\n\n"
+        "type Amount struct{ Cents int }\n\n"
+        "func (a Amount) Round() int { return a.Cents }\n\n"
+        "func New(c int) Amount { return Amount{Cents: c} }\n\n"
+        "func Zero() Amount { return Amount{} }\n"
+    ),
+}
+STORE = {
+    "go.mod": "module example.com/store\n\ngo 1.22\n\nrequire example.com/pay v1.4.0\n",
+    "go.sum": "example.com/pay v1.4.0 h1:abc=\nexample.com/pay v1.4.0/go.mod h1:def=\n",
+    "cmd/main.go": (
+        "package main\n\n"
+        'import "example.com/pay/money"\n\n'
+        "func main() {\n\ta := money.New(3)\n\t_ = money.Zero()\n\t_ = a\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("consumer", "provider", "trees", "wanted", "removed"),
+    [
+        ("web", "ui", {"web": WEB, "ui": UI}, WANTED_TS, ("src/index.ts", "formatLabel")),
+        (
+            "store",
+            "pay",
+            {"store": STORE, "pay": PAY},
+            {
+                ("CALLS", "main.main", "money.New", "import"),
+                ("CALLS", "main.main", "money.Zero", "import"),
+            },
+            ("money/money.go", "Zero"),
+        ),
+    ],
+    ids=["typescript", "go"],
+)
+def test_packages_by_name_bind_across_repositories(
+    tmp_path, stores, consumer, provider, trees, wanted, removed
+):
+    store = stores.open()
+    roots = _trees(tmp_path, trees)
+    first, second = _both_orders(store, roots, consumer, provider)
+    assert first == second
+    assert wanted <= graph_edges(store, consumer)
+    target = next(
+        dst for kind, _src, dst, _via in wanted if kind == "CALLS" and dst.endswith(removed[1])
+    )
+    page = callers(store, target, repo=provider)
+    assert [(n.symbol.repo, n.via) for n in page.items] == [(consumer, "import")]
+    assert page.envelope.crossings[0].provider == provider
+
+    # the provider removes the function: the consumer's edge goes with the provider's run
+    path, name = removed
+    text = (roots[provider] / path).read_text()
+    kept = [line for line in text.splitlines(keepends=True) if name not in line]
+    write(roots[provider], path, "".join(kept))
+    result = _index(store, roots[provider], provider)
+    assert result.consumers == {consumer: 1}
+    assert not {e for e in graph_edges(store, consumer) if e[2] == target}
+    assert wanted - {e for e in wanted if e[2] == target} <= graph_edges(store, consumer)
+
+
+def test_forgetting_a_provider_unbinds_its_consumers(tmp_path, stores):
+    from cartograph.index import IndexResult, forget_repository, refresh_consumers
+
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY})
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["shop"], "shop")
+    consumers = forget_repository(store, "libpay")
+    assert consumers == {"shop"}
+    result = IndexResult("libpay", "")
+    refresh_consumers(store, consumers, result)
+    assert result.consumers == {"shop": 1}
+    assert not {e for e in graph_edges(store, "shop") if e[2].startswith("libpay.")}
+    shop_alone = snapshot(store, "shop")
+    store.repos.delete_repo("shop")
+    _index(store, roots["shop"], "shop")
+    assert snapshot(store, "shop") == shop_alone
+
+
+# ------------------------------------------------------------------- a real pair
+
+WERKZEUG_USED_BY_FLASK = [
+    # (werkzeug symbol, a flask caller, via)
+    ("werkzeug.utils.redirect", "flask.helpers.redirect", "import"),
+    ("werkzeug.utils.send_from_directory", "flask.helpers.send_from_directory", "import"),
+]
+
+
+@pytest.fixture(scope="module")
+def pair():
+    from benchmark.corpora import fetch
+
+    return fetch("flask"), fetch("werkzeug")
+
+
+@pytest.mark.slow
+def test_flask_on_werkzeug(tmp_path, stores, pair):
+    flask_root, werkzeug_source = pair
+    werkzeug_root = tmp_path / "werkzeug"
+    shutil.copytree(werkzeug_source, werkzeug_root)
+    store = stores.open()
+    roots = {"flask": flask_root, "werkzeug": werkzeug_root}
+    first, second = _both_orders(store, roots, "flask", "werkzeug")
+    assert first == second
+    for target, caller, via in WERKZEUG_USED_BY_FLASK:
+        found = {
+            (n.symbol.repo, n.symbol.qualname, n.via)
+            for n in callers(store, target, limit=100).items
+        }
+        assert ("flask", caller, via) in found, target
+    # flask's Request and Response build on werkzeug's
+    inherits = {(s, d) for k, s, d, _v in graph_edges(store, "flask") if k == "INHERITS"}
+    assert ("flask.wrappers.Request", "werkzeug.wrappers.request.Request") in inherits
+    assert ("flask.wrappers.Response", "werkzeug.wrappers.response.Response") in inherits
+    links = overview(store, "werkzeug").consumers
+    assert [link.repo for link in links] == ["flask"] and links[0].edges > 300
+    assert links[0].mismatches == []  # flask requires werkzeug>=3.1; this is 3.1.3
+
+    # werkzeug drops send_from_directory: flask's caller loses the edge at werkzeug's next run
+    utils = werkzeug_root / "src/werkzeug/utils.py"
+    text = utils.read_text()
+    start = text.index("def send_from_directory(")
+    end = text.index("\ndef ", start + 1)
+    utils.write_text(text[:start] + text[end + 1 :])
+    result = _index(store, werkzeug_root, "werkzeug")
+    assert "flask" in result.consumers
+    flask_calls = {(s, d) for k, s, d, _v in graph_edges(store, "flask") if k == "CALLS"}
+    assert (
+        "flask.helpers.send_from_directory",
+        "werkzeug.utils.send_from_directory",
+    ) not in flask_calls
+    assert ("flask.helpers.redirect", "werkzeug.utils.redirect") in flask_calls
