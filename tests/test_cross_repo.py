@@ -125,8 +125,8 @@ def test_answers_across_repositories(tmp_path, stores):
     _index(store, roots["shop"], "shop")
 
     page = callers(store, "libpay.money.round_amount")
-    assert [(n.symbol.repo, n.symbol.qualname, n.via) for n in page.items] == [
-        ("shop", CHECKOUT, "import")
+    assert [(n.symbol.repo, n.symbol.qualname, n.via, n.crosses) for n in page.items] == [
+        ("shop", CHECKOUT, "import", True)
     ]
     # which commit of the provider the answer reflects, and the consumer's pin against it
     assert {r.name for r in page.envelope.repos} == {"libpay", "shop"}
@@ -388,3 +388,63 @@ def test_flask_on_werkzeug(tmp_path, stores, pair):
         "werkzeug.utils.send_from_directory",
     ) not in flask_calls
     assert ("flask.helpers.redirect", "werkzeug.utils.redirect") in flask_calls
+
+
+def test_the_api_lists_providers_consumers_and_crossings(tmp_path, stores):
+    import httpx
+    from api_support import serve_in_thread
+    from cartograph.api.app import Settings, create_app
+
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY})
+    _index(store, roots["libpay"], "libpay")
+    _index(store, roots["shop"], "shop")
+    settings = Settings(store_url=stores.url("graph"), broker_url=None, data_dir=tmp_path / "data")
+    with serve_in_thread(create_app(settings)) as url:
+        query = (
+            "{ repositories { name provides { ecosystem name version imports } "
+            "providers { repo edges packages mismatches } consumers { repo edges packages } } }"
+        )
+        answer = httpx.post(f"{url}/graphql", json={"query": query}).json()
+        assert "errors" not in answer, answer
+        repos = {r["name"]: r for r in answer["data"]["repositories"]}
+        assert repos["libpay"]["provides"] == [
+            {"ecosystem": "pypi", "name": "libpay", "version": "1.3.0", "imports": ["libpay"]}
+        ]
+        assert repos["libpay"]["consumers"] == [
+            {"repo": "shop", "edges": 5, "packages": ["libpay"]}
+        ]
+        assert repos["shop"]["providers"] == [
+            {
+                "repo": "libpay",
+                "edges": 5,
+                "packages": ["libpay"],
+                "mismatches": ["libpay (pyproject.toml): pins 1.2.0, the provider is at 1.3.0"],
+            }
+        ]
+        rest = httpx.get(f"{url}/api/v1/repos/libpay/overview").json()
+        assert [c["repo"] for c in rest["consumers"]] == ["shop"]
+        callers_page = httpx.get(
+            f"{url}/api/v1/symbols/libpay:libpay%2Fmoney.py%23libpay.money.round_amount/callers"
+        ).json()
+        assert [c["consumer"] for c in callers_page["envelope"]["crossings"]] == ["shop"]
+
+
+def test_consumers_are_re_resolved_in_parallel_processes(tmp_path, stores):
+    store = stores.open()
+    roots = _trees(tmp_path, {"shop": SHOP, "shop2": SHOP, "shop3": SHOP, "libpay": LIBPAY})
+    _index(store, roots["libpay"], "libpay")
+    for name in ("shop", "shop2", "shop3"):
+        _index(store, roots[name], name)
+    write(
+        roots["libpay"],
+        "libpay/money.py",
+        LIBPAY["libpay/money.py"].replace("def only_for_shop():\n    return 0\n", ""),
+    )
+    result = index_repository(store, roots["libpay"], name="libpay", workers=2, history=False)
+    assert result.consumers == {"shop": 1, "shop2": 1, "shop3": 1}
+    for name in ("shop", "shop2", "shop3"):
+        edges = graph_edges(store, name)
+        assert ("CALLS", CHECKOUT, "libpay.money.only_for_shop", "import") not in edges
+        assert ("CALLS", CHECKOUT, "libpay.money.round_amount", "import") in edges
+        assert not store.index.pending(name)

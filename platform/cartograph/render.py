@@ -141,7 +141,8 @@ def _neighbor(item: Neighbor, stale: set[str]) -> str:
     lines = ",".join(str(n) for n in item.lines[:5])
     count = f" x{item.count}" if item.count > 1 else ""
     kind = "" if item.type == "CALLS" else f" {item.type.lower()}"
-    return f"  {_one(item.symbol, stale)}  (l.{lines}{count} via {item.via}{kind})"
+    crosses = ", across repositories" if item.crosses else ""
+    return f"  {_one(item.symbol, stale)}  (l.{lines}{count} via {item.via}{kind}{crosses})"
 
 
 def _page_hint(total: int, shown: int, offset: int, next_offset: int | None) -> str:

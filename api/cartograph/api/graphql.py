@@ -41,6 +41,7 @@ from cartograph.query.listing import (
     list_repositories,
     symbols_by_id,
 )
+from cartograph.query.overview import repository_relations
 from cartograph.store.interfaces import Store
 from cartograph.team import session_by_id
 from fastapi import Request
@@ -362,11 +363,55 @@ class SymbolConnection:
     next_offset: int | None
 
 
+@strawberry.type(description="A package a repository provides.")
+class ProvidedPackage:
+    ecosystem: str
+    name: str
+    version: str
+    manifest: str
+    imports: list[str]
+
+
+@strawberry.type(
+    description="Another repository this one binds into (a provider) or that binds into it (a "
+    "consumer): the edges between them, the packages, and the consumer's version mismatches."
+)
+class RepositoryLink:
+    repo: str
+    edges: int
+    packages: list[str]
+    mismatches: list[str]
+
+
 @strawberry.type
 class Repository:
     name: str
     indexed_sha: str
     indexed_at: str
+
+    @strawberry.field(description="What the repository provides, from its manifests.")
+    async def provides(self, info: Info) -> list[ProvidedPackage]:
+        relations = await _in_thread(info, repository_relations, self.name)
+        return [
+            ProvidedPackage(
+                ecosystem=p.ecosystem,
+                name=p.name,
+                version=p.version,
+                manifest=p.manifest,
+                imports=list(p.imports),
+            )
+            for p in relations.provides
+        ]
+
+    @strawberry.field(description="The repositories whose code this one binds into.")
+    async def providers(self, info: Info) -> list[RepositoryLink]:
+        relations = await _in_thread(info, repository_relations, self.name)
+        return [_link(link) for link in relations.providers]
+
+    @strawberry.field(description="The repositories whose code binds into this one.")
+    async def consumers(self, info: Info) -> list[RepositoryLink]:
+        relations = await _in_thread(info, repository_relations, self.name)
+        return [_link(link) for link in relations.consumers]
 
     @strawberry.field
     async def files(
@@ -383,6 +428,15 @@ class Repository:
             offset=_checked(FILES.param("offset"), offset),
         )
         return [_file(f) for f in page.items]
+
+
+def _link(link) -> RepositoryLink:
+    return RepositoryLink(
+        repo=link.repo,
+        edges=link.edges,
+        packages=list(link.packages),
+        mismatches=list(link.mismatches),
+    )
 
 
 def _session(row) -> Session:

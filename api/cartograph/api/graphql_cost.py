@@ -37,6 +37,11 @@ UNSIZED_LISTS = {
     ("Trace", "steps"): 1_000,
     ("Query", "repositories"): 100,
     ("Query", "claims"): 200,
+    # a repository among a team's: what it provides, the repositories on either side of it
+    ("Repository", "provides"): 20,
+    ("Repository", "providers"): 50,
+    ("Repository", "consumers"): 50,
+    ("Freshness", "crossings"): 50,
 }
 DEFAULT_LIST = 100
 

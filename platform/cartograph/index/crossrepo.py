@@ -92,13 +92,31 @@ def _current(store: Store) -> set[str]:
     return {r.name for r in store.repos.list_repos() if r.index_format == INDEX_FORMAT}
 
 
+class ProviderFiles:
+    """What is read of the providers' stored files (their states, module names, facts), kept
+    for every consumer one process re-resolves after a provider's run: they all read the
+    same provider."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, dict[str, FileState]] = {}
+        self.maps: dict[str, ModuleMap] = {}
+        self.facts: dict[tuple[str, str], dict | None] = {}
+        self.dirs: dict[str, dict[str, list[str]]] = {}
+        self.styles: dict[str, dict[str, list[tuple[str, str]]]] = {}
+
+
 class Providers:
     """The other repositories one repository's resolution may bind into (implements
     `resolve.core.ForeignCode`); what it bound and what it found ambiguous, for the run to
     record and report."""
 
     def __init__(
-        self, store: Store, repo: str, manifest: Manifest, manifests: dict[str, Manifest]
+        self,
+        store: Store,
+        repo: str,
+        manifest: Manifest,
+        manifests: dict[str, Manifest],
+        files: ProviderFiles | None = None,
     ) -> None:
         self.store = store  # a forked worker sets its own connection
         self.repo = repo
@@ -108,12 +126,9 @@ class Providers:
         self._current = _current(store)
         self._offers = offers(manifests, repo, self._current)
         self._style_providers: list[str] | None = None
-        self._style_index: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        self.files = files if files is not None else ProviderFiles()
         self.ambiguous: dict[str, list[str]] = {}  # import name → the repositories offering it
         self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
-        self._states: dict[str, dict[str, FileState]] = {}
-        self._maps: dict[str, ModuleMap] = {}
-        self._dirs: dict[str, dict[str, list[str]]] = {}
 
     def offer(self, ecosystem: str, name: str) -> tuple[str, Provided] | None:
         """The repository that provides an import name: the only one, or the one chosen."""
@@ -130,35 +145,35 @@ class Providers:
 
     # ---------------------------------------------------------------- a provider's files
     def states(self, repo: str) -> dict[str, FileState]:
-        if repo not in self._states:
-            self._states[repo] = self.store.index.file_states(repo)
-        return self._states[repo]
+        if repo not in self.files.states:
+            self.files.states[repo] = self.store.index.file_states(repo)
+        return self.files.states[repo]
 
     def module_map(self, repo: str) -> ModuleMap:
-        if repo not in self._maps:
-            self._maps[repo] = stored_module_map(self.states(repo))
-        return self._maps[repo]
+        if repo not in self.files.maps:
+            self.files.maps[repo] = stored_module_map(self.states(repo))
+        return self.files.maps[repo]
 
     def facts(self, path: str) -> dict | None:
         """A foreign file's stored facts (None when the provider stored them with another
         parser: its next index rewrites them, and re-resolves this consumer)."""
         repo, inner = located(self.repo, path)
-        language = languages.language_of(inner)
-        if language is None:
-            return None
-        blob = self.store.index.load_facts(repo, [inner]).get(inner)
-        facts = decode_facts(blob) if blob else None
-        if facts is None or facts.get("v") != facts_version(language):
-            return None
-        return facts
+        if (repo, inner) not in self.files.facts:
+            language = languages.language_of(inner)
+            blob = self.store.index.load_facts(repo, [inner]).get(inner) if language else None
+            facts = decode_facts(blob) if blob else None
+            if facts is not None and facts.get("v") != facts_version(language or ""):
+                facts = None
+            self.files.facts[(repo, inner)] = facts
+        return self.files.facts[(repo, inner)]
 
     def _dir_index(self, repo: str) -> dict[str, list[str]]:
-        if repo not in self._dirs:
+        if repo not in self.files.dirs:
             index: dict[str, list[str]] = {}
             for path in sorted(self.states(repo)):
                 index.setdefault(posixpath.dirname(path), []).append(foreign_path(repo, path))
-            self._dirs[repo] = index
-        return self._dirs[repo]
+            self.files.dirs[repo] = index
+        return self.files.dirs[repo]
 
     # ---------------------------------------------------------------- ForeignCode
     def python_module(self, name: str) -> tuple[str, str, bool] | None:
@@ -230,7 +245,7 @@ class Providers:
 
     def _styles(self, repo: str) -> dict[str, list[tuple[str, str]]]:
         """A provider's custom property definitions by name: (foreign path, qualname)."""
-        if repo not in self._style_index:
+        if repo not in self.files.styles:
             index: dict[str, list[tuple[str, str]]] = {}
             paths = sorted(
                 p
@@ -250,8 +265,8 @@ class Providers:
                     ):
                         if defined.startswith("--"):
                             index.setdefault(defined, []).append((foreign_path(repo, path), qual))
-            self._style_index[repo] = index
-        return self._style_index[repo]
+            self.files.styles[repo] = index
+        return self.files.styles[repo]
 
 
 def recorded_deps(

@@ -27,6 +27,7 @@ from cartograph.discover import (
 from cartograph.errors import CartographError
 from cartograph.index import write
 from cartograph.index.crossrepo import (
+    ProviderFiles,
     Providers,
     ambiguous_imports,
     outgoing_names,
@@ -177,18 +178,66 @@ def refresh_consumers(
     run changed (its pending names, marked before that run wrote); a consumer whose lock
     stays held, or whose work tree is gone, keeps them pending for its next run."""
     started = time.perf_counter()
-    for consumer in sorted(consumers):
-        try:
-            done = refresh_dependents(store, consumer, workers=workers, lock_timeout=lock_timeout)
-        except IndexingError as exc:
-            result.notes.append(f"{consumer}: not re-resolved now ({exc}); its next run will")
-            continue
-        if done is None:
+    names = sorted(consumers)
+    processes = min(len(names), workers or os.cpu_count() or 1)
+    if multiprocessing.current_process().daemon:
+        processes = 1  # a daemonic process (a Celery prefork child) cannot have children
+    if processes > 1:
+        # one process per share of the consumers (independent repositories, locks and
+        # writes), each with its own store connection
+        context = multiprocessing.get_context("fork")
+        shares = [names[i::processes] for i in range(processes)]
+        with context.Pool(processes) as pool:
+            outcomes = [
+                outcome
+                for done in pool.starmap(
+                    _refresh_share, [(store.url, share, lock_timeout) for share in shares]
+                )
+                for outcome in done
+            ]
+    else:
+        outcomes = _refresh_each(store, names, lock_timeout)
+    for consumer, done, error in sorted(outcomes, key=lambda o: o[0]):
+        if error:
+            result.notes.append(f"{consumer}: not re-resolved now ({error}); its next run will")
+        elif done is None:
             result.notes.append(f"{consumer}: its next index run re-resolves its files")
         else:
             result.consumers[consumer] = done
     if consumers:
         result.seconds["consumers"] = round(time.perf_counter() - started, 4)
+
+
+def _refresh_each(
+    store: Store, names: list[str], lock_timeout: float
+) -> list[tuple[str, int | None, str]]:
+    """(consumer, files re-resolved or None, error) of each; the providers' stored files are
+    read once for all of them."""
+    shared = ProviderFiles()
+    outcomes: list[tuple[str, int | None, str]] = []
+    for consumer in names:
+        try:
+            done = refresh_dependents(
+                store, consumer, workers=1, lock_timeout=lock_timeout, provider_files=shared
+            )
+        except IndexingError as exc:
+            outcomes.append((consumer, None, str(exc)))
+            continue
+        outcomes.append((consumer, done, ""))
+    return outcomes
+
+
+def _refresh_share(
+    store_url: str, names: list[str], lock_timeout: float
+) -> list[tuple[str, int | None, str]]:
+    """A forked process's share of the consumers, through its own store connection."""
+    from cartograph.store import open_store
+
+    store = open_store(store_url)
+    try:
+        return _refresh_each(store, names, lock_timeout)
+    finally:
+        store.close()
 
 
 def refresh_dependents(
@@ -197,6 +246,7 @@ def refresh_dependents(
     *,
     workers: int | None = None,
     lock_timeout: float = 600.0,
+    provider_files: ProviderFiles | None = None,
 ) -> int | None:
     """Stages 3 to 6 for a repository nothing changed in but the names marked pending in it
     (another repository's run changed code it binds into): re-resolve the stored files that
@@ -232,7 +282,7 @@ def refresh_dependents(
             states,
             discovery.other_paths,
             prefetch(store, repo, names, {}, dependencies.dependents, True),
-            Providers(store, repo, manifest, manifests),
+            Providers(store, repo, manifest, manifests, provider_files),
         )
         tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
         try:

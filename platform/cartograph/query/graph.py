@@ -9,7 +9,7 @@ from cartograph.agents.lessons import lesson_keys
 from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
 from cartograph.resolve.mro import c3, depth_first, linearize
-from cartograph.store.interfaces import Store, TraceStep
+from cartograph.store.interfaces import EdgeRow, Store, TraceStep
 
 CALL_TYPES = ["CALLS"]
 USE_TYPES = ["CALLS", "REFERENCES"]
@@ -29,6 +29,13 @@ class Neighbor:
     confidence: float
     lines: list[int]  # call sites, in the caller's file
     count: int
+    crosses: bool = False  # the edge is between two repositories
+
+    @classmethod
+    def of(cls, row: EdgeRow, other: SymbolRow) -> Neighbor:
+        edge = row.edge
+        crosses = edge.src.partition(":")[0] != edge.dst.partition(":")[0]
+        return cls(other, edge.type, edge.via, edge.confidence, edge.lines, edge.count, crosses)
 
 
 @dataclass(slots=True)
@@ -100,11 +107,7 @@ def _neighbors(
         total = offset + len(rows)  # a short page is the last one: no count needed
     else:
         total = store.graph.edge_counts(ids, edge_direction, types)[symbol.id]
-    items = [
-        Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
-        for r in rows
-        if r.other is not None
-    ]
+    items = [Neighbor.of(r, r.other) for r in rows if r.other is not None]
     return items, total
 
 
@@ -165,7 +168,7 @@ def context(store: Store, name: str, repo: str | None = None) -> Context:
     callee_items, callee_total = _neighbors(store, symbol, "callees", CALL_TYPES, CONTEXT_EDGES, 0)
     unresolved = store.graph.unresolved_of([symbol.id])[:MAX_LISTED]
     referenced = [
-        Neighbor(r.other, r.edge.type, r.edge.via, r.edge.confidence, r.edge.lines, r.edge.count)
+        Neighbor.of(r, r.other)
         for r in store.graph.edges_of([symbol.id], "in", ["REFERENCES"], CONTEXT_EDGES, 0)
         if r.other is not None
     ]

@@ -173,14 +173,7 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
     ]
     most_called = store.graph.most_called(repo, top)
     envelope = Freshness(store).envelope([s for s, _ in most_called], [repo])
-    manifests = store.repos.manifests()
-    own = manifests.get(repo) or Manifest(repo)
-    providers, consumers = repository_links(store, repo, manifests, set(external_total))
-    ambiguous = {
-        name: repos
-        for (_eco, name), offered in offers(manifests, repo).items()
-        if name in external_total and (repos := unbound(own, offered, name))
-    }
+    relations = repository_relations(store, repo, set(external_total))
     return Overview(
         repo,
         len(files),
@@ -189,11 +182,37 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
         most_called,
         external_total.most_common(top),
         envelope,
-        own.provides,
-        providers,
-        consumers,
-        ambiguous,
+        relations.provides,
+        relations.providers,
+        relations.consumers,
+        relations.ambiguous,
     )
+
+
+@dataclass(slots=True)
+class Relations:
+    """A repository among the others: its package identity, the repositories it binds into
+    and those binding into it, and the imports several repositories provide (none bound)."""
+
+    provides: list[Provided]
+    providers: list[RepoLink]
+    consumers: list[RepoLink]
+    ambiguous: dict[str, list[str]]
+
+
+def repository_relations(store: Store, repo: str, imported: set[str] | None = None) -> Relations:
+    """`imported`: the package names `repo` imports from outside (read when not given)."""
+    if imported is None:
+        imported = {t for _p, kind, t, _n in store.graph.import_links(repo) if kind == "package"}
+    manifests = store.repos.manifests()
+    own = manifests.get(repo) or Manifest(repo)
+    providers, consumers = repository_links(store, repo, manifests, imported)
+    ambiguous = {
+        name: repos
+        for (_eco, name), offered in offers(manifests, repo).items()
+        if name in imported and (repos := unbound(own, offered, name))
+    }
+    return Relations(own.provides, providers, consumers, ambiguous)
 
 
 def repository_links(
