@@ -184,8 +184,11 @@ def refresh_consumers(
         processes = 1  # a daemonic process (a Celery prefork child) cannot have children
     if processes > 1:
         # one process per share of the consumers (independent repositories, locks and
-        # writes), each with its own store connection
-        context = multiprocessing.get_context("fork")
+        # writes), each with its own store connection; started by a fork server, never
+        # forked from this process, whose other threads (a Celery worker's, a store
+        # driver's) may hold locks a forked child would wait on forever
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["cartograph.index.pipeline"])
         shares = [names[i::processes] for i in range(processes)]
         with context.Pool(processes) as pool:
             outcomes = [
@@ -230,7 +233,7 @@ def _refresh_each(
 def _refresh_share(
     store_url: str, names: list[str], lock_timeout: float
 ) -> list[tuple[str, int | None, str]]:
-    """A forked process's share of the consumers, through its own store connection."""
+    """A process's share of the consumers, through its own store connection."""
     from cartograph.store import open_store
 
     store = open_store(store_url)

@@ -22,12 +22,13 @@ what the index compares them against.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from cartograph.model import Edge, SymbolRow, Unresolved
+from cartograph.model import Edge, SymbolRow, Unresolved, symbol_id
 
 # what a resolution records for a package name it looked up outside its repository, found in
 # another repository or not (an import of `libpay`, of `@acme/ui`, of `example.com/pay`): the
@@ -72,6 +73,26 @@ class ForeignCode(Protocol):
     def style_definitions(self, name: str) -> list[tuple[str, str]]:
         """(foreign path, qualname) of a custom property's definitions in their stylesheets."""
         ...
+
+
+def module_symbol(repo: str, path: str, lines: int) -> SymbolRow:
+    """The module symbol of a file named by its path (every family but Python's): its
+    qualname is the path without its extension."""
+    qualname = posixpath.splitext(path)[0]
+    return SymbolRow(
+        id=symbol_id(repo, path, qualname),
+        repo=repo,
+        path=path,
+        name=posixpath.basename(qualname),
+        qualname=qualname,
+        kind="module",
+        start_line=1,
+        end_line=max(lines, 1),
+        signature="",
+        doc="",
+        exported=True,
+        parent=None,
+    )
 
 
 UNKNOWN: tuple = (None, None)

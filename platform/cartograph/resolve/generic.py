@@ -56,7 +56,14 @@ from cartograph.parsing.facts import (
     TAGS_DEF_START,
 )
 from cartograph.parsing.tags import CLASS_KINDS, normalize_type
-from cartograph.resolve.core import NAME_CONFIDENCE, EdgeSet, FileResolution, ForeignCode, Memo
+from cartograph.resolve.core import (
+    NAME_CONFIDENCE,
+    EdgeSet,
+    FileResolution,
+    ForeignCode,
+    Memo,
+    module_symbol,
+)
 
 WEAK = 0.3  # a method name defined once in the package, called on an unknown receiver
 MAX_BASE_DEPTH = 6
@@ -576,26 +583,10 @@ class GenericProgram:
 
     def _resolve(self, unit: Unit) -> tuple[list[SymbolRow], EdgeSet, list[Unresolved]]:
         path, facts, defs = unit.path, unit.facts, unit.defs
-        module_qual = posixpath.splitext(path)[0]
-        module_id = symbol_id(self.repo, path, module_qual)
+        symbols = [module_symbol(self.repo, path, facts.get("lines", 1))]
+        module_id = symbols[0].id
         # a definition named like the module (`main` in main.c) is the module symbol
         ids = [symbol_id(self.repo, path, row[TAGS_DEF_QUALNAME]) for row in defs]
-        symbols = [
-            SymbolRow(
-                id=module_id,
-                repo=self.repo,
-                path=path,
-                name=posixpath.basename(module_qual),
-                qualname=module_qual,
-                kind="module",
-                start_line=1,
-                end_line=max(facts.get("lines", 1), 1),
-                signature="",
-                doc="",
-                exported=True,
-                parent=None,
-            )
-        ]
         for i, row in enumerate(defs):
             if unit.canonical[i] != i or ids[i] == module_id:
                 continue

@@ -25,7 +25,14 @@ import posixpath
 from collections.abc import Callable, Iterable
 
 from cartograph.model import SymbolRow, foreign_path, located, symbol_id
-from cartograph.resolve.core import PACKAGE_DEP, EdgeSet, FileResolution, ForeignCode, Memo
+from cartograph.resolve.core import (
+    PACKAGE_DEP,
+    EdgeSet,
+    FileResolution,
+    ForeignCode,
+    Memo,
+    module_symbol,
+)
 
 STYLES_DEP = "~styles"  # a name a file consulted every stylesheet of its repository for
 MAX_IMPORT_DEPTH = 20
@@ -40,10 +47,6 @@ def definition_qualnames(facts: dict) -> list[str]:
         seen[name] = seen.get(name, 0) + 1
         names.append(name if seen[name] == 1 else f"{name}~{seen[name]}")
     return names
-
-
-def module_qualname(path: str) -> str:
-    return posixpath.splitext(path)[0]
 
 
 class StylesProgram:
@@ -82,8 +85,8 @@ class StylesProgram:
             facts = self.facts(path)
             if facts is None:
                 return FileResolution(path, path, [], [], [], set())
-            module_id = symbol_id(self.repo, path, module_qualname(path))
-            symbols = self._symbols(path, facts, module_id)
+            symbols = self._symbols(path, facts)
+            module_id = symbols[0].id
             edges = EdgeSet()
             for name, line in facts["uses"]:
                 for target, qualname, via in self.definitions(path, name):
@@ -105,24 +108,9 @@ class StylesProgram:
         deps = recorded.deps - {path}
         return FileResolution(path, path, symbols, edges.edges(), [], deps, _unique(imports))
 
-    def _symbols(self, path: str, facts: dict, module_id: str) -> list[SymbolRow]:
-        qualname = module_qualname(path)
-        rows = [
-            SymbolRow(
-                id=module_id,
-                repo=self.repo,
-                path=path,
-                name=posixpath.basename(qualname),
-                qualname=qualname,
-                kind="module",
-                start_line=1,
-                end_line=max(facts.get("lines", 1), 1),
-                signature="",
-                doc="",
-                exported=True,
-                parent=None,
-            )
-        ]
+    def _symbols(self, path: str, facts: dict) -> list[SymbolRow]:
+        rows = [module_symbol(self.repo, path, facts.get("lines", 1))]
+        module_id = rows[0].id
         for (name, line, value, selector), qual in zip(
             facts["defs"], definition_qualnames(facts), strict=True
         ):
