@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cartograph.index import index_repository
-from cartograph.query import callers, dead_code, overview, path, trace
+from cartograph.query import callers, context, dead_code, overview, path, trace
 from cartograph.query.deadcode import VERDICTS
 from helpers import graph_edges
 from indexing_support import snapshot, write, write_tree
@@ -138,6 +138,11 @@ def test_answers_across_repositories(tmp_path, stores):
         "1.3.0",
     )
     assert crossing.mismatch == "pins 1.2.0, the provider is at 1.3.0"
+
+    money = context(store, "libpay.money.Money")
+    assert [s.qualname for s in money.subclasses] == ["shop.cart.Price"]
+    total = context(store, "libpay.money.Money.total")
+    assert {(n.symbol.qualname, n.crosses) for n in total.callers.items} == {(CHECKOUT, True)}
 
     up = trace(store, "libpay.money.round_amount", direction="in", depth=3)
     assert {s.symbol.qualname for s in up.steps} == {CHECKOUT, "shop.cart.handler"}

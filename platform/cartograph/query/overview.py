@@ -247,7 +247,11 @@ def repository_links(
         found = link(own, other, outgoing.get(other, 0), imported)
         if found is not None:
             providers.append(found)
-        theirs = {t for _p, kind, t, _n in store.graph.import_links(other) if kind == "package"}
+        theirs = (  # what it imports, read only of a repository that binds into this one
+            {t for _p, kind, t, _n in store.graph.import_links(other) if kind == "package"}
+            if other in incoming
+            else set()
+        )
         found = link(manifests.get(other) or Manifest(other), repo, incoming.get(other, 0), theirs)
         if found is not None:
             found.repo = other

@@ -262,9 +262,9 @@ class IndexWriter(Protocol):
         ...
 
     def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
-        """By repository (other than `besides`), the paths whose last resolution consulted
-        any of these names (the names a resolution records for what it looked up in other
-        repositories: cartograph.index.crossrepo)."""
+        """By indexed repository (other than `besides`), the paths whose last resolution
+        consulted any of these names (the names a resolution records for what it looked up in
+        other repositories: cartograph.index.crossrepo)."""
         ...
 
     # the flow stage (cartograph.index.flows)

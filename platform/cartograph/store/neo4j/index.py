@@ -229,8 +229,9 @@ class Neo4jIndexWriter:
 
     def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
         records = self.connection.read(
-            "MATCH (i:IndexState) WHERE i.repo <> $besides "
-            "AND any(m IN i.deps WHERE m IN $modules) RETURN i.repo AS repo, i.path AS path",
+            "MATCH (r:Repo) WHERE r.name <> $besides "
+            "MATCH (i:IndexState {repo: r.name}) WHERE any(m IN i.deps WHERE m IN $modules) "
+            "RETURN i.repo AS repo, i.path AS path",
             besides=besides,
             modules=sorted(set(modules)),
         )

@@ -130,15 +130,15 @@ class SQLiteIndexWriter:
         return found
 
     def dependents_across(self, modules: Iterable[str], besides: str) -> dict[str, set[str]]:
+        # one repository at a time: each lookup is a range of the (repo, module) index
+        others = [
+            r[0] for r in self.db.execute("SELECT name FROM repos WHERE name != ?", (besides,))
+        ]
         found: dict[str, set[str]] = {}
-        for chunk in chunks(sorted(set(modules))):
-            rows = self.db.execute(
-                "SELECT DISTINCT repo, path FROM deps "
-                f"WHERE module IN ({marks(len(chunk))}) AND repo != ?",
-                (*chunk, besides),
-            )
-            for repo, path in rows:
-                found.setdefault(repo, set()).add(path)
+        for repo in others:
+            paths = self.dependents(repo, modules)
+            if paths:
+                found[repo] = paths
         return found
 
     def skipped(self, repo: str) -> list[Skipped]:
