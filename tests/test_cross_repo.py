@@ -196,8 +196,8 @@ def test_provider_change_reaches_consumers(tmp_path, stores):
 
 def test_a_package_two_repositories_provide_is_an_explicit_choice(tmp_path, stores):
     store = stores.open()
-    fork = dict(LIBPAY)
-    fork["pyproject.toml"] = '[project]\nname = "libpay-fork"\nversion = "9.0.0"\n'
+    fork = dict(LIBPAY)  # a copy published under the same name
+    fork["pyproject.toml"] = '[project]\nname = "libpay"\nversion = "9.0.0"\n'
     roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY, "libpay-fork": fork})
     _index(store, roots["libpay"], "libpay")
     _index(store, roots["libpay-fork"], "libpay-fork")
@@ -213,6 +213,16 @@ def test_a_package_two_repositories_provide_is_an_explicit_choice(tmp_path, stor
     page = callers(store, "libpay.money.round_amount", repo="libpay-fork")
     assert [n.symbol.qualname for n in page.items] == [CHECKOUT]
     assert not callers(store, "libpay.money.round_amount", repo="libpay").items
+    # the fork is published under its own name, and the choice goes: the consumer's manifest
+    # depends on `libpay`, which only one of them provides
+    write(roots["libpay-fork"], "pyproject.toml", '[project]\nname = "libpay-fork"\n')
+    assert _index(store, roots["libpay-fork"], "libpay-fork").consumers == {"shop": 1}
+    (roots["shop"] / ".cartograph.toml").unlink()
+    assert not _index(store, roots["shop"], "shop").notes
+    page = callers(store, "libpay.money.round_amount", repo="libpay")
+    assert [n.symbol.qualname for n in page.items] == [CHECKOUT]
+    assert not callers(store, "libpay.money.round_amount", repo="libpay-fork").items
+    assert overview(store, "shop").ambiguous == {}
 
 
 # ------------------------------------------------------------------- TypeScript and Go

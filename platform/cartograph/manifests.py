@@ -609,11 +609,27 @@ def offers(
     return found
 
 
-def unbound(manifest: Manifest, offered: list[tuple[str, Provided]], name: str) -> list[str]:
-    """The repositories offering an import name when that is an ambiguity nothing is bound
-    to: several and none chosen, or a choice that does not provide it. [] when it binds."""
-    repos = sorted({r for r, _ in offered})
+def provider_for(
+    manifest: Manifest, offered: list[tuple[str, Provided]], name: str
+) -> tuple[str, Provided] | None:
+    """Which of the repositories offering an import name a consumer binds to: the one its
+    `.cartograph.toml` chooses; else the only one; else the only one whose package its
+    manifests depend on (a fork published under another name is not it). None: an ambiguity
+    (or a choice that does not provide it) — never guessed."""
     chosen = manifest.choices.get(name)
-    if (chosen is None and len(repos) > 1) or (chosen is not None and chosen not in repos):
-        return repos
-    return []
+    if chosen is not None:
+        return next((o for o in offered if o[0] == chosen), None)
+    if len({repo for repo, _ in offered}) == 1:
+        return offered[0]
+    declared_by = [o for o in offered if any(depends_on(d, o[1]) for d in manifest.depends)]
+    if len({repo for repo, _ in declared_by}) == 1:
+        return declared_by[0]
+    return None
+
+
+def unbound(manifest: Manifest, offered: list[tuple[str, Provided]], name: str) -> list[str]:
+    """The repositories offering an import name when nothing is bound to it (see
+    provider_for); [] when it binds."""
+    if not offered or provider_for(manifest, offered, name) is not None:
+        return []
+    return sorted({r for r, _ in offered})

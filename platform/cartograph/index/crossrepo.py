@@ -27,7 +27,7 @@ from cartograph import languages
 from cartograph.index.dependents import folder_name
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.plan import stored_module_map
-from cartograph.manifests import RESOLVING_ECOSYSTEMS, depends_on, offers, unbound
+from cartograph.manifests import RESOLVING_ECOSYSTEMS, depends_on, offers, provider_for, unbound
 from cartograph.model import Manifest, Provided, foreign_path, located
 from cartograph.parsing import decode_facts, facts_version
 from cartograph.resolve.core import PACKAGE_DEP
@@ -48,7 +48,7 @@ def outgoing_names(
 ) -> set[str]:
     """What a provider's run changed, as its consumers' dependencies name it: its changed
     module names, and the import names it started or stopped providing or provides
-    differently (another entry point, module root or version)."""
+    differently (another package name, entry point, module root or version)."""
     names = {foreign_dep(repo, name) for name in changed}
     old = _provisions(before) if before is not None else {}
     new = _provisions(after)
@@ -60,7 +60,7 @@ def outgoing_names(
 
 def _provisions(manifest: Manifest) -> dict[str, tuple]:
     return {
-        name: (p.ecosystem, p.folder, repr(sorted(p.entry.items())), p.version)
+        name: (p.ecosystem, p.name, p.folder, repr(sorted(p.entry.items())), p.version)
         for p in manifest.provides
         if p.ecosystem in RESOLVING_ECOSYSTEMS
         for name in p.imports
@@ -107,8 +107,7 @@ class ProviderFiles:
 
 class Providers:
     """The other repositories one repository's resolution may bind into (implements
-    `resolve.core.ForeignCode`); what it bound and what it found ambiguous, for the run to
-    record and report."""
+    `resolve.core.ForeignCode`), and the Python modules it bound (for the run to record)."""
 
     def __init__(
         self,
@@ -127,21 +126,12 @@ class Providers:
         self._offers = offers(manifests, repo, self._current)
         self._style_providers: list[str] | None = None
         self.files = files if files is not None else ProviderFiles()
-        self.ambiguous: dict[str, list[str]] = {}  # import name → the repositories offering it
         self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
 
     def offer(self, ecosystem: str, name: str) -> tuple[str, Provided] | None:
-        """The repository that provides an import name: the only one, or the one chosen."""
+        """The repository that provides an import name (manifests.provider_for)."""
         offers = self._offers.get((ecosystem, name))
-        if not offers:
-            return None
-        chosen = self.choices.get(name)
-        if chosen is not None:
-            return next((o for o in offers if o[0] == chosen), None)
-        if len({repo for repo, _ in offers}) > 1:
-            self.ambiguous[name] = sorted({repo for repo, _ in offers})
-            return None
-        return offers[0]
+        return provider_for(self.manifest, offers, name) if offers else None
 
     # ---------------------------------------------------------------- a provider's files
     def states(self, repo: str) -> dict[str, FileState]:
