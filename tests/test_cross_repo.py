@@ -1,6 +1,7 @@
 """One graph across repositories, on both stores: a consumer's imports of a package another
 indexed repository provides bind into that repository's symbols (Python, TypeScript through a
-package name with its `exports`, Go through a module path); `callers`, `trace`, `path`,
+package name with its `exports`, Go through a module path, Java through a Maven project's
+source packages); `callers`, `trace`, `path`,
 `dead-code` and `overview` see across; a provider's change re-resolves its consumers; the
 order of indexing does not matter; two providers of one package are an ambiguity a
 configuration settles."""
@@ -288,6 +289,33 @@ STORE = {
 }
 
 
+MONEY = {
+    "pom.xml": (
+        "<project><groupId>com.acme</groupId><artifactId>money</artifactId>"
+        "<version>1.2.0</version></project>"
+    ),
+    "src/main/java/com/acme/money/Money.java": (
+        "package com.acme.money;\n\npublic class Money {\n"
+        "    public Money(long cents) {}\n"
+        "    public static Money zero() { return new Money(0); }\n}\n"
+    ),
+}
+BILLING = {
+    "pom.xml": (
+        "<project><groupId>com.acme</groupId><artifactId>billing</artifactId>"
+        "<dependencies><dependency><groupId>com.acme</groupId><artifactId>money</artifactId>"
+        "<version>1.2.0</version></dependency></dependencies></project>"
+    ),
+    "src/main/java/com/acme/billing/Invoice.java": (
+        "package com.acme.billing;\n\nimport com.acme.money.Money;\n\n"
+        "public class Invoice extends Money {\n"
+        "    public Invoice() { super(1); }\n"
+        "    public Money sum() {\n        Money m = new Money(3);\n"
+        "        return Money.zero();\n    }\n}\n"
+    ),
+}
+
+
 @pytest.mark.parametrize(
     ("consumer", "provider", "trees", "wanted", "removed"),
     [
@@ -302,8 +330,19 @@ STORE = {
             },
             ("money/money.go", "Zero"),
         ),
+        (
+            "billing",
+            "money",
+            {"billing": BILLING, "money": MONEY},
+            {
+                ("CALLS", "com.acme.billing.Invoice.sum", "com.acme.money.Money", "import"),
+                ("CALLS", "com.acme.billing.Invoice.sum", "com.acme.money.Money.zero", "import"),
+                ("INHERITS", "com.acme.billing.Invoice", "com.acme.money.Money", None),
+            },
+            ("src/main/java/com/acme/money/Money.java", "zero"),
+        ),
     ],
-    ids=["typescript", "go"],
+    ids=["typescript", "go", "java"],
 )
 def test_packages_by_name_bind_across_repositories(
     tmp_path, stores, consumer, provider, trees, wanted, removed

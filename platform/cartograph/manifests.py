@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 from cartograph.model import Dependency, Manifest, Provided
 
-RESOLVING_ECOSYSTEMS = ("pypi", "npm", "go")  # whose imports bind across repositories
+RESOLVING_ECOSYSTEMS = ("pypi", "npm", "go", "maven")  # whose imports bind across repositories
 CHOICES_FILE = ".cartograph.toml"  # [providers] import name = "repository"
 MANIFEST_NAMES = frozenset(
     {

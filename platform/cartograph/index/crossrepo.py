@@ -27,7 +27,14 @@ from cartograph import languages
 from cartograph.index.dependents import folder_name
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.plan import stored_module_map
-from cartograph.manifests import RESOLVING_ECOSYSTEMS, depends_on, offers, provider_for, unbound
+from cartograph.manifests import (
+    JAVA_SOURCE_ROOTS,
+    RESOLVING_ECOSYSTEMS,
+    depends_on,
+    offers,
+    provider_for,
+    unbound,
+)
 from cartograph.model import Manifest, Provided, foreign_path, located
 from cartograph.parsing import decode_facts, facts_version
 from cartograph.resolve.core import PACKAGE_DEP
@@ -207,6 +214,23 @@ class Providers:
                 repo, provided = found
                 return foreign_path(repo, provided.folder).rstrip("/"), provided.name
         return None
+
+    def jvm_package(self, package: str) -> list[str]:
+        parts = package.split(".")
+        for k in range(len(parts), 1, -1):  # the longest source package that holds it
+            found = self.offer("maven", ".".join(parts[:k]))
+            if found is None:
+                continue
+            repo, provided = found
+            inner = package.replace(".", "/")
+            return [
+                path
+                for root in JAVA_SOURCE_ROOTS
+                for path in self.files_in(
+                    foreign_path(repo, posixpath.join(provided.folder, root, inner))
+                )
+            ]
+        return []
 
     def files_in(self, directory: str) -> list[str]:
         repo, inner = located(self.repo, directory.rstrip("/") + "/")

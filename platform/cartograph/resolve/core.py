@@ -55,6 +55,11 @@ class ForeignCode(Protocol):
         (given a foreign folder) of the module that folder is in."""
         ...
 
+    def jvm_package(self, package: str) -> list[str]:
+        """The foreign paths of the source files of a Java/Kotlin package (`com.acme.money`)
+        the one other repository declaring it provides."""
+        ...
+
     def files_in(self, directory: str) -> list[str]:
         """The foreign paths of the files directly in a foreign folder."""
         ...

@@ -58,6 +58,7 @@ from cartograph.parsing.facts import (
 from cartograph.parsing.tags import CLASS_KINDS, normalize_type
 from cartograph.resolve.core import (
     NAME_CONFIDENCE,
+    PACKAGE_DEP,
     EdgeSet,
     FileResolution,
     ForeignCode,
@@ -403,6 +404,16 @@ class GenericProgram:
         if known:
             self.memo.consulted.add(path)
         return self._units[path]
+
+    def foreign_package(self, package: str) -> list[str]:
+        """The files (foreign paths) of a named package (Java, Kotlin) another repository
+        provides; the package's names are recorded as looked up outside, found or not."""
+        if self.foreign is None:
+            return []
+        parts = package.split(".")
+        for k in range(2, len(parts) + 1):
+            self.memo.consulted.add(PACKAGE_DEP + ".".join(parts[:k]))
+        return self.foreign.jvm_package(package)
 
     def files_in(self, directory: str) -> list[str]:
         """The files directly in a folder, of this repository or (a foreign folder) another's."""
@@ -854,9 +865,12 @@ class NamedPackageRules(Rules):
             dirs = set(self.package_dirs(package.split(".")))
             if directory:
                 dirs.add(directory)
-            return sorted(
+            found = sorted(
                 p for d in dirs for p in program.by_dir.get(d, ()) if group_of_path(p) == group
             )
+            if not found and not directory:  # not the repository's: another's, if indexed
+                found = [p for p in program.foreign_package(package) if group_of_path(p) == group]
+            return found
 
         if self.namespaces_per_definition:  # keep every file, filter by definition later
             return program.group(("ns", group, package, directory), paths, lambda u: True)
