@@ -21,18 +21,14 @@ Writes benchmark/results/crossrepo-<date>.{json,md}.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import fetch
-from benchmark.report import write_report
+from benchmark.report import run_facts, write_report
 from benchmark.run import _percentile
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
@@ -247,12 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             (work / "team").mkdir()
             deployment = measure_deployment(work / "team", args.consumers, args.repeat)
     report = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
+        **run_facts(),
         "embedded": embedded,
         "deployment": deployment,
     }

@@ -20,13 +20,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import random
-import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
@@ -34,7 +31,7 @@ import httpx
 
 from benchmark.corpora import fetch
 from benchmark.neo4j_store import _neo4jdev
-from benchmark.report import write_report
+from benchmark.report import run_facts, write_report
 from benchmark.run import _percentile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -239,12 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     report = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
+        **run_facts(),
         "clients": args.clients,
         "seconds": args.seconds,
         "api_workers": args.api_workers,

@@ -19,22 +19,18 @@ Writes benchmark/results/push-<date>.{json,md}.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
 
 from benchmark.corpora import fetch
 from benchmark.neo4j_store import _neo4jdev
-from benchmark.report import write_report
+from benchmark.report import run_facts, write_report
 from benchmark.run import _percentile
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
@@ -247,12 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             redis.stop()
             server.stop()
     report = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "commit": subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
+        **run_facts(),
         "latency": latency,
         "throughput": throughput,
     }

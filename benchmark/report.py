@@ -4,10 +4,31 @@ table people read), and the table on stdout."""
 from __future__ import annotations
 
 import json
+import os
+import platform
+import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
+
+
+def run_facts() -> dict[str, str]:
+    """When, at which commit and on what a benchmark ran: the head of every report."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).parent,
+    ).stdout.strip()
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": commit,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+    }
 
 
 def write_report(name: str, report: dict, markdown: str, write: bool = True) -> Path:
