@@ -57,7 +57,7 @@ from cartograph.resolve.modules import (
     file_module,
     module_map,
 )
-from cartograph.store.interfaces import Store
+from cartograph.store.interfaces import Store, StoreError
 
 log = logging.getLogger("cartograph.index")
 
@@ -223,7 +223,7 @@ def _refresh_each(
             done = refresh_dependents(
                 store, consumer, workers=1, lock_timeout=lock_timeout, provider_files=shared
             )
-        except IndexingError as exc:
+        except (IndexingError, StoreError) as exc:  # its marks stay: its next run does it
             outcomes.append((consumer, None, str(exc)))
             continue
         outcomes.append((consumer, done, ""))
