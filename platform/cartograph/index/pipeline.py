@@ -419,7 +419,7 @@ def _run(
     dependencies = plan_dependents(store, repo, states, changed, fresh, plan.present)
     result.reresolved = len(dependencies.dependents)
     outgoing = outgoing_names(repo, changed, before, manifest)
-    consumers = store.index.dependents_across(outgoing, repo) if outgoing else {}
+    consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
     for consumer in consumers:
         store.index.add_pending(consumer, outgoing)
     providers = Providers(store, repo, manifest, manifests)
@@ -460,6 +460,12 @@ def _run(
     result.symbols_written += written.symbols
     result.edges_written += written.edges
     result.reresolved_unchanged += written.reresolved_unchanged
+    if outgoing:
+        # a consumer whose own run read this one while it wrote, and recorded that since
+        late = set(store.index.dependents_across(outgoing, repo)) - consumers
+        for consumer in late:
+            store.index.add_pending(consumer, outgoing)
+        consumers |= late
     timer.lap("resolve+write")
     parsed_any = bool(fresh)
     fresh.clear()  # every file is written: its facts go before the flow stage reads its rows
@@ -497,7 +503,7 @@ def _run(
     result.indexed_sha = discovery.head_sha
     result.dirty = dirty
     timer.lap("finish")
-    return set(consumers)
+    return consumers
 
 
 def _changed_choices(before: Manifest | None, after: Manifest) -> set[str]:
