@@ -107,53 +107,37 @@ def measure_embedded(work: Path, consumers: int, repeat: int) -> dict:
 
 
 def measure_deployment(work: Path, consumers: int, repeat: int) -> dict:
-    from api_support import serve_in_process
-    from push_support import Deployment
-    from redis_server import RedisServer
+    from benchmark.push import _announce, _seed_remote, _track, _wait_fresh, team_deployment
 
-    from benchmark.neo4j_store import _neo4jdev
-    from benchmark.push import _announce, _seed_remote, _track, _wait_fresh
-
-    neo4jdev = _neo4jdev()
-    neo4jdev.build()
-    server = neo4jdev.start(heap="2g", pagecache="1g")
-    redis = RedisServer(work)
-    deploy = Deployment(work, redis.url, server.url, workers=2, quick_lapse=False)
-    try:
-        deploy.start_workers()
-        with serve_in_process(deploy.env, work / "api.log") as url:
-            deploy.url = url
-            remotes, secrets = {}, {}
-            names = [f"flask{n}" for n in range(consumers)]
-            for name in names:
-                remotes[name] = _seed_remote(work / f"{name}-remote", fetch("flask"))
-                secrets[name] = _track(url, name, remotes[name])
-                _announce(url, name, secrets[name], remotes[name].head())
-            for name in names:
-                _wait_fresh(deploy.store, name, remotes[name].head(), None, timeout=1800)
-            provider = _seed_remote(work / "werkzeug-remote", fetch("werkzeug"))
-            secret = _track(url, "werkzeug", provider)
-            started = time.perf_counter()
-            _announce(url, "werkzeug", secret, provider.head())
-            _wait_fresh(deploy.store, "werkzeug", provider.head(), None, timeout=1800)
-            _wait_consumers(deploy.store, names, None, timeout=1800)
-            initial = time.perf_counter() - started
-            original = (provider.dev / UTILS).read_text()
-            latencies, provider_fresh = [], []
-            for round_ in range(repeat):
-                text = _round_text(original, round_)
-                sha = provider.commit(f"rename, round {round_}", write={UTILS: text})
-                provider.push()
-                sent = time.perf_counter()
-                _announce(url, "werkzeug", secret, sha)
-                provider_fresh.append(_wait_fresh(deploy.store, "werkzeug", sha, None, 300))
-                _wait_consumers(deploy.store, names, round_, timeout=300)
-                latencies.append(time.perf_counter() - sent)
-    finally:
-        deploy.stop_workers()
-        deploy.store.close()
-        redis.stop()
-        server.stop()
+    with team_deployment(work) as deploy:
+        url = deploy.url
+        remotes, secrets = {}, {}
+        names = [f"flask{n}" for n in range(consumers)]
+        for name in names:
+            remotes[name] = _seed_remote(work / f"{name}-remote", fetch("flask"))
+            secrets[name] = _track(url, name, remotes[name])
+            _announce(url, name, secrets[name], remotes[name].head())
+        for name in names:
+            _wait_fresh(deploy.store, name, remotes[name].head(), None, timeout=1800)
+        provider = _seed_remote(work / "werkzeug-remote", fetch("werkzeug"))
+        secret = _track(url, "werkzeug", provider)
+        started = time.perf_counter()
+        _announce(url, "werkzeug", secret, provider.head())
+        _wait_fresh(deploy.store, "werkzeug", provider.head(), None, timeout=1800)
+        _wait_consumers(deploy.store, names, None, timeout=1800)
+        initial = time.perf_counter() - started
+        original = (provider.dev / UTILS).read_text()
+        latencies, provider_fresh = [], []
+        for round_ in range(repeat):
+            sha = provider.commit(
+                f"rename, round {round_}", write={UTILS: _round_text(original, round_)}
+            )
+            provider.push()
+            sent = time.perf_counter()
+            _announce(url, "werkzeug", secret, sha)
+            provider_fresh.append(_wait_fresh(deploy.store, "werkzeug", sha, None, 300))
+            _wait_consumers(deploy.store, names, round_, timeout=300)
+            latencies.append(time.perf_counter() - sent)
     return {
         "consumers": consumers,
         "first_provider_sync_s": round(initial, 2),

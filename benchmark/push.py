@@ -24,6 +24,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -41,6 +43,27 @@ from push_support import Deployment, Remote, github_delivery  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 
 TARGET_P95_S = 5.0
+
+
+@contextmanager
+def team_deployment(work: Path) -> Iterator[Deployment]:
+    """The team set-up on this machine: Neo4j (heap 2g, page cache 1g), Redis, two Celery
+    workers (solo pool) and the API, serving at `deploy.url`; stopped on the way out."""
+    neo4jdev = _neo4jdev()
+    neo4jdev.build()
+    server = neo4jdev.start(heap="2g", pagecache="1g")
+    redis = RedisServer(work)
+    deploy = Deployment(work, redis.url, server.url, workers=2, quick_lapse=False)
+    try:
+        deploy.start_workers()
+        with serve_in_process(deploy.env, work / "api.log") as url:
+            deploy.url = url
+            yield deploy
+    finally:
+        deploy.stop_workers()
+        deploy.store.close()
+        redis.stop()
+        server.stop()
 
 
 def _python_files(root: Path) -> list[str]:
@@ -224,24 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--repos", type=int, default=10)
     args = parser.parse_args(argv)
-    neo4jdev = _neo4jdev()
-    neo4jdev.build()
-    server = neo4jdev.start(heap="2g", pagecache="1g")
     with tempfile.TemporaryDirectory(prefix="cartograph-push-bench-") as tmp:
         work = Path(tmp)
-        redis = RedisServer(work)
-        deploy = Deployment(work, redis.url, server.url, workers=2, quick_lapse=False)
-        try:
-            deploy.start_workers()
-            with serve_in_process(deploy.env, work / "api.log") as url:
-                deploy.url = url
-                latency = measure_latency(deploy, work, args.repeat)
-                throughput = measure_throughput(deploy, work, args.repos)
-        finally:
-            deploy.stop_workers()
-            deploy.store.close()
-            redis.stop()
-            server.stop()
+        with team_deployment(work) as deploy:
+            latency = measure_latency(deploy, work, args.repeat)
+            throughput = measure_throughput(deploy, work, args.repos)
     report = {
         **run_facts(),
         "latency": latency,

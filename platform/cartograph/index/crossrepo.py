@@ -80,20 +80,6 @@ def provided_names(manifest: Manifest) -> set[str]:
     return {PACKAGE_DEP + name for name in _provisions(manifest)}
 
 
-def ambiguous_imports(
-    store: Store, repo: str, manifest: Manifest, manifests: dict[str, Manifest]
-) -> dict[str, list[str]]:
-    """The import names this repository looks up that several other repositories provide
-    and its `.cartograph.toml` does not choose among (or chooses one that does not provide
-    it): nothing is bound to them. Name → the repositories offering it."""
-    found: dict[str, list[str]] = {}
-    for (_ecosystem, name), offered in offers(manifests, repo, _current(store)).items():
-        repos = unbound(manifest, offered, name)
-        if repos and store.index.dependents(repo, {PACKAGE_DEP + name}):
-            found[name] = repos
-    return found
-
-
 def _current(store: Store) -> set[str]:
     """The repositories indexed in this format (their symbol ids are the ones made here)."""
     return {r.name for r in store.repos.list_repos() if r.index_format == INDEX_FORMAT}
@@ -132,8 +118,21 @@ class Providers:
         self._current = _current(store)
         self._offers = offers(manifests, repo, self._current)
         self._style_providers: list[str] | None = None
+        self._declared: dict[str, list[str]] = {}
         self.files = files if files is not None else ProviderFiles()
         self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
+
+    def ambiguous(self) -> dict[str, list[str]]:
+        """The import names this repository looks up that several other repositories provide
+        with nothing telling them apart (manifests.provider_for), or that a choice names a
+        repository not providing: nothing is bound to them. Name → the repositories offering
+        it."""
+        found: dict[str, list[str]] = {}
+        for (_ecosystem, name), offered in self._offers.items():
+            repos = unbound(self.manifest, offered, name)
+            if repos and self.store.index.dependents(self.repo, {PACKAGE_DEP + name}):
+                found[name] = repos
+        return found
 
     def offer(self, ecosystem: str, name: str) -> tuple[str, Provided] | None:
         """The repository that provides an import name (manifests.provider_for)."""
@@ -241,7 +240,11 @@ class Providers:
         return inner in self.states(repo)
 
     def declared_packages(self, ecosystem: str) -> list[str]:
-        return sorted({d.name for d in self.manifest.depends if d.ecosystem == ecosystem})
+        if ecosystem not in self._declared:
+            self._declared[ecosystem] = sorted(
+                {d.name for d in self.manifest.depends if d.ecosystem == ecosystem}
+            )
+        return self._declared[ecosystem]
 
     def style_providers(self) -> list[str]:
         if self._style_providers is None:

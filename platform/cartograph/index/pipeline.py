@@ -29,11 +29,10 @@ from cartograph.index import write
 from cartograph.index.crossrepo import (
     ProviderFiles,
     Providers,
-    ambiguous_imports,
     outgoing_names,
     provided_names,
 )
-from cartograph.index.dependents import changed_names, plan_dependents
+from cartograph.index.dependents import changed_names, family_of_path, plan_dependents
 from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.locks import acquire, lock_owner, release
@@ -269,21 +268,24 @@ def refresh_dependents(
         root = Path(record.root) if record.root else None
         if root is None or not root.is_dir():
             return None
-        discovery = discover(root)
         states = store.index.file_states(repo)
         names = stored_module_map(states)
         dependencies = plan_dependents(store, repo, states, set(), {}, set(states))
+        # the files not indexed (tsconfig.json, package.json) steer TypeScript/JavaScript
+        # imports only: the tree is listed when one of those is re-resolved
+        ecma = any(family_of_path(p) == "ecma" for p in dependencies.dependents)
+        other_paths = discover(root).other_paths if ecma else []
         manifests = store.repos.manifests()
         manifest = manifests.get(repo) or Manifest(repo)
         resolver = Resolver(
             store,
             repo,
             root,
-            {f.path: f for f in discovery.files},
+            {},  # stored facts are of this format (a rebuild is a full run): no source reads
             names,
             {},
             states,
-            discovery.other_paths,
+            other_paths,
             prefetch(store, repo, names, {}, dependencies.dependents, True),
             Providers(store, repo, manifest, manifests, provider_files),
         )
@@ -495,7 +497,7 @@ def _run(
         origin=origin,
     )
     store.repos.set_manifest(manifest)
-    for name, offered in sorted(ambiguous_imports(store, repo, manifest, manifests).items()):
+    for name, offered in sorted(providers.ambiguous().items()):
         result.notes.append(
             f"{name} is provided by {', '.join(offered)}: nothing bound to it; choose one in "
             f"{CHOICES_FILE} [providers]"

@@ -101,7 +101,7 @@ def design_tokens(
         repo,
         definitions,
         consumers,
-        _overrides(store, found, uses, name),
+        _overrides(store, found, {s.name for s in shown}, uses, name),
         _defined_twice(found),
         _same_value(found),
         truncated,
@@ -119,15 +119,19 @@ def _value(symbol: SymbolRow) -> str:
 
 
 def _overrides(
-    store: Store, found: list[SymbolRow], uses: dict[str, dict[str, int]], name: str
+    store: Store,
+    found: list[SymbolRow],
+    shown: set[str],
+    uses: dict[str, dict[str, int]],
+    name: str,
 ) -> list[TokenOverride]:
-    """Names defined in more than one repository. For a repository's report, its names are
-    looked up everywhere (an override elsewhere of what it defines)."""
+    """Names defined in more than one repository. For a repository's report, the names on
+    the page are looked up everywhere (an override elsewhere of what it defines)."""
     by_name: dict[str, list[SymbolRow]] = defaultdict(list)
     for s in found:
         by_name[s.name].append(s)
     if not name:  # a repository's tokens: their namesakes in other repositories
-        for token in list(by_name):
+        for token in sorted(shown):
             for s in store.graph.symbols_by("name", token, None, MAX_DEFINITIONS):
                 if s.kind == "variable" and _is_stylesheet(s.path) and s not in by_name[token]:
                     by_name[token].append(s)

@@ -170,22 +170,37 @@ class StylesProgram:
         ]
 
     def _through_imports(self, path: str, name: str) -> list[tuple[str, str, str]]:
-        seen = {path}
-        frontier = [path]
-        for _depth in range(MAX_IMPORT_DEPTH):
-            following = []
-            for current in frontier:
-                facts = self.facts(current)
-                for spec, _line in facts["imports"] if facts else ():
-                    target = self.imported(current, spec)
-                    if target is not None and target not in seen:
-                        seen.add(target)
-                        following.append(target)
-            found = [hit for target in following for hit in self._in_file(target, name, "import")]
-            if found or not following:
+        """The definitions in the nearest level of `path`'s imports that has any."""
+        for level in self._import_levels(path):
+            found = [hit for target in level for hit in self._in_file(target, name, "import")]
+            if found:
                 return found
-            frontier = following
         return []
+
+    def _import_levels(self, path: str) -> list[list[str]]:
+        """The stylesheets `path` imports, level by level (its imports, theirs, …), once per
+        file (the memo keeps what they consulted)."""
+
+        def compute() -> list[list[str]]:
+            seen = {path}
+            levels: list[list[str]] = []
+            frontier = [path]
+            for _depth in range(MAX_IMPORT_DEPTH):
+                following = []
+                for current in frontier:
+                    facts = self.facts(current)
+                    for spec, _line in facts["imports"] if facts else ():
+                        target = self.imported(current, spec)
+                        if target is not None and target not in seen:
+                            seen.add(target)
+                            following.append(target)
+                if not following:
+                    break
+                levels.append(following)
+                frontier = following
+            return levels
+
+        return self.memo.cached(("style-imports", path), compute)
 
     def imported(self, importer: str, spec: str) -> str | None:
         """The stylesheet an import names, in this repository or another (a foreign path)."""
