@@ -369,6 +369,25 @@ def test_file_co_change_counts_weights_order_and_min_count(tmp_path, stores):
     assert partners(answer) == [("c.py", 3, 0.75), ("a.py", 2, 0.5), ("b.py", 1, 0.3333)]
 
 
+def test_co_change_trusts_a_partner_seen_often_over_a_pair_seen_twice(tmp_path, stores):
+    """b.py changed with a.py both times it changed (weight 1.0, seen twice); c.py in 10 of
+    its 12 changes (weight 0.83, seen ten times): c.py is the partner to trust."""
+    repo = Repo(tmp_path / "often")
+    repo.commit("start", files={"a.py": "a = 0\n", "b.py": "b = 0\n", "c.py": "c = 0\n"})
+    for n in range(1, 3):
+        repo.commit(f"a and b {n}", files={"a.py": f"a = {n}\n", "b.py": f"b = {n}\n"})
+    for n in range(3, 13):
+        repo.commit(f"a and c {n}", files={"a.py": f"a = {n}\n", "c.py": f"c = {n}\n"})
+    for n in range(13, 15):
+        repo.commit(f"c alone {n}", files={"c.py": f"c = {n}\n"})
+    store = stores.open()
+    index(store, repo.root, "often")
+    answer = co_changes(store, "a.py")
+    assert [(p.name, p.count) for p in answer.partners] == [("c.py", 11), ("b.py", 3)]
+    [c, b] = answer.partners
+    assert b.weight > c.weight and c.score > b.score
+
+
 # ---------------------------------------------------------------- 6. symbol co-change
 
 MODELS_V1 = '''class Order:
@@ -472,17 +491,19 @@ def test_symbol_co_change_and_attribution_through_later_edits(tmp_path, stores):
     assert partners(co_changes(store, "Order.total")) == [("views.show_total", 4, 0.8)]
     # tax+render: c1 c5 = 2; tax 3, render 3 → 0.6667
     assert partners(co_changes(store, "Order.tax")) == [("views.render", 2, 0.6667)]
-    # with single commits: Order (1 change, c1) 1/1; tax and render 1/min(5,3), by id
+    # with single commits: Order (1 change, c1) 1/1; tax and render 1/min(5,3) — ranked by
+    # score, which trusts show_total's 4 shared commits over Order's one
     wide = co_changes(store, "Order.total", min_count=1)
     assert partners(wide) == [
-        ("models.Order", 1, 1.0),
         ("views.show_total", 4, 0.8),
+        ("models.Order", 1, 1.0),
         ("models.Order.tax", 1, 0.3333),
         ("views.render", 1, 0.3333),
     ]
+    assert [p.score for p in wide.partners] == [0.4, 0.1667, 0.125, 0.125]
     assert [p.symbol.id for p in wide.partners] == [
-        "sym:models.py#models.Order",
         "sym:views.py#views.show_total",
+        "sym:models.py#models.Order",
         "sym:models.py#models.Order.tax",
         "sym:views.py#views.render",
     ]

@@ -18,7 +18,7 @@ ALL_FIXTURES = fixture_dirs(VALUES) + CHALLENGE_FIXTURES
 
 VIAS = {"argument", "container", "return", "lambda", "decorator", "protocol", "property"}
 VIAS |= {"fixture", "dispatch", "scope", "import", "self", "inheritance", "super"}
-VIAS |= {"constructor", "annotation", "injection", "export"}
+VIAS |= {"constructor", "annotation", "injection", "export", "callback"}
 
 
 def fixture_id(path: Path) -> str:

@@ -246,6 +246,9 @@ class JobRunner(Protocol):
     def push(self, repo: str, sha: str) -> bool:
         """Announce a pushed commit; True when a job was started for it."""
 
+    def review(self, repo: str, number: int) -> None:
+        """Start the job computing a pull request's impact report (`cartograph.reviews`)."""
+
 
 class ThreadJobRunner:
     """Jobs on background threads of this process (no broker configured): one per repository
@@ -265,6 +268,20 @@ class ThreadJobRunner:
             self._pool.submit(self._job, repo)
             return True
         return False
+
+    def review(self, repo: str, number: int) -> None:
+        self._pool.submit(self._review, repo, number)
+
+    def _review(self, repo: str, number: int) -> None:
+        from cartograph.reviews import review_pull_request
+
+        store = self.store_factory()
+        try:
+            review_pull_request(store, repo, number, self.data_dir)
+        except Exception:  # recorded on the report when it can be; never kills the pool
+            log.exception("review job of %s #%s crashed", repo, number)
+        finally:
+            store.close()
 
     def _job(self, repo: str) -> None:
         attempts = 0

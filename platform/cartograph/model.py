@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests)
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 SYMBOL_KINDS = (
     "module",
@@ -227,6 +227,39 @@ class TrackedRepo:
     last_job_seconds: float = 0.0
     last_error: str = ""
     last_error_at: str = ""
+    # where impact reports of its pull requests are posted ("" : nowhere; reviews are kept)
+    forge: str = ""  # github, gitlab
+    forge_url: str = (
+        ""  # the API's base URL (https://api.github.com, https://gitlab.example/api/v4)
+    )
+    forge_project: str = ""  # owner/name (GitHub), the project's path or id (GitLab)
+    forge_token: str = ""  # sealed at rest, like the webhook secret
+
+
+@dataclass(slots=True)
+class Review:
+    """The impact report of a pull request (GitLab: merge request) of a tracked repository,
+    computed when its webhook announced the head; a newer head replaces it."""
+
+    repo: str
+    number: int
+    head_sha: str
+    base_ref: str = ""  # the branch it is to merge into
+    base_sha: str = ""  # the merge base the head was compared against
+    title: str = ""
+    forge: str = ""  # github, gitlab
+    computed_at: str = ""
+    verdict: str = ""  # impact's verdict ("" while it could not be computed)
+    report: str = ""  # impact's JSON form
+    markdown: str = ""  # the comment posted (or to post)
+    error: str = ""  # why the impact could not be computed
+    posted_at: str = ""
+    post_error: str = ""  # why posting to the forge failed (the report is kept regardless)
+    comment_id: str = ""
+    comment_url: str = ""
+
+
+REVIEW_FIELDS = tuple(f.name for f in fields(Review))
 
 
 @dataclass(slots=True)

@@ -23,7 +23,10 @@ from cartograph.admin import (
     UntrackedRepo,
 )
 from cartograph.agents.sessions import ClaimResult
-from cartograph.model import AgentSession, ApiToken, Claim, Lesson, Repo, SymbolRow
+from cartograph.impact import text as impact_text
+from cartograph.impact.evidence import CoverageImport
+from cartograph.impact.report import Impact
+from cartograph.model import AgentSession, ApiToken, Claim, Lesson, Repo, Review, SymbolRow
 from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
@@ -33,6 +36,7 @@ from cartograph.query.overview import Overview, Stats
 from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
 from cartograph.query.tokens import TokenReport
+from cartograph.reviews import ForgeSettings
 from cartograph.team import Activity, Release
 from cartograph.tracking import RepoStatus
 
@@ -432,14 +436,14 @@ def _history(page: HistoryPage) -> str:
 
 def _partner(partner: Partner) -> str:
     where = f"  {_where(partner.symbol)}" if partner.symbol else ""
-    return f"  {partner.weight:.2f}  x{partner.count}  {partner.name}{where}"
+    return f"  {partner.score:.2f}  x{partner.count}  w{partner.weight:.2f}  {partner.name}{where}"
 
 
 def _cochanges(result: CoChanges) -> str:
     out = [_header(result.envelope),
-           f"changes together with {result.target.kind} {result.target.label} "
-           f"(weight = shared commits / the fewer commits of the two; seen at least "
-           f"{result.min_count} times):"]  # fmt: skip
+           f"changes together with {result.target.kind} {result.target.label}, most trusted "
+           f"first (score, times together, weight = shared commits / the fewer commits of "
+           f"the two; seen at least {result.min_count} times):"]  # fmt: skip
     if not result.partners:
         out.append("  nothing yet")
     out.extend(_partner(p) for p in result.partners)
@@ -657,12 +661,76 @@ def _sync(answer: SyncAnswer) -> str:
     return "\n".join(" ".join(f"{k}={v}" for k, v in fields.items()) for fields in answer.results)
 
 
+def _impact(answer: Impact) -> str:
+    if answer.format == "markdown":
+        return impact_text.markdown(answer)
+    return impact_text.text(answer, _header(answer.envelope))
+
+
+def _review_line(review: Review) -> str:
+    state = review.verdict or (f"failed: {review.error}" if review.error else "computing")
+    posted = f", posted {review.comment_url}" if review.comment_url else ""
+    failed = f", posting failed: {review.post_error}" if review.post_error else ""
+    return (f"#{review.number} {review.title!r} head {review.head_sha[:10]} into "
+            f"{review.base_ref or '-'}: {state} ({review.computed_at or 'pending'}{posted}{failed})")  # fmt: skip
+
+
+def _review(review: Review) -> str:
+    if review.markdown:
+        return _review_line(review) + "\n\n" + review.markdown
+    return _review_line(review) + "\n"
+
+
+def _reviews(found: list[Review]) -> str:
+    if not found:
+        return "no pull-request report yet (they come with pull_request webhooks)\n"
+    return "".join(_review_line(r) + "\n" for r in found)
+
+
+def _review_data(review: Review) -> dict:
+    data = {f.name: getattr(review, f.name) for f in dataclasses.fields(review)}
+    data["report"] = json.loads(review.report) if review.report else None
+    return data
+
+
+def _forge(settings: ForgeSettings) -> str:
+    if not settings.forge:
+        return f"{settings.name}: pull-request reports are kept, not posted\n"
+    return (f"{settings.name}: reports posted to {settings.forge} {settings.forge_project} "
+            f"at {settings.forge_url}\n")  # fmt: skip
+
+
+def _coverage(imported: CoverageImport) -> str:
+    lines = [
+        f"{imported.repo}: {imported.matched} of {imported.tests} tests matched, "
+        f"{imported.pairs} test→symbol pairs over {imported.symbols} symbols "
+        f"(against {imported.commit[:10] or 'no commit'}; {imported.source})"
+    ]
+    if imported.unmatched:
+        lines.append("not in the graph: " + ", ".join(imported.unmatched[:10]))
+    return "\n".join(lines) + "\n"
+
+
+def _impact_data(answer: Impact) -> dict:
+    data = {f.name: to_data(getattr(answer, f.name)) for f in dataclasses.fields(answer)}
+    if answer.format == "markdown":
+        data["markdown"] = impact_text.markdown(answer)
+    return data
+
+
 _JSON_FORMS: dict[type, Callable[[Any], Any]] = {
     ApiToken: _token_data,
     GraphExport: lambda export: list(export.items),
+    Impact: _impact_data,
+    Review: _review_data,
 }
 
 _RENDERERS: dict[Any, Callable[[Any], str]] = {
+    Impact: _impact,
+    Review: _review,
+    list[Review]: _reviews,
+    ForgeSettings: _forge,
+    CoverageImport: _coverage,
     SearchResult: _search,
     NeighborPage: _neighbors,
     Context: _context,

@@ -5,10 +5,13 @@ Framework-free (the HTTP adapter is `cartograph.api.webhooks`): bytes and header
 
 | provider | authentication | push event | delivery id |
 |---|---|---|---|
-| GitHub | `X-Hub-Signature-256: sha256=<HMAC-SHA256(secret, raw body)>` | `X-GitHub-Event: push` (`ping` acknowledged) | `X-GitHub-Delivery` |
-| GitLab | `X-Gitlab-Token: <secret>` | `X-Gitlab-Event: Push Hook` | `X-Gitlab-Event-UUID` (or `Idempotency-Key`) |
-| Gitea, Forgejo | `X-Gitea-Signature` / `X-Forgejo-Signature`: hex HMAC-SHA256 of the body (or `X-Hub-Signature-256`) | `X-Gitea-Event` / `X-Forgejo-Event: push` | `X-Gitea-Delivery` / `X-Forgejo-Delivery` |
+| GitHub | `X-Hub-Signature-256: sha256=<HMAC-SHA256(secret, raw body)>` | `X-GitHub-Event: push`, `pull_request` (`ping` acknowledged) | `X-GitHub-Delivery` |
+| GitLab | `X-Gitlab-Token: <secret>` | `X-Gitlab-Event: Push Hook`, `Merge Request Hook` | `X-Gitlab-Event-UUID` (or `Idempotency-Key`) |
+| Gitea, Forgejo | `X-Gitea-Signature` / `X-Forgejo-Signature`: hex HMAC-SHA256 of the body (or `X-Hub-Signature-256`) | `X-Gitea-Event` / `X-Forgejo-Event: push`, `pull_request` | `X-Gitea-Delivery` / `X-Forgejo-Delivery` |
 | any CI | `Authorization: Bearer <secret>` | JSON `{"sha": …, "ref": "refs/heads/main"}` (`ref` optional) | `X-Delivery-Id` (optional) |
+
+A pull request (merge request) opened, reopened or pushed to is a `pull_request` delivery: its
+number, head commit and base branch, for its impact report (`cartograph.reviews`).
 
 Every comparison of secrets and signatures is constant-time.
 """
@@ -41,12 +44,21 @@ class Unauthorized(WebhookError):
 
 @dataclass(slots=True)
 class Delivery:
-    kind: str  # "push", "ping", "ignored"
+    kind: str  # "push", "pull_request", "ping", "ignored"
     delivery_id: str = ""
-    ref: str = ""
-    sha: str = ""
+    ref: str = ""  # a push's branch ref; a pull request's base branch
+    sha: str = ""  # the pushed commit; a pull request's head
     before: str = ""
     reason: str = ""  # why it is ignored
+    number: int = 0  # a pull request's number (GitLab: the merge request's iid)
+    title: str = ""
+
+
+PULL_REQUEST_EVENTS = {"github": "pull_request", "gitlab": "Merge Request Hook",
+                       "gitea": "pull_request"}  # fmt: skip
+# what a pull request's delivery may announce that changes its impact
+GITHUB_PR_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review", "edited")
+GITLAB_MR_ACTIONS = ("open", "reopen", "update")
 
 
 def _header(headers: dict[str, str], name: str) -> str:
@@ -107,7 +119,8 @@ def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> D
     }[provider][:200]
     if event == "ping" or (provider == "gitlab" and event == "System Hook"):
         return Delivery("ping", delivery_id)
-    if event not in ("push", "Push Hook"):
+    pull_request = event == PULL_REQUEST_EVENTS.get(provider)
+    if event not in ("push", "Push Hook") and not pull_request:
         return Delivery("ignored", delivery_id, reason=f"event {event or '(none)'} is not a push")
     try:
         payload = json.loads(body or b"{}")
@@ -117,6 +130,8 @@ def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> D
         raise WebhookError("the body is nested too deeply") from exc
     if not isinstance(payload, dict):
         raise WebhookError("the body is not a JSON object")
+    if pull_request:
+        return _pull_request(provider, delivery_id, payload)
     ref = payload.get("ref") or (f"refs/heads/{branch}" if provider == "generic" else "")
     sha = payload.get("sha") if provider == "generic" else payload.get("after")
     if provider == "gitlab" and payload.get("checkout_sha"):
@@ -132,3 +147,43 @@ def parse(provider: str, headers: dict[str, str], body: bytes, branch: str) -> D
         raise WebhookError(f"{sha[:80]!r} is not a commit sha")
     before = payload.get("before") if isinstance(payload.get("before"), str) else ""
     return Delivery("push", delivery_id, ref, sha, before or "")
+
+
+def _pull_request(provider: str, delivery_id: str, payload: dict) -> Delivery:
+    """A pull request (merge request) opened or pushed to: its number, head, base branch."""
+    if provider == "gitlab":
+        attributes = _object(payload.get("object_attributes"))
+        action = attributes.get("action")
+        number = attributes.get("iid")
+        sha = _object(attributes.get("last_commit")).get("id")
+        base = attributes.get("target_branch")
+        title = attributes.get("title")
+        wanted = action in GITLAB_MR_ACTIONS
+    else:
+        request = _object(payload.get("pull_request"))
+        action = payload.get("action")
+        number = payload.get("number") or request.get("number")
+        sha = _object(request.get("head")).get("sha")
+        base = _object(request.get("base")).get("ref")
+        title = request.get("title")
+        wanted = action in GITHUB_PR_ACTIONS
+    if not wanted:
+        return Delivery("ignored", delivery_id, reason=f"pull request action {action!r}")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise WebhookError("a pull request needs its number")
+    if not isinstance(sha, str) or not _SHA.fullmatch(sha.strip().lower()):
+        raise WebhookError("a pull request needs its head commit")
+    if not isinstance(base, str) or not base:
+        raise WebhookError("a pull request needs its base branch")
+    return Delivery(
+        "pull_request",
+        delivery_id,
+        f"refs/heads/{base}",
+        sha.strip().lower(),
+        number=number,
+        title=title[:300] if isinstance(title, str) else "",
+    )
+
+
+def _object(value: object) -> dict:
+    return value if isinstance(value, dict) else {}

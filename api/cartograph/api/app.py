@@ -34,11 +34,12 @@ from cartograph.operations import Services
 from cartograph.plugins import job_runner
 from cartograph.pushes import queue_push, tracked_for_push
 from cartograph.query.listing import list_repositories
+from cartograph.reviews import accept_pull_request
 from cartograph.sealing import unseal
 from cartograph.store import open_store
 from cartograph.store.interfaces import Store, StoreError
 from cartograph.sync import default_data_dir
-from cartograph.webhooks import PROVIDERS, authenticate, parse
+from cartograph.webhooks import PROVIDERS, Delivery, authenticate, parse
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -250,6 +251,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return JSONResponse({"ok": True, "event": "ping"}, status_code=200)
         if delivery.kind == "ignored":
             return JSONResponse({"queued": False, "reason": delivery.reason}, status_code=202)
+        if delivery.kind == "pull_request":
+            return receive_pull_request(graph, repo, delivery)
         started = queue_push(graph, runner, repo, delivery)
         if started is None:
             return JSONResponse(
@@ -261,6 +264,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         return JSONResponse(
             {"queued": True, "sha": delivery.sha, "job_started": started}, status_code=202
+        )
+
+    def receive_pull_request(graph: Store, repo: str, delivery: Delivery) -> JSONResponse:
+        """A pull request's head: its impact report is computed by a job (and replaces the
+        one of an older head); a head already reported is not computed twice."""
+        if not accept_pull_request(graph, repo, delivery):
+            return JSONResponse(
+                {"queued": False, "duplicate": True, "number": delivery.number}, status_code=200
+            )
+        try:
+            runner.review(repo, delivery.number)
+        except Exception as exc:
+            if delivery.delivery_id:
+                graph.tracking.forget_delivery(repo, delivery.delivery_id)
+            raise Unavailable(
+                f"the report of {repo} #{delivery.number} could not be queued ({exc}); "
+                "redeliver it later"
+            ) from exc
+        log.info("pull request received", extra={"repo": repo, "number": delivery.number})
+        return JSONResponse(
+            {"queued": True, "number": delivery.number, "sha": delivery.sha}, status_code=202
         )
 
     return app

@@ -27,7 +27,10 @@ from cartograph.agents import sessions as agents
 from cartograph.api.graphql_cost import MAX_COST, query_cost
 from cartograph.auth import require
 from cartograph.errors import CartographError
-from cartograph.model import ApiToken, SymbolRow
+from cartograph.impact.report import Impact
+from cartograph.impact.report import impact as impact_of
+from cartograph.impact.text import markdown as impact_markdown
+from cartograph.model import ApiToken, Review, SymbolRow
 from cartograph.operations import Param, operation
 from cartograph.query import QueryError, find_symbol
 from cartograph.query import search as search_symbols
@@ -42,7 +45,9 @@ from cartograph.query.listing import (
     symbols_by_id,
 )
 from cartograph.query.overview import repository_relations
+from cartograph.reviews import get_review, list_reviews
 from cartograph.store.interfaces import Store
+from cartograph.sync import default_data_dir
 from cartograph.team import session_by_id
 from fastapi import Request
 from graphql import GraphQLError
@@ -70,6 +75,9 @@ TRACE = operation("trace")
 HISTORY = operation("history")
 FILES = operation("files")
 CLAIMS = operation("claims")
+IMPACT = operation("impact")
+REVIEW = operation("review")
+REVIEWS = operation("reviews")
 SESSION_ID = operation("session-end").param("session")
 REPO = SEARCH.param("repo")
 
@@ -413,6 +421,15 @@ class Repository:
         relations = await _in_thread(info, repository_relations, self.name)
         return [_link(link) for link in relations.consumers]
 
+    @strawberry.field(description="The newest impact reports of its pull requests.")
+    async def reviews(
+        self, info: Info, first: int = REVIEWS.param("limit").default
+    ) -> list[PullRequestReport]:
+        found = await _in_thread(
+            info, list_reviews, self.name, _checked(REVIEWS.param("limit"), first)
+        )
+        return [_pull_request_report(r) for r in found]
+
     @strawberry.field
     async def files(
         self,
@@ -428,6 +445,202 @@ class Repository:
             offset=_checked(FILES.param("offset"), offset),
         )
         return [_file(f) for f in page.items]
+
+
+@strawberry.type(description="A symbol the change adds, removes, moves or changes.")
+class ChangedSymbol:
+    id: str
+    qualname: str
+    kind: str
+    path: str
+    line: int
+    change: str
+    breaking: bool
+    why: str
+    old_signature: str
+    new_signature: str
+    moved_to: str
+
+
+@strawberry.type(description="A caller the change breaks.")
+class Break:
+    caller: Symbol
+    target: str
+    why: str
+    lines: list[int]
+    crosses: bool
+
+
+@strawberry.type
+class AffectedSymbol:
+    symbol: Symbol
+    depth: int
+    confidence: float
+    via: str
+    reaches: str
+    crosses: bool
+
+
+@strawberry.type
+class TestToRun:
+    repo: str
+    path: str
+    qualname: str
+    node: str
+    runner: str
+    depth: int
+    evidence: str
+    reaches: str
+    confidence: float
+
+
+@strawberry.type
+class TestCommand:
+    repo: str
+    runner: str
+    command: str
+    tests: int
+
+
+@strawberry.type
+class OwnerArea:
+    repo: str
+    area: str
+    why: str
+    owners: list[str]
+    codeowners: list[str]
+
+
+@strawberry.type
+class MissingCoChange:
+    repo: str
+    name: str
+    level: str
+    with_change: str
+    count: int
+    weight: float
+    score: float
+
+
+@strawberry.type(description="What a change reaches (the `impact` operation).")
+class ImpactReport:
+    repo: str
+    base: str
+    head: str
+    verdict: str
+    summary: list[str]
+    notes: list[str]
+    markdown: str
+    changed: list[ChangedSymbol]
+    will_break: list[Break]
+    may_be_affected: list[AffectedSymbol]
+    affected_total: int
+    tests: list[TestToRun]
+    tests_total: int
+    test_commands: list[TestCommand]
+    possible_tests: list[TestToRun]
+    owners: list[OwnerArea]
+    missing: list[MissingCoChange]
+
+
+@strawberry.type(description="The stored impact report of a pull request.")
+class PullRequestReport:
+    repo: str
+    number: int
+    title: str
+    head_sha: str
+    base_ref: str
+    base_sha: str
+    computed_at: str
+    verdict: str
+    markdown: str
+    error: str
+    posted_at: str
+    post_error: str
+    comment_url: str
+    report_json: str
+
+
+def _impact_report(answer: Impact) -> ImpactReport:
+    return ImpactReport(
+        repo=answer.repo,
+        base=answer.base,
+        head=answer.head,
+        verdict=answer.verdict,
+        summary=answer.summary,
+        notes=answer.notes,
+        markdown=impact_markdown(answer),
+        changed=[
+            ChangedSymbol(
+                id=c.id, qualname=c.qualname, kind=c.kind, path=c.path, line=c.line,
+                change=c.change, breaking=c.breaking, why=c.why, old_signature=c.old_signature,
+                new_signature=c.new_signature, moved_to=c.moved_to,
+            )
+            for c in answer.changed
+        ],
+        will_break=[
+            Break(caller=Symbol(row=b.caller), target=b.target, why=b.why, lines=b.lines,
+                  crosses=b.crosses)
+            for b in answer.will_break
+        ],
+        may_be_affected=[
+            AffectedSymbol(symbol=Symbol(row=a.symbol), depth=a.depth, confidence=a.confidence,
+                           via=a.via, reaches=a.reaches, crosses=a.crosses)
+            for a in answer.may_be_affected
+        ],
+        affected_total=answer.affected_total,
+        tests=[_test_to_run(t) for t in answer.tests],
+        possible_tests=[_test_to_run(t) for t in answer.possible_tests],
+        tests_total=answer.tests_total,
+        test_commands=[
+            TestCommand(repo=c.repo, runner=c.runner, command=c.command, tests=c.tests)
+            for c in answer.test_commands
+        ],
+        owners=[
+            OwnerArea(repo=o.repo, area=o.area, why=o.why,
+                      owners=[name or email for email, name, _share in o.owners],
+                      codeowners=o.codeowners)
+            for o in answer.owners
+        ],
+        missing=[
+            MissingCoChange(repo=m.repo, name=m.name, level=m.level, with_change=m.with_,
+                            count=m.count, weight=m.weight, score=m.score)
+            for m in answer.missing
+        ],
+    )  # fmt: skip
+
+
+def _test_to_run(test) -> TestToRun:
+    return TestToRun(
+        repo=test.repo,
+        path=test.path,
+        qualname=test.qualname,
+        node=test.node,
+        runner=test.runner,
+        depth=test.depth,
+        evidence=test.evidence,
+        reaches=test.reaches,
+        confidence=test.confidence,
+    )
+
+
+def _pull_request_report(review: Review) -> PullRequestReport:
+    return PullRequestReport(
+        repo=review.repo,
+        number=review.number,
+        title=review.title,
+        head_sha=review.head_sha,
+        base_ref=review.base_ref,
+        base_sha=review.base_sha,
+        computed_at=review.computed_at,
+        verdict=review.verdict,
+        markdown=review.markdown,
+        error=review.error,
+        posted_at=review.posted_at,
+        post_error=review.post_error,
+        comment_url=review.comment_url,
+        report_json=review.report,
+    )
 
 
 def _link(link) -> RepositoryLink:
@@ -557,6 +770,43 @@ class Query:
             Commit(sha=e.sha, at=e.at, message=e.message, author_email=e.author, author_name=e.name)
             for e in page.entries
         ]
+
+    @strawberry.field(
+        description="What a change reaches: give `base` and `head` (refs of the repository's "
+        "history) or `patch` (a unified diff against the indexed commit)."
+    )
+    async def impact(
+        self,
+        info: Info,
+        repo: str,
+        base: str | None = None,
+        head: str | None = None,
+        patch: str | None = None,
+        first: int = IMPACT.param("limit").default,
+        min_confidence: int = IMPACT.param("min_confidence").default,
+    ) -> ImpactReport:
+        answer = await _in_thread(
+            info,
+            impact_of,
+            _checked(IMPACT.param("repo"), repo),
+            _checked(IMPACT.param("base"), base),
+            _checked(IMPACT.param("head"), head),
+            _checked(IMPACT.param("patch"), patch),
+            _checked(IMPACT.param("limit"), first),
+            min_confidence=_checked(IMPACT.param("min_confidence"), min_confidence),
+            data_dir=default_data_dir(),
+        )
+        return _impact_report(answer)
+
+    @strawberry.field(description="The stored impact report of a pull request.")
+    async def pull_request_report(self, info: Info, repo: str, number: int) -> PullRequestReport:
+        found = await _in_thread(
+            info,
+            get_review,
+            _checked(REVIEW.param("repo"), repo),
+            _checked(REVIEW.param("number"), number),
+        )
+        return _pull_request_report(found)
 
     @strawberry.field(description="An agent session (needs the `claims` scope).")
     async def session(self, info: Info, id: int) -> Session | None:

@@ -162,6 +162,7 @@ def forget_repository(store: Store, name: str) -> set[str]:
     for consumer in consumers:
         store.index.add_pending(consumer, names)
     store.repos.delete_repo(name)
+    store.impact.forget_impact(name)
     return consumers
 
 

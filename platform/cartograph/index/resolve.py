@@ -266,15 +266,8 @@ class Resolver:
         providers = self.providers
         self._local_tops = {name.split(".")[0] for name in names.by_name}
 
-        def load_module(name: str) -> ModuleFacts | None:
-            path = names.by_name.get(name)
-            if (
-                path is None
-                and providers is not None
-                and name.split(".")[0] not in self._local_tops
-            ):
-                return self._foreign_module(name)
-            if path is None or family_of_path(path) != "python":
+        def load_path(path: str) -> ModuleFacts | None:
+            if path not in names.by_path or family_of_path(path) != "python":
                 return None
             if path not in by_path:
                 facts = self._facts_of(path)
@@ -283,6 +276,16 @@ class Resolver:
                 module = names.by_path[path]
                 by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
             return by_path[path]
+
+        def load_module(name: str) -> ModuleFacts | None:
+            path = names.by_name.get(name)
+            if (
+                path is None
+                and providers is not None
+                and name.split(".")[0] not in self._local_tops
+            ):
+                return self._foreign_module(name)
+            return load_path(path) if path is not None else None
 
         python_modules = {
             name: module
@@ -308,7 +311,7 @@ class Resolver:
             self.generic = GenericProgram(
                 self.repo, by_family["generic"], self._facts_of, self._read_text, providers
             )
-        return Program(self.repo, python_modules, load_module)
+        return Program(self.repo, python_modules, load_module, load_path)
 
     def _foreign_module(self, name: str) -> ModuleFacts | None:
         """A Python module another repository provides, read from its stored facts."""

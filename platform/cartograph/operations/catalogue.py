@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from cartograph import admin, team
+from cartograph import admin, reviews, team
 from cartograph.agents import sessions as agents
 from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimResult
 from cartograph.auth import SCOPES as TOKEN_SCOPES
 from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
-from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo
+from cartograph.impact.evidence import CoverageImport, import_coverage
+from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
+from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo, Review
 from cartograph.operations.base import Cli, Operation, Param, Rest
 from cartograph.operations.values import (
     Choice,
@@ -23,6 +25,7 @@ from cartograph.operations.values import (
     CommitSha,
     Flag,
     Integer,
+    PatchText,
     RepoName,
     RepoPath,
     SymbolRef,
@@ -421,6 +424,91 @@ READ = [
         cli=Cli(("owners",)),
         mcp="owners",
         rest=Rest("GET", "/owners"),
+    ),
+    Operation(
+        "impact",
+        impact,
+        Impact,
+        "read",
+        "what a change reaches: what breaks, what may be affected, tests to run, owners",
+        (
+            PICKED_REPO,
+            Param("base", Text(max_length=250), None, "the old side: a ref or commit", rest="body"),
+            Param("head", Text(max_length=250), None, "the new side: a ref or commit", rest="body"),
+            Param(
+                "patch",
+                PatchText(),
+                None,
+                "a unified diff against the indexed commit (CLI: a file, or - for stdin)",
+                rest="body",
+            ),
+            replace(limit(50, "may-be-affected symbols listed (default 50)"), rest="body"),
+            Param(
+                "format",
+                Choice(choices=("text", "markdown")),
+                "text",
+                "text for agents, or markdown for a pull-request comment",
+                rest="body",
+            ),
+            Param(
+                "min_confidence",
+                Integer(),
+                MIN_TEST_CONFIDENCE,
+                f"a test to run reaches the change by a path this sure, in percent (default "
+                f"{MIN_TEST_CONFIDENCE}); the others are listed as possibly reached",
+                minimum=0,
+                maximum=100,
+                rest="body",
+            ),
+        ),
+        description="Before a merge: what a change reaches. Give --base and --head (refs of the "
+        "repository's history; compared from their merge base) or a patch (a unified diff "
+        "against the indexed commit). Answers the changed symbols (added, removed, signature, "
+        "body, moved), what will break (callers of removed symbols and changed signatures, in "
+        "every repository, with lines), what may be affected (transitive callers, ranked), the "
+        "tests to run with the command lines that run exactly them, owners to ask, and files "
+        "that usually change with these but are missing; a summary first.",
+        services=("data_dir",),
+        cli=Cli(("impact",)),
+        mcp="impact",
+        rest=Rest("POST", "/repos/{repo}/impact"),
+        graphql="impact",
+    ),
+    Operation(
+        "review",
+        reviews.get_review,
+        Review,
+        "read",
+        "the impact report of a pull request (computed when its webhook announced the head)",
+        (
+            in_path(replace(TRACKED_NAME, name="repo", help="the tracked repository")),
+            Param(
+                "number",
+                Integer(),
+                help="the pull request's number (GitLab: the merge request's iid)",
+                minimum=1,
+                maximum=10**9,
+                positional=True,
+                rest="path",
+            ),
+        ),
+        description="The stored impact report of a pull request of a tracked repository: its "
+        "verdict, the Markdown posted (or to post) and the full report as JSON; and whether "
+        "posting it to the forge failed.",
+        cli=Cli(("review",)),
+        mcp="pull_request_report",
+        rest=Rest("GET", "/repos/{repo}/reviews/{number}"),
+    ),
+    Operation(
+        "reviews",
+        reviews.list_reviews,
+        list[Review],
+        "read",
+        "the newest pull-request impact reports of a tracked repository",
+        (in_path(replace(TRACKED_NAME, name="repo", help="the tracked repository")), limit(20)),
+        cli=Cli(("reviews",)),
+        mcp="pull_request_reports",
+        rest=Rest("GET", "/repos/{repo}/reviews"),
     ),
     Operation(
         "explain",
@@ -874,6 +962,70 @@ ADMIN = [
         rest=Rest("DELETE", "/repos/{name}", status=204),
     ),
     Operation(
+        "repo-forge",
+        reviews.set_forge,
+        reviews.ForgeSettings,
+        "admin",
+        "post pull-request impact reports to the forge (a comment and a commit status)",
+        (
+            TRACKED_NAME,
+            Param(
+                "forge",
+                Choice(choices=("github", "gitlab", "none")),
+                help="where to post (none: stop posting; reports are still kept)",
+                cli="--forge",
+                rest="body",
+            ),
+            Param(
+                "project",
+                Text(max_length=300),
+                None,
+                "owner/name on GitHub, the project's path or id on GitLab",
+                rest="body",
+            ),
+            Param(
+                "token", Text(max_length=500), None, "an API token allowed to comment", rest="body"
+            ),
+            Param(
+                "url",
+                Text(max_length=500),
+                None,
+                "the API's base URL (default https://api.github.com, https://gitlab.com/api/v4)",
+                rest="body",
+            ),
+        ),
+        description="Post the impact report of each pull request of a tracked repository to "
+        "its forge: one comment edited in place on every new head, and a commit status "
+        "(failure when something will break). The token is stored sealed and never shown.",
+        cli=Cli(("repo", "forge")),
+        mcp="set_repo_forge",
+        rest=Rest("PUT", "/repos/{name}/forge"),
+    ),
+    Operation(
+        "coverage-import",
+        import_coverage,
+        CoverageImport,
+        "admin",
+        "import a coverage.py data file with per-test contexts as runtime evidence for impact",
+        (
+            PICKED_REPO,
+            Param(
+                "data_file",
+                Text(max_length=4096),
+                help="the .coverage file (pytest --cov --cov-context=test), on this machine",
+                positional=True,
+                rest="body",
+            ),
+        ),
+        description="Replace a repository's runtime evidence with a coverage.py data file "
+        "recorded with per-test contexts: impact then adds the tests recorded running the "
+        "changed code to its tests to run, and says which came from which evidence. The file "
+        "is read on the machine that serves the call.",
+        cli=Cli(("coverage", "import")),
+        mcp="import_coverage",
+        rest=Rest("POST", "/repos/{repo}/coverage"),
+    ),
+    Operation(
         "repo-sync",
         admin.sync_now,
         admin.SyncAnswer,
@@ -914,6 +1066,7 @@ COMMAND_GROUPS = {
     "repo": "repositories kept fresh by pushes (webhooks, sync jobs)",
     "token": "bearer tokens for people and agents (scopes)",
     "session": "agent work sessions: start, heartbeat, end",
+    "coverage": "runtime evidence of which tests run which code",
 }
 
 _BY_NAME = {op.name: op for op in CATALOGUE}

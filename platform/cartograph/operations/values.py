@@ -62,6 +62,34 @@ Text = ValueType
 
 
 @dataclass(frozen=True)
+class PatchText(ValueType):
+    """A unified diff, kept byte for byte (a trailing blank context line matters); empty is
+    allowed (an empty change). On the command line: a file, or `-` for standard input."""
+
+    min_length: int | None = None
+    max_length: int | None = 20 * 1024 * 1024
+    describe: str = "a unified diff"
+
+    def from_text(self, text: str) -> Any:
+        import sys
+        from pathlib import Path
+
+        try:
+            data = sys.stdin.buffer.read() if text == "-" else Path(text).read_bytes()
+        except OSError as exc:
+            raise InvalidValue(f"cannot read the patch {text}: {exc.strerror}") from None
+        return self.normalise(data.decode("utf-8", "surrogateescape"), "patch")
+
+    def normalise(self, value: Any, spelled: str) -> Any:
+        if not isinstance(value, str):
+            raise InvalidValue(f"`{spelled}` is {self.describe}")
+        if "\0" in value:
+            raise InvalidValue(f"`{spelled}` holds a NUL character: send a text diff")
+        self._check_length(value, spelled)
+        return value
+
+
+@dataclass(frozen=True)
 class Integer(ValueType):
     """A whole number; its bounds are the parameter's (`Param.minimum`, `Param.maximum`)."""
 

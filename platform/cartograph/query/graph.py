@@ -161,7 +161,7 @@ def context(store: Store, name: str, repo: str | None = None) -> Context:
     overrides: list[SymbolRow] = []
     overridden_by: list[SymbolRow] = []
     if symbol.kind == "method" and parent is not None:
-        overrides = _overridden(store, parent, symbol.name)
+        overrides = overridden(store, parent, symbol.name)
         overridden_by = _overriders(store, parent.id, symbol.name)
 
     caller_items, caller_total = _neighbors(store, symbol, "callers", CALL_TYPES, CONTEXT_EDGES, 0)
@@ -208,7 +208,7 @@ def context(store: Store, name: str, repo: str | None = None) -> Context:
     )
 
 
-def _overridden(store: Store, cls: SymbolRow, name: str) -> list[SymbolRow]:
+def overridden(store: Store, cls: SymbolRow, name: str) -> list[SymbolRow]:
     """The methods called `name` that a method of `cls` overrides, in the order its language
     looks members up (Python's C3, TypeScript's depth first): the first is the one
     `super().name()` reaches. The hierarchy is read one level per read (each class's bases in

@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from cartograph.history.cochange import cochange_score
 from cartograph.history.codeowners import owners_of
 from cartograph.model import CoChange, SymbolRow, Touch
 from cartograph.query.common import (
@@ -22,6 +23,7 @@ from cartograph.store.interfaces import Store
 
 HALF_LIFE_DAYS = 180.0  # a change this old counts half as much as one made today
 MIN_COCHANGE = 2
+COCHANGE_CANDIDATES = 500  # partners read by weight, then ranked by score
 
 
 @dataclass(slots=True)
@@ -53,6 +55,7 @@ class Partner:
     count: int  # commits that changed both
     weight: float  # count / min(changes of either)
     symbol: SymbolRow | None = None
+    score: float = 0.0  # the weight trusted as far as the count allows (the ranking)
 
 
 @dataclass(slots=True)
@@ -147,16 +150,22 @@ def co_changes(
         raise QueryError(f"{target.path} is a folder: ask for a file or a symbol")
     limit = clamp(limit)
     min_count = max(1, int(min_count))
+    read = max(limit, COCHANGE_CANDIDATES)
     if target.symbol is not None:
         partners = _symbol_partners(
-            store, store.history.symbol_cochanges(target.symbol.id, min_count, limit)
+            store, store.history.symbol_cochanges(target.symbol.id, min_count, read)
         )
     else:
         partners = [
-            Partner(c.other, c.count, c.weight)
-            for c in store.history.cochanges(target.repo, target.path, min_count, limit)
+            Partner(c.other, c.count, c.weight, None, cochange_score(c.count, c.weight))
+            for c in store.history.cochanges(target.repo, target.path, min_count, read)
         ]
-    return CoChanges(target, partners, min_count, _envelope(store, target))
+    return CoChanges(target, _ranked(partners)[:limit], min_count, _envelope(store, target))
+
+
+def _ranked(partners: list[Partner]) -> list[Partner]:
+    """Most trusted first: a partner seen forty times above a pair seen twice."""
+    return sorted(partners, key=lambda p: (-p.score, -p.count, p.name))
 
 
 def owners(
@@ -196,11 +205,16 @@ def explain(store: Store, name: str, repo: str | None = None) -> Explanation:
         recent = store.history.file_history(symbol.repo, symbol.path, 5)
     who = _owners(store, Target("symbol", symbol.repo, symbol.path, symbol), 10, HALF_LIFE_DAYS)
     who.envelope = ctx.envelope
-    partners = _symbol_partners(store, store.history.symbol_cochanges(symbol.id, MIN_COCHANGE, 8))
+    partners = _symbol_partners(
+        store, store.history.symbol_cochanges(symbol.id, MIN_COCHANGE, COCHANGE_CANDIDATES)
+    )
     file_partners = [
-        Partner(c.other, c.count, c.weight)
-        for c in store.history.cochanges(symbol.repo, symbol.path, MIN_COCHANGE, 8)
+        Partner(c.other, c.count, c.weight, None, cochange_score(c.count, c.weight))
+        for c in store.history.cochanges(
+            symbol.repo, symbol.path, MIN_COCHANGE, COCHANGE_CANDIDATES
+        )
     ]
+    partners, file_partners = _ranked(partners)[:8], _ranked(file_partners)[:8]
     return Explanation(ctx, recent, who, partners, file_partners, ctx.envelope)
 
 
@@ -208,7 +222,13 @@ def _symbol_partners(store: Store, found: list[CoChange]) -> list[Partner]:
     """Partners still in the index (one gone since the last mining is no partner)."""
     symbols = store.graph.get_symbols(c.other for c in found)
     return [
-        Partner(symbols[c.other].qualname, c.count, c.weight, symbols[c.other])
+        Partner(
+            symbols[c.other].qualname,
+            c.count,
+            c.weight,
+            symbols[c.other],
+            cochange_score(c.count, c.weight),
+        )
         for c in found
         if c.other in symbols
     ]

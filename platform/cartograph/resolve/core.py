@@ -126,6 +126,7 @@ CONFIDENCE = {
     "lambda": 0.8,
     "container": 0.7,
     "dispatch": 0.6,
+    "callback": 0.5,  # code outside the repository calling back what it was handed
 }
 # the by-name tier (Go, Java, …): a name found through an import, or only by its name
 NAME_CONFIDENCE = {"import": 0.9, "name": 0.5}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import marshal
+import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -140,6 +141,7 @@ class ModuleFacts:
         "_callable_params",
         "_decorations",
         "_firstparam",
+        "_fixtures",
         "_stores",
         "facts",
         "is_package",
@@ -159,6 +161,7 @@ class ModuleFacts:
         self._bindings: list[dict[str, list]] | None = None
         self._firstparam: dict[int, str] | None = None
         self._arguments: dict[int, list] | None = None
+        self._fixtures: dict[str, int] | None = None
         self._decorations: dict[int, list] | None = None
         self._callable_params: dict[int, frozenset[str]] | None = None
         self._stores: dict[str, list] | None = None
@@ -204,6 +207,19 @@ class ModuleFacts:
 
     def decorators(self, scope: int) -> list[str]:
         return self.facts["scopes"][scope][SCOPE_DECORATORS]
+
+    def fixtures(self) -> dict[str, int]:
+        """The module-level pytest fixtures, by the name tests request them with: the
+        function's, or the decorator's `name="..."`; the last definition of a name wins."""
+        if self._fixtures is None:
+            found: dict[str, int] = {}
+            for scope, row in enumerate(self.scopes):
+                if scope and row[SCOPE_PARENT] == 0 and row[SCOPE_KIND] == "function":
+                    named = _fixture_name(row)
+                    if named is not None:
+                        found[named] = scope
+            self._fixtures = found
+        return self._fixtures
 
     def arguments(self) -> dict[int, list]:
         """The arguments of each call that may pass callable values, by the call's position."""
@@ -288,10 +304,14 @@ class Program:
         repo: str,
         modules: dict[str, ModuleFacts],
         loader: Callable[[str], ModuleFacts | None] | None = None,
+        path_loader: Callable[[str], ModuleFacts | None] | None = None,
     ) -> None:
         self.repo = repo
         self.modules = modules
         self.loader = loader
+        # a module by its file's path: two files of one repository can have one module name
+        # (`tests/conftest.py` beside `examples/app/tests/conftest.py`)
+        self.path_loader = path_loader
         self._missing: set[str] = set()
         self.memo = Memo()
         self._file_cache: dict[tuple, tuple] = {}
@@ -986,13 +1006,29 @@ class Program:
         """The fixture a test parameter named `name` requests: a module-level fixture of the
         test's own module, else of the nearest `conftest.py` above it."""
         for candidate in (mod, *self._conftests(mod)):
-            for row in reversed(candidate.bindings(0).get(name, ())):
-                binding = row[BINDING_VALUE]
-                if binding[0] == "def" and _is_fixture(candidate.scopes[binding[1]]):
-                    return candidate, binding[1]
+            scope = candidate.fixtures().get(name)
+            if scope is not None:
+                return candidate, scope
         return None
 
     def _conftests(self, mod: ModuleFacts) -> list[ModuleFacts]:
+        """The `conftest.py` files of the test's folder and the folders above it, nearest
+        first, as pytest finds them: by path (by module name when only names are known)."""
+        if self.path_loader is None or mod.repo != self.repo:
+            return self._conftests_by_name(mod)
+        found = []
+        folder = mod.path.rpartition("/")[0]
+        while True:
+            path = f"{folder}/conftest.py" if folder else "conftest.py"
+            conftest = self.path_loader(path)
+            if conftest is not None and conftest is not mod:
+                self.memo.consulted.add(conftest.name)
+                found.append(conftest)
+            if not folder:
+                return found
+            folder = folder.rpartition("/")[0]
+
+    def _conftests_by_name(self, mod: ModuleFacts) -> list[ModuleFacts]:
         package = mod.name if mod.is_package else mod.name.rpartition(".")[0]
         found = []
         while True:
@@ -1629,6 +1665,8 @@ class Program:
                     edges.add(
                         "CALLS", source_id, target[1].symbol_ids[target[2]], line, "constructor"
                     )
+                elif self._has_external_base(value[1], value[2]):  # an external __init__
+                    self._external_callbacks(mod, lookup, expr, pos, source_id, line, edges)
             elif vkind == "inst":
                 call = self.class_member(value[1], value[2], "__call__")
                 if call is not None and call[0][0] == "fn":
@@ -1637,6 +1675,7 @@ class Program:
                 else:
                     unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
             elif vkind == "ext":
+                self._external_callbacks(mod, lookup, expr, pos, source_id, line, edges)
                 unresolved.append(Unresolved(source_id, text or render(expr), line, value[1]))
             elif vkind != "builtin":
                 unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
@@ -1671,6 +1710,47 @@ class Program:
             value, via = self._evaluate_ref(mod, lookup, expr, pos)
         if value is not None and value[0] in ("cls", "fn"):
             edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
+
+    def _external_callbacks(
+        self, mod, scope, expr: list, pos: int, source_id: str, line: int, edges: EdgeSet
+    ) -> None:
+        """Code outside the repository may call back what a call hands it (via `callback`).
+        An instance handed over may be called: REFERENCES to its `__call__` (like a function
+        handed over, which is a REFERENCES of its own: the caller does not call it). A method a
+        repository class inherits from an external base (`client.get()` on a subclass of an
+        external client) runs code that may call the class's own methods, overrides of what
+        the base calls (a template method calling `self.open()`): CALLS to each of them."""
+        for _slot, argument in mod.arguments().get(pos, ()):
+            found = self._evaluate_ref(mod, scope, argument, pos)[0]
+            if found is not None and found[0] == "inst":
+                call = self.class_member(found[1], found[2], "__call__")
+                if call is not None and call[0][0] == "fn":
+                    target = call[0][1].symbol_ids[call[0][2]]
+                    edges.add("REFERENCES", source_id, target, line, "callback")
+        if expr[0] != "a":
+            return
+        receiver = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+        if receiver is None or receiver[0] != "inst":
+            return
+        info = self.class_info(receiver[1], receiver[2])
+        if info is None or not info.external_bases:
+            return
+        for owner_mod, owner_scope in info.linearization:
+            for name, rows in owner_mod.bindings(owner_scope).items():
+                if name in CALLBACK_SKIPPED:
+                    continue
+                for row in rows:
+                    binding = row[BINDING_VALUE]
+                    if (
+                        binding[0] == "def"
+                        and owner_mod.scopes[binding[1]][SCOPE_KIND] == "function"
+                    ):
+                        target = owner_mod.symbol_ids[binding[1]]
+                        edges.add("CALLS", source_id, target, line, "callback")
+
+    def _has_external_base(self, mod: ModuleFacts, scope: int) -> bool:
+        info = self.class_info(mod, scope)
+        return info is not None and bool(info.external_bases)
 
     def _call_edges(
         self, value: tuple, via: str | None, source_id: str, line: int, edges: EdgeSet
@@ -1862,6 +1942,8 @@ def _imported(value: tuple) -> tuple:
 
 CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault"})
 MAX_CALLABLES_DEPTH = 12
+# methods an external base never calls back: the constructor ran already
+CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
 
@@ -1918,6 +2000,19 @@ def _is_test_module(mod: ModuleFacts) -> bool:
 
 def _is_fixture(row: list) -> bool:
     return any(d.partition("(")[0].rpartition(".")[2] == "fixture" for d in row[SCOPE_DECORATORS])
+
+
+_FIXTURE_NAME = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z_][A-Za-z0-9_]*)\1""")
+
+
+def _fixture_name(row: list) -> str | None:
+    """The name a fixture is requested by (None: not a fixture)."""
+    for decorator in row[SCOPE_DECORATORS]:
+        head, _, arguments = decorator.partition("(")
+        if head.rpartition(".")[2] == "fixture":
+            given = _FIXTURE_NAME.search(arguments)
+            return given.group(2) if given else row[SCOPE_NAME]
+    return None
 
 
 def _takes_fixtures(mod: ModuleFacts, scope: int) -> bool:

@@ -32,6 +32,7 @@ from cartograph.model import (
     Lesson,
     Manifest,
     Repo,
+    Review,
     Skipped,
     SymbolRow,
     Touch,
@@ -540,6 +541,45 @@ class TrackingStore(Protocol):
         ...
 
 
+@dataclass(slots=True)
+class Coverage:
+    """Runtime evidence of which tests ran which code, imported from a coverage data file."""
+
+    source: str  # the data file and when it was imported
+    commit: str  # the repository's indexed commit then
+    tests: dict[str, set[str]]  # code symbol id → ids of the test symbols that ran it
+
+
+class ImpactStore(Protocol):
+    """What impact keeps: the coverage evidence of a repository and the reports of its pull
+    requests."""
+
+    def set_coverage(
+        self, repo: str, source: str, commit: str, pairs: Iterable[tuple[str, str]]
+    ) -> int:
+        """Replace the repository's coverage with these (test id, code symbol id) pairs; the
+        number stored."""
+        ...
+
+    def covering_tests(self, repo: str, symbol_ids: Iterable[str]) -> Coverage | None:
+        """The tests recorded running each of `symbol_ids` (None: no coverage imported)."""
+        ...
+
+    def put_review(self, review: Review) -> None:
+        """Store a pull request's report, replacing the one of the same number."""
+        ...
+
+    def get_review(self, repo: str, number: int) -> Review | None: ...
+
+    def reviews(self, repo: str, limit: int) -> list[Review]:
+        """The newest reports of a repository's pull requests, newest first."""
+        ...
+
+    def forget_impact(self, repo: str) -> None:
+        """Delete a repository's coverage and reports."""
+        ...
+
+
 class Connection(Protocol):
     """A backend's connection: what the `Store` offers besides its interfaces."""
 
@@ -565,6 +605,7 @@ class Store:
     team: TeamStore
     tokens: TokenStore
     tracking: TrackingStore
+    impact: ImpactStore
 
     @property
     def url(self) -> str:

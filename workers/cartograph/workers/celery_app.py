@@ -26,6 +26,7 @@ from celery.exceptions import MaxRetriesExceededError
 
 BROKER = os.environ.get("CARTOGRAPH_BROKER", "redis://127.0.0.1:6379/0")
 SYNC_TASK = "cartograph.sync_repository"
+REVIEW_TASK = "cartograph.review_pull_request"
 
 app = Celery("cartograph", broker=BROKER, backend=BROKER)
 app.conf.update(
@@ -88,6 +89,19 @@ def sync_repository(self, repo: str, after_sha: str | None = None) -> dict:
     }
 
 
+@app.task(name=REVIEW_TASK)
+def review_pull_request(repo: str, number: int) -> dict:
+    """Compute (and post, when configured) the impact report of a pull request's head."""
+    from cartograph.reviews import review_pull_request as review
+
+    store = open_store(os.environ.get("CARTOGRAPH_STORE"))
+    try:
+        done = review(store, repo, number, default_data_dir())
+    finally:
+        store.close()
+    return {"repo": repo, "number": number, "verdict": done.verdict, "error": done.error}
+
+
 class CeleryJobRunner:
     """What the API uses with a broker: announce in Redis, start a worker job when needed."""
 
@@ -100,3 +114,6 @@ class CeleryJobRunner:
             app.send_task(SYNC_TASK, args=[repo])
             return True
         return False
+
+    def review(self, repo: str, number: int) -> None:
+        app.send_task(REVIEW_TASK, args=[repo, number])

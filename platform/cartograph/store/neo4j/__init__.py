@@ -8,6 +8,7 @@ from cartograph.store.interfaces import Store
 from cartograph.store.neo4j.connection import Neo4jConnection
 from cartograph.store.neo4j.graph import Neo4jGraphReader
 from cartograph.store.neo4j.history import Neo4jHistory
+from cartograph.store.neo4j.impact import Neo4jImpact
 from cartograph.store.neo4j.index import Neo4jIndexWriter
 from cartograph.store.neo4j.repos import Neo4jRepoCatalog
 from cartograph.store.neo4j.team import Neo4jTeam
@@ -29,6 +30,7 @@ def open_neo4j(url: str) -> Store:
         team=Neo4jTeam(connection),
         tokens=Neo4jTokens(connection),
         tracking=Neo4jTracking(connection),
+        impact=Neo4jImpact(connection),
     )
 
 

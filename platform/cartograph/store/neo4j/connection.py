@@ -46,6 +46,10 @@ SCHEMA = [
     "CREATE INDEX index_state_repo IF NOT EXISTS FOR (n:IndexState) ON (n.repo)",
     "CREATE INDEX skipped_repo IF NOT EXISTS FOR (n:SkippedFile) ON (n.repo)",
     "CREATE INDEX stub_repo IF NOT EXISTS FOR (n:Stub) ON (n.repo)",
+    "CREATE INDEX coverage_symbol IF NOT EXISTS FOR (n:Coverage) ON (n.repo, n.symbol)",
+    "CREATE CONSTRAINT coverage_source_repo IF NOT EXISTS FOR (n:CoverageSource) "
+    "REQUIRE n.repo IS UNIQUE",
+    "CREATE INDEX review_key IF NOT EXISTS FOR (n:Review) ON (n.repo, n.number)",
     # tracked repositories, agents, tokens
     "CREATE CONSTRAINT tracked_name IF NOT EXISTS FOR (n:TrackedRepo) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT agent_session_id IF NOT EXISTS FOR (n:AgentSession) REQUIRE n.id IS UNIQUE",

@@ -9,6 +9,7 @@ from cartograph.store.interfaces import Store
 from cartograph.store.sqlite.connection import SQLiteConnection
 from cartograph.store.sqlite.graph import SQLiteGraphReader
 from cartograph.store.sqlite.history import SQLiteHistory
+from cartograph.store.sqlite.impact import SQLiteImpact
 from cartograph.store.sqlite.index import SQLiteIndexWriter
 from cartograph.store.sqlite.repos import SQLiteRepoCatalog
 from cartograph.store.sqlite.team import SQLiteTeam
@@ -29,6 +30,7 @@ def open_sqlite(path: str | os.PathLike[str]) -> Store:
         team=SQLiteTeam(connection),
         tokens=SQLiteTokens(connection),
         tracking=SQLiteTracking(connection),
+        impact=SQLiteImpact(connection),
     )
 
 

@@ -26,6 +26,7 @@ MIGRATIONS = {
     9: "sqlite_009_session_owners.sql",
     10: "sqlite_010_flows.sql",
     11: "sqlite_011_manifests.sql",
+    12: "sqlite_012_impact.sql",
 }
 
 # the code graph: derived from the repositories, rebuilt by the next index run

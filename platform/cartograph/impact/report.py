@@ -1,0 +1,440 @@
+"""`impact`: what a change reaches, in one answer — the symbols it changes, what will break
+(in every repository), what may be affected, the tests to run with their command lines, the
+owners to ask and the co-changes it is missing, and a summary to read first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.errors import Invalid
+from cartograph.history.cochange import cochange_score
+from cartograph.impact.reach import (
+    direct_dependents,
+    seeds_with_overrides,
+    walk_back,
+)
+from cartograph.impact.source import Change, change_between, change_from_patch
+from cartograph.impact.symbols import (
+    ChangedFile,
+    ChangedSymbol,
+    Sides,
+    changed_files,
+    changed_symbols,
+    resolve_sides,
+)
+from cartograph.impact.tests import (
+    TestCommand,
+    TestToRun,
+    commands,
+    is_test,
+    node_id,
+    runner_of,
+    test_unit,
+)
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope, Freshness, check_repo
+from cartograph.query.history import Target, _owners
+from cartograph.store.interfaces import Store
+
+MAX_AFFECTED = 200  # may-be-affected symbols listed at most
+MAX_TESTS = 2000  # tests listed at most (the command lines hold them all)
+MAX_OWNER_AREAS = 12
+MAX_MISSING = 15
+MIN_MISSING_COUNT = 3  # a pair seen fewer times is not evidence of a habit
+MIN_MISSING_SCORE = 0.25
+COCHANGE_READ = 200  # partners read per changed file, ranked here by score
+SEEDED = ("removed", "signature", "body", "moved")  # changes whose callers are reached
+# the least confidence (percent) of a test's surest path to the change for it to be a test to
+# run; those below are listed apart as "possibly reached" (benchmark/testselect.py measured
+# recall and suite share at several floors: docs/impact.md)
+MIN_TEST_CONFIDENCE = 15
+
+
+@dataclass(slots=True)
+class Break:
+    caller: SymbolRow
+    target: str  # the changed symbol's id
+    target_qualname: str
+    change: str  # removed, moved, signature
+    why: str
+    lines: list[int]
+    edge: str  # CALLS, REFERENCES, INHERITS, IMPORTS
+    crosses: bool
+
+
+@dataclass(slots=True)
+class Affected:
+    symbol: SymbolRow
+    depth: int
+    confidence: float
+    via: str
+    reaches: str  # the changed symbol's qualname
+    crosses: bool
+
+
+@dataclass(slots=True)
+class AreaOwners:
+    repo: str
+    area: str  # a file or folder
+    why: str  # "changed", "will break", "tests"
+    owners: list[tuple[str, str, float]]  # (email, name, share)
+    codeowners: list[str]
+
+
+@dataclass(slots=True)
+class MissingCoChange:
+    repo: str
+    name: str  # a path, or a symbol's qualname
+    level: str  # "file" or "symbol"
+    with_: str  # the changed file or symbol it usually changes with
+    count: int
+    weight: float
+    score: float
+
+
+@dataclass(slots=True)
+class Impact:
+    repo: str
+    base: str
+    head: str
+    summary: list[str]
+    verdict: str  # "breaking", "affects tests", "no reach", "nothing indexed changed"
+    files: list[ChangedFile]
+    changed: list[ChangedSymbol]
+    will_break: list[Break]
+    updated_callers: int  # callers of removed or changed symbols the change updates itself
+    may_be_affected: list[Affected]
+    affected_total: int
+    affected_by_repo: dict[str, int]
+    tests: list[TestToRun]
+    tests_total: int
+    test_commands: list[TestCommand]
+    possible_tests: list[TestToRun]  # reached only through paths less sure than the floor
+    owners: list[AreaOwners]
+    missing: list[MissingCoChange]
+    evidence: dict[str, str]  # which answer came from which evidence
+    notes: list[str] = field(default_factory=list)
+    format: str = "text"  # how its text is written: "text" (for agents) or "markdown"
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+def impact(
+    store: Store,
+    repo: str,
+    base: str | None = None,
+    head: str | None = None,
+    patch: str | None = None,
+    limit: int = 50,
+    format: str = "text",
+    min_confidence: int = MIN_TEST_CONFIDENCE,
+    data_dir: Path | None = None,
+) -> Impact:
+    """The impact of the change from `base` to `head` (refs of the repository's history), or
+    of `patch` (a unified diff against the indexed commit)."""
+    check_repo(store, repo)
+    if patch is not None and (base or head):
+        raise Invalid("give either a patch or --base and --head, not both")
+    if patch is not None:
+        change = change_from_patch(store, repo, patch, data_dir)
+    elif base and head:
+        change = change_between(store, repo, base, head, data_dir)
+    else:
+        raise Invalid("give the change: --base REF --head REF, or a patch")
+    answer = impact_of(store, change, limit, min_confidence)
+    answer.format = format
+    return answer
+
+
+def impact_of(
+    store: Store, change: Change, limit: int = 50, min_confidence: int = MIN_TEST_CONFIDENCE
+) -> Impact:
+    repo = change.repo
+    files = changed_files(store, change)
+    notes = list(change.notes)
+    for changed_file in files:
+        if changed_file.note:
+            notes.append(f"{changed_file.path}: {changed_file.note}")
+    if change.patch.empty:
+        notes.insert(0, "the diff is empty: nothing changes")
+    sides = resolve_sides(store, change) if change.old or change.new else Sides()
+    changed = changed_symbols(change, sides)
+    will_break, updated = _will_break(store, changed, sides)
+    seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
+    walk = walk_back(store, seeds_with_overrides(store, seeds_rows))
+    if walk.stopped:
+        notes.append("the walk back from the change stopped at its size limit")
+    qualname_of = {c.id: c.qualname for c in changed}
+    reached = sorted(
+        walk.reached.values(),
+        key=lambda r: (r.depth, -r.confidence, r.symbol.repo, r.symbol.path, r.symbol.start_line),
+    )
+    affected = [
+        Affected(r.symbol, r.depth, round(r.confidence, 3), r.via,
+                 qualname_of.get(r.changed, r.changed), r.crosses)
+        for r in reached
+        if not is_test(r.symbol)
+    ]  # fmt: skip
+    by_repo: dict[str, int] = {}
+    for near in affected:
+        by_repo[near.symbol.repo] = by_repo.get(near.symbol.repo, 0) + 1
+    reached_tests, evidence = _tests(store, change, changed, sides, reached, qualname_of)
+    floor = min_confidence / 100
+    tests = [t for t in reached_tests if t.confidence >= floor]
+    possible = [t for t in reached_tests if t.confidence < floor]
+    test_commands = _commands(tests)
+    owners = _owners_to_ask(store, repo, files, will_break, tests)
+    missing = _missing(store, repo, files, changed)
+    verdict = (
+        "breaking" if will_break
+        else "affects tests" if tests
+        else "no reach" if changed
+        else "nothing indexed changed"
+    )  # fmt: skip
+    answer = Impact(
+        repo, change.base, change.head, [], verdict, files, changed, will_break, updated,
+        affected[: min(limit, MAX_AFFECTED)], len(affected), by_repo, tests[:MAX_TESTS],
+        len(tests), test_commands, possible[:MAX_TESTS], owners, missing, evidence, notes,
+    )  # fmt: skip
+    answer.summary = summarise(answer)
+    involved = [b.caller for b in will_break[:50]] + [a.symbol for a in answer.may_be_affected]
+    answer.envelope = Freshness(store).envelope(involved, [repo])
+    return answer
+
+
+def _will_break(
+    store: Store, changed: list[ChangedSymbol], sides: Sides
+) -> tuple[list[Break], int]:
+    """Callers of removed and moved symbols and of signatures callers cannot keep — except
+    those the change itself updates (their new version no longer needs the old one)."""
+    breaking = [c for c in changed if c.breaking]
+    dependents = direct_dependents(store, [c.id for c in breaking])
+    removed_ids = {c.id for c in changed if c.change == "removed"}
+    found: list[Break] = []
+    updated = 0
+    for item in breaking:
+        for row in dependents.get(item.id, []):
+            caller: SymbolRow = row.other
+            if caller.id in removed_ids or caller.id == item.id:
+                continue
+            if caller.id in sides.old and not _still_needs(caller.id, item, sides):
+                updated += 1
+                continue
+            why = {
+                "removed": f"{item.qualname} is removed",
+                "moved": f"{item.qualname} moved to {item.moved_to}",
+                "signature": f"{item.qualname}: {item.why}",
+            }[item.change]
+            crosses = caller.repo != item.repo
+            found.append(
+                Break(caller, item.id, item.qualname, item.change, why, row.edge.lines,
+                      row.edge.type, crosses)
+            )  # fmt: skip
+    found.sort(key=lambda b: (not b.crosses, b.caller.repo, b.caller.path, b.lines[:1]))
+    return found, updated
+
+
+def _still_needs(caller_id: str, item: ChangedSymbol, sides: Sides) -> bool:
+    """Whether the new version of a caller the change touches still calls the changed symbol
+    the old way: it is gone too (then no), it calls the new place of a moved symbol (no), or it
+    still names it in a call the resolver cannot bind any more (yes)."""
+    if caller_id not in sides.new:
+        return False
+    name = item.qualname.rpartition(".")[2]
+    if item.change == "moved":
+        return not any(e.dst == item.moved_to for e in sides.new_edges.get(caller_id, []))
+    if item.change == "signature":
+        return any(e.dst == item.id for e in sides.new_edges.get(caller_id, [])) and True
+    return any(
+        call.name.rpartition(".")[2] == name for call in sides.new_unresolved.get(caller_id, [])
+    ) or any(e.dst == item.id for e in sides.new_edges.get(caller_id, []))
+
+
+def _tests(
+    store: Store,
+    change: Change,
+    changed: list[ChangedSymbol],
+    sides: Sides,
+    reached: list,
+    qualname_of: dict[str, str],
+) -> tuple[list[TestToRun], dict[str, str]]:
+    """The tests that reach the changed code (statically, and by recorded coverage), and the
+    tests the change adds or edits."""
+    found: dict[str, TestToRun] = {}
+    manifests = store.repos.manifests()
+    repo_files: dict[str, set[str]] = {}
+
+    modules: dict[tuple[str, str], str] = {}
+
+    def module_of(symbol: SymbolRow) -> str:
+        key = (symbol.repo, symbol.path)
+        if key not in modules:
+            record = store.graph.files(symbol.repo, [symbol.path]).get(symbol.path)
+            modules[key] = record.module if record is not None else ""
+        return modules[key]
+
+    def add(
+        symbol: SymbolRow, depth: int, evidence: str, reaches: str, confidence: float = 1.0
+    ) -> None:
+        qualname, unit_id = test_unit(symbol, module_of(symbol))
+        known = found.get(unit_id)
+        if known is not None:
+            if evidence not in known.evidence.split("+"):
+                known.evidence = "+".join(sorted({*known.evidence.split("+"), evidence}))
+            known.depth = min(known.depth, depth)
+            known.confidence = max(known.confidence, round(confidence, 3))
+            return
+        if symbol.repo not in repo_files:
+            repo_files[symbol.repo] = set(store.graph.files(symbol.repo, [_DJANGO]))
+        runner = runner_of(symbol.path, manifests.get(symbol.repo), repo_files[symbol.repo])
+        found[unit_id] = TestToRun(
+            symbol.repo, symbol.path, qualname, unit_id, node_id(runner, symbol.path, qualname),
+            runner, depth, evidence, reaches, round(confidence, 3),
+        )  # fmt: skip
+
+    for item in changed:
+        symbol = sides.new.get(item.moved_to or item.id) or sides.new.get(item.id)
+        if symbol is not None and item.change != "removed" and is_test(symbol):
+            add(symbol, 0, "changed", item.qualname)
+    for step in reached:
+        if is_test(step.symbol):
+            reaches = qualname_of.get(step.changed, step.changed)
+            add(step.symbol, step.depth, "static", reaches, step.confidence)
+    evidence = {"tests": "static call graph (calls, callbacks, fixtures, dispatch)"}
+    covered = store.impact.covering_tests(
+        change.repo, [c.id for c in changed if c.change in SEEDED]
+    )
+    if covered is not None:
+        evidence["tests"] += " and recorded coverage (" + covered.source + ")"
+        tests = store.graph.get_symbols({t for ts in covered.tests.values() for t in ts})
+        for code_id, test_ids in covered.tests.items():
+            for test_id in test_ids:
+                symbol = tests.get(test_id)
+                if symbol is not None:
+                    add(symbol, 1, "coverage", qualname_of.get(code_id, code_id))
+    ordered = sorted(found.values(), key=lambda t: (t.repo, t.path, t.qualname))
+    return ordered, evidence
+
+
+_DJANGO = "tests/runtests.py"
+
+
+def _commands(tests: list[TestToRun]) -> list[TestCommand]:
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for test in tests:
+        grouped.setdefault((test.repo, test.runner), []).append(test.node)
+    return [
+        commands(repo, runner, sorted(dict.fromkeys(nodes)))
+        for (repo, runner), nodes in sorted(grouped.items())
+    ]
+
+
+def _owners_to_ask(
+    store: Store,
+    repo: str,
+    files: list[ChangedFile],
+    will_break: list[Break],
+    tests: list[TestToRun],
+) -> list[AreaOwners]:
+    """Who knows the changed files, and — in other repositories — the code that will break."""
+    areas: list[tuple[str, str, str, str]] = []  # (repo, kind, path, why)
+    for item in files:
+        if item.indexed and item.old_path:
+            areas.append((repo, "file", item.old_path, "changed"))
+    for broken in will_break:
+        if broken.crosses:
+            areas.append((broken.caller.repo, "file", broken.caller.path, "will break"))
+    for test in tests:
+        if test.repo != repo:
+            areas.append((test.repo, "file", test.path, "tests"))
+    seen: set[tuple[str, str]] = set()
+    found: list[AreaOwners] = []
+    for area_repo, kind, path, why in areas:
+        if (area_repo, path) in seen or len(found) >= MAX_OWNER_AREAS:
+            continue
+        seen.add((area_repo, path))
+        answer = _owners(store, Target(kind, area_repo, path), 3, 180.0)
+        people = [(o.email, o.name, o.share) for o in answer.owners if not o.bot]
+        if people or answer.codeowners:
+            found.append(AreaOwners(area_repo, path, why, people, answer.codeowners))
+    return found
+
+
+def _missing(
+    store: Store, repo: str, files: list[ChangedFile], changed: list[ChangedSymbol]
+) -> list[MissingCoChange]:
+    """Files (and symbols) that usually change with the changed ones but are not in the diff,
+    ranked by a score that trusts a pair seen often over one seen twice."""
+    in_diff = {p for f in files for p in (f.path, f.old_path) if p}
+    best: dict[tuple[str, str], MissingCoChange] = {}
+    for item in files:
+        if not item.old_path or not item.indexed:
+            continue
+        for partner in store.history.cochanges(
+            repo, item.old_path, MIN_MISSING_COUNT, COCHANGE_READ
+        ):
+            if partner.other in in_diff:
+                continue
+            score = cochange_score(partner.count, partner.weight)
+            key = ("file", partner.other)
+            if score >= MIN_MISSING_SCORE and (key not in best or best[key].score < score):
+                best[key] = MissingCoChange(repo, partner.other, "file", item.old_path,
+                                            partner.count, partner.weight, score)  # fmt: skip
+    changed_ids = {c.id for c in changed}
+    for symbol in [c for c in changed if c.change in ("body", "signature")][:20]:
+        found = store.history.symbol_cochanges(symbol.id, MIN_MISSING_COUNT, COCHANGE_READ)
+        symbols = store.graph.get_symbols(c.other for c in found)
+        for partner in found:
+            other = symbols.get(partner.other)
+            if other is None or partner.other in changed_ids or other.path in in_diff:
+                continue
+            score = cochange_score(partner.count, partner.weight)
+            key = ("symbol", other.id)
+            if score >= MIN_MISSING_SCORE and (key not in best or best[key].score < score):
+                best[key] = MissingCoChange(repo, f"{other.path}:{other.qualname}", "symbol",
+                                            symbol.qualname, partner.count, partner.weight, score)  # fmt: skip
+    ranked = sorted(best.values(), key=lambda m: (-m.score, -m.count, m.name))
+    return ranked[:MAX_MISSING]
+
+
+def summarise(answer: Impact) -> list[str]:
+    """A few lines an agent or a reviewer reads first."""
+    lines = []
+    kinds: dict[str, int] = {}
+    for item in answer.changed:
+        kinds[item.change] = kinds.get(item.change, 0) + 1
+    indexed = sum(1 for f in answer.files if f.indexed)
+    detail = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    lines.append(
+        f"{len(answer.files)} files changed ({indexed} indexed), "
+        f"{len(answer.changed)} symbols" + (f": {detail}" if detail else "")
+    )
+    if answer.will_break:
+        repos = sorted({b.caller.repo for b in answer.will_break})
+        lines.append(
+            f"WILL BREAK: {len(answer.will_break)} callers in {len(repos)} "
+            f"repositor{'y' if len(repos) == 1 else 'ies'} ({', '.join(repos)})"
+        )
+    elif answer.updated_callers:
+        lines.append(f"no caller left broken ({answer.updated_callers} updated by the change)")
+    if answer.affected_total:
+        spread = ", ".join(f"{r} {n}" for r, n in sorted(answer.affected_by_repo.items()))
+        lines.append(f"may be affected: {answer.affected_total} symbols ({spread})")
+    if answer.tests_total:
+        repos = sorted({t.repo for t in answer.tests})
+        possibly = f" (and {len(answer.possible_tests)} possibly)" if answer.possible_tests else ""
+        lines.append(f"tests to run: {answer.tests_total} in {', '.join(repos)}{possibly}")
+    elif answer.changed:
+        lines.append("no test reaches the changed code")
+    if answer.owners:
+        first = [o for area in answer.owners for o in area.owners][:3]
+        names = sorted({name or email for email, name, _share in first})
+        if names:
+            lines.append("ask: " + ", ".join(names))
+    if answer.missing:
+        top = answer.missing[0]
+        lines.append(
+            f"usually changes with it, missing: {top.name} (together {top.count} times)"
+            + (f" and {len(answer.missing) - 1} more" if len(answer.missing) > 1 else "")
+        )
+    return lines

@@ -1,0 +1,215 @@
+"""Where a change comes from: two refs of a repository's git history (its work tree, or the
+mirror of a tracked repository), or a patch against the indexed commit. Either way a `Change`:
+the parsed diff and both versions of every file it touches."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cartograph.errors import Invalid, NotFound
+from cartograph.gitremote import git_environment, redact
+from cartograph.impact.diff import FileDiff, Patch, PatchMismatch, apply, parse_patch
+from cartograph.store.interfaces import Store
+from cartograph.sync import Mirror
+
+GIT_TIMEOUT = 120
+
+
+@dataclass(slots=True)
+class Change:
+    """A diff of one repository and both versions of each file it touches (None: the file
+    does not exist on that side; files a patch does not apply to are left out, with why)."""
+
+    repo: str
+    patch: Patch
+    base: str = ""  # the old side's commit ("" : the indexed commit, for a patch)
+    head: str = ""  # the new side's commit ("" : the patch applied)
+    old: dict[str, bytes | None] = field(default_factory=dict)
+    new: dict[str, bytes | None] = field(default_factory=dict)
+    not_applied: dict[str, str] = field(default_factory=dict)  # path → why
+    notes: list[str] = field(default_factory=list)
+
+
+class Git:
+    """git commands on one repository (a work tree's or a bare mirror's git folder)."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.git_dir = git_dir
+
+    def run(self, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
+        try:
+            done = subprocess.run(
+                ["git", f"--git-dir={self.git_dir}", *args],
+                input=data,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                env=git_environment(),
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise Invalid(f"git {args[0]} took longer than {GIT_TIMEOUT} s") from exc
+        if check and done.returncode != 0:
+            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            message = lines[-1] if lines else f"exit status {done.returncode}"
+            raise Invalid(f"git {args[0]}: {redact(message)}")
+        return done.stdout
+
+    def commit(self, ref: str) -> str | None:
+        """The commit `ref` names, or None."""
+        if not ref or ref.startswith("-"):
+            return None
+        out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+        return out.decode().strip() or None
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        out = self.run("merge-base", a, b, check=False)
+        return out.decode().strip() or None
+
+    def diff(self, old: str, new: str) -> bytes:
+        return self.run(
+            "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index",
+            old, new,
+        )  # fmt: skip
+
+    def blobs(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
+        """The content of each path at `commit` (None: not there), in one git process."""
+        if not paths:
+            return {}
+        request = "".join(f"{commit}:{path}\n" for path in paths).encode()
+        out = self.run("cat-file", "--batch", data=request)
+        found: dict[str, bytes | None] = {}
+        at = 0
+        for path in paths:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            at = end + 1
+            if (len(header) == 2 and header[1] == b"missing") or len(header) < 3:
+                found[path] = None
+                continue
+            size = int(header[2])
+            found[path] = out[at : at + size] if header[1] == b"blob" else None
+            at += size + 1
+        return found
+
+
+def git_of(store: Store, repo: str, data_dir: Path | None) -> Git:
+    """The repository's git history: its indexed work tree's, else its tracked mirror's."""
+    record = store.repos.get_repo(repo)
+    if record is None:
+        raise NotFound(f"{repo} is not indexed")
+    if record.root:
+        out = subprocess.run(
+            ["git", "-C", record.root, "rev-parse", "--absolute-git-dir"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if out.returncode == 0 and out.stdout.strip():
+            return Git(Path(out.stdout.strip()))
+    tracked = store.tracking.get_tracked(repo)
+    if tracked is not None and data_dir is not None:
+        mirror = Mirror(data_dir, tracked.name, tracked.url)
+        if (mirror.git_dir / "HEAD").exists():
+            return Git(mirror.git_dir)
+    raise Invalid(
+        f"{repo} has no git history here (its work tree is not a git repository and it is not "
+        "tracked): give the change as a patch"
+    )
+
+
+def change_between(
+    store: Store, repo: str, base: str, head: str, data_dir: Path | None = None
+) -> Change:
+    """The change from `base` to `head`, as a pull request shows it: against their merge base
+    when they have one."""
+    git = git_of(store, repo, data_dir)
+    base_commit, head_commit = git.commit(base), git.commit(head)
+    for ref, commit in ((base, base_commit), (head, head_commit)):
+        if commit is None:
+            raise NotFound(f"{ref!r} names no commit in {repo}")
+    assert base_commit is not None and head_commit is not None
+    old_side = git.merge_base(base_commit, head_commit) or base_commit
+    change = Change(repo, parse_patch(git.diff(old_side, head_commit)), old_side, head_commit)
+    if old_side != base_commit:
+        change.notes.append(f"compared against the merge base {old_side[:12]} of {base} and {head}")
+    old_paths = [f.old_path for f in change.patch.files if f.old_path and not f.binary]
+    new_paths = [f.new_path for f in change.patch.files if f.new_path and not f.binary]
+    change.old = dict(git.blobs(old_side, old_paths))
+    change.new = dict(git.blobs(head_commit, new_paths))
+    for diff in change.patch.files:
+        if diff.old_path is None and diff.new_path is not None:
+            change.old.setdefault(diff.new_path, None)
+        if diff.new_path is None and diff.old_path is not None:
+            change.new.setdefault(diff.old_path, None)
+    return change
+
+
+def change_from_patch(
+    store: Store, repo: str, text: str | bytes, data_dir: Path | None = None
+) -> Change:
+    """A patch applied to the files as indexed: each file it touches is read at the indexed
+    commit (or from the work tree when there is no history); a file it does not apply to is
+    left out, with the reason."""
+    patch = parse_patch(text)
+    change = Change(repo, patch)
+    record = store.repos.get_repo(repo)
+    if record is None:
+        raise NotFound(f"{repo} is not indexed")
+    wanted = [f.old_path for f in patch.files if f.old_path and not f.binary]
+    old = _indexed_versions(store, repo, wanted, data_dir)
+    for diff in patch.files:
+        if diff.binary:
+            continue
+        source = old.get(diff.old_path) if diff.old_path else b""
+        if diff.old_path and source is None:
+            change.not_applied[diff.path] = f"{diff.old_path} is not in the indexed commit"
+            continue
+        try:
+            new_text = apply(_text(source or b""), diff)
+        except PatchMismatch as exc:
+            change.not_applied[diff.path] = str(exc)
+            continue
+        _record_sides(change, diff, source, new_text.encode("utf-8", "surrogateescape"))
+    return change
+
+
+def _record_sides(change: Change, diff: FileDiff, old: bytes | None, new: bytes) -> None:
+    if diff.old_path:
+        change.old[diff.old_path] = old
+    elif diff.new_path:
+        change.old[diff.new_path] = None
+    if diff.new_path:
+        change.new[diff.new_path] = new
+    elif diff.old_path:
+        change.new[diff.old_path] = None
+
+
+def _indexed_versions(
+    store: Store, repo: str, paths: list[str], data_dir: Path | None
+) -> dict[str, bytes | None]:
+    record = store.repos.get_repo(repo)
+    assert record is not None
+    if record.indexed_sha:
+        try:
+            git = git_of(store, repo, data_dir)
+            if git.commit(record.indexed_sha) and not record.dirty:
+                return git.blobs(record.indexed_sha, paths)
+        except Invalid:
+            pass
+    if not record.root:
+        raise Invalid(f"the indexed files of {repo} cannot be read here")
+    root = Path(record.root).resolve()
+    found: dict[str, bytes | None] = {}
+    for path in paths:
+        target = (root / path).resolve()
+        try:
+            found[path] = target.read_bytes() if root in target.parents else None
+        except OSError:
+            found[path] = None
+    return found
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")

@@ -1,0 +1,105 @@
+"""Resolution of files as a change would make them, written nowhere: the symbols and edges
+the new (or old) versions of a few files have against the rest of the repository as stored.
+`impact` asks it for both sides of a diff."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+
+from cartograph import languages
+from cartograph.discover import SourceFile
+from cartograph.index.crossrepo import Providers
+from cartograph.index.parse import Parsed
+from cartograph.index.plan import stored_module_map
+from cartograph.index.resolve import Resolver, prefetch
+from cartograph.model import Manifest
+from cartograph.parsing import encode_facts, extract_facts, interface_hash
+from cartograph.resolve.core import FileResolution
+from cartograph.resolve.modules import ModuleName, compute_module_map, file_module, module_map
+from cartograph.store.interfaces import Store
+
+
+def resolve_versions(
+    store: Store, repo: str, contents: Mapping[str, bytes | None]
+) -> dict[str, FileResolution]:
+    """Each file of `contents` (path → its text, None: the file is gone) resolved as if the
+    repository held these versions; files of no indexed language, gone, or without a module
+    name are left out."""
+    record = store.repos.get_repo(repo)
+    root = Path(record.root) if record is not None and record.root else Path("/nonexistent")
+    states = store.index.file_states(repo)
+    gone = {path for path, data in contents.items() if data is None}
+    present = {
+        path: data
+        for path, data in contents.items()
+        if data is not None and languages.language_of(path) is not None
+    }
+    names = _module_names(stored_module_map(states).by_path, set(states) - gone, set(present))
+    fresh: dict[str, Parsed] = {}
+    for path, data in present.items():
+        language = languages.language_of(path)
+        assert language is not None
+        facts = extract_facts(language, data)
+        source = SourceFile(path, len(data), 0, language)
+        sha = hashlib.sha256(data).hexdigest()
+        fresh[path] = Parsed(
+            source, sha, facts, encode_facts(facts), interface_hash(language, facts)
+        )
+    manifests = store.repos.manifests()
+    resolver = Resolver(
+        store,
+        repo,
+        root,
+        {path: parsed.source for path, parsed in fresh.items()},
+        names,
+        fresh,
+        {path: state for path, state in states.items() if path not in gone},
+        [],
+        prefetch(store, repo, names, fresh, set(), True),
+        Providers(store, repo, manifests.get(repo) or Manifest(repo), manifests),
+    )
+    try:
+        resolved = {}
+        for path, parsed in fresh.items():
+            resolution = resolver.resolution(path, parsed)
+            if resolution is not None:
+                resolved[path] = resolution
+        return resolved
+    finally:
+        resolver.close()
+
+
+def _module_names(stored: Mapping[str, ModuleName], kept: set[str], added: set[str]):
+    """The stored module names of the files still there, and names for the files the change
+    adds: Python files named as a stored sibling's package names them (else by Python's rules
+    over the paths), other files by their path."""
+    named = {path: name for path, name in stored.items() if path in kept}
+    new = sorted(added - set(named))
+    python = [p for p in new if languages.family(languages.language_of(p) or "") == "python"]
+    if python:
+        computed = compute_module_map(python, set(named) | set(new), {}).by_path
+        for path in python:
+            module = _named_like_sibling(path, named) or computed.get(path)
+            if module is not None:
+                named[path] = module
+    for path in new:
+        if path not in named:
+            named[path] = ModuleName(file_module(path), False)
+    return module_map(named)
+
+
+def _named_like_sibling(path: str, named: Mapping[str, ModuleName]) -> ModuleName | None:
+    """`pkg/new.py` beside a stored `pkg/old.py` named `a.pkg.old` is `a.pkg.new`."""
+    folder, _, base = path.rpartition("/")
+    stem = base.rpartition(".")[0]
+    is_package = stem == "__init__"
+    for other, module in named.items():
+        if other.rpartition("/")[0] != folder or not other.endswith(".py"):
+            continue
+        package = module.name if module.is_package else module.name.rpartition(".")[0]
+        if is_package:
+            return ModuleName(package, True) if package else None
+        return ModuleName(f"{package}.{stem}" if package else stem, False)
+    return None

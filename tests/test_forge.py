@@ -1,0 +1,496 @@
+"""Posting the impact report to a forge (cartograph.forge): the exact requests GitHub and GitLab
+receive, against a real local HTTP server standing in for the forge, and what a failing forge
+leaves in `Posted.error`."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from cartograph.forge import MARKER, ForgeTarget, comment_body, post_report
+
+TOKEN = "ghp-test-token-0123456789"
+SHA = "c" * 40
+GH_HEADERS = {
+    "accept": "application/vnd.github+json",
+    "x-github-api-version": "2022-11-28",
+    "user-agent": "cartograph",
+    "authorization": f"Bearer {TOKEN}",
+}
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str  # with the query
+    headers: dict[str, str]  # lower-cased names
+    body: Any  # the JSON body, or None
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any = None  # JSON, or bytes as they are
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+class Forge:
+    """A local HTTP server answering scripted responses by (method, path with query), in order;
+    an unscripted request answers 599 so a test fails on it."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.seen: list[Seen] = []
+        self.script: dict[tuple[str, str], list[Answer]] = {}
+        forge = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                forge.seen.append(
+                    Seen(
+                        self.command,
+                        self.path,
+                        {name.lower(): value for name, value in self.headers.items()},
+                        json.loads(raw.decode("utf-8")) if raw else None,
+                    )
+                )
+                answers = forge.script.get((self.command, self.path))
+                answer = answers.pop(0) if answers else Answer(599, {"message": "unscripted"})
+                time.sleep(answer.delay)
+                data = answer.body
+                if not isinstance(data, bytes):
+                    data = b"" if data is None else json.dumps(data).encode()
+                self.send_response(answer.status)
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = do_PUT = _handle
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    def url(self, path: str = "", host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def on(self, method: str, path: str, *answers: Answer) -> None:
+        self.script.setdefault((method, path), []).extend(answers)
+
+    def requests(self) -> list[tuple[str, str, Any]]:
+        return [(seen.method, seen.path, seen.body) for seen in self.seen]
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy(monkeypatch):
+    for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+
+
+@pytest.fixture
+def forge():
+    server = Forge()
+    yield server
+    server.stop()
+
+
+def _github(forge: Forge, api: str = "/api/v3/") -> ForgeTarget:
+    return ForgeTarget("github", forge.url(api), TOKEN, "acme/app")
+
+
+def _gitlab(forge: Forge, project: str = "group/sub/name") -> ForgeTarget:
+    return ForgeTarget("gitlab", forge.url("/api/v4"), TOKEN, project)
+
+
+GH = "/api/v3/repos/acme/app"
+GH_LIST = f"{GH}/issues/7/comments?per_page=100"
+GH_STATUS = f"{GH}/statuses/{SHA}"
+GH_STATUS_BODY = {
+    "state": "success",
+    "description": "no impact",
+    "context": "cartograph/impact",
+    "target_url": "https://carto.example/r/1",
+}
+GL = "/api/v4/projects/group%2Fsub%2Fname"
+GL_LIST = f"{GL}/merge_requests/7/notes?per_page=100&sort=asc"
+
+
+def _comment(comment_id: int, body: str) -> dict[str, Any]:
+    return {
+        "id": comment_id,
+        "body": body,
+        "html_url": f"https://github.example/acme/app/pull/7#issuecomment-{comment_id}",
+    }
+
+
+def _post(target: ForgeTarget, **given: Any):
+    arguments: dict[str, Any] = {
+        "number": 7,
+        "head_sha": SHA,
+        "markdown": "## Impact\nnothing",
+        "state": "success",
+        "description": "no impact",
+        "details_url": "https://carto.example/r/1",
+    }
+    arguments.update(given)
+    return post_report(target, **arguments)
+
+
+def test_github_first_post_lists_then_creates_and_sets_the_status(forge):
+    forge.on("GET", GH_LIST, Answer(200, [_comment(1, "LGTM"), _comment(2, "not ours")]))
+    forge.on("POST", f"{GH}/issues/7/comments", Answer(201, _comment(42, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {"id": 9}))
+    posted = _post(_github(forge))
+    assert posted.error == ""
+    assert (posted.comment_id, posted.status_posted) == ("42", True)
+    assert posted.comment_url == "https://github.example/acme/app/pull/7#issuecomment-42"
+    assert forge.requests() == [
+        ("GET", GH_LIST, None),
+        ("POST", f"{GH}/issues/7/comments", {"body": f"{MARKER}\n## Impact\nnothing"}),
+        ("POST", GH_STATUS, GH_STATUS_BODY),
+    ]
+
+
+def test_github_headers(forge):
+    forge.on("GET", GH_LIST, Answer(200, []))
+    forge.on("POST", f"{GH}/issues/7/comments", Answer(201, _comment(42, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    assert _post(_github(forge)).error == ""
+    for seen in forge.seen:
+        assert GH_HEADERS.items() <= seen.headers.items()
+        assert "private-token" not in seen.headers
+    listing, comment, status = forge.seen
+    assert "content-type" not in listing.headers
+    assert comment.headers["content-type"] == status.headers["content-type"] == "application/json"
+
+
+def test_github_repost_edits_our_comment_found_on_page_two(forge):
+    page2 = f"{GH}/issues/7/comments?per_page=100&page=2"
+    forge.on(
+        "GET",
+        GH_LIST,
+        Answer(
+            200,
+            [_comment(n, f"comment {n}") for n in range(100)],
+            {"Link": f'<{forge.url(page2)}>; rel="next", <{forge.url(page2)}>; rel="last"'},
+        ),
+    )
+    forge.on(
+        "GET",
+        page2,
+        Answer(200, [_comment(500, "hi"), _comment(501, f"{MARKER}\nold"), _comment(502, MARKER)]),
+    )
+    forge.on("PATCH", f"{GH}/issues/comments/501", Answer(200, _comment(501, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    posted = _post(_github(forge), markdown="new")
+    assert (posted.error, posted.comment_id) == ("", "501")
+    assert forge.requests() == [
+        ("GET", GH_LIST, None),
+        ("GET", page2, None),
+        ("PATCH", f"{GH}/issues/comments/501", {"body": f"{MARKER}\nnew"}),
+        ("POST", GH_STATUS, GH_STATUS_BODY),
+    ]
+
+
+def test_github_pages_at_most_ten(forge):
+    for page in range(1, 12):
+        path = GH_LIST if page == 1 else f"{GH_LIST}&page={page}"
+        following = forge.url(f"{GH_LIST}&page={page + 1}")
+        forge.on(
+            "GET", path, Answer(200, [_comment(page, "x")], {"Link": f'<{following}>; rel="next"'})
+        )
+    forge.on("POST", f"{GH}/issues/7/comments", Answer(201, _comment(42, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    assert _post(_github(forge)).error == ""
+    assert [method for method, _, _ in forge.requests()] == ["GET"] * 10 + ["POST", "POST"]
+
+
+def test_previous_comment_id_is_edited_directly(forge):
+    forge.on("PATCH", f"{GH}/issues/comments/77", Answer(200, _comment(77, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    posted = _post(_github(forge, "/api/v3"), previous_comment_id="77", state="failure")
+    assert (posted.error, posted.comment_id, posted.status_posted) == ("", "77", True)
+    assert forge.requests() == [
+        ("PATCH", f"{GH}/issues/comments/77", {"body": f"{MARKER}\n## Impact\nnothing"}),
+        ("POST", GH_STATUS, {**GH_STATUS_BODY, "state": "failure"}),
+    ]
+
+
+def test_a_deleted_comment_is_posted_anew(forge):
+    forge.on("PATCH", f"{GH}/issues/comments/77", Answer(404, {"message": "Not Found"}))
+    forge.on("POST", f"{GH}/issues/7/comments", Answer(201, _comment(78, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    posted = _post(_github(forge), previous_comment_id="77")
+    assert (posted.error, posted.comment_id) == ("", "78")
+    body = {"body": f"{MARKER}\n## Impact\nnothing"}
+    assert forge.requests() == [
+        ("PATCH", f"{GH}/issues/comments/77", body),
+        ("POST", f"{GH}/issues/7/comments", body),
+        ("POST", GH_STATUS, GH_STATUS_BODY),
+    ]
+
+
+def test_gitlab_first_post(forge):
+    forge.on("GET", GL_LIST, Answer(200, [{"id": 3, "body": "hello", "system": False}]))
+    forge.on("POST", f"{GL}/merge_requests/7/notes", Answer(201, {"id": 11, "body": "x"}))
+    forge.on("POST", f"{GL}/statuses/{SHA}", Answer(201, {"id": 5}))
+    posted = _post(_gitlab(forge), state="failure", details_url="")
+    assert posted.error == ""
+    assert (posted.comment_id, posted.status_posted) == ("11", True)
+    # GitLab's note has no web_url: the API URL of the note
+    assert posted.comment_url == forge.url(f"{GL}/merge_requests/7/notes/11")
+    assert forge.requests() == [
+        ("GET", GL_LIST, None),
+        ("POST", f"{GL}/merge_requests/7/notes", {"body": f"{MARKER}\n## Impact\nnothing"}),
+        (
+            "POST",
+            f"{GL}/statuses/{SHA}",
+            {"state": "failed", "name": "cartograph/impact", "description": "no impact"},
+        ),
+    ]
+    for seen in forge.seen:
+        assert seen.headers["private-token"] == TOKEN
+        assert seen.headers["user-agent"] == "cartograph"
+        assert "authorization" not in seen.headers
+
+
+def test_gitlab_repost_edits_our_note_found_on_page_two(forge):
+    forge.on("GET", GL_LIST, Answer(200, [{"id": 1, "body": "hi"}], {"X-Next-Page": "2"}))
+    forge.on(
+        "GET",
+        f"{GL_LIST}&page=2",
+        Answer(
+            200,
+            [
+                {"id": 2, "body": f"{MARKER} quoted by the system", "system": True},
+                {"id": 3, "body": f"{MARKER}\nold"},
+            ],
+            {"X-Next-Page": ""},
+        ),
+    )
+    forge.on("PUT", f"{GL}/merge_requests/7/notes/3", Answer(200, {"id": 3}))
+    forge.on("POST", f"{GL}/statuses/{SHA}", Answer(201, {}))
+    posted = _post(_gitlab(forge), state="error", markdown="new")
+    assert (posted.error, posted.comment_id) == ("", "3")
+    assert forge.requests() == [
+        ("GET", GL_LIST, None),
+        ("GET", f"{GL_LIST}&page=2", None),
+        ("PUT", f"{GL}/merge_requests/7/notes/3", {"body": f"{MARKER}\nnew"}),
+        (
+            "POST",
+            f"{GL}/statuses/{SHA}",
+            {
+                "state": "failed",
+                "name": "cartograph/impact",
+                "description": "no impact",
+                "target_url": "https://carto.example/r/1",
+            },
+        ),
+    ]
+
+
+def test_gitlab_numeric_project_and_state_mapping(forge):
+    for state, expected in (("success", "success"), ("pending", "pending")):
+        forge.seen.clear()
+        forge.on("PUT", "/api/v4/projects/1234/merge_requests/7/notes/3", Answer(200, {"id": 3}))
+        forge.on("POST", f"/api/v4/projects/1234/statuses/{SHA}", Answer(201, {}))
+        posted = _post(_gitlab(forge, "1234"), state=state, previous_comment_id="3")
+        assert posted.error == ""
+        assert forge.seen[-1].body["state"] == expected
+
+
+def test_gitlab_pending_twice_is_not_an_error(forge):
+    forge.on("PUT", f"{GL}/merge_requests/7/notes/3", Answer(200, {"id": 3}))
+    refusal = 'Cannot transition status via :enqueue from :pending (Reason(s): Status cannot transition via "enqueue")'
+    forge.on("POST", f"{GL}/statuses/{SHA}", Answer(400, {"message": refusal}))
+    posted = _post(_gitlab(forge), state="pending", previous_comment_id="3")
+    assert (posted.error, posted.status_posted) == ("", True)
+
+
+def test_a_failed_comment_still_sets_the_status(forge):
+    forge.on("GET", GH_LIST, Answer(200, []))
+    forge.on("POST", f"{GH}/issues/7/comments", Answer(500, {"message": "Server Error"}))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    posted = _post(_github(forge))
+    assert posted.status_posted
+    assert (posted.comment_id, posted.comment_url) == ("", "")
+    assert posted.error == (
+        "the comment: POST /repos/acme/app/issues/7/comments answered HTTP 500 (Server Error)"
+    )
+    assert forge.requests()[-1] == ("POST", GH_STATUS, GH_STATUS_BODY)
+
+
+def test_a_failed_status_keeps_the_comment_and_both_failures_join(forge):
+    forge.on("GET", GH_LIST, Answer(200, b"<html>not json</html>"))
+    forge.on("POST", GH_STATUS, Answer(422, {"message": "Validation Failed"}))
+    posted = _post(_github(forge))
+    assert not posted.status_posted
+    assert posted.error == (
+        f"the comment: GET /repos/acme/app/issues/7/comments?per_page=100 answered HTTP 200 but not JSON; "
+        f"the status: POST /repos/acme/app/statuses/{SHA} answered HTTP 422 (Validation Failed)"
+    )
+    # a listing that failed creates no comment: it might be a duplicate
+    assert [method for method, _, _ in forge.requests()] == ["GET", "POST"]
+
+
+def test_a_closed_server_is_an_error_not_an_exception():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    target = ForgeTarget("github", f"http://127.0.0.1:{port}", TOKEN, "acme/app")
+    posted = _post(target)
+    assert not posted.status_posted
+    assert posted.error == (
+        "the comment: GET /repos/acme/app/issues/7/comments?per_page=100 could not reach the forge"
+        f" (connection refused); the status: POST /repos/acme/app/statuses/{SHA} could not reach"
+        " the forge (connection refused)"
+    )
+
+
+def test_a_slow_forge_times_out(forge):
+    forge.on("PATCH", f"{GH}/issues/comments/1", Answer(200, _comment(1, ""), delay=1.0))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    posted = _post(_github(forge), previous_comment_id="1", timeout=0.2)
+    assert (
+        posted.error == "the comment: PATCH /repos/acme/app/issues/comments/1 timed out after 0.2s"
+    )
+    assert posted.status_posted
+
+
+def test_the_token_never_appears_in_the_error(forge):
+    echo = f"Bad credentials: {TOKEN} is not valid"
+    forge.on("PATCH", f"{GH}/issues/comments/1", Answer(401, {"message": echo}))
+    forge.on("POST", GH_STATUS, Answer(401, {"message": echo}))
+    posted = _post(_github(forge), previous_comment_id="1")
+    assert TOKEN not in posted.error
+    assert posted.error.count("Bad credentials: [token] is not valid") == 2
+
+
+def test_long_markdown_is_cut_at_a_line(forge):
+    lines = [f"line {n:06d} " + "x" * 80 for n in range(1000)]  # 88 000 characters
+    markdown = "\n".join(lines)
+    forge.on("PATCH", f"{GH}/issues/comments/1", Answer(200, _comment(1, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    assert _post(_github(forge), markdown=markdown, previous_comment_id="1").error == ""
+    body = forge.seen[0].body["body"]
+    assert len(body) <= 65_536
+    head, *kept, tail = body.split("\n")
+    assert head == MARKER
+    assert tail == "… (cut: the full report is at https://carto.example/r/1)"
+    assert kept == lines[: len(kept)] and len(kept) > 700
+    assert len(body) + len(lines[len(kept)]) + 1 > 65_536  # no further line would have fitted
+
+    short = comment_body("github", markdown)
+    assert short.endswith("\n… (cut)") and len(short) <= 65_536
+    assert comment_body("gitlab", markdown) == f"{MARKER}\n{markdown}"
+
+
+def test_a_cut_inside_a_code_block_closes_it():
+    markdown = "```\n" + "\n".join("y" * 99 for _ in range(700))
+    body = comment_body("github", markdown)
+    assert len(body) <= 65_536
+    assert body.endswith("\n```\n… (cut)")
+
+
+def test_the_description_is_cut_to_140(forge):
+    forge.on("PATCH", f"{GH}/issues/comments/1", Answer(200, _comment(1, "")))
+    forge.on("POST", GH_STATUS, Answer(201, {}))
+    description = "d" * 200
+    assert _post(_github(forge), description=description, previous_comment_id="1").error == ""
+    sent = forge.seen[-1].body["description"]
+    assert sent == "d" * 139 + "…" and len(sent) == 140
+
+
+def test_a_redirect_to_another_host_is_refused(forge):
+    other = Forge()
+    try:
+        elsewhere = other.url(f"{GH}/issues/comments/1", host="localhost")
+        forge.on("PATCH", f"{GH}/issues/comments/1", Answer(307, None, {"Location": elsewhere}))
+        forge.on("POST", GH_STATUS, Answer(308, None, {"Location": other.url(GH_STATUS)}))
+        forge.on("GET", GH_LIST, Answer(200, [], {"Link": f'<{other.url(GH_LIST)}>; rel="next"'}))
+        posted = _post(_github(forge), previous_comment_id="1")
+        assert other.seen == []
+        assert not posted.status_posted
+        assert posted.error == (
+            "the comment: PATCH /repos/acme/app/issues/comments/1 was redirected (HTTP 307) to"
+            f" another host (localhost:{other.port}): refused; the status: POST"
+            f" /repos/acme/app/statuses/{SHA} was redirected (HTTP 308) to another host"
+            f" (127.0.0.1:{other.port}): refused"
+        )
+        # a next page on another host is not fetched either
+        forge.on("POST", GH_STATUS, Answer(201, {}))
+        posted = _post(_github(forge))
+        assert other.seen == []
+        assert posted.error.startswith("the comment: GET ")
+        assert posted.error.endswith("is on another host than the API: refused")
+    finally:
+        other.stop()
+
+
+def test_a_redirect_on_the_same_host_keeps_the_method(forge):
+    moved = "/api/v3/repos/acme/renamed"
+    forge.on(
+        "PATCH",
+        f"{GH}/issues/comments/1",
+        Answer(307, None, {"Location": f"{moved}/issues/comments/1"}),
+    )
+    forge.on("PATCH", f"{moved}/issues/comments/1", Answer(200, _comment(1, "")))
+    forge.on("POST", GH_STATUS, Answer(302, None, {"Location": f"{moved}/statuses/{SHA}"}))
+    posted = _post(_github(forge), previous_comment_id="1")
+    assert posted.comment_id == "1"
+    assert forge.requests()[:2] == [
+        ("PATCH", f"{GH}/issues/comments/1", {"body": f"{MARKER}\n## Impact\nnothing"}),
+        ("PATCH", f"{moved}/issues/comments/1", {"body": f"{MARKER}\n## Impact\nnothing"}),
+    ]
+    assert forge.seen[1].headers["authorization"] == f"Bearer {TOKEN}"
+    # a 302 would turn the POST into a GET: not followed
+    assert len(forge.seen) == 3
+    assert posted.error == (
+        f"the status: POST /repos/acme/app/statuses/{SHA} was redirected (HTTP 302): not followed,"
+        " it would turn into a GET"
+    )
+
+
+@pytest.mark.parametrize(
+    "api_url", ["ftp://ghe.example/api/v3", "file:///etc/passwd", "ghe.example/api", "https://"]
+)
+def test_api_url_must_be_http(api_url):
+    with pytest.raises(ValueError, match="http or https"):
+        _post(ForgeTarget("github", api_url, TOKEN, "acme/app"))
+
+
+def test_bad_calls_raise_before_any_request(forge):
+    target = _github(forge)
+    with pytest.raises(ValueError, match="unknown state"):
+        _post(target, state="failed")
+    with pytest.raises(ValueError, match="unknown forge"):
+        _post(ForgeTarget("bitbucket", forge.url(), TOKEN, "acme/app"))
+    with pytest.raises(ValueError, match="owner/name"):
+        _post(ForgeTarget("github", forge.url(), TOKEN, "group/sub/name"))
+    with pytest.raises(ValueError, match="commit sha"):
+        _post(target, head_sha="main")
+    with pytest.raises(ValueError, match="token") as raised:
+        _post(ForgeTarget("github", forge.url(), TOKEN + "\nX-Evil: 1", "acme/app"))
+    assert TOKEN not in str(raised.value)
+    assert forge.seen == []

@@ -1,0 +1,349 @@
+"""`impact`: what a change reaches, on real git repositories — the symbols it changes, the
+callers it breaks (none when the change updates them itself), what may be affected, the tests
+that reach the change however deep (fixtures and base-class dispatch included) with the command
+line that runs exactly them, owners, and clear answers for input that cannot be analysed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cartograph.errors import CartographError, NotFound
+from cartograph.impact.report import impact
+from cartograph.impact.tests import commands
+from cartograph.index import index_repository
+from cartograph.render import render, to_data
+from indexing_support import commit_all, git, git_init, write, write_tree
+
+CHAIN = 12  # calls between the deepest test and the code it reaches
+
+CORE = (
+    "def helper(x):\n"
+    "    return x + 1\n"
+    "\n\n"
+    "def compute(a, b=2):\n"
+    "    return helper(a) * b\n"
+    "\n\n"
+    "def retired():\n"
+    "    return 0\n"
+    "\n\n"
+    "class Base:\n"
+    "    def run(self):\n"
+    "        return 1\n"
+    "\n\n"
+    "class Child(Base):\n"
+    "    def run(self):\n"
+    "        return 2\n"
+)
+API = (
+    "from pkg.core import Base, compute, retired\n"
+    "\n\n"
+    "def entry(obj: Base):\n"
+    "    return obj.run() + compute(1)\n"
+    "\n\n"
+    "def other():\n"
+    "    return compute(2, 3)\n"
+    "\n\n"
+    "def old_user():\n"
+    "    return retired()\n"
+)
+DEEP = "from pkg.core import helper\n\n\ndef step_0():\n    return helper(0)\n" + "".join(
+    f"\n\ndef step_{n}():\n    return step_{n - 1}()\n" for n in range(1, CHAIN)
+)
+TESTS = {
+    "tests/conftest.py": (
+        "import pytest\nfrom pkg.core import Child\n\n\n@pytest.fixture\ndef child():\n"
+        "    return Child()\n"
+    ),
+    "tests/test_api.py": (
+        "from pkg.api import entry, old_user, other\n"
+        "from pkg.deep import step_11\n"
+        "\n\n"
+        "def test_entry(child):\n    assert entry(child) == 6\n"
+        "\n\n"
+        "def test_other():\n    assert other() == 9\n"
+        "\n\n"
+        "def test_old():\n    assert old_user() == 0\n"
+        "\n\n"
+        "class TestDeep:\n    def test_deep(self):\n        assert step_11() == 1\n"
+        "\n\n"
+        "def test_unrelated():\n    assert True\n"
+    ),
+}
+FILES = {"pkg/__init__.py": "", "pkg/core.py": CORE, "pkg/api.py": API, "pkg/deep.py": DEEP}
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = git_init(tmp_path / "proj")
+    write_tree(root, {**FILES, **TESTS})
+    commit_all(root, "start")
+    return root
+
+
+def _indexed(store, root: Path) -> None:
+    index_repository(store, root, name="proj", workers=1, history=False)
+
+
+def _branch(root: Path, files: dict[str, str | None], name: str = "feature") -> None:
+    """A branch with these files written (None: deleted), the work tree back on main."""
+    git(root, "checkout", "-q", "-b", name)
+    for rel, content in files.items():
+        if content is None:
+            git(root, "rm", "-q", rel)
+        else:
+            write(root, rel, content)
+    commit_all(root, name)
+    git(root, "checkout", "-q", "main")
+
+
+def _changes(answer) -> set[tuple[str, str]]:
+    return {(c.change, c.qualname) for c in answer.changed}
+
+
+def _breaks(answer) -> set[tuple[str, str, int]]:
+    return {(b.caller.qualname, b.caller.path, b.lines[0]) for b in answer.will_break}
+
+
+def _tests(answer) -> set[str]:
+    return {t.node for t in answer.tests}
+
+
+def test_a_breaking_signature_lists_its_callers_and_the_tests_to_run(project, stores):
+    store = stores.open()
+    _indexed(store, project)
+    _branch(project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")})
+    answer = impact(store, "proj", base="main", head="feature")
+    [changed] = answer.changed
+    assert (changed.change, changed.qualname, changed.breaking) == (
+        "signature", "pkg.core.compute", True
+    )  # fmt: skip
+    assert changed.why == "parameter 'b' lost its default"
+    assert _breaks(answer) == {
+        ("pkg.api.entry", "pkg/api.py", 5),
+        ("pkg.api.other", "pkg/api.py", 9),
+    }
+    assert answer.verdict == "breaking"
+    # the fixture-driven test too; not the test that never reaches compute
+    assert _tests(answer) == {"tests/test_api.py::test_entry", "tests/test_api.py::test_other"}
+    [command] = answer.test_commands
+    assert command.command == (
+        "python -m pytest tests/test_api.py::test_entry tests/test_api.py::test_other"
+    )
+    text = render(answer)
+    assert "WILL BREAK: 2 callers in 1 repository (proj)" in text
+    assert "pkg.api.entry  pkg/api.py:5  — pkg.core.compute: parameter 'b' lost its default" in text
+
+
+def test_a_compatible_signature_breaks_nothing(project, stores):
+    store = stores.open()
+    _indexed(store, project)
+    compatible = CORE.replace("def compute(a, b=2):", "def compute(a, b=2, *, scale=1):")
+    _branch(project, {"pkg/core.py": compatible})
+    answer = impact(store, "proj", base="main", head="feature")
+    [changed] = answer.changed
+    assert (changed.change, changed.breaking, changed.why) == ("signature", False, "")
+    assert answer.will_break == []
+    assert answer.verdict == "affects tests"
+    assert _tests(answer) == {"tests/test_api.py::test_entry", "tests/test_api.py::test_other"}
+
+
+def test_tests_far_above_the_change_and_through_fixtures_and_overrides(project, tmp_path):
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    _branch(project, {"pkg/core.py": CORE.replace("return x + 1", "return x + 2")}, "deep")
+    answer = impact(store, "proj", base="main", head="deep")
+    assert _changes(answer) == {("body", "pkg.core.helper")}
+    deep = next(t for t in answer.tests if t.qualname == "TestDeep.test_deep")
+    assert deep.node == "tests/test_api.py::TestDeep::test_deep"
+    assert deep.depth == CHAIN + 1  # step_11 … step_0, helper: not cut at a fixed depth
+    assert "tests/test_api.py::test_unrelated" not in _tests(answer)
+    # a changed override: the test that reaches the base method through its fixture's Child
+    _branch(project, {"pkg/core.py": CORE.replace("return 2", "return 3")}, "override")
+    answer = impact(store, "proj", base="main", head="override")
+    assert _changes(answer) == {("body", "pkg.core.Child.run")}
+    assert _tests(answer) == {"tests/test_api.py::test_entry"}
+    [affected] = [a for a in answer.may_be_affected if a.symbol.qualname == "pkg.api.entry"]
+    assert affected.depth == 1 and affected.confidence < 1.0  # through the base method
+
+
+def test_removed_and_moved_symbols_break_only_callers_left_behind(project, tmp_path):
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    without = CORE.replace("def retired():\n    return 0\n\n\n", "")
+    _branch(project, {"pkg/core.py": without}, "removed")
+    answer = impact(store, "proj", base="main", head="removed")
+    assert _changes(answer) == {("removed", "pkg.core.retired")}
+    assert _breaks(answer) == {("pkg.api.old_user", "pkg/api.py", 13)}
+    # the same removal with its one caller updated: nothing left to break
+    updated = API.replace("    return retired()\n", "    return 0\n").replace(
+        "compute, retired", "compute"
+    )
+    _branch(project, {"pkg/core.py": without, "pkg/api.py": updated}, "cleaned")
+    answer = impact(store, "proj", base="main", head="cleaned")
+    assert answer.will_break == [] and answer.updated_callers == 1
+    assert ("body", "pkg.api.old_user") in _changes(answer)
+    # a function moved to another module, its importers following it
+    moved_core = CORE.replace("def helper(x):\n    return x + 1\n\n\n", "").replace(
+        "def compute", "from pkg.util import helper\n\n\ndef compute"
+    )
+    _branch(
+        project,
+        {
+            "pkg/util.py": "def helper(x):\n    return x + 1\n",
+            "pkg/core.py": moved_core,
+            "pkg/deep.py": DEEP.replace(
+                "from pkg.core import helper", "from pkg.util import helper"
+            ),
+        },
+        "moved",
+    )
+    answer = impact(store, "proj", base="main", head="moved")
+    [moved] = [c for c in answer.changed if c.change == "moved"]
+    assert (moved.qualname, moved.moved_to) == (
+        "pkg.util.helper",
+        "proj:pkg/util.py#pkg.util.helper",
+    )
+    assert answer.will_break == []
+
+
+def test_a_patch_against_the_indexed_commit_and_input_that_cannot_be_analysed(project, tmp_path):
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    _branch(
+        project,
+        {
+            "pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):"),
+            "README.md": "# proj\n",
+        },
+    )
+    patch = git(project, "diff", "main", "feature")
+    answer = impact(store, "proj", patch=patch)
+    assert _changes(answer) == {("signature", "pkg.core.compute")}
+    assert "README.md: not an indexed language" in answer.notes
+    # a patch with one file that does not apply: said, and the rest answered
+    stale = patch.replace("     return helper(a) * b", "     return helper(a) * b * 0")
+    other = (
+        "diff --git a/pkg/api.py b/pkg/api.py\n--- a/pkg/api.py\n+++ b/pkg/api.py\n"
+        "@@ -8,2 +8,2 @@\n def other():\n-    return compute(2, 3)\n+    return compute(2, 4)\n"
+    )
+    answer = impact(store, "proj", patch=stale + other)
+    assert _changes(answer) == {("body", "pkg.api.other")}
+    assert any(n.startswith("pkg/core.py: not applied:") for n in answer.notes)
+    # empty, binary, garbage, unknown refs, both kinds of input at once
+    assert impact(store, "proj", patch="").notes[0] == "the diff is empty: nothing changes"
+    binary = (
+        "diff --git a/logo.png b/logo.png\nnew file mode 100644\nindex 0000000..1234567\n"
+        "Binary files /dev/null and b/logo.png differ\n"
+    )
+    answer = impact(store, "proj", patch=binary)
+    assert answer.changed == [] and "logo.png: binary" in answer.notes
+    with pytest.raises(CartographError, match="no diff found"):
+        impact(store, "proj", patch="this is not a diff\n")
+    with pytest.raises(NotFound, match="'nope' names no commit in proj"):
+        impact(store, "proj", base="nope", head="feature")
+    with pytest.raises(CartographError, match="not both"):
+        impact(store, "proj", base="main", head="feature", patch=patch)
+
+
+def test_markdown_for_a_pull_request_comment(project, tmp_path):
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    _branch(project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")})
+    answer = impact(store, "proj", base="main", head="feature", format="markdown")
+    text = render(answer)
+    assert text.startswith("### Cartograph impact: **breaking**")
+    assert "#### Will break" in text and "| `pkg.api.entry` | `proj:pkg/api.py:5` |" in text
+    assert "python -m pytest tests/test_api.py::test_entry tests/test_api.py::test_other" in text
+    assert to_data(answer)["markdown"] == text
+
+
+def test_recorded_coverage_adds_the_tests_it_saw(project, tmp_path):
+    """A test the static graph cannot see (it calls through getattr) is selected from coverage
+    recorded with per-test contexts, and the answer says which evidence found which test."""
+    from cartograph.impact.evidence import import_coverage
+    from cartograph.store import open_store
+
+    write(
+        project,
+        "tests/test_dynamic.py",
+        "import pkg.core\n\n\ndef test_dynamic():\n    assert getattr(pkg.core, 'retired')() == 0\n",
+    )
+    commit_all(project, "a dynamic test")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    data = tmp_path / "coverage.db"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=pkg",
+         "--cov-context=test", "tests"],
+        cwd=project, capture_output=True, text=True, check=False,
+        env={"COVERAGE_FILE": str(data), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(project)},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    imported = import_coverage(store, "proj", str(data))
+    assert imported.matched == imported.tests == 5  # test_unrelated runs no code of pkg
+    _branch(project, {"pkg/core.py": CORE.replace("    return 0\n", "    return 0 + 0\n")})
+    answer = impact(store, "proj", base="main", head="feature")
+    evidence = {t.node: t.evidence for t in answer.tests}
+    assert evidence == {
+        "tests/test_api.py::test_old": "coverage+static",
+        "tests/test_dynamic.py::test_dynamic": "coverage",
+    }
+    assert "recorded coverage" in answer.evidence["tests"]
+
+
+def test_command_lines_of_other_runners():
+    go = commands("svc", "go", ["./pay TestCharge", "./pay TestRefund", "./api TestRoute"])
+    assert go.command == (
+        "go test ./api -run '^(TestRoute)$' && go test ./pay -run '^(TestCharge|TestRefund)$'"
+    )
+    assert commands("web", "vitest", ["src/a.test.ts"]).command == "npx vitest run src/a.test.ts"
+    assert commands("j", "maven", ["CartTest#total", "PayTest"]).command == (
+        "mvn test -Dtest='CartTest#total,PayTest'"
+    )
+    assert commands("dj", "django", ["auth_tests.test_views.LoginTest.test_ok"]).command == (
+        "python tests/runtests.py auth_tests.test_views.LoginTest.test_ok"
+    )
+
+
+def test_across_repositories_a_removed_provider_function_breaks_its_consumers(tmp_path, stores):
+    from test_cross_repo import LIBPAY, SHOP
+
+    store = stores.open()
+    libpay = git_init(tmp_path / "libpay")
+    write_tree(libpay, LIBPAY)
+    commit_all(libpay, "libpay")
+    shop = write_tree(
+        tmp_path / "shop",
+        {**SHOP, "tests/test_cart.py": (
+            "from shop.cart import handler\n\n\ndef test_handler():\n    assert handler() == 1\n"
+        )},
+    )  # fmt: skip
+    index_repository(store, libpay, name="libpay", workers=1, history=False)
+    index_repository(store, shop, name="shop", workers=1, history=False)
+    money = LIBPAY["libpay/money.py"].replace(
+        "def round_amount(value):\n    return round(value, 2)\n\n\n", ""
+    )
+    init = 'from libpay.money import Money\n\n__all__ = ["Money"]\n'
+    _branch(libpay, {"libpay/money.py": money, "libpay/__init__.py": init}, "drop-round")
+    answer = impact(store, "libpay", base="main", head="drop-round")
+    assert ("removed", "libpay.money.round_amount") in _changes(answer)
+    broken = {(b.caller.repo, b.caller.qualname, b.crosses) for b in answer.will_break}
+    assert ("shop", "shop.cart.checkout", True) in broken
+    assert {(t.repo, t.node) for t in answer.tests} == {
+        ("shop", "tests/test_cart.py::test_handler")
+    }
+    assert [(c.repo, c.command) for c in answer.test_commands] == [
+        ("shop", "python -m pytest tests/test_cart.py::test_handler")
+    ]
+    assert "[other repository]" in render(answer)
