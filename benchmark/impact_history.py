@@ -357,7 +357,9 @@ def grade(store, root: Path, change: Candidate, index_seconds: float) -> dict:
         return row
     row["impact_seconds"] = round(time.perf_counter() - started, 3)
     selected = {t.node for t in answer.tests}
+    possibly = {t.node for t in answer.possible_tests} | selected  # "and N possibly" too
     found = [n for n in tests.modified if n in selected]
+    found_possibly = [n for n in tests.modified if n in possibly]
     missing_files = [m.name for m in answer.missing if m.level == "file"]
     row.update(
         verdict=answer.verdict,
@@ -373,6 +375,14 @@ def grade(store, root: Path, change: Candidate, index_seconds: float) -> dict:
         tests_found=found,
         tests_missed=[n for n in tests.modified if n not in selected],
         suite_fraction=round(len(selected & collected) / len(collected), 4) if collected else None,
+        possibly=len(answer.possible_tests),
+        recall_possibly=round(len(found_possibly) / len(tests.modified), 3)
+        if tests.modified
+        else None,
+        tests_missed_possibly=[n for n in tests.modified if n not in possibly],
+        suite_fraction_possibly=round(len(possibly & collected) / len(collected), 4)
+        if collected
+        else None,
         missing_files=missing_files,
         missing_symbols=sum(1 for m in answer.missing if m.level == "symbol"),
         notes=answer.notes,
@@ -474,6 +484,22 @@ def aggregate(rows: list[dict]) -> dict:
         "recall_mean": _mean(recalls),
         "recall_median": round(statistics.median(recalls), 3) if recalls else None,
         "recall_pooled": round(found / modified, 3) if modified else None,
+        "recall_possibly_mean": _mean(
+            [r["recall_possibly"] for r in graded if r["recall_possibly"] is not None]
+        ),
+        "recall_possibly_pooled": round(
+            (modified - sum(len(r["tests_missed_possibly"]) for r in graded)) / modified, 3
+        )
+        if modified
+        else None,
+        "suite_fraction_possibly_mean": _mean(
+            [
+                r["suite_fraction_possibly"]
+                for r in graded
+                if r["suite_fraction_possibly"] is not None
+            ]
+        ),
+        "possibly_mean": _mean([r["possibly"] for r in graded]),
         "recall_perfect": sum(1 for v in recalls if v == 1.0),
         "recall_zero": sum(1 for v in recalls if v == 0.0),
         "suite_fraction_mean": _mean(fractions),
@@ -570,6 +596,14 @@ AGGREGATE_ROWS: list[tuple[str, Callable[[dict], str]]] = [
         lambda t: f"{t['recall_perfect']} / {t['recall_zero']}",
     ),
     (
+        'with the "possibly reached" tests too: recall mean / pooled, suite fraction mean',
+        lambda t: (
+            f"{_cell(t['recall_possibly_mean'], True)} / "
+            f"{_cell(t['recall_possibly_pooled'], True)}, "
+            f"{_cell(t['suite_fraction_possibly_mean'], True)} (+{t['possibly_mean']} tests a change)"
+        ),
+    ),
+    (
         "tests selected, mean (changes selecting none)",
         lambda t: f"{t['selected_mean']} ({t['selected_none']})",
     ),
@@ -647,7 +681,9 @@ def to_markdown(report: dict) -> str:
         "diff parent commit -- <changed package .py files>`), in-process, timed around the "
         "call. Tests: the test functions whose lines (decorators included) the commit's own "
         "test diff touches, found with `ast`; tests the commit adds are left out of recall "
-        "(they do not exist at the parent). Suite: the test functions pytest would collect in "
+        "(they do not exist at the parent). Recall and suite fraction are measured on "
+        "`impact`'s tests to run, and again with its *possibly reached* tests added (those "
+        "whose surest path is below its confidence floor). Suite: the test functions pytest would collect in "
         "tests/ at the parent; *selected* counts every test `impact` lists (examples/ tests "
         "too), the suite fraction only those of the suite. Co-change: the other files the "
         "commit changed that existed at the parent (tests, docs, CHANGES.rst, ...) against the "
@@ -693,7 +729,8 @@ def to_markdown(report: dict) -> str:
         "",
         "## Per change (full tree)",
         "",
-        "| date | sha | subject | files | tests edited / added | selected | recall "
+        "| date | sha | subject | files | tests edited / added | selected (+possibly) "
+        "| recall (with possibly) "
         + ("| recall w/o | " if other else "| ")
         + "suite | hit@5 | verdict | will break | impact s |",
         "|---|---|---|---|---|---|---|" + ("---|" if other else "") + "---|---|---|---|---|",
@@ -710,8 +747,8 @@ def to_markdown(report: dict) -> str:
             continue
         alt = without.get(row["sha"], {})
         lines.append(
-            head
-            + f"| {row['selected']} | {_cell(row['recall'], True)} "
+            head + f"| {row['selected']} (+{row['possibly']}) | {_cell(row['recall'], True)} "
+            f"({_cell(row['recall_possibly'], True)}) "
             + (f"| {_cell(alt.get('recall'), True)} " if other else "")
             + f"| {_cell(row['suite_fraction'], True)} | {_cell(row['cochange_hit_at_5'])} "
             f"| {row['verdict']} | {row['will_break']} | {row['impact_seconds']} |"

@@ -19,7 +19,6 @@ import statistics
 import subprocess
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmark.corpora import CORPORA, fetch
@@ -127,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
                 store = open_store(url)
                 files = index_repository(store, root, name="django", history=False).files
                 store.close()
+            facts = run_facts()
             report = {
-                "facts": {**run_facts(), "date": datetime.now(UTC).isoformat(timespec="seconds")},
+                "date": facts["date"],
+                "facts": facts,
                 "files_indexed": files,
                 "files_per_diff": args.files,
                 "target_p95_s": TARGET_P95_SECONDS,
@@ -139,10 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             }
     finally:
         server.stop()
-    markdown = to_markdown(report)
-    write_report(f"impact-latency-{report['facts']['date'][:10]}", report, markdown,
-                 write=not args.no_write)  # fmt: skip
-    print(markdown)
+    write_report("impact-latency", report, to_markdown(report), write=not args.no_write)
     return 0
 
 

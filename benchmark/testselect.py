@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--faults", type=int, default=80)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--no-coverage", action="store_true")
-    parser.add_argument("--name", default="testselect-2026-12-01")
+    parser.add_argument("--name", default="testselect")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args(argv)
     results = [
@@ -211,10 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.projects.split(",")
     ]
     facts = run_facts()
-    report = {"facts": facts, "targets": TARGETS, "results": results}
+    report = {"date": facts["date"], "facts": facts, "targets": TARGETS, "results": results}
     markdown = to_markdown(results, facts)
     path = write_report(args.name, report, markdown, write=not args.no_write)
-    print(markdown.split("\n## ")[0])
     print(f"written: {path}", file=sys.stderr)
     return 0
 

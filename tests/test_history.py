@@ -500,7 +500,7 @@ def test_symbol_co_change_and_attribution_through_later_edits(tmp_path, stores):
         ("models.Order.tax", 1, 0.3333),
         ("views.render", 1, 0.3333),
     ]
-    assert [p.score for p in wide.partners] == [0.4, 0.1667, 0.125, 0.125]
+    assert [p.score for p in wide.partners] == [0.2667, 0.0909, 0.0769, 0.0769]
     assert [p.symbol.id for p in wide.partners] == [
         "sym:views.py#views.show_total",
         "sym:models.py#models.Order",

@@ -347,3 +347,155 @@ def test_across_repositories_a_removed_provider_function_breaks_its_consumers(tm
         ("shop", "python -m pytest tests/test_cart.py::test_handler")
     ]
     assert "[other repository]" in render(answer)
+
+
+def test_rest_mcp_and_graphql_answer_the_same_impact(project, tmp_path):
+    """The operation on the other surfaces: REST answers the report (and problem documents
+    for bad input, never a 500), MCP's `impact` tool the same text, GraphQL its fields."""
+    import asyncio
+
+    import httpx
+    from api_support import serve_in_thread
+    from cartograph.api.app import Settings, create_app
+    from cartograph.mcp_server import build_server
+    from cartograph.store import open_store
+    from mcp import Client
+
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    _indexed(open_store(url), project)
+    _branch(project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")})
+    settings = Settings(store_url=url, broker_url=None, data_dir=tmp_path / "data")
+    with serve_in_thread(create_app(settings)) as base:
+        api = f"{base}/api/v1/repos/proj/impact"
+        answer = httpx.post(api, json={"base": "main", "head": "feature"}).json()
+        assert answer["verdict"] == "breaking"
+        assert {b["caller"]["qualname"] for b in answer["will_break"]} == {
+            "pkg.api.entry", "pkg.api.other"
+        }  # fmt: skip
+        for body, status in (
+            ({"patch": "not a diff"}, 400),
+            ({"base": "nope", "head": "feature"}, 404),
+            ({"base": "main"}, 400),
+            ({"patch": "diff --git a/x b/x\n@@ -1 +1 @@\n-a\n"}, 400),
+            ({"min_confidence": 101, "patch": ""}, 422),
+        ):
+            response = httpx.post(api, json=body)
+            assert response.status_code == status, (body, response.text)
+        assert httpx.post(f"{base}/api/v1/repos/nope/impact", json={"patch": ""}).status_code == 404
+        lone_surrogate = httpx.post(
+            api, content=b'{"patch": "\\ud800"}', headers={"content-type": "application/json"}
+        )
+        assert lone_surrogate.status_code == 422, lone_surrogate.text
+        query = '{ impact(repo: "proj", base: "main", head: "feature") { verdict willBreak { caller { qualname } } testCommands { command } } }'
+        data = httpx.post(f"{base}/graphql", json={"query": query}).json()["data"]["impact"]
+        assert data["verdict"] == "breaking" and len(data["willBreak"]) == 2
+        assert data["testCommands"][0]["command"].startswith("python -m pytest ")
+
+    async def call_tool() -> str:
+        async with Client(build_server(url)) as client:
+            result = await client.call_tool(
+                "impact", {"repo": "proj", "base": "main", "head": "feature"}
+            )
+            return result.content[0].text
+
+    text = asyncio.run(call_tool())
+    assert "WILL BREAK: 2 callers in 1 repository (proj)" in text
+
+
+def test_a_signature_change_with_its_callers_updated_breaks_nothing(project, tmp_path):
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    core = CORE.replace("def compute(a, b=2):", "def compute(a, b):")
+    api = API.replace("compute(1)", "compute(1, 2)")
+    _branch(project, {"pkg/core.py": core, "pkg/api.py": api})
+    answer = impact(store, "proj", base="main", head="feature")
+    # `entry`'s call was rewritten with the change; `other`'s was not (the graph does not
+    # count a call's arguments, so a call left as it was is listed)
+    assert _breaks(answer) == {("pkg.api.other", "pkg/api.py", 9)}
+    assert answer.updated_callers == 1
+
+
+def test_what_the_change_does_not_break(project, tmp_path):
+    """A method added with a blank line after it changes no class; an override removed while
+    a base class defines the method leaves callers the inherited one; a local class replaced
+    by a library's (an import) leaves its callers bound."""
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    _indexed(store, project)
+    added = CORE.replace(
+        "    def run(self):\n        return 1\n",
+        "    def run(self):\n        return 1\n\n    def extra(self):\n        return 0\n\n",
+    )
+    _branch(project, {"pkg/core.py": added}, "added")
+    assert _changes(impact(store, "proj", base="main", head="added")) == {
+        ("added", "pkg.core.Base.extra")
+    }
+    no_override = CORE.replace(
+        "\n\nclass Child(Base):\n    def run(self):\n        return 2\n",
+        "\n\nclass Child(Base):\n    pass\n",
+    )
+    _branch(project, {"pkg/core.py": no_override}, "inherit")
+    answer = impact(store, "proj", base="main", head="inherit")
+    [removed] = [c for c in answer.changed if c.change == "removed"]
+    assert (removed.qualname, removed.breaking) == ("pkg.core.Child.run", False)
+    assert removed.why == "the inherited pkg.core.Base.run remains"
+    assert answer.will_break == []
+    imported = API.replace(
+        "from pkg.core import Base, compute, retired",
+        "from os import getcwd as retired\nfrom pkg.core import Base, compute",
+    )
+    without = CORE.replace("def retired():\n    return 0\n\n\n", "")
+    _branch(project, {"pkg/core.py": without, "pkg/api.py": imported}, "library")
+    answer = impact(store, "proj", base="main", head="library")
+    assert ("removed", "pkg.core.retired") in _changes(answer) and answer.will_break == []
+
+
+def test_signatures_compared_by_their_parameters():
+    from cartograph.impact.symbols import signature_break
+    from cartograph.model import SymbolRow
+
+    def symbol(signature: str) -> SymbolRow:
+        return SymbolRow(
+            "r:a.py#f", "r", "a.py", "f", "f", "function", 1, 2, signature, "", True, None
+        )
+
+    cases = {
+        ("def f(a, b)", "def f(a, b, c=1)"): "",
+        ("def f(a, b)", "def f(a, b, *, c=1, **kw)"): "",
+        ("def f(a: int)", "def f(a: str)"): "",
+        ("def f(a, b)", "def f(a)"): "parameter 'b' was removed",
+        ("def f(a, b)", "def f(b, a)"): "positional parameters were reordered",
+        ("def f(a, b=1)", "def f(a, *, b=1)"): "parameter 'b' became keyword-only",
+        ("def f(a)", "def f(a, c)"): "new required parameter 'c'",
+        ("def f(self, a, *args)", "def f(self, a)"): "no longer takes *args",
+        ("function f(a: string, b?: number)", "function f(a: string)"): "parameter 'b' was removed",
+        ("function f(a: string)", "function f(a: string, b?: number)"): "",
+        # stored cut short (…): only the parameters both show are compared
+        ("def f(a: t.BinaryIO, b: int = 1, c…", "def f(a: t.IO[bytes], b: int = 1, c…"): "",
+    }
+    for (old, new), why in cases.items():
+        assert signature_break(symbol(old), symbol(new)) == why, (old, new)
+
+
+def test_a_write_is_never_followed_by_a_stale_answer(project, stores):
+    """The walk's graph is held in memory between calls; an index run that changes an edge
+    is seen by the next call."""
+    store = stores.open()
+    _indexed(store, project)
+    _branch(project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")})
+    assert len(impact(store, "proj", base="main", head="feature").tests) == 2
+    write(
+        project,
+        "tests/test_more.py",
+        "from pkg.api import other\n\n\ndef test_more():\n    other()\n",
+    )
+    commit_all(project, "another test")
+    git(project, "checkout", "-q", "feature")
+    git(project, "merge", "-q", "--no-edit", "main")
+    git(project, "checkout", "-q", "main")
+    _indexed(store, project)
+    answer = impact(store, "proj", base="main", head="feature")
+    assert "tests/test_more.py::test_more" in _tests(answer)

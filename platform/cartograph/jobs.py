@@ -255,11 +255,18 @@ class ThreadJobRunner:
     at a time, as with workers."""
 
     def __init__(
-        self, store_factory: Callable[[], Store], data_dir: Path, max_threads: int = 2
+        self,
+        store_factory: Callable[[], Store],
+        data_dir: Path,
+        max_threads: int = 2,
+        reviewer: Callable[[Store, str, int, Path], object] | None = None,
     ) -> None:
         self.state = MemoryJobState()
         self.store_factory = store_factory
         self.data_dir = data_dir
+        # the job computing a pull request's report (cartograph.reviews.review_pull_request,
+        # given by the app: jobs sits below the answers it runs)
+        self.reviewer = reviewer
         self._pool = ThreadPoolExecutor(max_workers=max_threads, thread_name_prefix="sync")
         self.outcomes: list[JobOutcome] = []
 
@@ -270,14 +277,15 @@ class ThreadJobRunner:
         return False
 
     def review(self, repo: str, number: int) -> None:
+        if self.reviewer is None:
+            raise RuntimeError("this runner computes no pull-request reports")
         self._pool.submit(self._review, repo, number)
 
     def _review(self, repo: str, number: int) -> None:
-        from cartograph.reviews import review_pull_request
-
+        assert self.reviewer is not None
         store = self.store_factory()
         try:
-            review_pull_request(store, repo, number, self.data_dir)
+            self.reviewer(store, repo, number, self.data_dir)
         except Exception:  # recorded on the report when it can be; never kills the pool
             log.exception("review job of %s #%s crashed", repo, number)
         finally:

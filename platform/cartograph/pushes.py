@@ -3,12 +3,17 @@ redelivery is recognised by its delivery id; the newest pushed commit is recorde
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from cartograph.errors import NotFound, Unavailable
 from cartograph.jobs import JobRunner
 from cartograph.model import TrackedRepo
 from cartograph.store.interfaces import Store
 from cartograph.sync import now
 from cartograph.webhooks import Delivery
+
+T = TypeVar("T")
 
 
 def tracked_for_push(store: Store, repo: str) -> TrackedRepo:
@@ -33,12 +38,23 @@ def queue_push(store: Store, runner: JobRunner, repo: str, delivery: Delivery) -
     redelivery is taken instead of answered "duplicate" — and Unavailable is raised."""
     if not accept_push(store, repo, delivery):
         return None
+    return start_or_forget(
+        store, repo, delivery, lambda: runner.push(repo, delivery.sha), f"the push of {repo}"
+    )
+
+
+def start_or_forget(
+    store: Store, repo: str, delivery: Delivery, start: Callable[[], T], what: str
+) -> T:
+    """Start a delivery's job; when it cannot be queued (the broker is down), the delivery's
+    record is taken back, so the forge's redelivery is taken instead of answered "duplicate"
+    — and Unavailable is raised."""
     try:
-        return runner.push(repo, delivery.sha)
+        return start()
     except Exception as exc:
         if delivery.delivery_id:
             store.tracking.forget_delivery(repo, delivery.delivery_id)
         raise Unavailable(
-            f"the push of {repo} could not be queued ({type(exc).__name__}: {exc}); "
+            f"{what} could not be queued ({type(exc).__name__}: {exc}); "
             "nothing was recorded: redeliver it later"
         ) from exc

@@ -16,8 +16,9 @@ from cartograph.gitremote import redact
 from cartograph.impact.report import Impact, impact_of
 from cartograph.impact.source import Git, change_between
 from cartograph.impact.text import markdown
+from cartograph.jobs import JobRunner
 from cartograph.model import Review, TrackedRepo
-from cartograph.pushes import tracked_for_push
+from cartograph.pushes import start_or_forget, tracked_for_push
 from cartograph.sealing import seal, unseal
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, SyncError, now
@@ -61,6 +62,21 @@ def accept_pull_request(store: Store, repo: str, delivery: Delivery) -> bool:
             comment_id=known.comment_id if known else "",
             comment_url=known.comment_url if known else "",
         )
+    )
+    return True
+
+
+def queue_pull_request(store: Store, runner: JobRunner, repo: str, delivery: Delivery) -> bool:
+    """Record a pull request's head and queue the job computing its report: False when there
+    is nothing to do (a redelivery, or a head that has its report already)."""
+    if not accept_pull_request(store, repo, delivery):
+        return False
+    start_or_forget(
+        store,
+        repo,
+        delivery,
+        lambda: runner.review(repo, delivery.number),
+        f"the report of {repo} #{delivery.number}",
     )
     return True
 

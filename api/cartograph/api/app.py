@@ -34,7 +34,7 @@ from cartograph.operations import Services
 from cartograph.plugins import job_runner
 from cartograph.pushes import queue_push, tracked_for_push
 from cartograph.query.listing import list_repositories
-from cartograph.reviews import accept_pull_request
+from cartograph.reviews import queue_pull_request, review_pull_request
 from cartograph.sealing import unseal
 from cartograph.store import open_store
 from cartograph.store.interfaces import Store, StoreError
@@ -122,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.broker_url:
         runner = job_runner(settings.broker_url)  # the workers' (an entry point)
     else:
-        runner = ThreadJobRunner(stores.open_new, settings.data_dir)
+        runner = ThreadJobRunner(stores.open_new, settings.data_dir, reviewer=review_pull_request)
 
     mcp_server = build_server(
         settings.store_url,
@@ -269,19 +269,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def receive_pull_request(graph: Store, repo: str, delivery: Delivery) -> JSONResponse:
         """A pull request's head: its impact report is computed by a job (and replaces the
         one of an older head); a head already reported is not computed twice."""
-        if not accept_pull_request(graph, repo, delivery):
+        if not queue_pull_request(graph, runner, repo, delivery):
             return JSONResponse(
                 {"queued": False, "duplicate": True, "number": delivery.number}, status_code=200
             )
-        try:
-            runner.review(repo, delivery.number)
-        except Exception as exc:
-            if delivery.delivery_id:
-                graph.tracking.forget_delivery(repo, delivery.delivery_id)
-            raise Unavailable(
-                f"the report of {repo} #{delivery.number} could not be queued ({exc}); "
-                "redeliver it later"
-            ) from exc
         log.info("pull request received", extra={"repo": repo, "number": delivery.number})
         return JSONResponse(
             {"queued": True, "number": delivery.number, "sha": delivery.sha}, status_code=202

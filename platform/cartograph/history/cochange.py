@@ -12,8 +12,8 @@ from cartograph.store.interfaces import CoChangeLevel, HistoryStore, PairCount, 
 
 DECIMALS = 4
 # a pair's weight is trusted as if the rarer file had PRIOR_CHANGES more changes without the
-# other: 2 of 2 (weight 1.0) scores 0.29, 40 of 50 (weight 0.8) scores 0.73
-PRIOR_CHANGES = 5
+# other: 2 of 2 (weight 1.0) scores 0.17, 5 of 5 0.33, 40 of 50 (weight 0.8) 0.67
+PRIOR_CHANGES = 10
 
 
 SCALE = 10**DECIMALS

@@ -7,9 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cartograph import languages
+from cartograph.discover import is_test_path
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
+from cartograph.impact.graph import ReverseGraph
 from cartograph.impact.reach import (
+    Reached,
     direct_dependents,
     seeds_with_overrides,
     walk_back,
@@ -24,6 +28,7 @@ from cartograph.impact.symbols import (
     resolve_sides,
 )
 from cartograph.impact.tests import (
+    TEST_NAME_PREFIXES,
     TestCommand,
     TestToRun,
     commands,
@@ -42,7 +47,7 @@ MAX_TESTS = 2000  # tests listed at most (the command lines hold them all)
 MAX_OWNER_AREAS = 12
 MAX_MISSING = 15
 MIN_MISSING_COUNT = 3  # a pair seen fewer times is not evidence of a habit
-MIN_MISSING_SCORE = 0.25
+MIN_MISSING_SCORE = 0.2
 COCHANGE_READ = 200  # partners read per changed file, ranked here by score
 SEEDED = ("removed", "signature", "body", "moved")  # changes whose callers are reached
 # the least confidence (percent) of a test's surest path to the change for it to be a test to
@@ -161,24 +166,29 @@ def impact_of(
     changed = changed_symbols(change, sides)
     will_break, updated = _will_break(store, changed, sides)
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
-    walk = walk_back(store, seeds_with_overrides(store, seeds_rows))
+    graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
+    walk = walk_back(graph, seeds_with_overrides(store, graph, seeds_rows))
     if walk.stopped:
         notes.append("the walk back from the change stopped at its size limit")
     qualname_of = {c.id: c.qualname for c in changed}
-    reached = sorted(
-        walk.reached.values(),
-        key=lambda r: (r.depth, -r.confidence, r.symbol.repo, r.symbol.path, r.symbol.start_line),
-    )
+    reached = sorted(walk.reached.values(), key=lambda r: (r.depth, -r.confidence, r.id))
+    test_rows = _test_rows(store, graph, reached)
+    tests_reached = [r for r in reached if r.id in test_rows]
+    others = [r for r in reached if r.id not in test_rows]
+    shown = store.graph.get_symbols(r.id for r in others[: min(limit, MAX_AFFECTED)])
     affected = [
-        Affected(r.symbol, r.depth, round(r.confidence, 3), r.via,
+        Affected(shown[r.id], r.depth, round(r.confidence, 3), r.via,
                  qualname_of.get(r.changed, r.changed), r.crosses)
-        for r in reached
-        if not is_test(r.symbol)
+        for r in others[: min(limit, MAX_AFFECTED)]
+        if r.id in shown
     ]  # fmt: skip
     by_repo: dict[str, int] = {}
-    for near in affected:
-        by_repo[near.symbol.repo] = by_repo.get(near.symbol.repo, 0) + 1
-    reached_tests, evidence = _tests(store, change, changed, sides, reached, qualname_of)
+    for near in others:
+        repo_of = near.id.partition(":")[0]
+        by_repo[repo_of] = by_repo.get(repo_of, 0) + 1
+    reached_tests, evidence = _tests(
+        store, change, changed, sides, tests_reached, test_rows, qualname_of
+    )
     floor = min_confidence / 100
     tests = [t for t in reached_tests if t.confidence >= floor]
     possible = [t for t in reached_tests if t.confidence < floor]
@@ -193,7 +203,7 @@ def impact_of(
     )  # fmt: skip
     answer = Impact(
         repo, change.base, change.head, [], verdict, files, changed, will_break, updated,
-        affected[: min(limit, MAX_AFFECTED)], len(affected), by_repo, tests[:MAX_TESTS],
+        affected, len(others), by_repo, tests[:MAX_TESTS],
         len(tests), test_commands, possible[:MAX_TESTS], owners, missing, evidence, notes,
     )  # fmt: skip
     answer.summary = summarise(answer)
@@ -207,8 +217,21 @@ def _will_break(
 ) -> tuple[list[Break], int]:
     """Callers of removed and moved symbols and of signatures callers cannot keep — except
     those the change itself updates (their new version no longer needs the old one)."""
+    for item in changed:
+        if item.change == "removed" and item.kind == "method":
+            inherited = _inherited_fallback(store, item, sides)
+            if inherited:
+                item.breaking, item.why = False, inherited
     breaking = [c for c in changed if c.breaking]
     dependents = direct_dependents(store, [c.id for c in breaking])
+    sides.resolve_new(
+        {
+            row.other.path
+            for rows in dependents.values()
+            for row in rows
+            if row.other.id in sides.old
+        }
+    )
     removed_ids = {c.id for c in changed if c.change == "removed"}
     found: list[Break] = []
     updated = 0
@@ -217,6 +240,10 @@ def _will_break(
             caller: SymbolRow = row.other
             if caller.id in removed_ids or caller.id == item.id:
                 continue
+            if item.change == "signature" and (
+                row.edge.type not in ("CALLS", "REFERENCES") or row.edge.via == "export"
+            ):
+                continue  # importing, re-exporting or subclassing keeps working
             if caller.id in sides.old and not _still_needs(caller.id, item, sides):
                 updated += 1
                 continue
@@ -236,18 +263,73 @@ def _will_break(
 
 def _still_needs(caller_id: str, item: ChangedSymbol, sides: Sides) -> bool:
     """Whether the new version of a caller the change touches still calls the changed symbol
-    the old way: it is gone too (then no), it calls the new place of a moved symbol (no), or it
-    still names it in a call the resolver cannot bind any more (yes)."""
+    the old way: it is gone too (then no), it calls the new place of a moved symbol (no), its
+    calls of a changed signature are all on lines the change rewrote (no: updated with it), or
+    it still names a removed symbol in a call the resolver cannot bind any more (yes)."""
     if caller_id not in sides.new:
         return False
     name = item.qualname.rpartition(".")[2]
     if item.change == "moved":
         return not any(e.dst == item.moved_to for e in sides.new_edges.get(caller_id, []))
-    if item.change == "signature":
-        return any(e.dst == item.id for e in sides.new_edges.get(caller_id, [])) and True
+    if item.change == "signature":  # still calls it, from lines the change left as they were
+        path = sides.new[caller_id].path
+        edited = sides.added_lines.get(path, set())
+        return any(
+            e.dst == item.id and not set(e.lines) <= edited
+            for e in sides.new_edges.get(caller_id, [])
+        )
+    # a name the resolver can no longer bind, unless it now comes from outside (a local class
+    # replaced by an import of a library's)
     return any(
-        call.name.rpartition(".")[2] == name for call in sides.new_unresolved.get(caller_id, [])
+        call.name.rpartition(".")[2] == name and not call.external
+        for call in sides.new_unresolved.get(caller_id, [])
     ) or any(e.dst == item.id for e in sides.new_edges.get(caller_id, []))
+
+
+def _inherited_fallback(store: Store, item: ChangedSymbol, sides: Sides) -> str:
+    """Why callers of a removed method keep working ("" when they may not): its class stays,
+    and a base class defines the same name (a base outside the repository may)."""
+    class_id = item.id.rpartition(".")[0]
+    if class_id not in sides.new or sides.new[class_id].kind != "class":
+        return ""
+    name = item.qualname.rpartition(".")[2]
+    bases = [r.edge.dst for r in store.graph.edges_of([class_id], "out", ["INHERITS"])]
+    for method in store.graph.members(bases, name) if bases else []:
+        if method.kind == "method":
+            return f"the inherited {method.qualname} remains"
+    if any(u.kind == "base" for u in store.graph.unresolved_of([class_id])):
+        return f"a base class outside the repository may define {name}"
+    return ""
+
+
+def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dict[str, SymbolRow]:
+    """The tests among the reached symbols. Python and Go tests are told by their id (a
+    `test*`/`Test*` function of a test file, which the walk's graph lists); for other
+    languages the symbols of test files are read and asked."""
+    found: dict[str, SymbolRow] = {}
+    unknown: list[str] = []
+    test_language: dict[str, str | None] = {}  # by path: its language, None: not a test file
+    for step in reached:
+        repo, _, rest = step.id.partition(":")
+        path, _, qualname = rest.rpartition("#")
+        if path not in test_language:
+            test_language[path] = (
+                (languages.language_of(path) or "") if is_test_path(path) else None
+            )
+        language = test_language[path]
+        if language is None:
+            continue
+        if language in TEST_NAME_PREFIXES:
+            name = qualname.rpartition(".")[2]
+            if graph.is_test_function(step.id) and name.startswith(TEST_NAME_PREFIXES[language]):
+                found[step.id] = SymbolRow(step.id, repo, path, name, qualname, "function",
+                                           0, 0, "", "", False, None)  # fmt: skip
+        else:
+            unknown.append(step.id)
+    for symbol_id, symbol in store.graph.get_symbols(unknown).items():
+        if is_test(symbol):
+            found[symbol_id] = symbol
+    return found
 
 
 def _tests(
@@ -255,7 +337,8 @@ def _tests(
     change: Change,
     changed: list[ChangedSymbol],
     sides: Sides,
-    reached: list,
+    reached: list[Reached],
+    rows: dict[str, SymbolRow],
     qualname_of: dict[str, str],
 ) -> tuple[list[TestToRun], dict[str, str]]:
     """The tests that reach the changed code (statically, and by recorded coverage), and the
@@ -265,6 +348,12 @@ def _tests(
     repo_files: dict[str, set[str]] = {}
 
     modules: dict[tuple[str, str], str] = {}
+    by_repo: dict[str, set[str]] = {}
+    for row in rows.values():
+        by_repo.setdefault(row.repo, set()).add(row.path)
+    for repo, paths in by_repo.items():  # the test files' module names, one read per repository
+        for path, record in store.graph.files(repo, sorted(paths)).items():
+            modules[(repo, path)] = record.module
 
     def module_of(symbol: SymbolRow) -> str:
         key = (symbol.repo, symbol.path)
@@ -297,9 +386,8 @@ def _tests(
         if symbol is not None and item.change != "removed" and is_test(symbol):
             add(symbol, 0, "changed", item.qualname)
     for step in reached:
-        if is_test(step.symbol):
-            reaches = qualname_of.get(step.changed, step.changed)
-            add(step.symbol, step.depth, "static", reaches, step.confidence)
+        reaches = qualname_of.get(step.changed, step.changed)
+        add(rows[step.id], step.depth, "static", reaches, step.confidence)
     evidence = {"tests": "static call graph (calls, callbacks, fixtures, dispatch)"}
     covered = store.impact.covering_tests(
         change.repo, [c.id for c in changed if c.change in SEEDED]
@@ -406,13 +494,13 @@ def summarise(answer: Impact) -> list[str]:
     indexed = sum(1 for f in answer.files if f.indexed)
     detail = ", ".join(f"{n} {k}" for k, n in kinds.items())
     lines.append(
-        f"{len(answer.files)} files changed ({indexed} indexed), "
-        f"{len(answer.changed)} symbols" + (f": {detail}" if detail else "")
+        f"{_count(len(answer.files), 'file')} changed ({indexed} indexed), "
+        f"{_count(len(answer.changed), 'symbol')}" + (f": {detail}" if detail else "")
     )
     if answer.will_break:
         repos = sorted({b.caller.repo for b in answer.will_break})
         lines.append(
-            f"WILL BREAK: {len(answer.will_break)} callers in {len(repos)} "
+            f"WILL BREAK: {_count(len(answer.will_break), 'caller')} in {len(repos)} "
             f"repositor{'y' if len(repos) == 1 else 'ies'} ({', '.join(repos)})"
         )
     elif answer.updated_callers:
@@ -438,3 +526,7 @@ def summarise(answer: Impact) -> list[str]:
             + (f" and {len(answer.missing) - 1} more" if len(answer.missing) > 1 else "")
         )
     return lines
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

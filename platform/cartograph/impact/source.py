@@ -171,7 +171,7 @@ def change_from_patch(
         except PatchMismatch as exc:
             change.not_applied[diff.path] = str(exc)
             continue
-        _record_sides(change, diff, source, new_text.encode("utf-8", "surrogateescape"))
+        _record_sides(change, diff, source, _bytes(new_text))
     return change
 
 
@@ -213,3 +213,12 @@ def _indexed_versions(
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
+
+
+def _bytes(text: str) -> bytes:
+    """A file's new content: the bytes `_text` decoded back, and a character no file can hold
+    (a lone surrogate sent in JSON) replaced."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")

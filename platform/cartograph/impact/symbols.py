@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from cartograph import languages
 from cartograph.impact.diff import FileDiff
 from cartograph.impact.source import Change
-from cartograph.index.whatif import resolve_versions
+from cartograph.index.whatif import Versions
 from cartograph.model import Edge, SymbolRow, Unresolved
-from cartograph.store.interfaces import Store
+from cartograph.store.interfaces import FileState, Store
 
 CHANGE_KINDS = ("removed", "signature", "body", "moved", "added")
 CODE_KINDS = frozenset({"function", "method", "class", "interface", "enum", "type", "variable"})
@@ -54,13 +54,33 @@ class Sides:
     new: dict[str, SymbolRow] = field(default_factory=dict)
     new_edges: dict[str, list[Edge]] = field(default_factory=dict)  # by source id
     new_unresolved: dict[str, list[Unresolved]] = field(default_factory=dict)
+    added_lines: dict[str, set[int]] = field(default_factory=dict)  # new side, by path
+    versions: Versions | None = None  # the new side, parsed
+    states: dict[str, FileState] = field(default_factory=dict)  # the repository's, as stored
+    resolved: set[str] = field(default_factory=set)  # new-side files whose edges are read
+
+    def resolve_new(self, paths: set[str]) -> None:
+        """The new side's edges and unresolved calls of these files (resolved on demand: only
+        files holding callers of what the change breaks need them)."""
+        wanted = paths - self.resolved
+        if not wanted or self.versions is None:
+            return
+        self.resolved |= wanted
+        for resolution in self.versions.resolve(wanted).values():
+            for edge in resolution.edges:
+                self.new_edges.setdefault(edge.src, []).append(edge)
+            for call in resolution.unresolved:
+                self.new_unresolved.setdefault(call.src, []).append(call)
 
 
 def resolve_sides(store: Store, change: Change) -> Sides:
     """The symbols of the touched files on both sides; the new side's edges and unresolved
     calls. A file whose old side is the one indexed gives its stored symbols."""
     states = store.index.file_states(change.repo)
-    sides = Sides()
+    sides = Sides(states=dict(states))
+    for diff in change.patch.files:
+        if diff.new_path:
+            sides.added_lines[diff.new_path] = {n for h in diff.hunks for n in h.new_lines()}
     unchanged_old = {}
     for path, data in change.old.items():
         if data is None:
@@ -73,20 +93,17 @@ def resolve_sides(store: Store, change: Change) -> Sides:
             sides.old[symbol.id] = symbol
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}
     if reparse:
-        for resolution in resolve_versions(store, change.repo, reparse).values():
-            for symbol in resolution.symbols:
+        for symbols in Versions(store, change.repo, reparse, states).symbols().values():
+            for symbol in symbols:
                 sides.old[symbol.id] = symbol
     new_side = dict(change.new)
     for path, data in change.old.items():  # a deleted file is gone on the new side
         if path not in new_side and data is not None:
             new_side[path] = None
-    for resolution in resolve_versions(store, change.repo, new_side).values():
-        for symbol in resolution.symbols:
+    sides.versions = Versions(store, change.repo, new_side, states)
+    for symbols in sides.versions.symbols().values():
+        for symbol in symbols:
             sides.new[symbol.id] = symbol
-        for edge in resolution.edges:
-            sides.new_edges.setdefault(edge.src, []).append(edge)
-        for call in resolution.unresolved:
-            sides.new_unresolved.setdefault(call.src, []).append(call)
     return sides
 
 
@@ -210,9 +227,11 @@ def _touched(symbols: Iterable[SymbolRow], diffs: dict[str, FileDiff], new: bool
     touched: set[str] = set()
     for path, found in by_path.items():
         diff = diffs[path]
-        # the lines added (new side) or removed (old side): a removal touches the symbol
-        # that held the lines, an insertion the one that holds them now
-        lines = {n for h in diff.hunks for n in (h.new_lines() if new else h.old_lines())}
+        # the lines added (new side) or removed (old side) that hold code: a removal touches
+        # the symbol that held the lines, an insertion the one that holds them now; a blank
+        # line or a comment changes no symbol (a method added with a blank line after it does
+        # not change its class)
+        lines = _code_lines(diff, new)
         for line in lines:
             innermost = None
             for symbol in found:
@@ -223,6 +242,26 @@ def _touched(symbols: Iterable[SymbolRow], diffs: dict[str, FileDiff], new: bool
             if innermost is not None:
                 touched.add(innermost.id)
     return touched
+
+
+def _code_lines(diff: FileDiff, new: bool) -> set[int]:
+    found: set[int] = set()
+    for hunk in diff.hunks:
+        old_line, new_line = hunk.old_start, hunk.new_start
+        for tag, text in hunk.lines:
+            code = bool(text.strip()) and not text.lstrip().startswith(("#", "//"))
+            if tag == "+":
+                if new and code:
+                    found.add(new_line)
+                new_line += 1
+            elif tag == "-":
+                if not new and code:
+                    found.add(old_line)
+                old_line += 1
+            else:
+                old_line += 1
+                new_line += 1
+    return found
 
 
 def _sha(data: bytes) -> str:
@@ -244,6 +283,7 @@ class Parameter:
 
 
 _SELF = ("self", "cls")
+TRUNCATED = "…"  # how a long signature is stored cut short
 
 
 def parameters(signature: str) -> list[Parameter] | None:
@@ -262,11 +302,14 @@ def parameters(signature: str) -> list[Parameter] | None:
             if depth == 0:
                 end = index
                 break
+    parts = _split_top(signature[start + 1 : end])
     if end < 0:
-        return None
+        if not signature.endswith(TRUNCATED):
+            return None
+        parts = _split_top(signature[start + 1 :])[:-1]  # stored cut short: the whole ones
     found: list[Parameter] = []
     keyword_only = False
-    for part in _split_top(signature[start + 1 : end]):
+    for part in parts:
         part = part.strip()
         if not part:
             continue
@@ -316,6 +359,10 @@ def signature_break(old: SymbolRow, new: SymbolRow) -> str:
     before, after = parameters(old.signature), parameters(new.signature)
     if before is None or after is None:
         return "" if old.kind not in ("function", "method") else "the signature changed"
+    if old.signature.endswith(TRUNCATED) or new.signature.endswith(TRUNCATED):
+        # only the parameters both stored texts show are compared
+        shown = min(len(before), len(after))
+        before, after = before[:shown], after[:shown]
     old_names = {p.name: p for p in before}
     new_names = {p.name: p for p in after}
     takes_any_keyword = any(p.star == "**" for p in after)

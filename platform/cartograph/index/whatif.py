@@ -11,42 +11,92 @@ from pathlib import Path
 from cartograph import languages
 from cartograph.discover import SourceFile
 from cartograph.index.crossrepo import Providers
+from cartograph.index.dependents import family_of_path
 from cartograph.index.parse import Parsed
 from cartograph.index.plan import stored_module_map
 from cartograph.index.resolve import Resolver, prefetch
-from cartograph.model import Manifest
+from cartograph.model import Manifest, SymbolRow
 from cartograph.parsing import encode_facts, extract_facts, interface_hash
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.modules import ModuleName, compute_module_map, file_module, module_map
-from cartograph.store.interfaces import Store
+from cartograph.resolve.python import ModuleFacts
+from cartograph.resolve.python import module_symbols as python_symbols
+from cartograph.store.interfaces import FileState, Store
+
+
+class Versions:
+    """Files as a change makes them (path → text, None: gone), parsed, with the module names
+    the repository would give them."""
+
+    def __init__(
+        self,
+        store: Store,
+        repo: str,
+        contents: Mapping[str, bytes | None],
+        states: Mapping[str, FileState] | None = None,
+    ) -> None:
+        self.store = store
+        self.repo = repo
+        self.states = store.index.file_states(repo) if states is None else states
+        self.gone = {path for path, data in contents.items() if data is None}
+        present = {
+            path: data
+            for path, data in contents.items()
+            if data is not None and languages.language_of(path) is not None
+        }
+        kept = set(self.states) - self.gone
+        self.names = _module_names(stored_module_map(self.states).by_path, kept, set(present))
+        self.fresh: dict[str, Parsed] = {}
+        for path, data in present.items():
+            language = languages.language_of(path)
+            assert language is not None
+            facts = extract_facts(language, data)
+            source = SourceFile(path, len(data), 0, language)
+            sha = hashlib.sha256(data).hexdigest()
+            self.fresh[path] = Parsed(
+                source, sha, facts, encode_facts(facts), interface_hash(language, facts)
+            )
+
+    def symbols(self) -> dict[str, list[SymbolRow]]:
+        """Each file's symbols: a Python file's from its own facts (no other file is read),
+        the others' by resolving them."""
+        found: dict[str, list[SymbolRow]] = {}
+        others = set()
+        for path, parsed in self.fresh.items():
+            module = self.names.by_path.get(path)
+            if family_of_path(path) == "python" and module is not None:
+                mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
+                found[path] = python_symbols(self.repo, mod)
+            else:
+                others.add(path)
+        if others:
+            for path, resolution in self.resolve(others).items():
+                found[path] = resolution.symbols
+        return found
+
+    def resolve(self, only: set[str] | None = None) -> dict[str, FileResolution]:
+        """The files (`only` these) resolved as if the repository held these versions; files
+        without a module name are left out."""
+        return _resolve(self, only)
 
 
 def resolve_versions(
-    store: Store, repo: str, contents: Mapping[str, bytes | None]
+    store: Store,
+    repo: str,
+    contents: Mapping[str, bytes | None],
+    states: Mapping[str, FileState] | None = None,
 ) -> dict[str, FileResolution]:
     """Each file of `contents` (path → its text, None: the file is gone) resolved as if the
     repository held these versions; files of no indexed language, gone, or without a module
-    name are left out."""
+    name are left out. `states`: the repository's stored file states, when read already."""
+    return Versions(store, repo, contents, states).resolve()
+
+
+def _resolve(versions: Versions, only: set[str] | None) -> dict[str, FileResolution]:
+    store, repo, states = versions.store, versions.repo, versions.states
+    names, fresh, gone = versions.names, versions.fresh, versions.gone
     record = store.repos.get_repo(repo)
     root = Path(record.root) if record is not None and record.root else Path("/nonexistent")
-    states = store.index.file_states(repo)
-    gone = {path for path, data in contents.items() if data is None}
-    present = {
-        path: data
-        for path, data in contents.items()
-        if data is not None and languages.language_of(path) is not None
-    }
-    names = _module_names(stored_module_map(states).by_path, set(states) - gone, set(present))
-    fresh: dict[str, Parsed] = {}
-    for path, data in present.items():
-        language = languages.language_of(path)
-        assert language is not None
-        facts = extract_facts(language, data)
-        source = SourceFile(path, len(data), 0, language)
-        sha = hashlib.sha256(data).hexdigest()
-        fresh[path] = Parsed(
-            source, sha, facts, encode_facts(facts), interface_hash(language, facts)
-        )
     manifests = store.repos.manifests()
     resolver = Resolver(
         store,
@@ -63,6 +113,8 @@ def resolve_versions(
     try:
         resolved = {}
         for path, parsed in fresh.items():
+            if only is not None and path not in only:
+                continue
             resolution = resolver.resolution(path, parsed)
             if resolution is not None:
                 resolved[path] = resolution

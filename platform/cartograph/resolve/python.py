@@ -342,7 +342,7 @@ class Program:
         return ("ext", top), "import"
 
     def module_member(self, mod: ModuleFacts, name: str) -> tuple:
-        return self.memo.cached(("member", mod.name, name), lambda: self._module_member(mod, name))
+        return self.memo.cached(("member", mod.path, name), lambda: self._module_member(mod, name))
 
     def _module_member(self, mod: ModuleFacts, name: str) -> tuple:
         rows = self.module_rows(mod, name)
@@ -377,7 +377,7 @@ class Program:
     def exports(self, mod: ModuleFacts) -> frozenset[str]:
         """Names `from mod import *` binds: its `__all__` (literal or composed from other
         modules' `__all__`), else its public module-level names."""
-        return self.memo.cached(("exports", mod.name), lambda: self._exports_of(mod), frozenset())
+        return self.memo.cached(("exports", mod.path), lambda: self._exports_of(mod), frozenset())
 
     def _exports_of(self, mod: ModuleFacts) -> frozenset[str]:
         listed = mod.facts.get("all")
@@ -503,7 +503,7 @@ class Program:
             target = self.module(binding[1])
             return self.module_member(target, row[BINDING_NAME]) if target is not None else UNKNOWN
         if kind in ("val", "ann", "for", "param", "exc", "with", "unpack"):
-            key = ("binding", mod.name, scope, row[BINDING_NAME], row[BINDING_POS], kind)
+            key = ("binding", mod.path, scope, row[BINDING_NAME], row[BINDING_POS], kind)
             return self.memo.cached(key, lambda: self._typed_binding(mod, scope, row))
         return UNKNOWN
 
@@ -751,7 +751,7 @@ class Program:
                         return owner_mod, owner_scope
             return mod, scope
 
-        return self.memo.cached(("holder", mod.name, scope, name), compute, (mod, scope))
+        return self.memo.cached(("holder", mod.path, scope, name), compute, (mod, scope))
 
     def _container_call(self, mod, scope, expr, pos, source_id: str, line: int) -> bool:
         """A call through a container (`self.commands[name]()`, `REGISTRY[k]()`, `for f in
@@ -836,7 +836,7 @@ class Program:
                     params.append((binding[1], name, binding[4]))
             return sorted(params)
 
-        return self.memo.cached(("signature", mod.name, scope), compute, [])
+        return self.memo.cached(("signature", mod.path, scope), compute, [])
 
     def _argument_flows(self, mod, scope, expr, callee: tuple, pos: int, source_id: str) -> None:
         """What a call passes to the parameters a function uses as callables: functions,
@@ -944,7 +944,7 @@ class Program:
                         value = results[0]
             return steps, value
 
-        return self.memo.cached(("decorated", mod.name, scope), compute, ([], (None,)))
+        return self.memo.cached(("decorated", mod.path, scope), compute, ([], (None,)))
 
     def _returns_argument(self, mod: ModuleFacts, scope: int) -> bool:
         first = next((p[1] for p in self._signature_of(mod, scope) if not p[2]), None)
@@ -1267,7 +1267,7 @@ class Program:
                         values.append(value)
             return list(dict.fromkeys(values))
 
-        return self.memo.cached(("returned", mod.name, scope), compute, [])
+        return self.memo.cached(("returned", mod.path, scope), compute, [])
 
     def _super(self, mod: ModuleFacts, scope: int, first_arg: list | None, pos: int) -> tuple:
         scopes = mod.scopes
@@ -1324,7 +1324,7 @@ class Program:
                 return ("inst", mod, parent), "annotation"
             return self.evaluate_type(mod, header, annotation)
 
-        return self.memo.cached(("returns", mod.name, scope), compute)
+        return self.memo.cached(("returns", mod.path, scope), compute)
 
     def _inferred_return(self, mod: ModuleFacts, scope: int) -> tuple:
         """An unannotated function's result, when every `return` gives the same value
@@ -1453,7 +1453,7 @@ class Program:
     # ------------------------------------------------------------ classes
     def class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo | None:
         return self.memo.cached(
-            ("class", mod.name, scope), lambda: self._class_info(mod, scope), None
+            ("class", mod.path, scope), lambda: self._class_info(mod, scope), None
         )
 
     def _class_info(self, mod: ModuleFacts, scope: int) -> ClassInfo:
@@ -1467,7 +1467,7 @@ class Program:
         for order, base in enumerate(row[SCOPE_BASES], 1):
             value, via = self.evaluate(mod, header, base, row[SCOPE_BODY])
             if value is not None and value[0] == "cls":
-                if (value[1].name, value[2]) == (mod.name, scope):
+                if (value[1].path, value[2]) == (mod.path, scope):
                     continue
                 bases.append((value[1], value[2], via or "scope", order))
                 info = self.class_info(value[1], value[2])
@@ -1489,7 +1489,7 @@ class Program:
         skip_self: bool = False,
     ) -> tuple | None:
         """Find `name` on a class: (value, (owner module name, owner scope), via) or None."""
-        key = ("cmember", mod.name, scope, name, instance, skip_self)
+        key = ("cmember", mod.path, scope, name, instance, skip_self)
         return self.memo.cached(
             key, lambda: self._class_member(mod, scope, name, instance, skip_self), None
         )
@@ -1554,7 +1554,7 @@ class Program:
                     return value
             return UNKNOWN
 
-        return self.memo.cached(("iattr", mod.name, scope, name), compute)
+        return self.memo.cached(("iattr", mod.path, scope, name), compute)
 
     # ------------------------------------------------------------ a file
     def resolve_file(self, mod: ModuleFacts) -> FileResolution:
@@ -2034,6 +2034,11 @@ def _takes_fixtures(mod: ModuleFacts, scope: int) -> bool:
 
 def _is_overload(row: list) -> bool:
     return any(d.rpartition(".")[2] == "overload" for d in row[SCOPE_DECORATORS])
+
+
+def module_symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
+    """A module's symbols, from its own facts alone (what its resolution writes as symbols)."""
+    return _symbols(repo, mod)
 
 
 def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:

@@ -263,6 +263,16 @@ class Neo4jGraphReader:
                 result.append(EdgeRow(_edge(r), other))
         return result
 
+    def edge_list(self, repo: str, types: Iterable[str]) -> list[tuple[str, str, str, str, float]]:
+        records = self.read(
+            "MATCH (s:Symbol {repo: $repo})-[r]->(t) WHERE type(r) IN $types "
+            "RETURN s.id AS src, t.id AS dst, type(r) AS type, r.via AS via, "
+            "r.confidence AS confidence",
+            repo=repo,
+            types=list(types),
+        )
+        return [(r["src"], r["dst"], r["type"], r["via"], r["confidence"]) for r in records]
+
     def edge_counts(
         self, ids: Iterable[str], direction: str, types: Iterable[str]
     ) -> dict[str, int]:

@@ -200,6 +200,15 @@ class SQLiteGraphReader:
                 result.append(EdgeRow(_edge(row), other))
         return result
 
+    def edge_list(self, repo: str, types: Iterable[str]) -> list[tuple[str, str, str, str, float]]:
+        low, high = repo_range(repo)
+        types = list(types)
+        return self.db.execute(
+            f"SELECT src, dst, type, via, confidence FROM edges WHERE src >= ? AND src < ? "
+            f"AND type IN ({marks(len(types))})",
+            (low, high, *types),
+        ).fetchall()
+
     def edge_counts(
         self, ids: Iterable[str], direction: str, types: Iterable[str]
     ) -> dict[str, int]:
