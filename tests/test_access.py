@@ -364,6 +364,8 @@ GRAPHQL_FIELDS = {
     "symbol": ('{ symbol(name: "Cart") { id } }', "read"),
     "trace": ('{ trace(name: "Cart.total") { depth } }', "read"),
     "history": ('{ history(target: "shop/models.py") { sha } }', "read"),
+    "impact": ('{ impact(repo: "shop", patch: "") { verdict } }', "read"),
+    "pullRequestReport": ('{ pullRequestReport(repo: "shop", number: 1) { verdict } }', "read"),
     "session": ("{ session(id: 1) { id } }", "claims"),
     "claims": ("{ claims { path } }", "claims"),
 }

@@ -39,7 +39,7 @@ from cartograph.impact.tests import (
 )
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, check_repo
-from cartograph.query.history import Target, _owners
+from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
 from cartograph.store.interfaces import Store
 
 MAX_AFFECTED = 200  # may-be-affected symbols listed at most
@@ -441,7 +441,7 @@ def _owners_to_ask(
         if (area_repo, path) in seen or len(found) >= MAX_OWNER_AREAS:
             continue
         seen.add((area_repo, path))
-        answer = _owners(store, Target(kind, area_repo, path), 3, 180.0)
+        answer = target_owners(store, Target(kind, area_repo, path), 3, HALF_LIFE_DAYS)
         people = [(o.email, o.name, o.share) for o in answer.owners if not o.bot]
         if people or answer.codeowners:
             found.append(AreaOwners(area_repo, path, why, people, answer.codeowners))

@@ -178,12 +178,13 @@ def owners(
     """Who changed a file, a folder or a symbol most, recent work weighing more; and what
     CODEOWNERS says."""
     target = resolve_target(store, text, repo)
-    answer = _owners(store, target, limit, half_life_days)
+    answer = target_owners(store, target, limit, half_life_days)
     answer.envelope = _envelope(store, target)
     return answer
 
 
-def _owners(store: Store, target: Target, limit: int | None, half_life_days: float) -> Owners:
+def target_owners(store: Store, target: Target, limit: int | None, half_life_days: float) -> Owners:
+    """Who knows a resolved target (its envelope left empty)."""
     if target.symbol is not None:
         touches = store.history.symbol_history(target.symbol.id, 100_000)
     else:
@@ -203,7 +204,9 @@ def explain(store: Store, name: str, repo: str | None = None) -> Explanation:
     recent = store.history.symbol_history(symbol.id, 5)
     if not recent:  # a symbol too small to be charged a hunk: its file's history
         recent = store.history.file_history(symbol.repo, symbol.path, 5)
-    who = _owners(store, Target("symbol", symbol.repo, symbol.path, symbol), 10, HALF_LIFE_DAYS)
+    who = target_owners(
+        store, Target("symbol", symbol.repo, symbol.path, symbol), 10, HALF_LIFE_DAYS
+    )
     who.envelope = ctx.envelope
     partners = _symbol_partners(
         store, store.history.symbol_cochanges(symbol.id, MIN_COCHANGE, COCHANGE_CANDIDATES)
