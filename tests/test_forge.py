@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from cartograph.forge import MARKER, ForgeTarget, comment_body, post_report
+from forge_support import Seen, serve
 
 TOKEN = "ghp-test-token-0123456789"
 SHA = "c" * 40
@@ -23,14 +22,6 @@ GH_HEADERS = {
     "user-agent": "cartograph",
     "authorization": f"Bearer {TOKEN}",
 }
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str  # with the query
-    headers: dict[str, str]  # lower-cased names
-    body: Any  # the JSON body, or None
 
 
 @dataclass
@@ -45,47 +36,20 @@ class Forge:
     """A local HTTP server answering scripted responses by (method, path with query), in order;
     an unscripted request answers 599 so a test fails on it."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self) -> None:
         self.seen: list[Seen] = []
         self.script: dict[tuple[str, str], list[Answer]] = {}
-        forge = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                forge.seen.append(
-                    Seen(
-                        self.command,
-                        self.path,
-                        {name.lower(): value for name, value in self.headers.items()},
-                        json.loads(raw.decode("utf-8")) if raw else None,
-                    )
-                )
-                answers = forge.script.get((self.command, self.path))
-                answer = answers.pop(0) if answers else Answer(599, {"message": "unscripted"})
-                time.sleep(answer.delay)
-                data = answer.body
-                if not isinstance(data, bytes):
-                    data = b"" if data is None else json.dumps(data).encode()
-                self.send_response(answer.status)
-                for name, value in answer.headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_PATCH = do_PUT = _handle
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.server = serve(self.seen, self._respond)
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
+
+    def _respond(self, request: Seen) -> tuple[int, dict[str, str], bytes]:
+        answers = self.script.get((request.method, request.path))
+        answer = answers.pop(0) if answers else Answer(599, {"message": "unscripted"})
+        time.sleep(answer.delay)
+        data = answer.body
+        if not isinstance(data, bytes):
+            data = b"" if data is None else json.dumps(data).encode()
+        return answer.status, answer.headers, data
 
     def url(self, path: str = "", host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"

@@ -9,11 +9,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -22,6 +21,7 @@ from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
 from cartograph.forge import MARKER
 from cartograph.store import open_store
+from forge_support import Seen, serve
 from push_support import Remote, git, wait_for_indexed
 
 REPO = "shop"
@@ -52,14 +52,6 @@ DEADLINE = 90.0
 
 
 @dataclass
-class Seen:
-    method: str
-    path: str  # with the query
-    headers: dict[str, str]  # lower-cased names
-    body: Any
-
-
-@dataclass
 class FakeGitHub:
     """A local HTTP server answering like GitHub's issue comments and statuses (comments are
     kept, so a listing shows the ones posted); `failing` answers 500 to everything."""
@@ -70,39 +62,12 @@ class FakeGitHub:
     server: ThreadingHTTPServer | None = None
 
     def start(self) -> FakeGitHub:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _handle(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                body = json.loads(raw) if raw else None
-                fake.seen.append(
-                    Seen(
-                        self.command,
-                        self.path,
-                        {k.lower(): v for k, v in self.headers.items()},
-                        body,
-                    )
-                )
-                status, answer = fake.answer(self.command, self.path, body)
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_PATCH = do_PUT = _handle
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
+        self.server = serve(self.seen, self._respond)
         return self
+
+    def _respond(self, request: Seen) -> tuple[int, dict[str, str], bytes]:
+        status, answer = self.answer(request.method, request.path, request.body)
+        return status, {"Content-Type": "application/json"}, json.dumps(answer).encode()
 
     @property
     def url(self) -> str:

@@ -11,11 +11,11 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from cartograph.impact.tests import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
 from cartograph.store.interfaces import FileState, Store
 
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS")
-ENCLOSING_KINDS = ("function", "method")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
 REFERENCE_FACTOR = 0.5  # a value referenced (handed on, registered) is not always called

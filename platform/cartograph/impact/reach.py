@@ -14,7 +14,6 @@ from cartograph.model import SymbolRow
 from cartograph.store.interfaces import Store
 
 BREAK_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
-READ_CHUNK = 1000  # ids per read
 MAX_REACHED = 200_000  # symbols one walk settles at most (a note says when it stopped)
 DISPATCH_CONFIDENCE = 0.6  # a caller of a base-class method reaching a changed override
 WALK_FLOOR = 0.05  # a path less sure than this is not followed (nor reported)
@@ -97,9 +96,7 @@ def direct_dependents(store: Store, ids: Iterable[str]) -> dict[str, list]:
     """The edges into each of `ids` that break when it goes: calls, references, subclasses,
     imports. id → [EdgeRow]."""
     found: dict[str, list] = {}
-    ids = list(ids)
-    for start in range(0, len(ids), READ_CHUNK):
-        for row in store.graph.edges_of(ids[start : start + READ_CHUNK], "in", BREAK_TYPES):
-            if row.other is not None:
-                found.setdefault(row.edge.dst, []).append(row)
+    for row in store.graph.edges_of(ids, "in", BREAK_TYPES):
+        if row.other is not None:
+            found.setdefault(row.edge.dst, []).append(row)
     return found

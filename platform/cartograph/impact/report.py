@@ -28,6 +28,7 @@ from cartograph.impact.symbols import (
     resolve_sides,
 )
 from cartograph.impact.tests import (
+    DJANGO_RUNNER,
     TEST_NAME_PREFIXES,
     TestCommand,
     TestToRun,
@@ -374,7 +375,7 @@ def _tests(
             known.confidence = max(known.confidence, round(confidence, 3))
             return
         if symbol.repo not in repo_files:
-            repo_files[symbol.repo] = set(store.graph.files(symbol.repo, [_DJANGO]))
+            repo_files[symbol.repo] = set(store.graph.files(symbol.repo, [DJANGO_RUNNER]))
         runner = runner_of(symbol.path, manifests.get(symbol.repo), repo_files[symbol.repo])
         found[unit_id] = TestToRun(
             symbol.repo, symbol.path, qualname, unit_id, node_id(runner, symbol.path, qualname),
@@ -402,9 +403,6 @@ def _tests(
                     add(symbol, 1, "coverage", qualname_of.get(code_id, code_id))
     ordered = sorted(found.values(), key=lambda t: (t.repo, t.path, t.qualname))
     return ordered, evidence
-
-
-_DJANGO = "tests/runtests.py"
 
 
 def _commands(tests: list[TestToRun]) -> list[TestCommand]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from cartograph.errors import Invalid, NotFound
 from cartograph.gitremote import git_environment, redact
 from cartograph.impact.diff import FileDiff, Patch, PatchMismatch, apply, parse_patch
+from cartograph.model import Repo
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror
 
@@ -85,7 +86,7 @@ class Git:
             end = out.index(b"\n", at)
             header = out[at:end].split()
             at = end + 1
-            if (len(header) == 2 and header[1] == b"missing") or len(header) < 3:
+            if len(header) < 3:  # `<name> missing`
                 found[path] = None
                 continue
             size = int(header[2])
@@ -158,7 +159,7 @@ def change_from_patch(
     if record is None:
         raise NotFound(f"{repo} is not indexed")
     wanted = [f.old_path for f in patch.files if f.old_path and not f.binary]
-    old = _indexed_versions(store, repo, wanted, data_dir)
+    old = _indexed_versions(store, record, wanted, data_dir)
     for diff in patch.files:
         if diff.binary:
             continue
@@ -187,10 +188,9 @@ def _record_sides(change: Change, diff: FileDiff, old: bytes | None, new: bytes)
 
 
 def _indexed_versions(
-    store: Store, repo: str, paths: list[str], data_dir: Path | None
+    store: Store, record: Repo, paths: list[str], data_dir: Path | None
 ) -> dict[str, bytes | None]:
-    record = store.repos.get_repo(repo)
-    assert record is not None
+    repo = record.name
     if record.indexed_sha:
         try:
             git = git_of(store, repo, data_dir)

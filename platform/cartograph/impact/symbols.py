@@ -4,6 +4,7 @@ the diff changed."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,7 +17,6 @@ from cartograph.model import Edge, SymbolRow, Unresolved
 from cartograph.store.interfaces import FileState, Store
 
 CHANGE_KINDS = ("removed", "signature", "body", "moved", "added")
-CODE_KINDS = frozenset({"function", "method", "class", "interface", "enum", "type", "variable"})
 
 
 @dataclass(slots=True)
@@ -265,8 +265,6 @@ def _code_lines(diff: FileDiff, new: bool) -> set[int]:
 
 
 def _sha(data: bytes) -> str:
-    import hashlib
-
     return hashlib.sha256(data).hexdigest()
 
 

@@ -1,6 +1,6 @@
 """Resolution of files as a change would make them, written nowhere: the symbols and edges
-the new (or old) versions of a few files have against the rest of the repository as stored.
-`impact` asks it for both sides of a diff."""
+the new (or old) versions of a few files have against the rest of the repository as stored
+(`Versions`). `impact` asks it for both sides of a diff."""
 
 from __future__ import annotations
 
@@ -78,18 +78,6 @@ class Versions:
         """The files (`only` these) resolved as if the repository held these versions; files
         without a module name are left out."""
         return _resolve(self, only)
-
-
-def resolve_versions(
-    store: Store,
-    repo: str,
-    contents: Mapping[str, bytes | None],
-    states: Mapping[str, FileState] | None = None,
-) -> dict[str, FileResolution]:
-    """Each file of `contents` (path → its text, None: the file is gone) resolved as if the
-    repository held these versions; files of no indexed language, gone, or without a module
-    name are left out. `states`: the repository's stored file states, when read already."""
-    return Versions(store, repo, contents, states).resolve()
 
 
 def _resolve(versions: Versions, only: set[str] | None) -> dict[str, FileResolution]:
