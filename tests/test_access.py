@@ -361,6 +361,7 @@ def test_every_rest_route_checks_its_scope(indexed, op):
 GRAPHQL_FIELDS = {
     "repositories": ("{ repositories { name } }", "read"),
     "search": ('{ search(query: "cart") { nodes { id } } }', "read"),
+    "locate": ('{ locate(text: "cart total") { confidence } }', "read"),
     "symbol": ('{ symbol(name: "Cart") { id } }', "read"),
     "trace": ('{ trace(name: "Cart.total") { depth } }', "read"),
     "history": ('{ history(target: "shop/models.py") { sha } }', "read"),

@@ -11,6 +11,8 @@ from functools import lru_cache
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
 _SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
+# a word of a line of code, comment or string: a letter, then at least one letter or digit
+_LINE_WORD = re.compile(rb"[A-Za-z][0-9A-Za-z]+")
 
 
 @lru_cache(maxsize=1 << 18)
@@ -39,3 +41,13 @@ def _chunk_text(chunk: str) -> str:
 def search_text(text: str) -> str:
     """Indexed form: each identifier whole (lower case) plus its words."""
     return " ".join(_chunk_text(chunk) for chunk in _SEPARATORS.split(text) if chunk)
+
+
+def line_words(source: bytes) -> str:
+    """The searchable words of each line of a file (`search_text` of its identifiers and the
+    words of its strings and comments; one-letter words and numbers left out), one line of
+    words per line of source, so a symbol's words are the lines of its range."""
+    return "\n".join(
+        " ".join(_chunk_text(word.decode()) for word in _LINE_WORD.findall(line))
+        for line in source.split(b"\n")
+    )

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests)
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 SYMBOL_KINDS = (
     "module",
@@ -358,6 +358,7 @@ class FileWrite:
     deps: list[str]
     flows: bytes | None = None  # its flow rows, marshalled (cartograph.index.flows)
     flows_digest: str = ""
+    bodies: dict[str, str] = field(default_factory=dict)  # symbol id → its body text for search
 
 
 @dataclass(slots=True)

@@ -32,6 +32,7 @@ from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
 from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners, Partner
 from cartograph.query.listing import FilePage, GraphExport
+from cartograph.query.locate import LocationMap, local_name
 from cartograph.query.overview import Overview, Stats
 from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
@@ -174,6 +175,32 @@ def _search(result: SearchResult) -> str:
             out.append(f"      {detail[:160]}")
     if result.next_offset is not None:
         out.append(f"  … more: repeat with --offset {result.next_offset}")
+    return "\n".join(out)
+
+
+def _locations(found: LocationMap) -> str:
+    """At most ~200 tokens: one line per location (path:lines, name, why), the tests."""
+    out = [_header(found.envelope)]
+    if not found.locations:
+        if found.withheld:
+            out.append(
+                f"no confident location (confidence {found.confidence:.2f}); "
+                "try `search` with names from the task"
+            )
+        else:
+            out.append("no location matches the words of this text")
+        return "\n".join(out)
+    words = " ".join(found.words[:8])
+    out.append(f"likely locations (confidence {found.confidence:.2f}; words: {words}):")
+    stale = _marks(found.envelope)
+    for loc in found.locations:
+        s = loc.symbol
+        where = f"{s.repo}:{s.path}" if stale.across else s.path
+        mark = " [stale]" if f"{s.repo}:{s.path}" in stale else ""
+        why = f"  ({loc.why})" if loc.why != "text" else ""
+        out.append(f"  {where}:{s.start_line}-{s.end_line}  {local_name(s)}{why}{mark}")
+    if found.tests:
+        out.append("tests: " + ", ".join(f"{t.path}::{local_name(t)}" for t in found.tests))
     return "\n".join(out)
 
 
@@ -732,6 +759,7 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     ForgeSettings: _forge,
     CoverageImport: _coverage,
     SearchResult: _search,
+    LocationMap: _locations,
     NeighborPage: _neighbors,
     Context: _context,
     Trace: _trace,

@@ -44,6 +44,7 @@ from cartograph.query.listing import (
     list_repositories,
     symbols_by_id,
 )
+from cartograph.query.locate import locate
 from cartograph.query.overview import repository_relations
 from cartograph.reviews import get_review, list_reviews
 from cartograph.store.interfaces import Store
@@ -76,6 +77,7 @@ HISTORY = operation("history")
 FILES = operation("files")
 CLAIMS = operation("claims")
 IMPACT = operation("impact")
+LOCATE = operation("locate")
 REVIEW = operation("review")
 REVIEWS = operation("reviews")
 SESSION_ID = operation("session-end").param("session")
@@ -522,6 +524,25 @@ class MissingCoChange:
     score: float
 
 
+@strawberry.type(description="A likely location for a task (the `locate` operation).")
+class Location:
+    symbol: Symbol
+    score: float
+    why: str
+    tests: list[Symbol]
+
+
+@strawberry.type(description="Where to look for a task: locations, best first, and their tests.")
+class LocationMap:
+    text: str
+    words: list[str]
+    confidence: float
+    withheld: int
+    locations: list[Location]
+    files: list[str]
+    tests: list[Symbol]
+
+
 @strawberry.type(description="What a change reaches (the `impact` operation).")
 class ImpactReport:
     repo: str
@@ -728,6 +749,44 @@ class Query:
         )
         return SymbolConnection(
             nodes=[Symbol(row=h.symbol) for h in found.hits], next_offset=found.next_offset
+        )
+
+    @strawberry.field(
+        description="Where to look for a task or bug report: the likely functions and methods, "
+        "their tests and a confidence; empty below `minConfidence` percent."
+    )
+    async def locate(
+        self,
+        info: Info,
+        text: str,
+        repo: str | None = None,
+        first: int = LOCATE.param("limit").default,
+        min_confidence: int = LOCATE.param("min_confidence").default,
+    ) -> LocationMap:
+        found = await _in_thread(
+            info,
+            locate,
+            _checked(LOCATE.param("text"), text),
+            _checked(REPO, repo),
+            _checked(LOCATE.param("limit"), first),
+            _checked(LOCATE.param("min_confidence"), min_confidence),
+        )
+        return LocationMap(
+            text=found.text,
+            words=found.words,
+            confidence=found.confidence,
+            withheld=found.withheld,
+            locations=[
+                Location(
+                    symbol=Symbol(row=loc.symbol),
+                    score=round(loc.score, 3),
+                    why=loc.why,
+                    tests=[Symbol(row=t) for t in loc.tests],
+                )
+                for loc in found.locations
+            ],
+            files=[f"{f.repo}:{f.path}" for f in found.files],
+            tests=[Symbol(row=t) for t in found.tests],
         )
 
     @strawberry.field

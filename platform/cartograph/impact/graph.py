@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from cartograph.impact.tests import ENCLOSING_KINDS
+from cartograph.discover import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
 from cartograph.store.interfaces import FileState, Store
 

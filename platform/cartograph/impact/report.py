@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import languages
-from cartograph.discover import is_test_path
+from cartograph.discover import TEST_NAME_PREFIXES, is_test, is_test_path
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
 from cartograph.impact.graph import ReverseGraph
@@ -29,11 +29,9 @@ from cartograph.impact.symbols import (
 )
 from cartograph.impact.tests import (
     DJANGO_RUNNER,
-    TEST_NAME_PREFIXES,
     TestCommand,
     TestToRun,
     commands,
-    is_test,
     node_id,
     runner_of,
     test_unit,

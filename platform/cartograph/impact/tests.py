@@ -9,14 +9,8 @@ import shlex
 from dataclasses import dataclass
 
 from cartograph import languages
-from cartograph.discover import is_test_path
 from cartograph.model import Manifest, SymbolRow
 
-ENCLOSING_KINDS = frozenset({"function", "method"})
-TEST_NAME_PREFIXES = {
-    "python": ("test",),
-    "go": ("Test", "Benchmark", "Fuzz", "Example"),
-}
 JS_RUNNERS = ("vitest", "jest", "mocha", "ava")
 DJANGO_RUNNER = "tests/runtests.py"
 
@@ -41,23 +35,6 @@ class TestCommand:
     runner: str  # pytest, django, go, vitest, jest, mocha, ava, maven, files
     command: str  # the line that runs exactly the selected tests, from the repository's root
     tests: int
-
-
-def is_test(symbol: SymbolRow) -> bool:
-    """A test a runner selects: a `test*` function or method of a Python test file, a `Test*`
-    function of a Go test file, a method marked @Test of a Java/Kotlin test class; elsewhere
-    (JavaScript/TypeScript: anonymous `it` callbacks) the test file itself."""
-    if not is_test_path(symbol.path):
-        return False
-    language = languages.language_of(symbol.path) or ""
-    if language in TEST_NAME_PREFIXES:
-        prefixes = TEST_NAME_PREFIXES[language]
-        return symbol.kind in ENCLOSING_KINDS and symbol.name.startswith(prefixes)
-    if language in ("java", "kotlin"):
-        return symbol.kind == "method" and any(
-            d.lstrip("@").partition("(")[0].rpartition(".")[2] == "Test" for d in symbol.decorators
-        )
-    return symbol.kind == "module"
 
 
 def test_unit(symbol: SymbolRow, module: str) -> tuple[str, str]:

@@ -31,7 +31,7 @@ from cartograph.index.flows import shape_digest
 from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
 from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
-from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, located
+from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, SymbolRow, located
 from cartograph.parsing import decode_facts, extract_facts, facts_version
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
@@ -255,6 +255,7 @@ class Resolver:
             import_links(resolution),
             sorted(resolution.deps),
             *self.flows_of(source.path, resolution, batch),
+            bodies=symbol_bodies(resolution.symbols, facts.get("words", "")),
         )
 
     def _program(self, other_paths: set[str]) -> Program:
@@ -385,6 +386,37 @@ def _resolve_and_write(resolver: Resolver, writer: Writer, tasks: list[Task]) ->
     for batch in resolver.batches(tasks):
         written.add(writer.write(batch))
     return written
+
+
+BODY_TEXT_CAP = 20_000  # characters of one symbol's body text kept for search
+
+
+def symbol_bodies(symbols: list[SymbolRow], words: str) -> dict[str, str]:
+    """Each symbol's body text for search: the words (`facts["words"]`) of the lines of its
+    range less the lines of its members — a class keeps its own lines, its methods theirs; the
+    module keeps what no top-level definition holds. Capped at BODY_TEXT_CAP characters."""
+    if not words or not symbols:
+        return {}
+    lines = words.split("\n")
+    ids = {symbol.id for symbol in symbols}
+    module = next((symbol.id for symbol in symbols if symbol.kind == "module"), None)
+    held: dict[str, set[int]] = {symbol.id: set() for symbol in symbols}  # members' lines
+    for symbol in symbols:
+        parent = symbol.parent if symbol.parent in ids else module
+        if parent is not None and parent != symbol.id:
+            held[parent].update(range(symbol.start_line, symbol.end_line + 1))
+    bodies: dict[str, str] = {}
+    for symbol in symbols:
+        members = held[symbol.id]
+        last = min(symbol.end_line, len(lines))
+        text = " ".join(
+            lines[number - 1]
+            for number in range(max(symbol.start_line, 1), last + 1)
+            if number not in members and lines[number - 1]
+        )
+        if text:
+            bodies[symbol.id] = text[:BODY_TEXT_CAP]
+    return bodies
 
 
 @dataclass(slots=True)

@@ -67,6 +67,7 @@ from cartograph.query.listing import (
     list_files,
     list_repositories,
 )
+from cartograph.query.locate import MAX_LOCATIONS, MIN_CONFIDENCE, LocationMap, locate
 from cartograph.query.schema import GraphSchema, graph_schema
 from cartograph.tracking import RepoStatus
 
@@ -189,6 +190,42 @@ READ = [
         mcp="search_symbols",
         rest=Rest("GET", "/search"),
         graphql="search",
+    ),
+    Operation(
+        "locate",
+        locate,
+        LocationMap,
+        "read",
+        "where to look for a task: likely functions, their lines and tests, from its text",
+        (
+            Param(
+                "text",
+                Text(max_length=20_000),
+                help="the task or bug report, as written (the first line is its title)",
+                positional=True,
+                rest="body",
+            ),
+            replace(REPO, rest="body"),
+            replace(limit(5, "locations listed (default 5)"), maximum=MAX_LOCATIONS, rest="body"),
+            Param(
+                "min_confidence",
+                Integer(),
+                MIN_CONFIDENCE,
+                f"show nothing below this confidence, in percent (default {MIN_CONFIDENCE})",
+                minimum=0,
+                maximum=100,
+                rest="body",
+            ),
+        ),
+        description="Before you search: from a task or bug report's text, the functions and "
+        "methods most likely to need the change (file and line range, one line each), the "
+        "tests that exercise them and a confidence — ranked over names, docstrings, bodies and "
+        "strings, then down the calls of the best matches. Empty when it is not confident "
+        "(then search by names instead). About 200 tokens.",
+        cli=Cli(("locate",)),
+        mcp="locate",
+        rest=Rest("POST", "/locate"),
+        graphql="locate",
     ),
     Operation(
         "context",

@@ -15,6 +15,7 @@ import zlib
 from importlib import import_module
 from types import ModuleType
 
+from cartograph.identifiers import line_words
 from cartograph.languages import family
 
 FACTS_MAGIC = b"CGF1"
@@ -32,8 +33,11 @@ def _parser_module(language: str) -> ModuleType:
 
 
 def extract_facts(language: str, source: bytes) -> dict:
-    """Facts for one file in `language` (their layout: `cartograph.parsing.facts`)."""
-    return _parser_module(language).extract(language, source)
+    """Facts for one file in `language` (their layout: `cartograph.parsing.facts`), with the
+    searchable words of each of its lines (`words`, the same for every family)."""
+    facts = _parser_module(language).extract(language, source)
+    facts["words"] = line_words(source)
+    return facts
 
 
 def facts_version(language: str) -> int:

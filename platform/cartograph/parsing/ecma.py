@@ -33,7 +33,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48

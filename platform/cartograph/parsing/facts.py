@@ -9,6 +9,11 @@ parsed again).
 Tagged values (expressions, types, bindings) are lists whose first item says what they are;
 they are read by that tag, then unpacked: ["n", name], ["a", base, attr], ...
 
+Every family's facts also hold `words` (added by `parsing.extract_facts`): the searchable words
+of each line of the file (`identifiers.line_words`: identifiers whole and split, the words of
+strings and comments), one line of words per line of source. A symbol's body text for search is
+the lines of its range less those of its members (`index.resolve.symbol_bodies`).
+
 Python (`cartograph.parsing.python`, resolved by `cartograph.resolve.python`)
 ===========================================================================
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import marshal
 import re
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 
 # at-rules that are statements of the language, never Less variables
 AT_RULES = frozenset(

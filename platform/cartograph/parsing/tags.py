@@ -55,7 +55,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Matches, Node
 
-FACTS_VERSION = 1
+FACTS_VERSION = 2
 MAX_SIGNATURE = 300
 MAX_TEXT = 120
 

@@ -82,9 +82,12 @@ class TraceStep:
 
 
 # The text of a symbol a search can match, by field. Each backend weighs them for BM25 (name 10,
-# qualname 5, context 1) and maps them to its own columns or properties; a later field (function
-# bodies, string literals) is one more name here and one more column in each backend.
+# qualname 5, context 1) and maps them to its own columns or properties.
 SYMBOL_TEXT_FIELDS: tuple[str, ...] = ("name", "qualname", "context")
+# The words of a symbol's body (identifiers, strings, comments; `index.resolve.symbol_bodies`):
+# a field matched on its own (`TextMatch(fields=BODY_FIELDS)`), with a BM25 of its own, so a long
+# body does not weigh down a match on a name; the query layer combines the two scores.
+BODY_FIELDS: tuple[str, ...] = ("body",)
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,9 @@ SCHEMA = [
     "ON EACH [n.search_name, n.search_qualname, n.search_context] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
     "`fulltext.eventually_consistent`: true}}",
+    "CREATE FULLTEXT INDEX symbol_body IF NOT EXISTS FOR (n:Symbol) ON EACH [n.search_body] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
+    "`fulltext.eventually_consistent`: true}}",
 ]
 
 

@@ -11,6 +11,7 @@ from cartograph.model import SYMBOL_FIELDS, Edge, FileRecord, SymbolRow, Unresol
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
+    BODY_FIELDS,
     SYMBOL_TEXT_FIELDS,
     EdgeRow,
     EdgeTally,
@@ -30,6 +31,7 @@ SEARCH_FIELDS = {
     "name": ("search_name", 10),
     "qualname": ("search_qualname", 5),
     "context": ("search_context", 1),
+    "body": ("search_body", 1),
 }
 _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
@@ -85,11 +87,22 @@ def _types(types: Iterable[str]) -> str:
 def lucene_query(match: TextMatch) -> str:
     """A TextMatch as a Lucene query over the full-text index: each term in each of the
     match's fields with that field's boost, the terms joined by AND or OR."""
-    unknown = [f for f in match.fields if f not in SEARCH_FIELDS]
-    if unknown:
-        raise ValueError(f"no search field {unknown[0]!r} in the Neo4j store")
+    search_index(match.fields)
     clauses = [_lucene_term(term, match.fields) for term in match.terms]
     return (" AND " if match.mode == "all" else " OR ").join(clauses)
+
+
+def search_index(fields: Sequence[str]) -> str:
+    """The full-text index that holds `fields`: the body alone (`symbol_body`), or some of the
+    names and context (`symbol_search`)."""
+    unknown = [f for f in fields if f not in SEARCH_FIELDS]
+    if unknown:
+        raise ValueError(f"no search field {unknown[0]!r} in the Neo4j store")
+    if tuple(fields) == BODY_FIELDS:
+        return "symbol_body"
+    if any(f in BODY_FIELDS for f in fields):
+        raise ValueError("the body is matched on its own in the Neo4j store")
+    return "symbol_search"
 
 
 def _lucene_term(term: Term, fields: Sequence[str]) -> str:
@@ -143,7 +156,8 @@ class Neo4jGraphReader:
         queries = [lucene_query(TextMatch((term,), "all", fields)) for term in unique]
         records = self.read(  # every term in one read
             "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
-            "CALL db.index.fulltext.queryNodes('symbol_search', $queries[i], {limit: $cap}) "
+            f"CALL db.index.fulltext.queryNodes('{search_index(fields)}', $queries[i], "
+            "{limit: $cap}) "
             "YIELD node RETURN count(node) AS n } RETURN i, n",
             queries=queries,
             cap=cap,
@@ -168,7 +182,8 @@ class Neo4jGraphReader:
         order = "score DESC, s.qualname" if ranked else "size(s.qualname), s.qualname"
         # order and cut before building the returned maps: a common word matches thousands
         records = self.read(
-            "CALL db.index.fulltext.queryNodes('symbol_search', $q) YIELD node, score "
+            f"CALL db.index.fulltext.queryNodes('{search_index(match.fields)}', $q) "
+            "YIELD node, score "
             f"WHERE {' AND '.join(filters)} WITH node AS s, score "
             f"ORDER BY {order} LIMIT $n RETURN {SYMBOL_RETURN} AS s, score",
             q=lucene_query(match),

@@ -291,6 +291,7 @@ class Neo4jIndexWriter:
             unresolved = _unresolved_lists(w.unresolved)
             for symbol in w.symbols:
                 row = _symbol_props(symbol)
+                row["search_body"] = w.bodies.get(symbol.id, "")
                 row.update(unresolved.get(symbol.id, _NO_UNRESOLVED))
                 symbols.append(row)
         links = _link_rows(repo, [(w.record.path, w.edges, w.imports) for w in writes])

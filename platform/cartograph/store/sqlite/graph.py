@@ -11,6 +11,7 @@ from cartograph.model import Edge, FileRecord, SymbolRow, Unresolved, split_symb
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
+    BODY_FIELDS,
     SYMBOL_TEXT_FIELDS,
     EdgeRow,
     EdgeTally,
@@ -38,6 +39,7 @@ from cartograph.store.sqlite.repos import SQLiteRepoCatalog
 # the FTS5 columns of symbol_search, in table order, with their BM25 weights
 SEARCH_COLUMNS = {"name": 10.0, "qualname": 5.0, "context": 1.0}
 SEARCH_WEIGHTS = ", ".join(str(weight) for weight in SEARCH_COLUMNS.values())
+
 _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 _EDGE_COLUMNS = 'e.type, e.src, e.dst, e.lines, e.count, e.via, e.confidence, e."order"'
 _FILE_COLUMNS = "repo, path, language, sha256, size, mtime_ns, lines, is_test, module, parse_errors"
@@ -50,14 +52,27 @@ def _edge(row: Sequence) -> Edge:
 def fts_query(match: TextMatch) -> str:
     """A TextMatch as an FTS5 MATCH expression: quoted words (`"word"*` for a prefix), joined
     by AND or OR, each limited to the match's columns when it names fewer than all."""
-    unknown = [f for f in match.fields if f not in SEARCH_COLUMNS]
-    if unknown:
-        raise ValueError(f"no search field {unknown[0]!r} in the SQLite store")
-    columns = (
-        "" if set(match.fields) == set(SEARCH_COLUMNS) else "{" + " ".join(match.fields) + "}: "
-    )
+    if _table(match.fields) == "symbol_body":
+        columns = ""
+    else:
+        columns = (
+            "" if set(match.fields) == set(SEARCH_COLUMNS) else "{" + " ".join(match.fields) + "}: "
+        )
     phrases = [columns + _phrase(term) for term in match.terms]
     return (" AND " if match.mode == "all" else " OR ").join(phrases)
+
+
+def _table(fields: tuple[str, ...]) -> str:
+    """The FTS5 table that holds `fields`: the body alone, or some of the names and context."""
+    if tuple(fields) == BODY_FIELDS:
+        return "symbol_body"
+    unknown = [f for f in fields if f not in SEARCH_COLUMNS]
+    if unknown:
+        raise ValueError(
+            f"no search field {unknown[0]!r} in the SQLite store"
+            + (" (the body is matched on its own)" if unknown[0] in BODY_FIELDS else "")
+        )
+    return "symbol_search"
 
 
 def _phrase(term: Term) -> str:
@@ -98,9 +113,9 @@ class SQLiteGraphReader:
     ) -> dict[Term, int]:
         counts: dict[Term, int] = {}
         for term in dict.fromkeys(terms):
+            table = _table(fields)
             counts[term] = self.db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM symbol_search WHERE symbol_search MATCH ? "
-                "LIMIT ?)",
+                f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                 (fts_query(TextMatch((term,), "all", fields)), cap),
             ).fetchone()[0]
         return counts
@@ -115,7 +130,8 @@ class SQLiteGraphReader:
     ) -> list[tuple[SymbolRow, float]]:
         if not match.terms:
             return []
-        clauses = ["symbol_search MATCH ?"]
+        table = _table(match.fields)
+        clauses = [f"{table} MATCH ?"]
         args: list = [fts_query(match)]
         if repo:
             clauses.append("s.id >= ? AND s.id < ?")
@@ -123,11 +139,12 @@ class SQLiteGraphReader:
         if kinds:
             clauses.append(f"s.kind IN ({marks(len(kinds))})")
             args.extend(kinds)
-        score = f"bm25(symbol_search, {SEARCH_WEIGHTS})" if ranked else "0.0"
+        weights = SEARCH_WEIGHTS if table == "symbol_search" else "1.0"
+        score = f"bm25({table}, {weights})" if ranked else "0.0"
         order = "score, s.qualname" if ranked else "length(s.qualname), s.qualname"
         rows = self.db.execute(
             f"SELECT {symbol_columns('s')}, {score} AS score "
-            f"FROM symbol_search JOIN symbols s ON s.rowid = symbol_search.rowid "
+            f"FROM {table} JOIN symbols s ON s.rowid = {table}.rowid "
             f"WHERE {' AND '.join(clauses)} ORDER BY {order} LIMIT ?",
             [*args, limit],
         )

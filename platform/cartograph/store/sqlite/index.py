@@ -31,6 +31,7 @@ from cartograph.store.sqlite.connection import (
     file_range,
     marks,
 )
+from cartograph.store.sqlite.schema import SEARCH_TABLES
 
 # (path, edges, unresolved, imports, deps) of one file
 _FileLinks = tuple[str, list[Edge], list[Unresolved], list[ImportLink], list[str]]
@@ -226,6 +227,11 @@ class SQLiteIndexWriter:
                     for i, s in enumerate(symbol_rows)
                 ],
             )
+            bodies = {k: v for w in writes for k, v in w.bodies.items()}
+            db.executemany(
+                "INSERT INTO symbol_body (rowid, body) VALUES (?,?)",
+                [(first + i, bodies[s.id]) for i, s in enumerate(symbol_rows) if s.id in bodies],
+            )
             _insert_links(
                 db,
                 repo,
@@ -320,11 +326,12 @@ def _delete_file_rows(
     (None)."""
     ranges = [file_range(repo, path) for path in paths]
     if symbols or symbols is None:
-        db.executemany(
-            "DELETE FROM symbol_search WHERE rowid IN "
-            "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
-            ranges,
-        )
+        for table in SEARCH_TABLES:
+            db.executemany(
+                f"DELETE FROM {table} WHERE rowid IN "
+                "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
+                ranges,
+            )
         db.executemany("DELETE FROM symbols WHERE id >= ? AND id < ?", ranges)
     if symbols is None:  # the file is gone: every edge starting in it goes
         db.executemany("DELETE FROM edges WHERE src >= ? AND src < ?", ranges)

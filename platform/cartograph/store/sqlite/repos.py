@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from cartograph.model import Manifest, Repo
 from cartograph.store.sqlite.connection import SQLiteConnection, repo_range
+from cartograph.store.sqlite.schema import SEARCH_TABLES
 
 # every table of a repository's data keyed by repository name (the code graph's own rows are
 # id ranges); not `locks`: a run that rebuilds a repository deletes its data under its own
@@ -73,11 +74,12 @@ class SQLiteRepoCatalog:
     def delete_repo(self, name: str) -> None:
         with self.connection.transaction() as db:
             low, high = repo_range(name)
-            db.execute(
-                "DELETE FROM symbol_search WHERE rowid IN "
-                "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
-                (low, high),
-            )
+            for table in SEARCH_TABLES:
+                db.execute(
+                    f"DELETE FROM {table} WHERE rowid IN "
+                    "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
+                    (low, high),
+                )
             for table in ("symbols", "edges", "unresolved"):
                 column = "id" if table == "symbols" else "src"
                 db.execute(f"DELETE FROM {table} WHERE {column} >= ? AND {column} < ?", (low, high))

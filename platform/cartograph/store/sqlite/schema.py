@@ -27,8 +27,11 @@ MIGRATIONS = {
     10: "sqlite_010_flows.sql",
     11: "sqlite_011_manifests.sql",
     12: "sqlite_012_impact.sql",
+    13: "sqlite_013_body_search.sql",
 }
 
+# the full-text tables over symbols (rowid = the symbol's rowid)
+SEARCH_TABLES = ("symbol_search", "symbol_body")
 # the code graph: derived from the repositories, rebuilt by the next index run
 DERIVED_TABLES = (
     "files", "skipped", "symbols", "edges", "imports", "unresolved", "deps", "pending",
@@ -109,12 +112,12 @@ def _repair_early_schema_1(db: sqlite3.Connection, before: int) -> None:
             _run_script(fresh, MIGRATIONS[target])
 
     if any(_columns(db, t) != _columns(fresh, t) for t in DERIVED_TABLES):
-        for table in (*DERIVED_TABLES, "symbol_search"):
+        for table in (*DERIVED_TABLES, *SEARCH_TABLES):
             db.execute(f"DROP TABLE IF EXISTS {table}")
         marks = ",".join("?" * len(DERIVED_TABLES))
         rows = fresh.execute(
             "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL "
-            f"AND (tbl_name IN ({marks}) OR name = 'symbol_search') "
+            f"AND (tbl_name IN ({marks}) OR name IN ('symbol_search', 'symbol_body')) "
             "ORDER BY type = 'index'",
             DERIVED_TABLES,
         ).fetchall()
@@ -123,7 +126,8 @@ def _repair_early_schema_1(db: sqlite3.Connection, before: int) -> None:
         db.execute("UPDATE repos SET index_format = ''")
     others = fresh.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
-        "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'symbol_search%'"
+        "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'symbol_search%' "
+        "AND name NOT LIKE 'symbol_body%'"
     ).fetchall()
     for (table,) in others:
         have = set(_columns(db, table))

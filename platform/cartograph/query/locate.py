@@ -1,0 +1,329 @@
+"""locate: the text of a task or bug report → where to look (functions and methods with their
+lines, their files, the tests that exercise them), ranked without a language model.
+
+How (docs/locate.md has the measurements behind each choice):
+
+1. The words of the text (`identifiers.split_words`), less stop words — English ones and the
+   words reports are written in ("fixed", "issue", "when", "should") — and less numbers. The
+   title (the first line, or the first sentence) counts twice.
+2. BM25 over the symbols' names (name, qualified name, path and docstring) and, on its own, over
+   their bodies (identifiers, strings and comments of the lines each holds: `symbol_bodies`),
+   summed with weights. Words that occur in the bodies of more than COMMON_BODY symbols tell
+   nothing and are left out.
+3. Tests, examples and documentation code never fill the list (their names repeat the report's
+   words); they are found for the functions instead, as callers in test files.
+4. From the best matches, a short walk through their callees (small fan-out, two levels): the
+   bug often sits a call or two below the API the report names. A top hit that is a thin wrapper
+   (a few lines, one call) gets the function it wraps on its own line.
+5. Files rank by their best symbol, plus a little of the next ones.
+6. A confidence from how far the best match stands above the rest and how much of the text it
+   covers; below MIN_CONFIDENCE the map is empty — an empty map beats a wrong one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from cartograph.discover import is_test, is_test_path
+from cartograph.identifiers import split_words
+from cartograph.model import SymbolRow
+from cartograph.query.common import Envelope, Freshness, check_repo
+from cartograph.store.interfaces import (
+    BODY_FIELDS,
+    SYMBOL_TEXT_FIELDS,
+    GraphReader,
+    Store,
+    Term,
+    TextMatch,
+)
+
+# English function words and the words bug reports and changelogs are written in: they name
+# no code (a report's "Fixed" must not rank a `fixed_hook` first)
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can cannot could did do does doing done down during each
+    either else etc even ever every few for from further had has have having he her here hers him
+    his how however if in instead into is it its itself just least less like made make makes many
+    may me might more most much must my neither never no nor not now of off often on once only
+    onto or other others otherwise our out over own per perhaps please rather really same shall
+    she should since so some still such than that the their them then there these they this
+    those though through thus to too under until up upon us very via was we were what whatever
+    when whenever where whereas whether which while who whom whose why will with within without
+    would yet you your
+    bug bugs fix fixed fixes fixing issue issues problem problems report reported regression
+    work works worked working correct correctly incorrect incorrectly properly wrong wrongly
+    previously anymore able unable cause causes caused causing happen happens happened
+    allow allows allowed support supports supported behavior behaviour expected unexpected
+    case cases use used uses using eg ie
+    """.split()  # noqa: SIM905 (a block of words reads better than a list)
+)
+CODE_KINDS = ("function", "method")  # what the map lists
+LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benchmark/")
+COMMON_BODY = 5000  # a word in more symbol bodies than this is too common to rank by
+POOL = 300  # symbols asked of each text match
+NAME_WEIGHT = 1.0  # BM25 over names (name 10, qualname 5, context 1 inside)
+BODY_WEIGHT = 1.0  # BM25 over bodies
+WALK_FROM = 5  # best matches whose callees are walked
+WALK_FANOUT = 12  # callees looked at per function
+WALK_GAIN = 0.35  # share of a caller's score a matching callee gains
+WALK_DEPTH = 2
+WRAPPER_LINES = 6  # a function this short that makes one call wraps it
+MIN_CONFIDENCE = 25  # percent; below it nothing is shown
+MAX_LOCATIONS = 10
+MAX_TESTS = 5
+
+
+@dataclass(slots=True)
+class Location:
+    symbol: SymbolRow
+    score: float
+    why: str = "text"  # "text", "callee of NAME" (the walk), "wrapped by NAME"
+    tests: list[SymbolRow] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FileScore:
+    repo: str
+    path: str
+    score: float
+
+
+@dataclass(slots=True)
+class LocationMap:
+    """Where to look for a task: at most `limit` locations, best first, the files they are in
+    and the tests that reach them; empty when the confidence is below `min_confidence`."""
+
+    text: str
+    words: list[str]
+    confidence: float
+    locations: list[Location]
+    files: list[FileScore]
+    tests: list[SymbolRow]
+    withheld: int = 0  # locations left out because the confidence was too low
+    envelope: Envelope = field(default_factory=Envelope)
+
+
+@dataclass(slots=True)
+class Ranking:
+    """Everything `locate` ranked, before the cut (the benchmark grades this)."""
+
+    words: list[str]
+    functions: list[Location]
+    files: list[FileScore]
+    confidence: float
+
+
+def local_name(symbol: SymbolRow) -> str:
+    """The qualified name without the module its path already says (`Flask.wsgi_app` for
+    `flask.app.Flask.wsgi_app` in src/flask/app.py)."""
+    stem = symbol.path.rsplit(".", 1)[0].split("/")
+    if stem[-1] in ("__init__", "index", "mod"):
+        stem.pop()
+    parts = symbol.qualname.split(".")
+    for size in range(min(len(stem), len(parts) - 1), 0, -1):
+        if parts[:size] == stem[-size:]:
+            return ".".join(parts[size:])
+    return symbol.qualname
+
+
+def query_words(text: str) -> tuple[list[str], list[str]]:
+    """(every word, the title's words) of a task's text, without stop words or numbers."""
+    title = _title(text)
+
+    def keep(part: str) -> list[str]:
+        return [
+            w for w in split_words(part) if w not in STOP_WORDS and not w.isdigit() and len(w) > 1
+        ]
+
+    return keep(text), keep(title)
+
+
+def _title(text: str) -> str:
+    stripped = text.strip()
+    first_line = stripped.split("\n", 1)[0]
+    sentence = re.split(r"(?<=[.!?])\s", first_line, maxsplit=1)[0]
+    return sentence
+
+
+def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
+    """Every candidate location for `text`, scored (see the module's steps)."""
+    graph = store.graph
+    words, title = query_words(text)
+    if not words:
+        return Ranking([], [], [], 0.0)
+    unique = list(dict.fromkeys(words))
+    counts = graph.term_counts([Term(w) for w in unique], COMMON_BODY + 1, BODY_FIELDS)
+    kept = [w for w in unique if counts[Term(w)] <= COMMON_BODY] or unique
+    title_kept = [w for w in dict.fromkeys(title) if w in kept]
+    rows: dict[str, SymbolRow] = {}
+    scores: dict[str, float] = defaultdict(float)
+    for fields, weight in ((SYMBOL_TEXT_FIELDS, NAME_WEIGHT), (BODY_FIELDS, BODY_WEIGHT)):
+        for part in (kept, title_kept):
+            if not part:
+                continue
+            match = TextMatch(tuple(Term(w) for w in part), "any", fields)
+            for row, score in graph.match_symbols(match, repo, None, POOL, True):
+                rows[row.id] = row
+                scores[row.id] += weight * score
+    candidates = {
+        sid: Location(rows[sid], score)
+        for sid, score in scores.items()
+        if rows[sid].kind in CODE_KINDS and _listed(rows[sid].path)
+    }
+    _walk_callees(graph, candidates, rows, scores, repo)
+    functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
+    files = _file_scores(rows, scores, candidates)
+    confidence = _confidence(functions, len(kept), kept, graph)
+    return Ranking(kept, functions, files, confidence)
+
+
+def _listed(path: str) -> bool:
+    """Library code: not tests, examples, documentation or benchmarks."""
+    return not is_test_path(path) and not path.startswith(LISTED_OUTSIDE)
+
+
+def _walk_callees(
+    graph: GraphReader,
+    candidates: dict[str, Location],
+    rows: dict[str, SymbolRow],
+    scores: dict[str, float],
+    repo: str | None,
+) -> None:
+    """From the best matches down their calls: a callee the text also matches gains a share of
+    its caller's score; a thin wrapper's one callee comes in beside it."""
+    frontier = sorted(candidates.values(), key=lambda loc: -loc.score)[:WALK_FROM]
+    seen: set[str] = set()
+    for _level in range(WALK_DEPTH):
+        ids = [loc.symbol.id for loc in frontier if loc.symbol.id not in seen]
+        seen.update(ids)
+        if not ids:
+            return
+        out = graph.edges_of(ids, "out", ["CALLS"])
+        callees: dict[str, list] = defaultdict(list)
+        for row in out:
+            if row.other is not None:
+                callees[row.edge.src].append(row.other)
+        next_frontier = []
+        for caller in frontier:
+            called = [
+                s
+                for s in callees.get(caller.symbol.id, [])
+                if s.kind in CODE_KINDS and _listed(s.path) and s.id != caller.symbol.id
+            ][:WALK_FANOUT]
+            span = caller.symbol.end_line - caller.symbol.start_line + 1
+            wrapper = len(called) == 1 and span <= WRAPPER_LINES
+            for callee in called:
+                rows.setdefault(callee.id, callee)
+                if callee.id in candidates:
+                    target = candidates[callee.id]
+                    target.score += WALK_GAIN * caller.score
+                    if target.why == "text":
+                        target.why = f"called by {caller.symbol.name}"
+                    next_frontier.append(target)
+                elif wrapper:
+                    wrapped = Location(
+                        callee, caller.score * 0.9, f"wrapped by {caller.symbol.name}"
+                    )
+                    candidates[callee.id] = wrapped
+                    next_frontier.append(wrapped)
+        frontier = next_frontier
+
+
+def _file_scores(
+    rows: dict[str, SymbolRow], scores: dict[str, float], candidates: dict[str, Location]
+) -> list[FileScore]:
+    by_file: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for sid, row in rows.items():
+        if not _listed(row.path):
+            continue
+        score = candidates[sid].score if sid in candidates else scores.get(sid, 0.0)
+        if score > 0:
+            by_file[(row.repo, row.path)].append(score)
+    ranked = []
+    for (repo, path), values in by_file.items():
+        values.sort(reverse=True)
+        ranked.append(FileScore(repo, path, values[0] + 0.2 * sum(values[1:3])))
+    ranked.sort(key=lambda f: (-f.score, f.path))
+    return ranked
+
+
+def _confidence(
+    functions: list[Location], word_count: int, words: list[str], graph: GraphReader
+) -> float:
+    """0..1: how far the best location stands above the next ones (a clear winner) and how
+    many words the text has to go on."""
+    if not functions:
+        return 0.0
+    top = functions[0].score
+    rest = [loc.score for loc in functions[1:5]]
+    if top <= 0:
+        return 0.0
+    margin = (top - (sum(rest) / len(rest) if rest else 0.0)) / top
+    enough = 1 - math.exp(-word_count / 3)
+    return round(max(0.0, min(1.0, 0.35 + 0.65 * margin)) * enough, 2)
+
+
+def locate(
+    store: Store,
+    text: str,
+    repo: str | None = None,
+    limit: int = 5,
+    min_confidence: int = MIN_CONFIDENCE,
+) -> LocationMap:
+    """The likely locations for a task's `text` (at most `limit`), the tests that exercise them
+    and a confidence (0..1); empty when the confidence is below `min_confidence` percent."""
+    check_repo(store, repo)
+    ranking = rank(store, text, repo)
+    chosen = ranking.functions[: min(limit, MAX_LOCATIONS)]
+    if ranking.confidence * 100 < min_confidence:
+        withheld, chosen = len(chosen), []
+    else:
+        withheld = 0
+    tests = _tests_of(store.graph, chosen)
+    shown_files = {(loc.symbol.repo, loc.symbol.path) for loc in chosen}
+    files = [f for f in ranking.files if (f.repo, f.path) in shown_files][:limit]
+    envelope = Freshness(store).envelope([loc.symbol for loc in chosen], [repo] if repo else None)
+    all_tests = list({t.id: t for loc in chosen for t in loc.tests}.values())[:MAX_TESTS]
+    return LocationMap(
+        text,
+        ranking.words,
+        ranking.confidence,
+        chosen,
+        files,
+        all_tests if tests else [],
+        withheld,
+        envelope,
+    )
+
+
+def _tests_of(graph: GraphReader, locations: list[Location]) -> bool:
+    """Each location's tests: its callers in test files, or its callers' (two levels, through
+    library code). True when any was found."""
+    if not locations:
+        return False
+    found = False
+    frontier = {loc.symbol.id: loc for loc in locations}
+    reached: dict[str, list[Location]] = {sid: [loc] for sid, loc in frontier.items()}
+    for _level in range(2):
+        if not reached:
+            break
+        next_reached: dict[str, list[Location]] = defaultdict(list)
+        for row in graph.edges_of(list(reached), "in", ["CALLS", "REFERENCES"]):
+            caller = row.other
+            if caller is None:
+                continue
+            for loc in reached.get(row.edge.dst, []):
+                if is_test(caller):
+                    if len(loc.tests) < 3 and all(t.id != caller.id for t in loc.tests):
+                        loc.tests.append(caller)
+                        found = True
+                elif not loc.tests and len(next_reached) < 50:
+                    next_reached[caller.id].append(loc)
+        reached = {
+            sid: locs for sid, locs in next_reached.items() if any(not x.tests for x in locs)
+        }
+    return found
