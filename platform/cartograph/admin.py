@@ -31,6 +31,16 @@ if TYPE_CHECKING:  # indexing loads the parsers: imported when a folder is index
     from cartograph.index import IndexResult
     from cartograph.query import Stats
 
+
+def load_answer_types() -> None:
+    """Bind the types IndexReport names, for a schema of it (MCP's output schema): they load
+    the parsers, so only a server that describes its tools asks for them."""
+    from cartograph.index import IndexResult
+    from cartograph.query import Stats
+
+    globals().update(IndexResult=IndexResult, Stats=Stats)
+
+
 # ---------------------------------------------------------------- indexing
 
 

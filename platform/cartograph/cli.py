@@ -1,17 +1,20 @@
 """The `cartograph` command. Its commands are the catalogue's operations (cartograph.operations:
-one command per operation, its arguments from the operation's parameters), plus `mcp`, and the
-commands the optional parts add through entry points (`serve`, from the server)."""
+one command per operation, its arguments from the operation's parameters), plus `mcp`, `hook`
+(what an agent's harness runs: cartograph.hooks, started without the catalogue so a hook is
+quick), and the commands the optional parts add through entry points (`serve`, from the
+server)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cartograph.errors import CartographError
-from cartograph.operations import CATALOGUE, COMMAND_GROUPS, InvalidValue, Operation, Param
-from cartograph.operations.values import Choice, TextList
+
+if TYPE_CHECKING:
+    from cartograph.operations import Operation, Param
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -22,7 +25,7 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 def run_operation(
     op: Operation, command: argparse.ArgumentParser, args: argparse.Namespace
 ) -> None:
-    from cartograph.operations import Services
+    from cartograph.operations import InvalidValue, Services
     from cartograph.plugins import configured_job_runner
     from cartograph.render import streamed
     from cartograph.store import open_store
@@ -58,6 +61,8 @@ def cmd_mcp(args: argparse.Namespace) -> None:
 
 
 def _converter(param: Param):
+    from cartograph.operations import InvalidValue
+
     """argparse's `type` for a parameter: the command-line word as a value, checked."""
 
     def convert(text: str) -> Any:
@@ -83,6 +88,8 @@ def _help(param: Param) -> str:
 
 
 def add_param(command: argparse.ArgumentParser, param: Param) -> None:
+    from cartograph.operations.values import Choice, TextList
+
     spelled = param.spelled("cli")
     if param.is_flag:
         action = "store_false" if param.default is True else "store_true"
@@ -111,6 +118,7 @@ def add_param(command: argparse.ArgumentParser, param: Param) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from cartograph.operations import CATALOGUE, COMMAND_GROUPS
     from cartograph.plugins import commands
 
     common = argparse.ArgumentParser(add_help=False)
@@ -167,12 +175,23 @@ def build_parser() -> argparse.ArgumentParser:
         "Codex, ...)"
     )  # fmt: skip
     mcp.set_defaults(handler=cmd_mcp)
+    top.add_parser(
+        "hook",
+        help="run one agent-harness hook (Claude Code): the event's JSON on stdin, the answer's "
+        "on stdout; `cartograph hooks install` wires them",
+    ).add_argument("event", help="session-start, prompt, pre-edit, post-edit, pre-task, "
+                   "pre-search or session-end")  # fmt: skip
     for add_command in commands():  # `serve`, when the server is installed
         add_command(top, common)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["hook"]:  # a harness's hook: quick, and never a parse error
+        from cartograph.hooks.run import main as run_hook
+
+        return run_hook(arguments[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     args.store = getattr(args, "store", None)

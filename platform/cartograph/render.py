@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,6 +24,7 @@ from cartograph.admin import (
     UntrackedRepo,
 )
 from cartograph.agents.sessions import ClaimResult
+from cartograph.hooks.install import HookInstall
 from cartograph.impact import text as impact_text
 from cartograph.impact.evidence import CoverageImport
 from cartograph.impact.report import Impact
@@ -32,7 +34,7 @@ from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
 from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners, Partner
 from cartograph.query.listing import FilePage, GraphExport
-from cartograph.query.locate import LocationMap, local_name
+from cartograph.query.locate import LocationMap, locations_text
 from cartograph.query.overview import Overview, Stats
 from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
@@ -40,6 +42,7 @@ from cartograph.query.tokens import TokenReport
 from cartograph.reviews import ForgeSettings
 from cartograph.team import Activity, Release
 from cartograph.tracking import RepoStatus
+from typing_extensions import TypedDict  # pydantic reads it on Python 3.11 (MCP schemas)
 
 
 def to_data(answer: Any) -> Any:
@@ -179,29 +182,22 @@ def _search(result: SearchResult) -> str:
 
 
 def _locations(found: LocationMap) -> str:
-    """At most ~200 tokens: one line per location (path:lines, name, why), the tests."""
-    out = [_header(found.envelope)]
-    if not found.locations:
-        if found.withheld:
-            out.append(
-                f"no confident location (confidence {found.confidence:.2f}); "
-                "try `search` with names from the task"
-            )
-        else:
-            out.append("no location matches the words of this text")
-        return "\n".join(out)
-    words = " ".join(found.words[:8])
-    out.append(f"likely locations (confidence {found.confidence:.2f}; words: {words}):")
-    stale = _marks(found.envelope)
-    for loc in found.locations:
-        s = loc.symbol
-        where = f"{s.repo}:{s.path}" if stale.across else s.path
-        mark = " [stale]" if f"{s.repo}:{s.path}" in stale else ""
-        why = f"  ({loc.why})" if loc.why != "text" else ""
-        out.append(f"  {where}:{s.start_line}-{s.end_line}  {local_name(s)}{why}{mark}")
-    if found.tests:
-        out.append("tests: " + ", ".join(f"{t.path}::{local_name(t)}" for t in found.tests))
-    return "\n".join(out)
+    return locations_text(found, _header(found.envelope))
+
+
+def _hooks(done: HookInstall) -> str:
+    lines = [f"{done.scope} hooks: {done.settings}"]
+    lines += [f"  added {item}" for item in done.added]
+    lines += [f"  removed {item}" for item in done.removed]
+    if not done.added and not done.removed:
+        lines.append("  nothing to change")
+    if done.kept:
+        lines.append(f"  {done.kept} hook groups of your own left as they were")
+    lines += [f"  {path}" for path in done.files]
+    if done.server:
+        lines.append(f"  talking to the team server {done.server}")
+    lines += [f"note: {note}" for note in done.notes]
+    return "\n".join(lines) + "\n"
 
 
 def _neighbors(page: NeighborPage) -> str:
@@ -745,6 +741,31 @@ def _impact_data(answer: Impact) -> dict:
     return data
 
 
+class TokenView(TypedDict):
+    """A token as answers show it (`_token_data`)."""
+
+    name: str
+    scopes: list[str]
+    created_at: str
+    revoked_at: str
+
+
+def _review_view() -> Any:
+    fields = typing.get_type_hints(Review)
+    fields["report"] = dict[str, Any] | None  # the stored report, parsed (`_review_data`)
+    return TypedDict("ReviewView", fields)  # type: ignore[operator]
+
+
+def json_form_type(answer_type: Any) -> Any:
+    """The type an answer's JSON form has, for a schema of it (MCP's output schema): the
+    answer's own type, except for those with a form of their own (_JSON_FORMS)."""
+    forms = {ApiToken: TokenView, GraphExport: list[dict[str, Any]], Review: _review_view()}
+    if typing.get_origin(answer_type) is list:
+        (item,) = typing.get_args(answer_type)
+        return list[forms.get(item, item)]  # type: ignore[misc]
+    return forms.get(answer_type, answer_type)
+
+
 _JSON_FORMS: dict[type, Callable[[Any], Any]] = {
     ApiToken: _token_data,
     GraphExport: lambda export: list(export.items),
@@ -760,6 +781,7 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     CoverageImport: _coverage,
     SearchResult: _search,
     LocationMap: _locations,
+    HookInstall: _hooks,
     NeighborPage: _neighbors,
     Context: _context,
     Trace: _trace,

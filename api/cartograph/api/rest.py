@@ -1,7 +1,8 @@
 """REST routes (`/api/v1/…`), one per catalogue operation (cartograph.operations): the method and
 path, the parameters (in the path, the query or a JSON body, with the operation's bounds), the
 scope and the status all come from the declaration, and each answer is the operation's JSON
-form (cartograph.render), the same data the CLI's `--json` prints. Lists take `limit` and an
+form (cartograph.render), the same data the CLI's `--json` prints — or, asked with `Accept:
+text/plain`, the compact text the CLI and MCP print. Lists take `limit` and an
 opaque `cursor`, and answer `next_cursor` (null on the last page). Errors are RFC 9457
 `application/problem+json` (cartograph.api.app), their status from the error's kind.
 """
@@ -19,7 +20,7 @@ from cartograph.errors import Invalid
 from cartograph.model import ApiToken
 from cartograph.operations import CATALOGUE, Operation, Param, Services
 from cartograph.operations.annotations import annotation
-from cartograph.render import json_lines, to_data
+from cartograph.render import json_lines, render, to_data
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, create_model
 
@@ -139,6 +140,8 @@ def endpoint(
             return Response(status_code=204)
         if rest.media_type:
             return Response("".join(json_lines(answer)), media_type=rest.media_type)
+        if _wants_text(request):  # the compact text the CLI and MCP print (for hooks, curl)
+            return Response(render(answer, op.answer), media_type="text/plain; charset=utf-8")
         data = to_data(answer)
         if op.paged:
             data.pop("next_offset", None)
@@ -152,6 +155,12 @@ def endpoint(
     run.__name__ = op.name.replace("-", "_")
     run.__doc__ = op.text
     return run
+
+
+def _wants_text(request: Request) -> bool:
+    """The client asked for text before JSON (`Accept: text/plain`)."""
+    accept = request.headers.get("accept", "")
+    return accept.split(",")[0].split(";")[0].strip().lower() == "text/plain"
 
 
 def _keyword(name: str, typed: Any, default: Any) -> inspect.Parameter:

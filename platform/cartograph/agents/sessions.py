@@ -9,7 +9,7 @@ blind.
   renews it), released, or its session expires or ends. When a claim is in force is decided
   in `agents/claims.py`, over the store's compare-and-set.
 - `check_edit` answers "may I edit this path now?"; `record_read` / `record_edit` leave the
-  session's READ/EDITED trail — on any path, indexed or not (an agent reads and creates files
+  session's READ/EDITED trail (an edit of a file another session holds is refused) — on any path, indexed or not (an agent reads and creates files
   the index does not hold yet); `remember` stores a lesson about paths or symbols, `recall`
   brings lessons back (which apply to a path: `agents/lessons.py`).
 - A session belongs to the token that opened it (`caller`): only that token, or an admin, may
@@ -219,6 +219,11 @@ def record_read(
 def record_edit(
     store: Store, session_id: int, repo: str, path: str, caller: ApiToken | None = None
 ) -> bool:
+    """Leave the EDITED trail — refused (a conflict naming the holder) when another live
+    session holds the file: claims hold even where a harness runs no hooks (subagents)."""
+    allowed = check_edit(store, session_id, repo, path, caller)
+    if not allowed.granted:
+        raise AgentError(allowed.message, ErrorKind.CONFLICT)
     return _record(store, session_id, repo, path, "EDITED", caller)
 
 

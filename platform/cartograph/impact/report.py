@@ -185,8 +185,17 @@ def impact_of(
     for near in others:
         repo_of = near.id.partition(":")[0]
         by_repo[repo_of] = by_repo.get(repo_of, 0) + 1
+    edited_tests = [
+        (symbol, item.qualname)
+        for item in changed
+        if item.change != "removed"
+        and (symbol := sides.new.get(item.moved_to or item.id) or sides.new.get(item.id))
+        is not None
+        and is_test(symbol)
+    ]
+    seeded = [c.id for c in changed if c.change in SEEDED]
     reached_tests, evidence = _tests(
-        store, change, changed, sides, tests_reached, test_rows, qualname_of
+        store, repo, edited_tests, tests_reached, test_rows, qualname_of, seeded
     )
     floor = min_confidence / 100
     tests = [t for t in reached_tests if t.confidence >= floor]
@@ -331,17 +340,44 @@ def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dic
     return found
 
 
+def tests_reaching(
+    store: Store,
+    repo: str,
+    symbols: list[SymbolRow],
+    min_confidence: int = MIN_TEST_CONFIDENCE,
+) -> tuple[list[TestToRun], list[TestCommand]]:
+    """The tests to run when `symbols` change (the same walk and evidence as `impact`, from
+    symbols instead of a diff: what an agent's edit touched), and the commands that run them."""
+    graph = ReverseGraph(store)
+    walk = walk_back(graph, seeds_with_overrides(store, graph, symbols))
+    reached = sorted(walk.reached.values(), key=lambda r: (r.depth, -r.confidence, r.id))
+    rows = _test_rows(store, graph, reached)
+    found, _evidence = _tests(
+        store,
+        repo,
+        [(s, s.qualname) for s in symbols if is_test(s)],
+        [r for r in reached if r.id in rows],
+        rows,
+        {s.id: s.qualname for s in symbols},
+        [s.id for s in symbols],
+    )
+    tests = [t for t in found if t.confidence >= min_confidence / 100]
+    tests.sort(key=lambda t: (t.depth, -t.confidence, t.node))
+    return tests, _commands(tests)
+
+
 def _tests(
     store: Store,
-    change: Change,
-    changed: list[ChangedSymbol],
-    sides: Sides,
+    repo: str,
+    edited: list[tuple[SymbolRow, str]],
     reached: list[Reached],
     rows: dict[str, SymbolRow],
     qualname_of: dict[str, str],
+    seeded: list[str],
 ) -> tuple[list[TestToRun], dict[str, str]]:
-    """The tests that reach the changed code (statically, and by recorded coverage), and the
-    tests the change adds or edits."""
+    """The tests that reach the changed code (`seeded`: statically, and by recorded coverage),
+    and the tests the change adds or edits (`edited`, with the qualname they are listed
+    under)."""
     found: dict[str, TestToRun] = {}
     manifests = store.repos.manifests()
     repo_files: dict[str, set[str]] = {}
@@ -380,25 +416,21 @@ def _tests(
             runner, depth, evidence, reaches, round(confidence, 3),
         )  # fmt: skip
 
-    for item in changed:
-        symbol = sides.new.get(item.moved_to or item.id) or sides.new.get(item.id)
-        if symbol is not None and item.change != "removed" and is_test(symbol):
-            add(symbol, 0, "changed", item.qualname)
+    for symbol, qualname in edited:
+        add(symbol, 0, "changed", qualname)
     for step in reached:
         reaches = qualname_of.get(step.changed, step.changed)
         add(rows[step.id], step.depth, "static", reaches, step.confidence)
     evidence = {"tests": "static call graph (calls, callbacks, fixtures, dispatch)"}
-    covered = store.impact.covering_tests(
-        change.repo, [c.id for c in changed if c.change in SEEDED]
-    )
+    covered = store.impact.covering_tests(repo, seeded)
     if covered is not None:
         evidence["tests"] += " and recorded coverage (" + covered.source + ")"
         tests = store.graph.get_symbols({t for ts in covered.tests.values() for t in ts})
         for code_id, test_ids in covered.tests.items():
             for test_id in test_ids:
-                symbol = tests.get(test_id)
-                if symbol is not None:
-                    add(symbol, 1, "coverage", qualname_of.get(code_id, code_id))
+                covering = tests.get(test_id)
+                if covering is not None:
+                    add(covering, 1, "coverage", qualname_of.get(code_id, code_id))
     ordered = sorted(found.values(), key=lambda t: (t.repo, t.path, t.qualname))
     return ordered, evidence
 

@@ -168,6 +168,13 @@ class Operation:
     mcp: str | None = None  # the MCP tool's name
     rest: Rest | None = None
     graphql: str | None = None  # the GraphQL field that answers the same question
+    # what a call does, for agents (MCP's tool annotations): changes nothing (default: the
+    # `read` scope does not), removes or ends something, gives the same result when repeated
+    # (default: when it changes nothing), reaches beyond Cartograph (a remote, a forge)
+    read_only: bool | None = None
+    destructive: bool = False
+    idempotent: bool | None = None
+    open_world: bool = False
 
     def __post_init__(self) -> None:
         assert self.scope in SCOPES, self.scope
@@ -177,6 +184,14 @@ class Operation:
     @property
     def text(self) -> str:
         return self.description or self.help
+
+    @property
+    def changes_nothing(self) -> bool:
+        return self.read_only if self.read_only is not None else self.scope == "read"
+
+    @property
+    def repeatable(self) -> bool:
+        return self.idempotent if self.idempotent is not None else self.changes_nothing
 
     def param(self, name: str) -> Param:
         for param in self.params:

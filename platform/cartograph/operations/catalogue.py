@@ -15,6 +15,8 @@ from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimR
 from cartograph.auth import SCOPES as TOKEN_SCOPES
 from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
+from cartograph.hooks.install import SCOPES as HOOK_SCOPES
+from cartograph.hooks.install import HookInstall, install_hooks, uninstall_hooks
 from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
 from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo, Review
@@ -667,6 +669,7 @@ TEAM = [
         cli=Cli(("session", "heartbeat")),
         mcp="heartbeat",
         rest=Rest("POST", "/sessions/{session}/heartbeat"),
+        idempotent=True,
     ),
     Operation(
         "session-end",
@@ -680,6 +683,8 @@ TEAM = [
         cli=Cli(("session", "end")),
         mcp="end_session",
         rest=Rest("DELETE", "/sessions/{session}", status=204),
+        destructive=True,
+        idempotent=True,
     ),
     Operation(
         "claim",
@@ -701,6 +706,7 @@ TEAM = [
         cli=Cli(("claim",)),
         mcp="claim_file",
         rest=Rest("POST", "/claims", refusal=refused_claim),
+        idempotent=True,
     ),
     Operation(
         "release",
@@ -714,6 +720,8 @@ TEAM = [
         cli=Cli(("release",)),
         mcp="release_file",
         rest=Rest("DELETE", "/claims", status=204, refusal=no_claim_released),
+        destructive=True,
+        idempotent=True,
     ),
     Operation(
         "claims",
@@ -726,6 +734,7 @@ TEAM = [
         mcp="list_claims",
         rest=Rest("GET", "/claims"),
         graphql="claims",
+        read_only=True,
     ),
     Operation(
         "check-edit",
@@ -739,6 +748,7 @@ TEAM = [
         cli=Cli(("check-edit",)),
         mcp="check_edit",
         rest=Rest("GET", "/check-edit"),
+        read_only=True,
     ),
     Operation(
         "activity",
@@ -807,6 +817,7 @@ TEAM = [
         cli=Cli(("recall",)),
         mcp="recall",
         rest=Rest("GET", "/lessons"),
+        read_only=True,
     ),
 ]
 
@@ -879,6 +890,7 @@ ADMIN = [
         cli=Cli(("index",), progress=True),
         mcp="index_repository",
         rest=Rest("POST", "/index"),
+        idempotent=True,
     ),
     Operation(
         "token-create",
@@ -911,6 +923,7 @@ ADMIN = [
         cli=Cli(("token", "list")),
         mcp="list_tokens",
         rest=Rest("GET", "/tokens"),
+        read_only=True,
     ),
     Operation(
         "token-revoke",
@@ -926,6 +939,8 @@ ADMIN = [
         cli=Cli(("token", "revoke")),
         mcp="revoke_token",
         rest=Rest("DELETE", "/tokens/{name}"),
+        destructive=True,
+        idempotent=True,
     ),
     Operation(
         "repo-add",
@@ -962,6 +977,7 @@ ADMIN = [
         cli=Cli(("repo", "add")),
         mcp="track_repo",
         rest=Rest("POST", "/repos", status=201),
+        open_world=True,
     ),
     Operation(
         "repo-list",
@@ -973,6 +989,7 @@ ADMIN = [
         cli=Cli(("repo", "list")),
         mcp="list_tracked_repos",
         rest=Rest("GET", "/repos"),
+        read_only=True,
     ),
     Operation(
         "repo-status",
@@ -985,6 +1002,7 @@ ADMIN = [
         cli=Cli(("repo", "status")),
         mcp="tracked_repo_status",
         rest=Rest("GET", "/repos/{name}"),
+        read_only=True,
     ),
     Operation(
         "repo-remove",
@@ -997,6 +1015,8 @@ ADMIN = [
         cli=Cli(("repo", "remove")),
         mcp="untrack_repo",
         rest=Rest("DELETE", "/repos/{name}", status=204),
+        destructive=True,
+        idempotent=True,
     ),
     Operation(
         "repo-forge",
@@ -1037,6 +1057,7 @@ ADMIN = [
         cli=Cli(("repo", "forge")),
         mcp="set_repo_forge",
         rest=Rest("PUT", "/repos/{name}/forge"),
+        idempotent=True,
     ),
     Operation(
         "coverage-import",
@@ -1061,6 +1082,7 @@ ADMIN = [
         cli=Cli(("coverage", "import")),
         mcp="import_coverage",
         rest=Rest("POST", "/repos/{repo}/coverage"),
+        idempotent=True,
     ),
     Operation(
         "repo-sync",
@@ -1093,10 +1115,69 @@ ADMIN = [
         cli=Cli(("repo", "sync")),
         mcp="sync_repo",
         rest=Rest("POST", "/repos/{name}/sync", status=202),
+        open_world=True,
+        idempotent=True,
     ),
 ]
 
-CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN)
+HOOK_SCOPE = Param(
+    "scope",
+    Choice(choices=HOOK_SCOPES),
+    "project",
+    "project: .claude/ of the project (and its .mcp.json); user: ~/.claude/ for every project",
+)
+HOOK_PROJECT = Param(
+    "project", Text(max_length=4096), None, "the project's folder (default: the current one)"
+)
+# this machine's own settings: the command line only
+HOOKS = [
+    Operation(
+        "hooks-install",
+        install_hooks,
+        HookInstall,
+        "admin",
+        "wire Cartograph into Claude Code: hooks, the graph-aware explorer, the MCP server",
+        (
+            HOOK_SCOPE,
+            HOOK_PROJECT,
+            Param(
+                "server",
+                Text(max_length=2048),
+                None,
+                "the team server's URL (default: the local store)",
+            ),
+            Param(
+                "token",
+                Text(max_length=500),
+                None,
+                "a token for the team server (kept in "
+                "~/.config/cartograph/hooks.json, never in the project)",
+            ),
+            Param(
+                "repo",
+                RepoName(),
+                None,
+                "the repository's name on the team server (default: "
+                "the one whose URL is this work tree's origin)",
+            ),
+        ),
+        description="Merge Cartograph's hooks into Claude Code's settings (never touching the "
+        "user's own hooks; running it again changes nothing), install the graph-aware exploring "
+        "subagent under .claude/agents/ and, for a project, the MCP server in .mcp.json.",
+        cli=Cli(("hooks", "install")),
+    ),
+    Operation(
+        "hooks-uninstall",
+        uninstall_hooks,
+        HookInstall,
+        "admin",
+        "take out exactly what `hooks install` put in",
+        (HOOK_SCOPE, HOOK_PROJECT),
+        cli=Cli(("hooks", "uninstall")),
+    ),
+]
+
+CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN, *HOOKS)
 
 # what a command group is for (`cartograph repo --help`)
 COMMAND_GROUPS = {
@@ -1104,6 +1185,7 @@ COMMAND_GROUPS = {
     "token": "bearer tokens for people and agents (scopes)",
     "session": "agent work sessions: start, heartbeat, end",
     "coverage": "runtime evidence of which tests run which code",
+    "hooks": "hooks in an agent's harness (Claude Code): install, uninstall",
 }
 
 _BY_NAME = {op.name: op for op in CATALOGUE}

@@ -327,3 +327,31 @@ def _tests_of(graph: GraphReader, locations: list[Location]) -> bool:
             sid: locs for sid, locs in next_reached.items() if any(not x.tests for x in locs)
         }
     return found
+
+
+def locations_text(found: LocationMap, header: str = "") -> str:
+    """At most ~200 tokens: one line per location (path:lines, name, why), then the tests;
+    `header` (the indexed commits) first when given."""
+    out = [header] if header else []
+    if not found.locations:
+        if found.withheld:
+            out.append(
+                f"no confident location (confidence {found.confidence:.2f}); "
+                "try `search` with names from the task"
+            )
+        else:
+            out.append("no location matches the words of this text")
+        return "\n".join(out)
+    words = " ".join(found.words[:8])
+    out.append(f"likely locations (confidence {found.confidence:.2f}; words: {words}):")
+    stale = set(found.envelope.stale)
+    across = len(found.envelope.repos) > 1
+    for loc in found.locations:
+        s = loc.symbol
+        where = f"{s.repo}:{s.path}" if across else s.path
+        mark = " [stale]" if f"{s.repo}:{s.path}" in stale else ""
+        why = f"  ({loc.why})" if loc.why != "text" else ""
+        out.append(f"  {where}:{s.start_line}-{s.end_line}  {local_name(s)}{why}{mark}")
+    if found.tests:
+        out.append("tests: " + ", ".join(f"{t.path}::{local_name(t)}" for t in found.tests))
+    return "\n".join(out)

@@ -1,0 +1,143 @@
+"""What the harness sends and what it accepts back (Claude Code's hooks reference): every event
+gets `session_id`, `cwd` and `hook_event_name` on stdin, plus its own fields (`source` for
+SessionStart, `prompt` for UserPromptSubmit, `tool_name`/`tool_input` before a tool and
+`tool_response` after it, `reason` at SessionEnd). An answer is one JSON object on stdout with
+`hookSpecificOutput` naming the event; exit 0 always (a failing hook never blocks the agent).
+
+This module is imported by every hook run: it imports nothing beyond the standard library."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# the tools a matcher names (a regex over the tool's name, as Claude Code matches it)
+EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
+SEARCH_TOOLS = ("Grep", "Glob", "Bash")
+SUBAGENT_TOOLS = ("Task", "Agent")  # the tool that spawns subagents ("Task"; "Agent" in newer)
+SESSION_SOURCES = ("startup", "resume", "clear", "compact")
+EXPLORE_AGENT = "Explore"  # the harness's built-in exploring subagent
+GRAPH_EXPLORER = "cartograph-explorer"  # ours (`install.EXPLORER_AGENT`)
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """One hook Cartograph installs: the event, its matcher, the `cartograph hook` word."""
+
+    event: str
+    matcher: str | None
+    command: str
+    timeout: int  # seconds the harness waits before it gives up on the command
+
+
+HOOKS = (
+    Hook("SessionStart", "|".join(SESSION_SOURCES), "session-start", 15),
+    Hook("UserPromptSubmit", None, "prompt", 15),
+    Hook("PreToolUse", "|".join(EDIT_TOOLS), "pre-edit", 10),
+    Hook("PostToolUse", "|".join(EDIT_TOOLS), "post-edit", 60),
+    Hook("PreToolUse", "|".join(SUBAGENT_TOOLS), "pre-task", 5),
+    Hook("PreToolUse", "|".join(SEARCH_TOOLS), "pre-search", 5),
+    Hook("SessionEnd", None, "session-end", 15),
+)
+COMMANDS = {hook.command: hook for hook in HOOKS}
+
+
+def context(event: str, text: str) -> dict[str, Any]:
+    """Text the agent reads before it goes on."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def deny(reason: str) -> dict[str, Any]:
+    """Refuse a tool call; the agent is told why."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def rewrite(tool_input: dict[str, Any], reason: str) -> dict[str, Any]:
+    """Run the tool with this input instead (the call is allowed as rewritten)."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "permissionDecisionReason": reason,
+            "updatedInput": tool_input,
+        }
+    }
+
+
+def edited_path(tool_input: dict[str, Any]) -> str | None:
+    """The file an edit tool writes (absolute, as the harness gives it)."""
+    path = tool_input.get("file_path") or tool_input.get("notebook_path")
+    return path if isinstance(path, str) and path else None
+
+
+def new_texts(tool_name: str, tool_input: dict[str, Any]) -> list[str] | None:
+    """The text an edit puts into the file (None: the whole file — Write, NotebookEdit)."""
+    if tool_name == "Edit":
+        return [str(tool_input.get("new_string", ""))]
+    if tool_name == "MultiEdit":
+        edits = tool_input.get("edits") or []
+        return [str(e.get("new_string", "")) for e in edits if isinstance(e, dict)]
+    return None
+
+
+def old_texts(tool_name: str, tool_input: dict[str, Any]) -> list[str] | None:
+    """The text an edit replaces (None: the whole file)."""
+    if tool_name == "Edit":
+        return [str(tool_input.get("old_string", ""))]
+    if tool_name == "MultiEdit":
+        edits = tool_input.get("edits") or []
+        return [str(e.get("old_string", "")) for e in edits if isinstance(e, dict)]
+    return None
+
+
+# --------------------------------------------------------------- structural searches
+
+_NAME = r"([A-Za-z_][A-Za-z0-9_]*)"
+# (what the pattern asks, the name it asks about): a definition, an import, a call
+_STRUCTURAL = (
+    ("definition", re.compile(r"\b(?:def|class|function|func|fn|interface|struct)\s+" + _NAME)),
+    ("import", re.compile(r"\bfrom\s+[\w.]+\s+import\s+" + _NAME)),
+    ("import", re.compile(r"\bimport\s+(?:[\w.]+\.)?" + _NAME)),
+    ("import", re.compile(r"\brequire\(\s*['\"]?(?:[\w./-]*/)?" + _NAME)),
+    ("call", re.compile(r"(?:^|[\s.'\"=(])" + _NAME + r"\(")),
+)
+# regex spelling a search pattern may use, read as the text it stands for
+_REGEX_SPACES = re.compile(r"\\s[+*]?|\[\[:space:\]\][+*]?| [+*]")
+_REGEX_MARKS = re.compile(r"\\b|\\<|\\>|\^")
+_GREP_COMMAND = re.compile(r"(?:^|[|;&(\s])(?:grep|egrep|rg|ag|ack|git\s+grep)\s")
+_COMMON_NAMES = frozenset(
+    {"if", "for", "while", "print", "return", "len", "str", "int", "not", "and", "self"}
+)
+
+
+def _plain(pattern: str) -> str:
+    text = _REGEX_SPACES.sub(" ", pattern)
+    text = _REGEX_MARKS.sub("", text)
+    return text.replace("\\(", "(").replace("\\.", ".")
+
+
+def structural_search(tool_name: str, tool_input: dict[str, Any]) -> tuple[str, str] | None:
+    """(kind, name) when a search looks for a definition, an import or the calls of a name —
+    what the graph answers better than text; None for other searches."""
+    if tool_name == "Grep":
+        pattern = str(tool_input.get("pattern", ""))
+    elif tool_name == "Bash":
+        command = str(tool_input.get("command", ""))
+        if not _GREP_COMMAND.search(command):
+            return None
+        pattern = command
+    else:  # Glob: file names, never structure
+        return None
+    text = _plain(pattern)
+    for kind, regex in _STRUCTURAL:
+        found = regex.search(text)
+        if found and found.group(1) not in _COMMON_NAMES and len(found.group(1)) > 2:
+            return kind, found.group(1)
+    return None

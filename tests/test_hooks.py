@@ -1,0 +1,384 @@
+"""Claude Code hooks: each hook command run as the harness runs it — a fresh process, the event's
+JSON on stdin (the shapes of Claude Code's hooks reference, one sample per event and matcher),
+the answer's JSON on stdout — against a real indexed repository; and `hooks install` /
+`uninstall` on a project that has settings of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from api_support import serve_in_thread
+from cartograph.agents.sessions import claims
+from cartograph.api.app import Settings, create_app
+from cartograph.auth import create_token
+from cartograph.index import index_repository
+from cartograph.store import open_store
+from sample_repo import make_sample_repo
+
+CARTOGRAPH = str(Path(sys.executable).parent / "cartograph")
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """The sample shop indexed into a store of its own; hooks read it from the environment."""
+    root = make_sample_repo(tmp_path / "shop")
+    store_url = f"sqlite:///{tmp_path / 'graph.db'}"
+    store = open_store(store_url)
+    index_repository(store, root, "shop")
+    env = {
+        **os.environ,
+        "CARTOGRAPH_STORE": store_url,
+        "CARTOGRAPH_DATA": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "HOME": str(tmp_path / "home"),
+    }
+    env.pop("CARTOGRAPH_SERVER", None)
+    env.pop("CARTOGRAPH_TOKEN", None)
+    return root, store, env
+
+
+def hook(event: str, payload: dict, env: dict) -> dict | None:
+    done = subprocess.run(
+        [CARTOGRAPH, "hook", event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def base(root: Path, session: str, event: str) -> dict:
+    return {
+        "session_id": session,
+        "transcript_path": f"/tmp/{session}.jsonl",
+        "cwd": str(root),
+        "hook_event_name": event,
+        "permission_mode": "default",
+    }
+
+
+def tool_call(root: Path, session: str, event: str, tool: str, tool_input: dict) -> dict:
+    payload = {**base(root, session, event), "tool_name": tool, "tool_input": tool_input,
+               "tool_use_id": "toolu_01"}  # fmt: skip
+    if event == "PostToolUse":
+        payload["tool_response"] = {"filePath": tool_input.get("file_path"), "success": True}
+    return payload
+
+
+def edit(root: Path, path: str, old: str, new: str) -> dict:
+    return {"file_path": str(root / path), "old_string": old, "new_string": new}
+
+
+def context_of(answer: dict | None) -> str:
+    assert answer is not None
+    return answer["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_gives_the_index_summary_and_survives_compaction(project):
+    root, _store, env = project
+    started = hook("session-start", {**base(root, "s1", "SessionStart"), "source": "startup"}, env)
+    text = context_of(started)
+    assert started["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "Cartograph index of shop" in text and "work tree clean" in text
+    assert "locate" in text and len(text) <= 1700
+    session = text.rsplit("session ", 1)[1].split(" ")[0]
+    compacted = hook("session-start", {**base(root, "s1", "SessionStart"), "source": "compact"},
+                     env)  # fmt: skip
+    assert f"session {session} " in context_of(compacted)  # the same agent session goes on
+
+
+def test_prompt_gets_the_location_map_only_when_confident(project):
+    root, _store, env = project
+    payload = {**base(root, "s1", "UserPromptSubmit"),
+               "prompt": "The cart total is wrong: price_of is summed per sku quantity"}  # fmt: skip
+    text = context_of(hook("prompt", payload, env))
+    assert "shop/models.py" in text and "Cart.total" in text
+    vague = {**base(root, "s1", "UserPromptSubmit"), "prompt": "hello, how are you today?"}
+    assert hook("prompt", vague, env) is None
+
+
+def test_an_edit_takes_the_claim_and_another_session_is_denied_with_the_holder(project):
+    root, _store, env = project
+    change = edit(root, "shop/models.py", "return 9.99", "return 10.99")
+    for tool, tool_input in (("Edit", change),
+                             ("MultiEdit", {"file_path": change["file_path"], "edits": [change]}),
+                             ("Write", {"file_path": change["file_path"], "content": "x = 1\n"})):  # fmt: skip
+        mine = hook("pre-edit", tool_call(root, "alice", "PreToolUse", tool, tool_input), env)
+        assert mine is None or "permissionDecision" not in mine["hookSpecificOutput"]
+    held = {c.path: c for c in claims(open_store(env["CARTOGRAPH_STORE"]), "shop")}
+    assert held["shop/models.py"].agent == "claude-code"
+    alice = held["shop/models.py"].session
+
+    denied = hook("pre-edit", tool_call(root, "bob", "PreToolUse", "Edit", change), env)
+    output = denied["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert f"session {alice}" in output["permissionDecisionReason"]
+    assert "shop/models.py" in output["permissionDecisionReason"]
+    notebook = {"notebook_path": str(root / "shop/models.py"), "new_source": "x", "cell_id": "a"}
+    again = hook("pre-edit", tool_call(root, "bob", "PreToolUse", "NotebookEdit", notebook), env)
+    assert again["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+    # the server side enforces it too: bob's session cannot record an edit of the file
+    outside = {"file_path": "/etc/hosts", "old_string": "a", "new_string": "b"}
+    assert hook("pre-edit", tool_call(root, "bob", "PreToolUse", "Edit", outside), env) is None
+
+    hook("session-end", {**base(root, "alice", "SessionEnd"), "reason": "prompt_input_exit"}, env)
+    freed = hook("pre-edit", tool_call(root, "bob", "PreToolUse", "Edit", change), env)
+    assert freed is None or "permissionDecision" not in freed["hookSpecificOutput"]
+
+
+def test_collision_radar_names_the_session_holding_a_caller(project):
+    root, _store, env = project
+    hook("pre-edit", tool_call(root, "alice", "PreToolUse", "Edit",
+                               edit(root, "shop/payments.py", "amount > 0", "amount >= 0")), env)  # fmt: skip
+    # bob edits Cart.total, which PaymentService.pay (claimed by alice's file) calls
+    warned = hook("pre-edit", tool_call(root, "bob", "PreToolUse", "Edit", edit(
+        root, "shop/models.py", "return sum(price_of(sku) * qty for sku, qty in self.items)",
+        "return round(sum(price_of(sku) * qty for sku, qty in self.items), 2)")), env)  # fmt: skip
+    output = warned["hookSpecificOutput"]
+    assert "permissionDecision" not in output  # a warning, never a denial
+    assert "collision radar" in output["additionalContext"]
+    assert "shop/payments.py" in output["additionalContext"]
+
+
+def test_post_edit_reindexes_the_file_records_the_edit_and_names_the_tests(project):
+    root, _store, env = project
+    models = root / "shop/models.py"
+    old = "def price_of(sku: str) -> float:\n    return 9.99\n"
+    new = "def price_of(sku: str) -> float:\n    return discounted(9.99)\n\n\ndef discounted(p):\n    return p * 0.9\n"
+    hook("pre-edit", tool_call(root, "alice", "PreToolUse", "Edit", edit(root, "shop/models.py", old, new)), env)  # fmt: skip
+    models.write_text(models.read_text().replace(old, new))
+    answer = hook("post-edit", tool_call(root, "alice", "PostToolUse", "Edit",
+                                         edit(root, "shop/models.py", old, new)), env)  # fmt: skip
+    text = context_of(answer)
+    assert "re-indexed shop/models.py" in text
+    assert "tests/test_orders.py::test_place_order" in text and "pytest" in text
+    # the next query sees the edit
+    searched = subprocess.run([CARTOGRAPH, "search", "discounted", "--json"], env=env,
+                              capture_output=True, text=True, check=True)  # fmt: skip
+    assert any(h["symbol"]["name"] == "discounted" for h in json.loads(searched.stdout)["hits"])
+    trail = open_store(env["CARTOGRAPH_STORE"]).team.session_activity(1)
+    assert ("shop", "shop/models.py", "EDITED") in {(r, p, k) for r, p, k, _at in trail}
+
+
+def test_a_request_for_explore_goes_to_the_graph_aware_explorer(project):
+    root, _store, env = project
+    ask = {"description": "Find refunds", "prompt": "Where are refunds computed?",
+           "subagent_type": "Explore"}  # fmt: skip
+    answer = hook("pre-task", tool_call(root, "s1", "PreToolUse", "Task", ask), env)
+    output = answer["hookSpecificOutput"]
+    assert output["permissionDecision"] == "allow"
+    assert output["updatedInput"] == {**ask, "subagent_type": "cartograph-explorer"}
+    other = {**ask, "subagent_type": "general-purpose"}
+    assert hook("pre-task", tool_call(root, "s1", "PreToolUse", "Task", other), env) is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "advice"),
+    [
+        ("Grep", {"pattern": r"def\s+total", "path": "."}, "search_symbols total"),
+        ("Grep", {"pattern": r"price_of\(", "output_mode": "content"}, "find_callers price_of"),
+        (
+            "Bash",
+            {"command": "rg -n 'from shop.models import Cart' .", "description": "find"},
+            "find_callers Cart --references",
+        ),
+        (
+            "Bash",
+            {"command": "grep -rn 'class PaymentService' shop/"},
+            "get_context PaymentService",
+        ),
+    ],
+)
+def test_structural_searches_are_pointed_to_the_graph_and_never_blocked(
+    project, tool, tool_input, advice
+):
+    root, _store, env = project
+    answer = hook("pre-search", tool_call(root, "s1", "PreToolUse", tool, tool_input), env)
+    output = answer["hookSpecificOutput"]
+    assert "permissionDecision" not in output
+    assert advice in output["additionalContext"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Grep", {"pattern": "TODO"}),
+        ("Glob", {"pattern": "**/*.py"}),
+        ("Bash", {"command": "ls -la shop"}),
+        ("Bash", {"command": "pytest -q tests/test_orders.py"}),
+    ],
+)
+def test_other_searches_and_commands_pass_untouched(project, tool, tool_input):
+    root, _store, env = project
+    assert hook("pre-search", tool_call(root, "s1", "PreToolUse", tool, tool_input), env) is None
+
+
+def test_hooks_fail_open_on_a_broken_store(project, tmp_path):
+    root, _store, env = project
+    broken = tmp_path / "broken.db"
+    broken.write_bytes(b"this is not a database" * 100)
+    env = {**env, "CARTOGRAPH_STORE": f"sqlite:///{broken}"}
+    change = edit(root, "shop/models.py", "return 9.99", "return 1")
+    for event, payload in (
+        ("session-start", {**base(root, "s9", "SessionStart"), "source": "startup"}),
+        ("prompt", {**base(root, "s9", "UserPromptSubmit"), "prompt": "cart total"}),
+        ("pre-edit", tool_call(root, "s9", "PreToolUse", "Edit", change)),
+        ("post-edit", tool_call(root, "s9", "PostToolUse", "Edit", change)),
+        ("session-end", {**base(root, "s9", "SessionEnd"), "reason": "other"}),
+    ):
+        assert hook(event, payload, env) is None, event
+    log = Path(env["CARTOGRAPH_DATA"]) / "hooks" / "errors.log"
+    assert "not a Cartograph SQLite store" in log.read_text()
+    garbage = subprocess.run([CARTOGRAPH, "hook", "pre-edit"], input="{not json", env=env,
+                             capture_output=True, text=True)  # fmt: skip
+    assert garbage.returncode == 0 and garbage.stdout == ""
+
+
+# ---------------------------------------------------------------- install / uninstall
+
+USER_SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm test:*)"]},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check-bash.sh"}]}
+        ],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+}
+
+
+def cli(env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([CARTOGRAPH, *args], env=env, capture_output=True, text=True, check=True)
+
+
+def test_install_keeps_the_users_settings_is_idempotent_and_uninstall_restores_them(project):
+    root, _store, env = project
+    claude = root / ".claude"
+    claude.mkdir()
+    original = json.dumps(USER_SETTINGS, indent=4).encode()  # formatted their own way
+    (claude / "settings.json").write_bytes(original)
+    (root / ".mcp.json").write_text(json.dumps({"mcpServers": {"db": {"command": "dbmcp"}}}))
+
+    cli(env, "hooks", "install", "--project", str(root))
+    settings = json.loads((claude / "settings.json").read_text())
+    assert settings["model"] == "opus" and settings["permissions"] == USER_SETTINGS["permissions"]
+    assert USER_SETTINGS["hooks"]["PreToolUse"][0] in settings["hooks"]["PreToolUse"]
+    assert settings["hooks"]["Stop"] == USER_SETTINGS["hooks"]["Stop"]
+    commands = {h["command"].split(" hook ")[1].split()[0]: group.get("matcher")
+                for event in settings["hooks"].values() for group in event
+                for h in group["hooks"] if " hook " in h["command"]}  # fmt: skip
+    assert commands == {
+        "session-start": "startup|resume|clear|compact", "prompt": None,
+        "pre-edit": "Edit|Write|MultiEdit|NotebookEdit",
+        "post-edit": "Edit|Write|MultiEdit|NotebookEdit", "pre-task": "Task|Agent",
+        "pre-search": "Grep|Glob|Bash", "session-end": None,
+    }  # fmt: skip
+    # the store is CARTOGRAPH_STORE's, which the hooks read too: no URL baked into the project
+    assert "--store" not in settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    explorer = claude / "agents" / "cartograph-explorer.md"
+    assert "name: cartograph-explorer" in explorer.read_text()
+    servers = json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    assert servers["db"] == {"command": "dbmcp"} and servers["cartograph"]["args"][0] == "mcp"
+
+    once = (claude / "settings.json").read_bytes()
+    cli(env, "hooks", "install", "--project", str(root))
+    assert (claude / "settings.json").read_bytes() == once  # idempotent
+
+    # the installed command runs as the harness would run it
+    command = settings["hooks"]["PreToolUse"][-1]["hooks"][0]["command"]
+    ran = subprocess.run(command, shell=True, env=env, capture_output=True, text=True,
+                         input=json.dumps(tool_call(root, "s1", "PreToolUse", "Grep",
+                                                    {"pattern": r"def\s+total"})))  # fmt: skip
+    assert "search_symbols total" in ran.stdout
+
+    cli(env, "hooks", "uninstall", "--project", str(root))
+    assert (claude / "settings.json").read_bytes() == original
+    assert not explorer.exists()
+    assert json.loads((root / ".mcp.json").read_text()) == {
+        "mcpServers": {"db": {"command": "dbmcp"}}
+    }
+
+
+def test_uninstall_of_a_project_without_settings_leaves_nothing_behind(project):
+    root, _store, env = project
+    cli(env, "hooks", "install", "--project", str(root))
+    assert (root / ".claude" / "settings.json").exists()
+    # the user adds a hook of their own after the install: uninstall keeps it
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    settings["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "say done"}]}]
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings))
+    cli(env, "hooks", "uninstall", "--project", str(root))
+    assert json.loads((root / ".claude" / "settings.json").read_text()) == {
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}
+    }
+    (root / ".claude" / "settings.json").unlink()
+    cli(env, "hooks", "install", "--project", str(root))
+    cli(env, "hooks", "uninstall", "--project", str(root))
+    assert not (root / ".claude").exists() and not (root / ".mcp.json").exists()
+
+
+def test_user_scope_writes_the_users_claude_settings(project, tmp_path):
+    _root, _store, env = project
+    env = {**env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-home")}
+    done = cli(env, "hooks", "install", "--scope", "user")
+    assert "claude mcp add" in done.stdout
+    settings = json.loads((tmp_path / "claude-home" / "settings.json").read_text())
+    assert len(settings["hooks"]["PreToolUse"]) == 3
+    cli(env, "hooks", "uninstall", "--scope", "user")
+    assert not (tmp_path / "claude-home" / "settings.json").exists()
+
+
+# ---------------------------------------------------------------- against the team server
+
+
+def test_hooks_against_the_team_server_take_claims_there_and_keep_the_token_out(project, tmp_path):
+    root, store, env = project
+    tokens = {name: create_token(store, name, ["read", "claims"])[0] for name in ("alice", "bob")}
+    settings = Settings(store_url=env["CARTOGRAPH_STORE"], broker_url=None,
+                        data_dir=tmp_path / "server-data", require_tokens=True)  # fmt: skip
+    with serve_in_thread(create_app(settings)) as url:
+        cli(env, "hooks", "install", "--project", str(root), "--server", url,
+            "--token", tokens["alice"], "--repo", "shop")  # fmt: skip
+        written = (root / ".claude" / "settings.json").read_text()
+        assert tokens["alice"] not in written and "--store" not in written
+        config = Path(env["XDG_CONFIG_HOME"]) / "cartograph" / "hooks.json"
+        assert oct(config.stat().st_mode & 0o777) == "0o600"
+
+        change = edit(root, "shop/models.py", "return 9.99", "return 10.99")
+        started = hook("session-start", {**base(root, "a1", "SessionStart"), "source": "startup"},
+                       env)  # fmt: skip
+        assert "shop" in context_of(started)
+        assert hook("pre-edit", tool_call(root, "a1", "PreToolUse", "Edit", change), env) is None
+        held = httpx.get(f"{url}/api/v1/claims", params={"repo": "shop"},
+                         headers={"Authorization": f"Bearer {tokens['bob']}"}).json()  # fmt: skip
+        rows = held["items"] if isinstance(held, dict) else held
+        assert [r["path"] for r in rows] == ["shop/models.py"]
+
+        bob_env = {**env, "CARTOGRAPH_SERVER": url, "CARTOGRAPH_TOKEN": tokens["bob"]}
+        denied = hook("pre-edit", tool_call(root, "b1", "PreToolUse", "Edit", change), bob_env)
+        assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert "claude-code" in denied["hookSpecificOutput"]["permissionDecisionReason"]
+        # where no hook ran (a subagent), the server refuses bob's edit all the same
+        refused = hook("post-edit", tool_call(root, "b1", "PostToolUse", "Edit", change), bob_env)
+        assert "being edited by session" in context_of(refused)
+        # alice's edit is recorded; the shared graph is not re-indexed from it
+        (root / "shop/models.py").write_text((root / "shop/models.py").read_text()
+                                             .replace("return 9.99", "return 10.99"))  # fmt: skip
+        mine = context_of(
+            hook("post-edit", tool_call(root, "a1", "PostToolUse", "Edit", change), env)
+        )
+        assert "re-indexed from pushes" in mine
+        hook("session-end", {**base(root, "a1", "SessionEnd"), "reason": "logout"}, env)
+        again = hook("pre-edit", tool_call(root, "b1", "PreToolUse", "Edit", change), bob_env)
+        assert again is None or "permissionDecision" not in again["hookSpecificOutput"]
