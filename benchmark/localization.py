@@ -28,13 +28,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.bm25 import BM25Index
-from benchmark.localization_sets import LocalizationSet, TaskResult, checkout, load_sets, score
-from benchmark.report import run_facts, write_report
 from cartograph.index import index_repository
 from cartograph.query.locate import MIN_CONFIDENCE, rank
 from cartograph.query.search import search
 from cartograph.store import open_store
+
+from benchmark.bm25 import BM25Index
+from benchmark.localization_sets import LocalizationSet, TaskResult, checkout, load_sets, score
+from benchmark.report import run_facts, write_report
 
 RANKERS = ("locate", "search", "bm25")
 DEPTH = 10
@@ -74,7 +75,9 @@ def run_set(lset: LocalizationSet, limit: int | None, work: Path) -> dict:
         )
         bm25 = BM25Index.build(tree, None)
         results["bm25"].append(
-            TaskResult(task, bm25.rank_files(task.text, DEPTH), bm25.rank_functions(task.text, DEPTH))
+            TaskResult(
+                task, bm25.rank_files(task.text, DEPTH), bm25.rank_functions(task.text, DEPTH)
+            )
         )
     store.close()
     row = {name: score(found) for name, found in results.items()}

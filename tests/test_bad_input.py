@@ -97,6 +97,18 @@ def test_file_that_is_nothing_but_garbage(tmp_path, store):
     assert_same_as_fresh(store, root, "r")
 
 
+def test_a_method_of_a_literal_held_as_a_value_is_indexed(tmp_path, store):
+    # werkzeug's wsgi.py: `_join = "".join` — a value the parser keeps no expression of
+    root = write_tree(
+        tmp_path / "repo",
+        {"w.py": 'def chunks(parts):\n    _join = "".join\n    glue = b"".join\n'
+                 '    return _join(parts), glue([])\n'},
+    )  # fmt: skip
+    result = index_repository(store, root, name="r", workers=1)
+    assert result.files == 1 and not result.syntax_errors
+    assert "w.chunks" in qualnames(store, "r")
+
+
 # ---------------------------------------------------------------- encodings and binaries
 
 

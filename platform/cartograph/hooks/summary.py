@@ -30,10 +30,9 @@ def index_summary(store: Store, repo: str, root: Path | None, session: int = 0) 
     files = store.graph.files(repo)
     languages = Counter(f.language for f in files.values())
     tests = sum(1 for f in files.values() if f.is_test)
-    head = git_output(root, "rev-parse", "HEAD")
-    changed = [
-        line for line in git_output(root, "status", "--porcelain").splitlines() if line.strip()
-    ]
+    head = git_output(root, "rev-parse", "HEAD") if root is not None else ""
+    status = git_output(root, "status", "--porcelain") if root is not None else ""
+    changed = [line for line in status.splitlines() if line.strip()]
     indexed = record.indexed_sha[:10] or "no commit"
     lines = [
         f"Cartograph index of {repo} at {indexed}, {_ago(record.indexed_at)}"

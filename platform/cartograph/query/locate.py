@@ -28,48 +28,38 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from cartograph.discover import is_test, is_test_path
-from cartograph.identifiers import split_words
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, check_repo
+from cartograph.query.ranking import (
+    COMMON_BODY,
+    body_counts,
+    content_words,
+    holds,
+    word_term,
+    word_terms,
+)
 from cartograph.store.interfaces import (
     BODY_FIELDS,
     SYMBOL_TEXT_FIELDS,
     GraphReader,
     Store,
-    Term,
     TextMatch,
 )
 
-# English function words and the words bug reports and changelogs are written in: they name
-# no code (a report's "Fixed" must not rank a `fixed_hook` first)
-STOP_WORDS = frozenset(
-    """
-    a about above after again against all also am an and any are as at be because been before
-    being below between both but by can cannot could did do does doing done down during each
-    either else etc even ever every few for from further had has have having he her here hers him
-    his how however if in instead into is it its itself just least less like made make makes many
-    may me might more most much must my neither never no nor not now of off often on once only
-    onto or other others otherwise our out over own per perhaps please rather really same shall
-    she should since so some still such than that the their them then there these they this
-    those though through thus to too under until up upon us very via was we were what whatever
-    when whenever where whereas whether which while who whom whose why will with within without
-    would yet you your
-    bug bugs fix fixed fixes fixing issue issues problem problems report reported regression
-    work works worked working correct correctly incorrect incorrectly properly wrong wrongly
-    previously anymore able unable cause causes caused causing happen happens happened
-    allow allows allowed support supports supported behavior behaviour expected unexpected
-    case cases use used uses using eg ie
-    """.split()  # noqa: SIM905 (a block of words reads better than a list)
-)
 CODE_KINDS = ("function", "method")  # what the map lists
 LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benchmark/")
-COMMON_BODY = 5000  # a word in more symbol bodies than this is too common to rank by
 POOL = 300  # symbols asked of each text match
 NAME_WEIGHT = 1.0  # BM25 over names (name 10, qualname 5, context 1 inside)
-BODY_WEIGHT = 1.0  # BM25 over bodies
+BODY_WEIGHT = 2.0  # BM25 over bodies
+FUSION = "sum"
+RRF_K = 20
+TITLE_TWICE = True
+CLASS_GAIN = 0.0
+RERANK = 30  # best locations ranked again by how many of the text's words they hold
+COVERAGE_POWER = 1.0
 WALK_FROM = 5  # best matches whose callees are walked
 WALK_FANOUT = 12  # callees looked at per function
-WALK_GAIN = 0.35  # share of a caller's score a matching callee gains
+WALK_GAIN = 0.0  # share of a caller's score a matching callee gains
 WALK_DEPTH = 2
 WRAPPER_LINES = 6  # a function this short that makes one call wraps it
 MIN_CONFIDENCE = 25  # percent; below it nothing is shown
@@ -132,14 +122,7 @@ def local_name(symbol: SymbolRow) -> str:
 
 def query_words(text: str) -> tuple[list[str], list[str]]:
     """(every word, the title's words) of a task's text, without stop words or numbers."""
-    title = _title(text)
-
-    def keep(part: str) -> list[str]:
-        return [
-            w for w in split_words(part) if w not in STOP_WORDS and not w.isdigit() and len(w) > 1
-        ]
-
-    return keep(text), keep(title)
+    return content_words(text), content_words(_title(text))
 
 
 def _title(text: str) -> str:
@@ -155,20 +138,27 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     words, title = query_words(text)
     if not words:
         return Ranking([], [], [], 0.0)
-    unique = list(dict.fromkeys(words))
-    counts = graph.term_counts([Term(w) for w in unique], COMMON_BODY + 1, BODY_FIELDS)
-    kept = [w for w in unique if counts[Term(w)] <= COMMON_BODY] or unique
+    counts = body_counts(graph, words)
+    kept = [w for w, n in counts.items() if n <= COMMON_BODY] or list(counts)
     title_kept = [w for w in dict.fromkeys(title) if w in kept]
     rows: dict[str, SymbolRow] = {}
     scores: dict[str, float] = defaultdict(float)
     for fields, weight in ((SYMBOL_TEXT_FIELDS, NAME_WEIGHT), (BODY_FIELDS, BODY_WEIGHT)):
-        for part in (kept, title_kept):
+        for part in (kept, title_kept) if TITLE_TWICE else (kept,):
             if not part:
                 continue
-            match = TextMatch(tuple(Term(w) for w in part), "any", fields)
-            for row, score in graph.match_symbols(match, repo, None, POOL, True):
+            match = TextMatch(word_terms(part), "any", fields)
+            found = graph.match_symbols(match, repo, None, POOL, True)
+            for place, (row, score) in enumerate(found):
                 rows[row.id] = row
-                scores[row.id] += weight * score
+                if FUSION == "rrf":
+                    scores[row.id] += weight / (RRF_K + place)
+                else:
+                    scores[row.id] += weight * score
+    if CLASS_GAIN:
+        for sid, row in rows.items():
+            if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
+                scores[sid] += CLASS_GAIN * scores[row.parent]
     candidates = {
         sid: Location(rows[sid], score)
         for sid, score in scores.items()
@@ -176,9 +166,33 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     }
     _walk_callees(graph, candidates, rows, scores, repo)
     functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
-    files = _file_scores(rows, scores, candidates)
+    functions = _by_coverage(graph, functions, {w: counts[w] for w in kept})
+    files = _file_scores(functions, rows, scores)
     confidence = _confidence(functions, len(kept), kept, graph)
     return Ranking(kept, functions, files, confidence)
+
+
+def _by_coverage(
+    graph: GraphReader, ranked: list[Location], counts: dict[str, int]
+) -> list[Location]:
+    """The best RERANK locations again, their scores times the share of the text's words
+    (weighted by rarity) each holds: a function that holds most of a report's words beats one
+    that holds one of them many times."""
+    head = ranked[:RERANK]
+    if not head or COVERAGE_POWER == 0:
+        return ranked
+    texts = graph.search_texts(loc.symbol.id for loc in head)
+    weights = {
+        w: max(0.1, math.log(1 + (COMMON_BODY - n + 0.5) / (n + 0.5))) for w, n in counts.items()
+    }
+    total = sum(weights.values()) or 1.0
+    terms = {w: word_term(w) for w in weights}
+    for loc in head:
+        text = texts.get(loc.symbol.id, "")
+        share = sum(weight for w, weight in weights.items() if holds(text, terms[w])) / total
+        loc.score *= share**COVERAGE_POWER
+    head.sort(key=lambda loc: (-loc.score, loc.symbol.id))
+    return head + ranked[RERANK:]
 
 
 def _listed(path: str) -> bool:
@@ -234,21 +248,22 @@ def _walk_callees(
 
 
 def _file_scores(
-    rows: dict[str, SymbolRow], scores: dict[str, float], candidates: dict[str, Location]
+    functions: list[Location], rows: dict[str, SymbolRow], scores: dict[str, float]
 ) -> list[FileScore]:
-    by_file: dict[tuple[str, str], list[float]] = defaultdict(list)
+    """Files in the order of their best location (ranked as the list ranks them), then the
+    files only other symbols matched (classes, modules), by those symbols' scores."""
+    ranked: dict[tuple[str, str], FileScore] = {}
+    for place, loc in enumerate(functions):
+        key = (loc.symbol.repo, loc.symbol.path)
+        if key not in ranked:
+            ranked[key] = FileScore(*key, round(1.0 / (1 + place), 4))
+    rest: dict[tuple[str, str], float] = defaultdict(float)
     for sid, row in rows.items():
-        if not _listed(row.path):
-            continue
-        score = candidates[sid].score if sid in candidates else scores.get(sid, 0.0)
-        if score > 0:
-            by_file[(row.repo, row.path)].append(score)
-    ranked = []
-    for (repo, path), values in by_file.items():
-        values.sort(reverse=True)
-        ranked.append(FileScore(repo, path, values[0] + 0.2 * sum(values[1:3])))
-    ranked.sort(key=lambda f: (-f.score, f.path))
-    return ranked
+        key = (row.repo, row.path)
+        if key not in ranked and _listed(row.path) and scores.get(sid, 0.0) > 0:
+            rest[key] = max(rest[key], scores[sid])
+    others = sorted(rest.items(), key=lambda item: (-item[1], item[0]))
+    return list(ranked.values()) + [FileScore(repo, path, 0.0) for (repo, path), _ in others]
 
 
 def _confidence(

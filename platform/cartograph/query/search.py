@@ -15,12 +15,15 @@ from cartograph.query.common import (
     clamp,
     symbols_named,
 )
-from cartograph.query.ranking import match_words
+from cartograph.query.ranking import STOP_WORDS, body_words, match_bodies, match_words
 from cartograph.store.interfaces import Store
 
-# BM25 is multiplied by these: definitions before variables, library code before tests
+# BM25 is multiplied by these: definitions before variables, library code before tests,
+# examples and documentation (unless the query asks for tests)
 KIND_WEIGHT = {"module": 0.9, "variable": 0.7, "type": 0.8}
-TEST_WEIGHT = 0.5
+TEST_WEIGHT = 0.25
+BODY_WEIGHT = 0.3  # a body's BM25 counts this much beside the names'
+OUTSIDE_LIBRARY = ("examples/", "example/", "docs/", "doc/")
 
 
 @dataclass(slots=True)
@@ -47,11 +50,13 @@ def search(
     limit: int | None = 20,
     offset: int = 0,
 ) -> SearchResult:
-    """Symbols whose name, qualified name, path or docstring match `text`.
+    """Symbols whose name, qualified name, path, docstring or body match `text`.
 
-    Words are matched the way identifiers are split (`useBaseCart` ~ `base cart`); a symbol
-    whose name is exactly the query ranks first, then BM25 with name > qualname > path/doc
-    (which words are matched how: `query/ranking.py`).
+    Words are matched the way identifiers are split (`useBaseCart` ~ `base cart`), less stop
+    words; a symbol whose name is exactly the query ranks first, then BM25 with name > qualname
+    > path/doc, plus a share of the BM25 over bodies (identifiers, strings, comments); tests,
+    examples and docs after library code unless the query asks for tests (which words are
+    matched how: `query/ranking.py`).
     """
     limit = clamp(limit)
     offset = max(0, int(offset))
@@ -77,15 +82,27 @@ def search(
         key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0, -usage[s.id]),
     )
     ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in ordered]
-    seen = set(exact)
+    # the words that can name code (stop words go while others remain); names first, then
+    # bodies (identifiers, strings, comments) beside them
+    content = [w for w in words if w not in STOP_WORDS] or words
+    pool = min(wanted * 3, 600)
+    scored: dict[str, tuple[SymbolRow, float]] = {}
+    for row, score in match_words(store.graph, content, repo, kinds, pool):
+        scored[row.id] = (row, score)
+    for row, score in match_bodies(store.graph, body_words(store.graph, content), repo, kinds,
+                                   pool):  # fmt: skip
+        known = scored.get(row.id)
+        scored[row.id] = (row, (known[1] if known else 0.0) + BODY_WEIGHT * score)
+    asks_for_tests = bool({"test", "tests"} & set(words))
     matches = []
-    for row, score in match_words(store.graph, words, repo, kinds, min(wanted * 3, 600)):
-        if row.id not in seen:
-            seen.add(row.id)
-            weight = KIND_WEIGHT.get(row.kind, 1.0) * (
-                TEST_WEIGHT if is_test_path(row.path) else 1.0
-            )
-            matches.append((row, score * weight))
+    for sid, (row, score) in scored.items():
+        if sid in exact:
+            continue
+        outside = is_test_path(row.path) or row.path.startswith(OUTSIDE_LIBRARY)
+        weight = KIND_WEIGHT.get(row.kind, 1.0) * (
+            TEST_WEIGHT if outside and not asks_for_tests else 1.0
+        )
+        matches.append((row, score * weight))
     matches.sort(key=lambda item: (-item[1], item[0].qualname))
     ranked.extend(matches)
     page = ranked[offset : offset + limit]

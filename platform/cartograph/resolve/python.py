@@ -1697,6 +1697,8 @@ class Program:
                 if value is not None and value[0] in ("cls", "fn"):
                     edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
             return
+        if expr is None:  # a value the parser keeps no expression of: nothing to bind
+            return
         if expr[0] == "a":  # the receiver once: a property read, or what the attribute holds
             base, base_via = self._evaluate_ref(mod, lookup, expr[1], pos)
             if base is None:

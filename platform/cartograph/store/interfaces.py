@@ -314,6 +314,12 @@ class GraphReader(Protocol):
         enough to tell a common word from a rare one without counting thousands of rows."""
         ...
 
+    def search_texts(self, ids: Iterable[str]) -> dict[str, str]:
+        """The searchable text of each of `ids` as the full-text index holds it (name,
+        qualname, context and body, identifier-split words separated by spaces): what a
+        ranking reads to tell which words of a query a candidate holds."""
+        ...
+
     def match_symbols(
         self,
         match: TextMatch,

@@ -164,6 +164,20 @@ class Neo4jGraphReader:
         )
         return {unique[r["i"]]: r["n"] for r in records}
 
+    def search_texts(self, ids: Iterable[str]) -> dict[str, str]:
+        unique = sorted(set(ids))
+        found: dict[str, str] = {}
+        for start in range(0, len(unique), CHUNK):
+            records = self.read(
+                "UNWIND $ids AS id MATCH (s:Symbol {id: id}) WHERE NOT s:Stub "
+                "RETURN s.id AS id, [s.search_name, s.search_qualname, s.search_context, "
+                "coalesce(s.search_body, '')] AS texts",
+                ids=unique[start : start + CHUNK],
+            )
+            for r in records:
+                found[r["id"]] = " ".join(t or "" for t in r["texts"])
+        return found
+
     def match_symbols(
         self,
         match: TextMatch,

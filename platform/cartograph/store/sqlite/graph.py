@@ -120,6 +120,20 @@ class SQLiteGraphReader:
             ).fetchone()[0]
         return counts
 
+    def search_texts(self, ids: Iterable[str]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for chunk in chunks(list(set(ids))):
+            rows = self.db.execute(
+                f"SELECT s.id, t.name, t.qualname, t.context, coalesce(b.body, '') "
+                f"FROM symbols s JOIN symbol_search t ON t.rowid = s.rowid "
+                f"LEFT JOIN symbol_body b ON b.rowid = s.rowid "
+                f"WHERE s.id IN ({marks(len(chunk))})",
+                chunk,
+            )
+            for sid, *texts in rows:
+                found[sid] = " ".join(texts)
+        return found
+
     def match_symbols(
         self,
         match: TextMatch,
