@@ -382,3 +382,80 @@ def test_hooks_against_the_team_server_take_claims_there_and_keep_the_token_out(
         hook("session-end", {**base(root, "a1", "SessionEnd"), "reason": "logout"}, env)
         again = hook("pre-edit", tool_call(root, "b1", "PreToolUse", "Edit", change), bob_env)
         assert again is None or "permissionDecision" not in again["hookSpecificOutput"]
+
+
+# ---------------------------------------------------------------- other agents
+
+
+def test_gemini_cli_gets_the_same_hooks_in_its_own_names_and_shapes(project):
+    root, _store, env = project
+    gemini = root / ".gemini" / "settings.json"
+    gemini.parent.mkdir()
+    gemini.write_text(json.dumps({"theme": "dark", "mcpServers": {"db": {"command": "db"}}}))
+    before = gemini.read_bytes()
+    cli(env, "hooks", "install", "--agent", "gemini", "--project", str(root))
+    settings = json.loads(gemini.read_text())
+    assert settings["theme"] == "dark" and settings["mcpServers"]["db"] == {"command": "db"}
+    assert settings["mcpServers"]["cartograph"]["args"] == ["mcp"]
+    assert set(settings["hooks"]) == {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool",
+                                      "SessionEnd"}  # fmt: skip
+    before_tool = {g["matcher"]: g["hooks"][0] for g in settings["hooks"]["BeforeTool"]}
+    edit_hook = before_tool["replace|write_file"]
+    assert edit_hook["command"].endswith("hook pre-edit --harness gemini")
+    assert edit_hook["timeout"] == 10_000  # Gemini CLI counts milliseconds
+    assert "Cartograph (code graph)" in (root / "GEMINI.md").read_text()
+
+    def run(command: str, payload: dict) -> dict | None:
+        done = subprocess.run(command, shell=True, env=env, input=json.dumps(payload),
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if done.stdout.strip() else None
+
+    replace = {"file_path": str(root / "shop/models.py"), "old_string": "return 9.99",
+               "new_string": "return 1.0"}  # fmt: skip
+    mine = {**base(root, "g1", "BeforeTool"), "tool_name": "replace", "tool_input": replace}
+    assert run(edit_hook["command"], mine) is None  # the claim is taken, nothing to say
+    theirs = {**mine, "session_id": "g2"}
+    denied = run(edit_hook["command"], theirs)
+    assert denied["decision"] == "deny" and "being edited by session" in denied["reason"]
+    grep = {**base(root, "g1", "BeforeTool"), "tool_name": "search_file_content",
+            "tool_input": {"pattern": r"def\s+total"}}  # fmt: skip
+    nudged = run(before_tool["search_file_content|grep|glob|run_shell_command"]["command"], grep)
+    assert nudged["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
+    assert "search_symbols total" in nudged["hookSpecificOutput"]["additionalContext"]
+
+    cli(env, "hooks", "uninstall", "--agent", "gemini", "--project", str(root))
+    assert gemini.read_bytes() == before and not (root / "GEMINI.md").exists()
+
+
+def test_cursor_and_codex_get_the_mcp_server_and_the_rules(project, tmp_path):
+    root, _store, env = project
+    env = {**env, "CODEX_HOME": str(tmp_path / "codex")}
+    (root / "AGENTS.md").write_text("# Agents\n\nRun `make test` before you push.\n")
+    codex = tmp_path / "codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('model = "o4"\n\n[mcp_servers.db]\ncommand = "db"\n')
+    agents_before, codex_before = (root / "AGENTS.md").read_bytes(), codex.read_bytes()
+
+    cli(env, "hooks", "install", "--agent", "codex", "--project", str(root))
+    cli(env, "hooks", "install", "--agent", "codex", "--project", str(root))  # idempotent
+    import tomllib
+
+    config = tomllib.loads(codex.read_text())
+    assert config["model"] == "o4" and config["mcp_servers"]["db"] == {"command": "db"}
+    assert config["mcp_servers"]["cartograph"]["args"] == ["mcp"]
+    text = (root / "AGENTS.md").read_text()
+    assert text.startswith("# Agents") and text.count("Cartograph (code graph)") == 1
+    assert "`locate`" in text and "`find_callers`" in text
+
+    cli(env, "hooks", "install", "--agent", "cursor", "--project", str(root))
+    servers = json.loads((root / ".cursor" / "mcp.json").read_text())["mcpServers"]
+    assert servers["cartograph"]["args"] == ["mcp"]
+    rules = (root / ".cursor" / "rules" / "cartograph.mdc").read_text()
+    assert rules.startswith("---\n") and "alwaysApply: true" in rules and "`impact`" in rules
+
+    cli(env, "hooks", "uninstall", "--agent", "codex", "--project", str(root))
+    cli(env, "hooks", "uninstall", "--agent", "cursor", "--project", str(root))
+    assert (root / "AGENTS.md").read_bytes() == agents_before
+    assert codex.read_bytes() == codex_before
+    assert not (root / ".cursor").exists()

@@ -186,7 +186,7 @@ def _locations(found: LocationMap) -> str:
 
 
 def _hooks(done: HookInstall) -> str:
-    lines = [f"{done.scope} hooks: {done.settings}"]
+    lines = [f"{done.agent} ({done.scope}): {done.settings}"]
     lines += [f"  added {item}" for item in done.added]
     lines += [f"  removed {item}" for item in done.removed]
     if not done.added and not done.removed:

@@ -40,7 +40,56 @@ HOOKS = (
     Hook("PreToolUse", "|".join(SEARCH_TOOLS), "pre-search", 5),
     Hook("SessionEnd", None, "session-end", 15),
 )
-COMMANDS = {hook.command: hook for hook in HOOKS}
+# Gemini CLI's hooks (its hooks reference): the same stdin/stdout JSON, its own event and tool
+# names (`replace` edits, `write_file` writes, `run_shell_command` runs), timeouts in ms, and a
+# denial said as {"decision": "deny", "reason": ...}; the answers are translated (`for_gemini`)
+GEMINI_TOOLS = {
+    "replace": "Edit",
+    "write_file": "Write",
+    "run_shell_command": "Bash",
+    "search_file_content": "Grep",
+    "grep": "Grep",
+    "glob": "Glob",
+}
+GEMINI_EDITS = "replace|write_file"
+GEMINI_HOOKS = (
+    Hook("SessionStart", None, "session-start", 15),
+    Hook("BeforeAgent", None, "prompt", 15),
+    Hook("BeforeTool", GEMINI_EDITS, "pre-edit", 10),
+    Hook("AfterTool", GEMINI_EDITS, "post-edit", 60),
+    Hook("BeforeTool", "search_file_content|grep|glob|run_shell_command", "pre-search", 5),
+    Hook("SessionEnd", None, "session-end", 15),
+)
+GEMINI_EVENTS = {hook.command: hook.event for hook in GEMINI_HOOKS}
+HARNESSES = ("claude", "gemini")
+
+
+def from_gemini(payload: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini CLI hook's input in Claude Code's names (tools; the rest is shared)."""
+    tool = payload.get("tool_name")
+    if isinstance(tool, str) and tool in GEMINI_TOOLS:
+        return {**payload, "tool_name": GEMINI_TOOLS[tool]}
+    return payload
+
+
+def for_gemini(command: str, answer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An answer in Gemini CLI's form: a denial as `decision`, context under its event."""
+    if answer is None:
+        return None
+    output = answer.get("hookSpecificOutput", {})
+    if output.get("permissionDecision") == "deny":
+        return {"decision": "deny", "reason": output.get("permissionDecisionReason", "")}
+    if "additionalContext" in output:
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": GEMINI_EVENTS.get(command, output.get("hookEventName")),
+                "additionalContext": output["additionalContext"],
+            }
+        }
+    return None
+
+
+COMMANDS = {hook.command: hook for hook in (*HOOKS, *GEMINI_HOOKS)}
 
 
 def context(event: str, text: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""`cartograph hook EVENT [--store URL]`: one hook run, as the harness starts it — a fresh
-process, the event's JSON on stdin, the answer's JSON on stdout, exit 0.
+"""`cartograph hook EVENT [--store URL] [--harness claude|gemini]`: one hook run, as the harness
+starts it — a fresh process, the event's JSON on stdin, the answer's JSON on stdout, exit 0.
+Claude Code's shapes by default; Gemini CLI's translated in and out (`protocol.from_gemini`).
 
 It fails open: a broken store, an unreachable server, bad JSON or a bug give exit 0 and no
 decision (the agent goes on as if no hook ran); the error goes to
@@ -18,7 +19,10 @@ from typing import Any
 
 from cartograph.hooks import events
 
-USAGE = "usage: cartograph hook {" + ",".join(events.HANDLERS) + "} [--store URL]"
+USAGE = (
+    "usage: cartograph hook {" + ",".join(events.HANDLERS) + "} [--store URL] "
+    "[--harness claude|gemini]"
+)
 
 
 def backend_for(store_url: str | None, cwd: str) -> Any:
@@ -36,14 +40,22 @@ def backend_for(store_url: str | None, cwd: str) -> Any:
     return LocalBackend(store_url)
 
 
+def _option(args: list[str], name: str) -> str | None:
+    if name not in args:
+        return None
+    at = args.index(name)
+    value = args[at + 1] if at + 1 < len(args) else None
+    del args[at : at + 2]
+    return value
+
+
 def main(argv: Sequence[str]) -> int:
+    from cartograph.hooks import protocol
+
     args = list(argv)
-    store_url = None
-    if "--store" in args:
-        at = args.index("--store")
-        store_url = args[at + 1] if at + 1 < len(args) else None
-        del args[at : at + 2]
-    if len(args) != 1 or args[0] not in events.HANDLERS:
+    store_url = _option(args, "--store")
+    harness = _option(args, "--harness") or "claude"
+    if len(args) != 1 or args[0] not in events.HANDLERS or harness not in protocol.HARNESSES:
         print(USAGE, file=sys.stderr)
         return 2
     event = args[0]
@@ -51,6 +63,8 @@ def main(argv: Sequence[str]) -> int:
         payload = json.loads(sys.stdin.read() or "{}")
         if not isinstance(payload, dict):
             return 0
+        if harness == "gemini":
+            payload = protocol.from_gemini(payload)
         handler = events.HANDLERS[event]
         backend: Any = (
             None
@@ -58,6 +72,8 @@ def main(argv: Sequence[str]) -> int:
             else backend_for(store_url, str(payload.get("cwd") or os.getcwd()))
         )
         answer = handler(payload, backend)
+        if harness == "gemini":
+            answer = protocol.for_gemini(event, answer)
     except Exception:  # fail open: the agent goes on as if no hook ran
         _log(event, traceback.format_exc())
         return 0

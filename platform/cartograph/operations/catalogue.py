@@ -15,6 +15,7 @@ from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimR
 from cartograph.auth import SCOPES as TOKEN_SCOPES
 from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
+from cartograph.hooks.install import AGENTS as HOOK_AGENTS
 from cartograph.hooks.install import SCOPES as HOOK_SCOPES
 from cartograph.hooks.install import HookInstall, install_hooks, uninstall_hooks
 from cartograph.impact.evidence import CoverageImport, import_coverage
@@ -1126,6 +1127,13 @@ HOOK_SCOPE = Param(
     "project",
     "project: .claude/ of the project (and its .mcp.json); user: ~/.claude/ for every project",
 )
+HOOK_AGENT = Param(
+    "agent",
+    Choice(choices=HOOK_AGENTS),
+    "claude",
+    "claude (hooks, explorer subagent, MCP), gemini (hooks, MCP, GEMINI.md rules), cursor "
+    "(MCP, rules), codex (MCP, AGENTS.md rules)",
+)
 HOOK_PROJECT = Param(
     "project", Text(max_length=4096), None, "the project's folder (default: the current one)"
 )
@@ -1136,8 +1144,9 @@ HOOKS = [
         install_hooks,
         HookInstall,
         "admin",
-        "wire Cartograph into Claude Code: hooks, the graph-aware explorer, the MCP server",
+        "wire Cartograph into an agent: hooks, the graph-aware explorer, MCP, rules",
         (
+            HOOK_AGENT,
             HOOK_SCOPE,
             HOOK_PROJECT,
             Param(
@@ -1161,9 +1170,11 @@ HOOKS = [
                 "the one whose URL is this work tree's origin)",
             ),
         ),
-        description="Merge Cartograph's hooks into Claude Code's settings (never touching the "
-        "user's own hooks; running it again changes nothing), install the graph-aware exploring "
-        "subagent under .claude/agents/ and, for a project, the MCP server in .mcp.json.",
+        description="Wire Cartograph into an agent's harness: for Claude Code its hooks merged "
+        "into .claude/settings.json (never touching the user's own; running it again changes "
+        "nothing), the graph-aware exploring subagent and the MCP server in .mcp.json; for "
+        "Gemini CLI the hooks and MCP server in .gemini/settings.json; for Cursor and Codex the "
+        "MCP server and the rules that say when to use which tool.",
         cli=Cli(("hooks", "install")),
     ),
     Operation(
@@ -1172,7 +1183,7 @@ HOOKS = [
         HookInstall,
         "admin",
         "take out exactly what `hooks install` put in",
-        (HOOK_SCOPE, HOOK_PROJECT),
+        (HOOK_AGENT, HOOK_SCOPE, HOOK_PROJECT),
         cli=Cli(("hooks", "uninstall")),
     ),
 ]
@@ -1185,7 +1196,7 @@ COMMAND_GROUPS = {
     "token": "bearer tokens for people and agents (scopes)",
     "session": "agent work sessions: start, heartbeat, end",
     "coverage": "runtime evidence of which tests run which code",
-    "hooks": "hooks in an agent's harness (Claude Code): install, uninstall",
+    "hooks": "Cartograph in an agent's harness (Claude Code, Gemini CLI, Cursor, Codex)",
 }
 
 _BY_NAME = {op.name: op for op in CATALOGUE}

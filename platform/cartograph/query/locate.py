@@ -1,23 +1,25 @@
 """locate: the text of a task or bug report → where to look (functions and methods with their
 lines, their files, the tests that exercise them), ranked without a language model.
 
-How (docs/locate.md has the measurements behind each choice):
+How (docs/agents.md has the measurements behind each choice):
 
 1. The words of the text (`identifiers.split_words`), less stop words — English ones and the
    words reports are written in ("fixed", "issue", "when", "should") — and less numbers. The
    title (the first line, or the first sentence) counts twice.
 2. BM25 over the symbols' names (name, qualified name, path and docstring) and, on its own, over
    their bodies (identifiers, strings and comments of the lines each holds: `symbol_bodies`),
-   summed with weights. Words that occur in the bodies of more than COMMON_BODY symbols tell
-   nothing and are left out.
+   summed with weights; a word with an ending is matched by its stem as a prefix. Words that
+   occur in the bodies of more than COMMON_BODY symbols tell nothing and are left out.
 3. Tests, examples and documentation code never fill the list (their names repeat the report's
    words); they are found for the functions instead, as callers in test files.
-4. From the best matches, a short walk through their callees (small fan-out, two levels): the
-   bug often sits a call or two below the API the report names. A top hit that is a thin wrapper
-   (a few lines, one call) gets the function it wraps on its own line.
-5. Files rank by their best symbol, plus a little of the next ones.
-6. A confidence from how far the best match stands above the rest and how much of the text it
-   covers; below MIN_CONFIDENCE the map is empty — an empty map beats a wrong one.
+4. A method gains a share of its class's score (the report names the class). The best RERANK
+   are ranked again by their score times the share of the text's words (weighted by rarity)
+   each holds, to the power COVERAGE_POWER: a function holding most of a report's words beats
+   one holding one of them many times.
+5. A top hit that is a thin wrapper (a few lines, one call) gets the function it wraps on its
+   own line. Files rank by their best location.
+6. A confidence from how much of the text the best locations hold and how many words it has;
+   below MIN_CONFIDENCE the map is empty — an empty map beats a wrong one.
 """
 
 from __future__ import annotations
@@ -51,18 +53,13 @@ LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benc
 POOL = 300  # symbols asked of each text match
 NAME_WEIGHT = 1.0  # BM25 over names (name 10, qualname 5, context 1 inside)
 BODY_WEIGHT = 2.0  # BM25 over bodies
-FUSION = "sum"
-RRF_K = 20
-TITLE_TWICE = True
-CLASS_GAIN = 0.0
+CLASS_GAIN = 0.2  # share of a class's score its methods gain (the report names the class)
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
-COVERAGE_POWER = 1.0
-WALK_FROM = 5  # best matches whose callees are walked
-WALK_FANOUT = 12  # callees looked at per function
-WALK_GAIN = 0.0  # share of a caller's score a matching callee gains
+COVERAGE_POWER = 1.5
+WALK_FROM = 5  # best matches looked at for thin wrappers
 WALK_DEPTH = 2
 WRAPPER_LINES = 6  # a function this short that makes one call wraps it
-MIN_CONFIDENCE = 25  # percent; below it nothing is shown
+MIN_CONFIDENCE = 20  # percent; below it nothing is shown
 MAX_LOCATIONS = 10
 MAX_TESTS = 5
 
@@ -71,8 +68,9 @@ MAX_TESTS = 5
 class Location:
     symbol: SymbolRow
     score: float
-    why: str = "text"  # "text", "callee of NAME" (the walk), "wrapped by NAME"
+    why: str = "text"  # "text", or "wrapped by NAME" (a thin wrapper's one callee)
     tests: list[SymbolRow] = field(default_factory=list)
+    coverage: float = 0.0  # the share of the text's words (weighted by rarity) it holds
 
 
 @dataclass(slots=True)
@@ -144,31 +142,26 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     rows: dict[str, SymbolRow] = {}
     scores: dict[str, float] = defaultdict(float)
     for fields, weight in ((SYMBOL_TEXT_FIELDS, NAME_WEIGHT), (BODY_FIELDS, BODY_WEIGHT)):
-        for part in (kept, title_kept) if TITLE_TWICE else (kept,):
+        for part in (kept, title_kept):  # the title's words count twice
             if not part:
                 continue
             match = TextMatch(word_terms(part), "any", fields)
-            found = graph.match_symbols(match, repo, None, POOL, True)
-            for place, (row, score) in enumerate(found):
+            for row, score in graph.match_symbols(match, repo, None, POOL, True):
                 rows[row.id] = row
-                if FUSION == "rrf":
-                    scores[row.id] += weight / (RRF_K + place)
-                else:
-                    scores[row.id] += weight * score
-    if CLASS_GAIN:
-        for sid, row in rows.items():
-            if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
-                scores[sid] += CLASS_GAIN * scores[row.parent]
+                scores[row.id] += weight * score
+    for sid, row in rows.items():  # a method of a class the text names
+        if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
+            scores[sid] += CLASS_GAIN * scores[row.parent]
     candidates = {
         sid: Location(rows[sid], score)
         for sid, score in scores.items()
         if rows[sid].kind in CODE_KINDS and _listed(rows[sid].path)
     }
-    _walk_callees(graph, candidates, rows, scores, repo)
+    _walk_callees(graph, candidates, rows)
     functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
     functions = _by_coverage(graph, functions, {w: counts[w] for w in kept})
     files = _file_scores(functions, rows, scores)
-    confidence = _confidence(functions, len(kept), kept, graph)
+    confidence = _confidence(functions, len(kept))
     return Ranking(kept, functions, files, confidence)
 
 
@@ -190,6 +183,7 @@ def _by_coverage(
     for loc in head:
         text = texts.get(loc.symbol.id, "")
         share = sum(weight for w, weight in weights.items() if holds(text, terms[w])) / total
+        loc.coverage = round(share, 3)
         loc.score *= share**COVERAGE_POWER
     head.sort(key=lambda loc: (-loc.score, loc.symbol.id))
     return head + ranked[RERANK:]
@@ -204,47 +198,35 @@ def _walk_callees(
     graph: GraphReader,
     candidates: dict[str, Location],
     rows: dict[str, SymbolRow],
-    scores: dict[str, float],
-    repo: str | None,
 ) -> None:
-    """From the best matches down their calls: a callee the text also matches gains a share of
-    its caller's score; a thin wrapper's one callee comes in beside it."""
+    """A thin wrapper among the best matches (a few lines, one call) gets the function it
+    wraps on its own line, two levels down at most. (Giving every matching callee a share of
+    its caller's score was measured and made the ranking worse: docs/agents.md.)"""
     frontier = sorted(candidates.values(), key=lambda loc: -loc.score)[:WALK_FROM]
-    seen: set[str] = set()
     for _level in range(WALK_DEPTH):
-        ids = [loc.symbol.id for loc in frontier if loc.symbol.id not in seen]
-        seen.update(ids)
+        ids = [loc.symbol.id for loc in frontier]
         if not ids:
             return
-        out = graph.edges_of(ids, "out", ["CALLS"])
-        callees: dict[str, list] = defaultdict(list)
-        for row in out:
+        callees: dict[str, list[SymbolRow]] = defaultdict(list)
+        for row in graph.edges_of(ids, "out", ["CALLS"]):
             if row.other is not None:
                 callees[row.edge.src].append(row.other)
-        next_frontier = []
+        wrapped_now = []
         for caller in frontier:
             called = [
                 s
                 for s in callees.get(caller.symbol.id, [])
                 if s.kind in CODE_KINDS and _listed(s.path) and s.id != caller.symbol.id
-            ][:WALK_FANOUT]
+            ]
             span = caller.symbol.end_line - caller.symbol.start_line + 1
-            wrapper = len(called) == 1 and span <= WRAPPER_LINES
-            for callee in called:
-                rows.setdefault(callee.id, callee)
-                if callee.id in candidates:
-                    target = candidates[callee.id]
-                    target.score += WALK_GAIN * caller.score
-                    if target.why == "text":
-                        target.why = f"called by {caller.symbol.name}"
-                    next_frontier.append(target)
-                elif wrapper:
-                    wrapped = Location(
-                        callee, caller.score * 0.9, f"wrapped by {caller.symbol.name}"
-                    )
-                    candidates[callee.id] = wrapped
-                    next_frontier.append(wrapped)
-        frontier = next_frontier
+            if len(called) != 1 or span > WRAPPER_LINES or called[0].id in candidates:
+                continue
+            callee = called[0]
+            rows.setdefault(callee.id, callee)
+            wrapped = Location(callee, caller.score * 0.9, f"wrapped by {caller.symbol.name}")
+            candidates[callee.id] = wrapped
+            wrapped_now.append(wrapped)
+        frontier = wrapped_now
 
 
 def _file_scores(
@@ -266,20 +248,16 @@ def _file_scores(
     return list(ranked.values()) + [FileScore(repo, path, 0.0) for (repo, path), _ in others]
 
 
-def _confidence(
-    functions: list[Location], word_count: int, words: list[str], graph: GraphReader
-) -> float:
-    """0..1: how far the best location stands above the next ones (a clear winner) and how
-    many words the text has to go on."""
+def _confidence(functions: list[Location], word_count: int) -> float:
+    """0..1: how much of the text the best locations hold (the largest coverage among the
+    first three), times how many words the text has to go on (one word: nothing; three: 0.5;
+    eight: 0.9). Off-topic text ("thanks, ship it", "what is the capital of France?") holds
+    few words anywhere, or too few to tell."""
     if not functions:
         return 0.0
-    top = functions[0].score
-    rest = [loc.score for loc in functions[1:5]]
-    if top <= 0:
-        return 0.0
-    margin = (top - (sum(rest) / len(rest) if rest else 0.0)) / top
-    enough = 1 - math.exp(-word_count / 3)
-    return round(max(0.0, min(1.0, 0.35 + 0.65 * margin)) * enough, 2)
+    held = max(loc.coverage for loc in functions[:3])
+    enough = 1 - math.exp(-(word_count - 1) / 3)
+    return round(max(0.0, min(1.0, held * enough)), 2)
 
 
 def locate(
