@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -38,6 +39,7 @@ def project(tmp_path, monkeypatch):
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "HOME": str(tmp_path / "home"),
     }
+    env["CARTOGRAPH_HOOKD_IDLE"] = "5"  # the warm process a hook starts goes soon after a test
     env.pop("CARTOGRAPH_SERVER", None)
     env.pop("CARTOGRAPH_TOKEN", None)
     return root, store, env
@@ -155,19 +157,30 @@ def test_post_edit_reindexes_the_file_records_the_edit_and_names_the_tests(proje
     models = root / "shop/models.py"
     old = "def price_of(sku: str) -> float:\n    return 9.99\n"
     new = "def price_of(sku: str) -> float:\n    return discounted(9.99)\n\n\ndef discounted(p):\n    return p * 0.9\n"
-    hook("pre-edit", tool_call(root, "alice", "PreToolUse", "Edit", edit(root, "shop/models.py", old, new)), env)  # fmt: skip
+    change = edit(root, "shop/models.py", old, new)
+    hook("pre-edit", tool_call(root, "alice", "PreToolUse", "Edit", change), env)
     models.write_text(models.read_text().replace(old, new))
-    answer = hook("post-edit", tool_call(root, "alice", "PostToolUse", "Edit",
-                                         edit(root, "shop/models.py", old, new)), env)  # fmt: skip
-    text = context_of(answer)
-    assert "re-indexed shop/models.py" in text
-    assert "tests/test_orders.py::test_place_order" in text and "pytest" in text
+    answer = hook("post-edit", tool_call(root, "alice", "PostToolUse", "Edit", change), env)
+    assert "re-indexing shop/models.py in the background" in context_of(answer)
+    jobs = Path(env["CARTOGRAPH_DATA"]) / "hooks" / "jobs"
+    deadline = time.monotonic() + 60
+    while any(jobs.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(jobs.glob("*.json")), "the re-index did not finish"
     # the next query sees the edit
     searched = subprocess.run([CARTOGRAPH, "search", "discounted", "--json"], env=env,
                               capture_output=True, text=True, check=True)  # fmt: skip
     assert any(h["symbol"]["name"] == "discounted" for h in json.loads(searched.stdout)["hits"])
     trail = open_store(env["CARTOGRAPH_STORE"]).team.session_activity(1)
     assert ("shop", "shop/models.py", "EDITED") in {(r, p, k) for r, p, k, _at in trail}
+    # the session's next hook passes on the tests that reach the edit, once
+    grep = tool_call(root, "alice", "PreToolUse", "Grep", {"pattern": "TODO"})
+    text = context_of(hook("pre-search", grep, env))
+    assert "re-indexed shop/models.py" in text
+    assert "tests/test_orders.py::test_place_order" in text and "pytest" in text
+    assert hook("pre-search", grep, env) is None
+    other = tool_call(root, "bob", "PreToolUse", "Grep", {"pattern": "TODO"})
+    assert hook("pre-search", other, env) is None  # left for alice's session only
 
 
 def test_a_request_for_explore_goes_to_the_graph_aware_explorer(project):
@@ -459,3 +472,26 @@ def test_cursor_and_codex_get_the_mcp_server_and_the_rules(project, tmp_path):
     assert (root / "AGENTS.md").read_bytes() == agents_before
     assert codex.read_bytes() == codex_before
     assert not (root / ".cursor").exists()
+
+
+def test_later_hooks_are_answered_by_a_warm_process_and_the_same_without_it(project):
+    root, _store, env = project
+    sockets = Path(env["CARTOGRAPH_DATA"]) / "hooks"
+    hook("session-start", {**base(root, "w1", "SessionStart"), "source": "startup"}, env)
+    deadline = time.monotonic() + 30
+    while not list(sockets.glob("hookd-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(sockets.glob("hookd-*.sock")), "the first hook starts the warm process"
+    change = edit(root, "shop/models.py", "return 9.99", "return 10.99")
+    hook("pre-edit", tool_call(root, "w1", "PreToolUse", "Edit", change), env)
+    warm = hook("pre-edit", tool_call(root, "w2", "PreToolUse", "Edit", change), env)
+    cold_env = {**env, "CARTOGRAPH_HOOKD": "0"}
+    cold = hook("pre-edit", tool_call(root, "w3", "PreToolUse", "Edit", change), cold_env)
+    assert warm["hookSpecificOutput"]["permissionDecision"] == "deny"
+    reason = warm["hookSpecificOutput"]["permissionDecisionReason"]
+    assert cold["hookSpecificOutput"]["permissionDecisionReason"] == reason
+    # the warm process goes when idle (CARTOGRAPH_HOOKD_IDLE) and its socket with it
+    deadline = time.monotonic() + 30
+    while list(sockets.glob("hookd-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not list(sockets.glob("hookd-*.sock"))

@@ -5,16 +5,13 @@ Both answer the same questions; the events (`hooks.events`) never know which one
 Against the team server an agent's edits never change what other sessions see: the edit is
 recorded (the server refuses it when another session holds the file, so claims hold even where
 a harness runs no hooks, as in subagents), and the shared graph is re-indexed from pushes, not
-from edits. Locally, the edited file is re-indexed into the developer's own store."""
+from edits; the tests come from the server's impact of the file's diff. Locally, the edited
+file is re-indexed into the developer's own store by a process of its own (`hooks.refresh`)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -62,13 +59,12 @@ class Backend(Protocol):
         """Files whose code calls the symbols of `path` on `lines` (None: all of its symbols),
         and files that usually change with `path`."""
 
-    def after_edit(self, repo: str, root: Path, path: str) -> str:
-        """Bring the graph up to date with an edited file (locally: re-index it); what was
-        done, in a few words."""
-
-    def tests_for(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> str | None:
-        """The tests that reach the symbols of `path` on `lines`, with the command that runs
-        them; None when none is known."""
+    def after_edit(
+        self, repo: str, root: Path, path: str, lines: list[tuple[int, int]] | None, harness: str
+    ) -> str:
+        """Bring the graph up to date with an edited file and find the tests that reach the
+        edited symbols (`lines`; None: the whole file). What is said now; what is found later
+        is left for the harness session's next hook (`events.leave_context`)."""
 
 
 # ---------------------------------------------------------------- the developer's store
@@ -164,25 +160,34 @@ class LocalBackend:
         files.discard(path)
         return files
 
-    def after_edit(self, repo: str, root: Path, path: str) -> str:
+    def after_edit(
+        self, repo: str, root: Path, path: str, lines: list[tuple[int, int]] | None, harness: str
+    ) -> str:
+        """Re-index the file and look for its tests in a process of their own (a re-index and
+        the walk to the tests take longer than a hook should), which leaves the tests for the
+        session's next hook."""
+        from cartograph.hooks.refresh import start_refresh
+
+        start_refresh(self.store_url, repo, root, path, lines, harness)
+        return f"re-indexing {path} in the background; the tests that reach it follow"
+
+    def refresh(self, repo: str, root: Path, path: str, lines: list[tuple[int, int]] | None) -> str:
+        """Re-index `path` and name the tests that reach the edited symbols (the worker)."""
+        from cartograph.impact.report import tests_reaching
         from cartograph.index import index_repository
 
         result = index_repository(self.store, root, repo, files=[path], history=False, workers=1)
-        return f"re-indexed {path} ({result.parsed} parsed, {result.reresolved} re-resolved)"
-
-    def tests_for(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> str | None:
-        from cartograph.impact.report import tests_reaching
-
+        said = f"re-indexed {path} ({result.parsed} parsed, {result.reresolved} re-resolved)"
         symbols = _touched(self.store.graph.symbols_in_file(repo, path), lines)
         if not symbols:
-            return None
+            return said
         tests, commands = tests_reaching(self.store, repo, symbols)
         if not tests:
-            return None
+            return said + "; no test reaches the edited code"
         listed = ", ".join(t.node for t in tests[:TESTS_SHOWN])
         more = f" and {len(tests) - TESTS_SHOWN} more" if len(tests) > TESTS_SHOWN else ""
         run = "; ".join(c.command for c in commands)
-        return f"tests that reach your edit: {listed}{more}\nrun: {run}"
+        return f"{said}\ntests that reach your edit of {path}: {listed}{more}\nrun: {run}"
 
 
 def _touched(symbols: list, lines: list[tuple[int, int]] | None) -> list:
@@ -223,6 +228,10 @@ class ServerBackend:
         body: dict[str, Any] | None = None,
         text: bool = False,
     ) -> Any:
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
         url = f"{self.url}/api/v1{path}"
         if query:
             url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
@@ -307,7 +316,7 @@ class ServerBackend:
     def summary(self, repo: str, root: Path, session: int) -> str:
         from cartograph.hooks.summary import MAX_CHARS, TOOLS
 
-        stats = str(self._call("GET", f"/repos/{urllib.parse.quote(repo)}/stats", text=True))
+        stats = str(self._call("GET", f"/repos/{_quoted(repo)}/stats", text=True))
         held = [h for h in self.held_files(repo) if h.session != session]
         lines = [f"Cartograph team server {self.url}, repository {repo}:", stats.strip()[:900]]
         if held:
@@ -328,29 +337,34 @@ class ServerBackend:
         found = self._call("GET", "/co-changes", query={"target": path, "repo": repo}) or {}
         return {p["name"] for p in found.get("partners", []) if p.get("name") != path}
 
-    def after_edit(self, repo: str, root: Path, path: str) -> str:
-        return "the shared graph is re-indexed from pushes; your edit stays yours until then"
-
-    def tests_for(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> str | None:
-        root = _git_root(str(Path.cwd()))
-        if root is None:
-            return None
+    def after_edit(
+        self, repo: str, root: Path, path: str, lines: list[tuple[int, int]] | None, harness: str
+    ) -> str:
+        said = "the shared graph is re-indexed from pushes; your edit stays yours until then"
         patch = git_output(root, "diff", "--no-color", "HEAD", "--", path)
         if not patch:
-            return None
+            return said
         body = {"patch": patch + "\n"}
-        answer = self._call("POST", f"/repos/{urllib.parse.quote(repo)}/impact", body=body)
-        tests = (answer or {}).get("tests", [])[:TESTS_SHOWN]
+        answer = self._call("POST", f"/repos/{_quoted(repo)}/impact", body=body) or {}
+        tests = answer.get("tests", [])[:TESTS_SHOWN]
         if not tests:
-            return None
-        commands = [c["command"] for c in (answer or {}).get("test_commands", [])]
+            return said
+        commands = [c["command"] for c in answer.get("test_commands", [])]
         listed = ", ".join(t["node"] for t in tests)
-        return f"tests that reach your edit: {listed}" + (
+        return f"{said}\ntests that reach your edit: {listed}" + (
             "\nrun: " + "; ".join(commands) if commands else ""
         )
 
 
+def _quoted(name: str) -> str:
+    import urllib.parse
+
+    return urllib.parse.quote(name, safe="")
+
+
 def git_output(root: Path, *args: str) -> str:
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=5

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cartograph.hooks import protocol
+from cartograph.hooks.paths import hooks_dir
 
 if TYPE_CHECKING:
     from cartograph.hooks.backends import Backend
@@ -44,10 +45,7 @@ class HookState:
 
 
 def state_dir() -> Path:
-    base = os.environ.get("CARTOGRAPH_DATA") or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "cartograph"
-    )
-    return Path(base) / "hooks" / "sessions"
+    return Path(hooks_dir()) / "sessions"
 
 
 def _state_file(harness_session: str) -> Path:
@@ -73,6 +71,55 @@ def save_state(harness_session: str, state: HookState) -> None:
 
 def forget_state(harness_session: str) -> None:
     _state_file(harness_session).unlink(missing_ok=True)
+    _context_file(harness_session).unlink(missing_ok=True)
+
+
+def _context_file(harness_session: str) -> Path:
+    return _state_file(harness_session).with_suffix(".context")
+
+
+def leave_context(harness_session: str, text: str) -> None:
+    """Text for the harness session's next hook to pass on (what a background job found)."""
+    path = _context_file(harness_session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(text.rstrip() + "\n")
+
+
+def take_context(harness_session: str) -> str | None:
+    """The text left for this session, once (None: nothing)."""
+    path = _context_file(harness_session)
+    taken = path.with_suffix(f".taken-{os.getpid()}")
+    try:
+        path.replace(taken)
+    except OSError:
+        return None
+    try:
+        return taken.read_text(encoding="utf-8").strip() or None
+    finally:
+        taken.unlink(missing_ok=True)
+
+
+# the events whose answers may carry context (Claude Code's names, and Gemini CLI's)
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+                  "BeforeAgent", "BeforeTool", "AfterTool")  # fmt: skip
+
+
+def with_context(payload: dict[str, Any], answer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The answer, with what was left for this harness session added to its context."""
+    event = str(payload.get("hook_event_name") or "")
+    harness = str(payload.get("session_id") or "")
+    if not harness or event not in CONTEXT_EVENTS:
+        return answer
+    left = take_context(harness)
+    if left is None:
+        return answer
+    if answer is None:
+        return protocol.context(event, left)
+    output = answer.setdefault("hookSpecificOutput", {"hookEventName": event})
+    earlier = output.get("additionalContext")
+    output["additionalContext"] = f"{earlier}\n{left}" if earlier else left
+    return answer
 
 
 # ---------------------------------------------------------------- the events
@@ -121,12 +168,10 @@ def post_edit(payload: dict[str, Any], backend: Backend) -> dict[str, Any] | Non
     recorded = backend.record_edit(state.session, state.repo, path)
     if not recorded.granted:
         return protocol.context("PostToolUse", f"Cartograph: {recorded.message}")
-    done = backend.after_edit(state.repo, Path(state.root), path)
-    tests = backend.tests_for(state.repo, path, _lines_after(payload, Path(state.root) / path))
-    text = f"Cartograph: {done}."
-    if tests:
-        text += "\n" + tests
-    return protocol.context("PostToolUse", text)
+    lines = _lines_after(payload, Path(state.root) / path)
+    harness = str(payload.get("session_id") or "")
+    done = backend.after_edit(state.repo, Path(state.root), path, lines, harness)
+    return protocol.context("PostToolUse", f"Cartograph: {done}.")
 
 
 def pre_task(payload: dict[str, Any], backend: Backend | None = None) -> dict[str, Any] | None:

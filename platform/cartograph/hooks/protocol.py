@@ -9,8 +9,7 @@ This module is imported by every hook run: it imports nothing beyond the standar
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 # the tools a matcher names (a regex over the tool's name, as Claude Code matches it)
 EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
@@ -21,8 +20,7 @@ EXPLORE_AGENT = "Explore"  # the harness's built-in exploring subagent
 GRAPH_EXPLORER = "cartograph-explorer"  # ours (`install.EXPLORER_AGENT`)
 
 
-@dataclass(frozen=True, slots=True)
-class Hook:
+class Hook(NamedTuple):
     """One hook Cartograph installs: the event, its matcher, the `cartograph hook` word."""
 
     event: str

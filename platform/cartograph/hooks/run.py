@@ -17,11 +17,9 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from cartograph.hooks import events
-
 USAGE = (
-    "usage: cartograph hook {" + ",".join(events.HANDLERS) + "} [--store URL] "
-    "[--harness claude|gemini]"
+    "usage: cartograph hook {session-start,prompt,pre-edit,post-edit,pre-task,pre-search,"
+    "session-end} [--store URL] [--harness claude|gemini]"
 )
 
 
@@ -49,13 +47,36 @@ def _option(args: list[str], name: str) -> str | None:
     return value
 
 
+COMMANDS = (
+    "session-start",
+    "prompt",
+    "pre-edit",
+    "post-edit",
+    "pre-task",
+    "pre-search",
+    "session-end",
+)  # fmt: skip  (events.HANDLERS: this module answers through the daemon without importing it)
+
+
 def main(argv: Sequence[str]) -> int:
     from cartograph.hooks import protocol
 
     args = list(argv)
+    if args[:1] == ["refresh"] and len(args) == 2:  # the worker an edit started
+        from cartograph.hooks.refresh import run_refresh
+
+        try:
+            return run_refresh(args[1])
+        except Exception:  # nobody waits on it: the log says what went wrong
+            _log("refresh", traceback.format_exc())
+            return 0
     store_url = _option(args, "--store")
+    if args == ["serve"]:  # the warm process later hook runs talk to
+        from cartograph.hooks.daemon import serve
+
+        return serve(store_url)
     harness = _option(args, "--harness") or "claude"
-    if len(args) != 1 or args[0] not in events.HANDLERS or harness not in protocol.HARNESSES:
+    if len(args) != 1 or args[0] not in COMMANDS or harness not in protocol.HARNESSES:
         print(USAGE, file=sys.stderr)
         return 2
     event = args[0]
@@ -65,13 +86,7 @@ def main(argv: Sequence[str]) -> int:
             return 0
         if harness == "gemini":
             payload = protocol.from_gemini(payload)
-        handler = events.HANDLERS[event]
-        backend: Any = (
-            None
-            if event in events.NEEDS_NO_BACKEND
-            else backend_for(store_url, str(payload.get("cwd") or os.getcwd()))
-        )
-        answer = handler(payload, backend)
+        answer = _answer(event, payload, store_url)
         if harness == "gemini":
             answer = protocol.for_gemini(event, answer)
     except Exception:  # fail open: the agent goes on as if no hook ran
@@ -83,11 +98,34 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
+def _answer(event: str, payload: dict[str, Any], store_url: str | None) -> Any:
+    """The daemon's answer when one is serving this store; else answered here (and a daemon
+    started for the next hook, unless CARTOGRAPH_HOOKD=0)."""
+    use_daemon = os.environ.get("CARTOGRAPH_HOOKD", "1") != "0"
+    if use_daemon:
+        from cartograph.hooks import daemon
+
+        try:
+            return daemon.call(store_url, event, payload)
+        except daemon.NotRunning:
+            if event != "session-end":
+                daemon.start(store_url)
+    from cartograph.hooks import events
+
+    backend: Any = (
+        None
+        if event in events.NEEDS_NO_BACKEND
+        else backend_for(store_url, str(payload.get("cwd") or os.getcwd()))
+    )
+    return events.with_context(payload, events.HANDLERS[event](payload, backend))
+
+
 def _log(event: str, text: str) -> None:
+    from cartograph.hooks.paths import hooks_dir
+
     try:
-        folder = events.state_dir().parent
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / "errors.log", "a", encoding="utf-8") as log:
+        os.makedirs(hooks_dir(), exist_ok=True)
+        with open(os.path.join(hooks_dir(), "errors.log"), "a", encoding="utf-8") as log:
             log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} hook {event}\n{text}\n")
     except OSError:
         pass

@@ -18,12 +18,10 @@ from cartograph.query.common import (
 from cartograph.query.ranking import STOP_WORDS, body_words, match_bodies, match_words
 from cartograph.store.interfaces import Store
 
-# BM25 is multiplied by these: definitions before variables, library code before tests,
-# examples and documentation (unless the query asks for tests)
+# BM25 is multiplied by these: definitions before variables
 KIND_WEIGHT = {"module": 0.9, "variable": 0.7, "type": 0.8}
-TEST_WEIGHT = 0.25
 BODY_WEIGHT = 0.3  # a body's BM25 counts this much beside the names'
-OUTSIDE_LIBRARY = ("examples/", "example/", "docs/", "doc/")
+OUTSIDE_LIBRARY = ("examples/", "example/", "docs/", "doc/")  # after library code, as tests
 
 
 @dataclass(slots=True)
@@ -93,18 +91,15 @@ def search(
                                    pool):  # fmt: skip
         known = scored.get(row.id)
         scored[row.id] = (row, (known[1] if known else 0.0) + BODY_WEIGHT * score)
+    # library code first, then tests, examples and docs — unless the query asks for tests
     asks_for_tests = bool({"test", "tests"} & set(words))
     matches = []
     for sid, (row, score) in scored.items():
-        if sid in exact:
-            continue
-        outside = is_test_path(row.path) or row.path.startswith(OUTSIDE_LIBRARY)
-        weight = KIND_WEIGHT.get(row.kind, 1.0) * (
-            TEST_WEIGHT if outside and not asks_for_tests else 1.0
-        )
-        matches.append((row, score * weight))
-    matches.sort(key=lambda item: (-item[1], item[0].qualname))
-    ranked.extend(matches)
+        if sid not in exact:
+            outside = is_test_path(row.path) or row.path.startswith(OUTSIDE_LIBRARY)
+            matches.append((row, score * KIND_WEIGHT.get(row.kind, 1.0), outside))
+    matches.sort(key=lambda m: (m[2] and not asks_for_tests, -m[1], m[0].qualname))
+    ranked.extend((row, score) for row, score, _outside in matches)
     page = ranked[offset : offset + limit]
     freshness = Freshness(store)
     envelope = freshness.envelope([row for row, _ in page], [repo] if repo else None)

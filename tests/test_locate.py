@@ -1,0 +1,192 @@
+"""locate, and what it taught search: task text → likely functions on a repository whose bug
+reports name behaviour, not functions; on both stores. Every surface (CLI, REST, GraphQL) gives
+the same map."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import httpx
+import pytest
+from api_support import serve_in_thread
+from cartograph.api.app import Settings, create_app
+from cartograph.index import index_repository
+from cartograph.query import search
+from cartograph.query.locate import locate, locations_text
+from cartograph.query.ranking import content_words, stem
+from sample_repo import git
+
+FILES = {
+    "billing/__init__.py": "",
+    "billing/invoices.py": '''
+        from billing.money import round_half_even
+
+
+        class Invoice:
+            """An invoice of line items."""
+
+            def __init__(self, lines):
+                self.lines = lines
+
+            def total(self):
+                return sum(self.line_amount(line) for line in self.lines)
+
+            def line_amount(self, line):
+                return apply_discount(line.price * line.quantity, line.discount)
+
+
+        def apply_discount(amount, percent):
+            """The amount less a percentage."""
+            if percent > 100:
+                raise ValueError("a discount cannot exceed one hundred percent")
+            return round_half_even(amount * (100 - percent) / 100)
+
+
+        def fixed_hook():
+            return None
+    ''',
+    "billing/money.py": '''
+        from decimal import ROUND_HALF_EVEN, Decimal
+
+
+        def round_half_even(value):
+            """Banker's rounding to cents."""
+            return float(Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_EVEN))
+
+
+        def format_currency(value, symbol="EUR"):
+            return f"{value:.2f} {symbol}"
+    ''',
+    "billing/mail.py": '''
+        from billing.money import format_currency
+
+
+        def send_reminder(invoice, address):
+            """Mail a payment reminder for an unpaid invoice."""
+            body = "Your invoice of " + format_currency(invoice.total()) + " is overdue."
+            return deliver(address, "Payment reminder", body)
+
+
+        def deliver(address, subject, body):
+            return (address, subject, body)
+    ''',
+    "tests/test_invoices.py": """
+        from billing.invoices import Invoice, apply_discount
+
+
+        def test_discount_over_one_hundred_percent_is_refused():
+            try:
+                apply_discount(10, 120)
+            except ValueError:
+                pass
+
+
+        def test_invoice_total_with_discount():
+            assert Invoice([]).total() == 0
+    """,
+}
+
+
+@pytest.fixture
+def billing(tmp_path, stores):
+    root = tmp_path / "billing"
+    for path, text in FILES.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip())
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "billing")
+    store = stores.open()
+    index_repository(store, root, "billing")
+    return store, root
+
+
+def names(found) -> list[str]:
+    return [loc.symbol.qualname for loc in found.locations]
+
+
+def test_a_report_in_plain_words_finds_the_function_by_its_body_and_strings(billing):
+    store, _root = billing
+    found = locate(store, "Fixed: a discount above one hundred percent was accepted silently")
+    assert names(found)[0] == "billing.invoices.apply_discount"  # its message says so
+    assert "billing.invoices.fixed_hook" not in names(found)  # "Fixed" names no code
+    assert found.confidence >= 0.2
+    assert next(t.qualname for t in found.tests) == (
+        "tests.test_invoices.test_discount_over_one_hundred_percent_is_refused"
+    )
+    assert found.files[0].path == "billing/invoices.py"
+    text = locations_text(found)
+    assert "billing/invoices.py:" in text and "apply_discount" in text
+    assert len(text.split()) < 200
+
+
+def test_stems_reach_other_forms_and_the_title_counts_twice(billing):
+    store, _root = billing
+    assert stem("reminders") == "reminder" and stem("rounded") == "round"
+    found = locate(store, "Overdue reminders are mailed with the wrong currency formatting")
+    assert names(found)[0] in {"billing.mail.send_reminder", "billing.money.format_currency"}
+    assert {"billing.mail.send_reminder", "billing.money.format_currency"} <= set(names(found))
+
+
+def test_tests_never_fill_the_map(billing):
+    store, _root = billing
+    found = locate(store, "invoice total with discount", limit=10)
+    assert found.locations and all(
+        not loc.symbol.path.startswith("tests/") for loc in found.locations
+    )
+
+
+def test_off_topic_text_gets_an_empty_map_rather_than_a_wrong_one(billing):
+    store, _root = billing
+    for text in ("thanks, looks good, ship it", "What is the capital of France?", "continue"):
+        found = locate(store, text)
+        assert found.locations == [], text
+    found = locate(store, "Explain quantum computing in simple terms")
+    assert (not found.locations and "no confident location" in locations_text(found)) or (
+        "no location matches" in locations_text(found)
+    )
+    assert locate(store, "", limit=5).locations == []
+    assert content_words("Fix the bug when it fails") == ["fails"]
+
+
+def test_search_reads_bodies_drops_stop_words_and_ranks_tests_last(billing):
+    store, _root = billing
+    hits = [h.symbol.qualname for h in search(store, "exceed one hundred percent").hits]
+    assert hits[0] == "billing.invoices.apply_discount"  # only its string says it
+    fixed = [h.symbol.qualname for h in search(store, "fixed discount").hits]
+    assert fixed[0] == "billing.invoices.apply_discount"  # not fixed_hook: "fixed" is a stop word
+    ranked = [h.symbol.path for h in search(store, "discount", kinds=["function"]).hits]
+    library = [i for i, p in enumerate(ranked) if not p.startswith("tests/")]
+    tests = [i for i, p in enumerate(ranked) if p.startswith("tests/")]
+    assert library and tests and max(library) < min(tests)
+    asked = [h.symbol.path for h in search(store, "test discount", kinds=["function"]).hits]
+    assert asked[0].startswith("tests/")  # the query asks for tests
+
+
+def test_every_surface_gives_the_same_map(billing, tmp_path):
+    store, _root = billing
+    text = "a discount above one hundred percent was accepted"
+    expected = names(locate(store, text))
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "cartograph"), "--store", store.url, "locate", text,
+         "--json"], capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert [loc["symbol"]["qualname"] for loc in json.loads(done.stdout)["locations"]] == expected
+    settings = Settings(store_url=store.url, broker_url=None, data_dir=tmp_path / "data")
+    with serve_in_thread(create_app(settings)) as url:
+        rest = httpx.post(f"{url}/api/v1/locate", json={"text": text}).json()
+        assert [loc["symbol"]["qualname"] for loc in rest["locations"]] == expected
+        plain = httpx.post(f"{url}/api/v1/locate", json={"text": text},
+                           headers={"Accept": "text/plain"})  # fmt: skip
+        assert plain.headers["content-type"].startswith("text/plain")
+        assert "likely locations" in plain.text
+        query = f'{{ locate(text: "{text}") {{ confidence locations {{ symbol {{ qualname }} why }} }} }}'
+        graphql = httpx.post(f"{url}/graphql", json={"query": query}).json()["data"]["locate"]
+        assert [loc["symbol"]["qualname"] for loc in graphql["locations"]] == expected
+        refused = httpx.post(f"{url}/api/v1/locate", json={"text": text, "limit": 11})
+        assert refused.status_code == 422
