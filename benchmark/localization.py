@@ -114,10 +114,9 @@ def markdown(report: dict) -> str:
     for name, row in report["sets"].items():
         answered = row["locate_answered"]
         at5 = f"{answered['function@5']:.2f} of {int(answered['n'])}" if answered["n"] else "-"
-        lines.append(
-            f"| {name} | {row['withheld']} | {at5} | {row['latency_p50_s'] * 1000:.0f} ms | "
-            + (f"{row['latency_p95_s'] * 1000:.0f} ms |" if row["latency_p95_s"] else "- |")
-        )
+        p50 = f"{row['latency_p50_s'] * 1000:.0f} ms" if row["latency_p50_s"] else "-"
+        p95 = f"{row['latency_p95_s'] * 1000:.0f} ms" if row["latency_p95_s"] else "-"
+        lines.append(f"| {name} | {row['withheld']} | {at5} | {p50} | {p95} |")
     return "\n".join(lines) + "\n"
 
 

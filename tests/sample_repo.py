@@ -91,9 +91,10 @@ def git(root: Path, *args: str) -> str:
     ).stdout.strip()
 
 
-def make_sample_repo(root: Path) -> Path:
+def make_sample_repo(root: Path, files: dict[str, str] = FILES) -> Path:
+    """A git work tree of `files` (the shop by default), committed once."""
     root.mkdir(parents=True, exist_ok=True)
-    for path, text in FILES.items():
+    for path, text in files.items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(textwrap.dedent(text).lstrip())

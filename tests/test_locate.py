@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import httpx
@@ -18,7 +17,7 @@ from cartograph.index import index_repository
 from cartograph.query import search
 from cartograph.query.locate import locate, locations_text
 from cartograph.query.ranking import content_words, stem
-from sample_repo import git
+from sample_repo import make_sample_repo
 
 FILES = {
     "billing/__init__.py": "",
@@ -93,14 +92,7 @@ FILES = {
 
 @pytest.fixture
 def billing(tmp_path, stores):
-    root = tmp_path / "billing"
-    for path, text in FILES.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip())
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "billing")
+    root = make_sample_repo(tmp_path / "billing", FILES)
     store = stores.open()
     index_repository(store, root, "billing")
     return store, root
