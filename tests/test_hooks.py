@@ -495,3 +495,19 @@ def test_later_hooks_are_answered_by_a_warm_process_and_the_same_without_it(proj
     while list(sockets.glob("hookd-*.sock")) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not list(sockets.glob("hookd-*.sock"))
+
+
+@pytest.mark.parametrize("tool", ["Write", "MultiEdit", "NotebookEdit"])
+def test_every_edit_tool_after_it_ran_records_the_edit_and_starts_the_reindex(project, tool):
+    root, _store, env = project
+    path = str(root / "shop/payments.py")
+    tool_input = {
+        "Write": {"file_path": path, "content": (root / "shop/payments.py").read_text()},
+        "MultiEdit": {"file_path": path, "edits": [{"old_string": "amount > 0",
+                                                    "new_string": "amount > 0"}]},
+        "NotebookEdit": {"notebook_path": path, "new_source": "x", "cell_id": "c1"},
+    }[tool]  # fmt: skip
+    answer = hook("post-edit", tool_call(root, "e1", "PostToolUse", tool, tool_input), env)
+    assert "re-indexing shop/payments.py in the background" in context_of(answer)
+    trail = open_store(env["CARTOGRAPH_STORE"]).team.session_activity(1)
+    assert ("shop", "shop/payments.py", "EDITED") in {(r, p, k) for r, p, k, _at in trail}

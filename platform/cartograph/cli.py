@@ -51,6 +51,56 @@ def run_operation(
             out.close()
 
 
+def cmd_hooks(args: argparse.Namespace) -> None:
+    """`hooks install` / `hooks uninstall`: this machine's own harness settings (the command
+    line only: a server has no business writing its host's agent settings)."""
+    from cartograph.hooks.install import install_hooks, uninstall_hooks
+    from cartograph.render import render, to_json
+    from cartograph.store import open_store
+
+    store = open_store(args.store)
+    if args.hooks_command == "install":
+        done = install_hooks(store, args.agent, args.scope, args.project, args.server,
+                             args.token, args.repo)  # fmt: skip
+    else:
+        done = uninstall_hooks(store, args.agent, args.scope, args.project)
+    print(to_json(done) if args.json else render(done), end="" if not args.json else "\n")
+
+
+def _add_hooks_commands(top: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    from cartograph.hooks.install import AGENTS, SCOPES
+
+    text = "Cartograph in an agent's harness: Claude Code, Gemini CLI, Cursor, Codex"
+    holder = top.add_parser("hooks", parents=[common], help=text, description=text)
+    actions = holder.add_subparsers(dest="hooks_command", required=True, metavar="ACTION")
+    install = actions.add_parser(
+        "install", parents=[common], help="wire Cartograph into an agent's harness",
+        description="For Claude Code: its hooks merged into .claude/settings.json (never "
+        "touching your own; running it again changes nothing), the graph-aware exploring "
+        "subagent and the MCP server in .mcp.json. For Gemini CLI: the hooks and MCP server in "
+        ".gemini/settings.json and rules in GEMINI.md. For Cursor and Codex: the MCP server and "
+        "the rules that say when to use which tool.",
+    )  # fmt: skip
+    uninstall = actions.add_parser(
+        "uninstall", parents=[common], help="take out exactly what `hooks install` put in"
+    )
+    for command in (install, uninstall):
+        command.add_argument("--agent", choices=AGENTS, default="claude",
+                             help="the harness (default: claude)")  # fmt: skip
+        command.add_argument("--scope", choices=SCOPES, default="project",
+                             help="project: the project's folders; user: your home's, for "
+                             "every project (default: project)")  # fmt: skip
+        command.add_argument("--project", default=None,
+                             help="the project's folder (default: the current one)")  # fmt: skip
+        command.set_defaults(handler=cmd_hooks)
+    install.add_argument("--server", default=None,
+                         help="the team server's URL (default: the local store)")  # fmt: skip
+    install.add_argument("--token", default=None, help="a token for the team server (kept in "
+                         "~/.config/cartograph/hooks.json, never in the project)")  # fmt: skip
+    install.add_argument("--repo", default=None, help="the repository's name on the team "
+                         "server (default: the one whose URL is the work tree's origin)")  # fmt: skip
+
+
 def cmd_mcp(args: argparse.Namespace) -> None:
     from cartograph.mcp_server import run_stdio
 
@@ -175,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Codex, ...)"
     )  # fmt: skip
     mcp.set_defaults(handler=cmd_mcp)
+    _add_hooks_commands(top, common)
     top.add_parser(
         "hook",
         help="run one agent-harness hook (Claude Code): the event's JSON on stdin, the answer's "

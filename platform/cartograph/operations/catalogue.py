@@ -15,9 +15,6 @@ from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimR
 from cartograph.auth import SCOPES as TOKEN_SCOPES
 from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
-from cartograph.hooks.install import AGENTS as HOOK_AGENTS
-from cartograph.hooks.install import SCOPES as HOOK_SCOPES
-from cartograph.hooks.install import HookInstall, install_hooks, uninstall_hooks
 from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
 from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo, Review
@@ -1121,74 +1118,7 @@ ADMIN = [
     ),
 ]
 
-HOOK_SCOPE = Param(
-    "scope",
-    Choice(choices=HOOK_SCOPES),
-    "project",
-    "project: .claude/ of the project (and its .mcp.json); user: ~/.claude/ for every project",
-)
-HOOK_AGENT = Param(
-    "agent",
-    Choice(choices=HOOK_AGENTS),
-    "claude",
-    "claude (hooks, explorer subagent, MCP), gemini (hooks, MCP, GEMINI.md rules), cursor "
-    "(MCP, rules), codex (MCP, AGENTS.md rules)",
-)
-HOOK_PROJECT = Param(
-    "project", Text(max_length=4096), None, "the project's folder (default: the current one)"
-)
-# this machine's own settings: the command line only
-HOOKS = [
-    Operation(
-        "hooks-install",
-        install_hooks,
-        HookInstall,
-        "admin",
-        "wire Cartograph into an agent: hooks, the graph-aware explorer, MCP, rules",
-        (
-            HOOK_AGENT,
-            HOOK_SCOPE,
-            HOOK_PROJECT,
-            Param(
-                "server",
-                Text(max_length=2048),
-                None,
-                "the team server's URL (default: the local store)",
-            ),
-            Param(
-                "token",
-                Text(max_length=500),
-                None,
-                "a token for the team server (kept in "
-                "~/.config/cartograph/hooks.json, never in the project)",
-            ),
-            Param(
-                "repo",
-                RepoName(),
-                None,
-                "the repository's name on the team server (default: "
-                "the one whose URL is this work tree's origin)",
-            ),
-        ),
-        description="Wire Cartograph into an agent's harness: for Claude Code its hooks merged "
-        "into .claude/settings.json (never touching the user's own; running it again changes "
-        "nothing), the graph-aware exploring subagent and the MCP server in .mcp.json; for "
-        "Gemini CLI the hooks and MCP server in .gemini/settings.json; for Cursor and Codex the "
-        "MCP server and the rules that say when to use which tool.",
-        cli=Cli(("hooks", "install")),
-    ),
-    Operation(
-        "hooks-uninstall",
-        uninstall_hooks,
-        HookInstall,
-        "admin",
-        "take out exactly what `hooks install` put in",
-        (HOOK_AGENT, HOOK_SCOPE, HOOK_PROJECT),
-        cli=Cli(("hooks", "uninstall")),
-    ),
-]
-
-CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN, *HOOKS)
+CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN)
 
 # what a command group is for (`cartograph repo --help`)
 COMMAND_GROUPS = {
@@ -1196,7 +1126,6 @@ COMMAND_GROUPS = {
     "token": "bearer tokens for people and agents (scopes)",
     "session": "agent work sessions: start, heartbeat, end",
     "coverage": "runtime evidence of which tests run which code",
-    "hooks": "Cartograph in an agent's harness (Claude Code, Gemini CLI, Cursor, Codex)",
 }
 
 _BY_NAME = {op.name: op for op in CATALOGUE}
