@@ -70,13 +70,17 @@ SCHEMA = [
     "CREATE INDEX retired_file_repo IF NOT EXISTS FOR (n:RetiredFile) ON (n.repo)",
     "CREATE INDEX retired_symbol_id IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.id)",
     "CREATE INDEX retired_symbol_repo IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.repo)",
-    "CREATE FULLTEXT INDEX symbol_search IF NOT EXISTS FOR (n:Symbol) "
-    "ON EACH [n.search_name, n.search_qualname, n.search_context] "
+    # one full-text index over the names and the body: Lucene keeps each field's own norms, so
+    # a body-only query ranks by the body alone (schema version 13 added search_body)
+    "CREATE FULLTEXT INDEX symbol_text IF NOT EXISTS FOR (n:Symbol) "
+    "ON EACH [n.search_name, n.search_qualname, n.search_context, n.search_body] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
     "`fulltext.eventually_consistent`: true}}",
-    "CREATE FULLTEXT INDEX symbol_body IF NOT EXISTS FOR (n:Symbol) ON EACH [n.search_body] "
-    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
-    "`fulltext.eventually_consistent`: true}}",
+]
+# schema statements for a graph made by an earlier version (never run on a new one): since
+# which version they apply
+SCHEMA_UPGRADES = [
+    (13, "DROP INDEX symbol_search IF EXISTS"),  # the names-only index symbol_text replaces
 ]
 
 
@@ -214,6 +218,10 @@ class Neo4jConnection:
             )
         if version == SCHEMA_VERSION:
             return
+        if version > 0:
+            for since, statement in SCHEMA_UPGRADES:
+                if version < since:
+                    self._schema_statement(statement)
         for statement in SCHEMA:
             self._schema_statement(statement)
         self.run_auto("CALL db.awaitIndexes(300)")

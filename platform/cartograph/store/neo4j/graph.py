@@ -1,5 +1,5 @@
 """Reads of the code graph in the Neo4j store. Search is Lucene BM25 over the same
-identifier-split text as the SQLite store (the full-text index `symbol_search`), with the same
+identifier-split text as the SQLite store (the full-text index `symbol_text`), with the same
 field weights; which words to ask for is decided above the seam (`query/ranking.py`)."""
 
 from __future__ import annotations
@@ -93,16 +93,14 @@ def lucene_query(match: TextMatch) -> str:
 
 
 def search_index(fields: Sequence[str]) -> str:
-    """The full-text index that holds `fields`: the body alone (`symbol_body`), or some of the
-    names and context (`symbol_search`)."""
+    """The full-text index a match of `fields` asks: `symbol_text`, which holds the names,
+    the context and the body — the body matched on its own, as in the SQLite store."""
     unknown = [f for f in fields if f not in SEARCH_FIELDS]
     if unknown:
         raise ValueError(f"no search field {unknown[0]!r} in the Neo4j store")
-    if tuple(fields) == BODY_FIELDS:
-        return "symbol_body"
-    if any(f in BODY_FIELDS for f in fields):
+    if tuple(fields) != BODY_FIELDS and any(f in BODY_FIELDS for f in fields):
         raise ValueError("the body is matched on its own in the Neo4j store")
-    return "symbol_search"
+    return "symbol_text"
 
 
 def _lucene_term(term: Term, fields: Sequence[str]) -> str:
