@@ -184,10 +184,15 @@ class LocalBackend:
         tests, commands = tests_reaching(self.store, repo, symbols)
         if not tests:
             return said + "; no test reaches the edited code"
-        listed = ", ".join(t.node for t in tests[:TESTS_SHOWN])
-        more = f" and {len(tests) - TESTS_SHOWN} more" if len(tests) > TESTS_SHOWN else ""
-        run = "; ".join(c.command for c in commands)
-        return f"{said}\ntests that reach your edit of {path}: {listed}{more}\nrun: {run}"
+        return said + tests_text(path, [t.node for t in tests], [c.command for c in commands])
+
+
+def tests_text(path: str, nodes: list[str], commands: list[str]) -> str:
+    """The tests to run after an edit, as the agent reads them (the first TESTS_SHOWN)."""
+    listed = ", ".join(nodes[:TESTS_SHOWN])
+    more = f" and {len(nodes) - TESTS_SHOWN} more" if len(nodes) > TESTS_SHOWN else ""
+    run = f"\nrun: {'; '.join(commands)}" if commands else ""
+    return f"\ntests that reach your edit of {path}: {listed}{more}{run}"
 
 
 def _touched(symbols: list, lines: list[tuple[int, int]] | None) -> list:
@@ -346,14 +351,11 @@ class ServerBackend:
             return said
         body = {"patch": patch + "\n"}
         answer = self._call("POST", f"/repos/{_quoted(repo)}/impact", body=body) or {}
-        tests = answer.get("tests", [])[:TESTS_SHOWN]
-        if not tests:
+        nodes = [t["node"] for t in answer.get("tests", [])]
+        if not nodes:
             return said
         commands = [c["command"] for c in answer.get("test_commands", [])]
-        listed = ", ".join(t["node"] for t in tests)
-        return f"{said}\ntests that reach your edit: {listed}" + (
-            "\nrun: " + "; ".join(commands) if commands else ""
-        )
+        return said + tests_text(path, nodes, commands)
 
 
 def _quoted(name: str) -> str:

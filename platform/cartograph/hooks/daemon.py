@@ -120,9 +120,6 @@ def start(store_url: str | None) -> None:
 
 def serve(store_url: str | None) -> int:
     """The daemon: answer events on the socket until idle."""
-    from cartograph.hooks import events
-    from cartograph.hooks.run import backend_for
-
     path = socket_path(store_url)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -155,7 +152,7 @@ def serve(store_url: str | None) -> int:
                 connection.settimeout(CLIENT_TIMEOUT)
                 try:
                     request = json.loads(_read_line(connection))
-                    reply = _answer(events, backend_for, backends, request)
+                    reply = _answer(backends, request)
                 except Exception as exc:  # the client runs the hook itself
                     reply = {"error": f"{type(exc).__name__}: {exc}"}
                 with contextlib.suppress(OSError):
@@ -167,9 +164,10 @@ def serve(store_url: str | None) -> int:
     return 0
 
 
-def _answer(events: Any, backend_for: Any, backends: dict[tuple, Any], request: dict) -> dict:
-    event = request["event"]
-    payload = request["payload"]
+def _answer(backends: dict[tuple, Any], request: dict) -> dict:
+    """One event, as the client's environment would answer it (its team server, if any)."""
+    from cartograph.hooks.run import answer_here
+
     env = request.get("env") or {}
     saved = {k: os.environ.get(k) for k in ("CARTOGRAPH_SERVER", "CARTOGRAPH_TOKEN")}
     try:
@@ -178,20 +176,8 @@ def _answer(events: Any, backend_for: Any, backends: dict[tuple, Any], request: 
                 os.environ[name] = env[name]
             else:
                 os.environ.pop(name, None)
-        cwd = str(payload.get("cwd") or os.getcwd())
-        which = (
-            request.get("store"),
-            cwd,
-            env.get("CARTOGRAPH_SERVER"),
-            env.get("CARTOGRAPH_TOKEN"),
-        )
-        if event in events.NEEDS_NO_BACKEND:
-            backend = None
-        else:
-            if which not in backends:
-                backends[which] = backend_for(request.get("store"), cwd)
-            backend = backends[which]
-        return {"answer": events.with_context(payload, events.HANDLERS[event](payload, backend))}
+        answer = answer_here(request["event"], request["payload"], request.get("store"), backends)
+        return {"answer": answer}
     finally:
         for name, value in saved.items():
             if value is None:

@@ -32,6 +32,7 @@ from typing import Any
 from cartograph.errors import Invalid
 from cartograph.hooks import protocol
 from cartograph.hooks.config import EVERY_TREE, ServerConfig, forget_server, set_server
+from cartograph.hooks.paths import hooks_dir
 
 SCOPES = ("project", "user")
 MCP_SERVER = "cartograph"
@@ -110,10 +111,8 @@ def _home(variable: str, default: str) -> Path:
 
 
 def _backup_file(settings: Path) -> Path:
-    from cartograph.hooks.events import state_dir
-
     key = hashlib.sha256(str(settings.resolve()).encode()).hexdigest()[:24]
-    return state_dir().parent / "backups" / f"{key}.json"
+    return Path(hooks_dir()) / "backups" / f"{key}.json"
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -14,11 +14,11 @@ import time
 import uuid
 from pathlib import Path
 
+from cartograph.hooks.paths import hooks_dir
+
 
 def _jobs() -> Path:
-    from cartograph.hooks.events import state_dir
-
-    return state_dir().parent / "jobs"
+    return Path(hooks_dir()) / "jobs"
 
 
 def start_refresh(

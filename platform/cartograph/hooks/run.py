@@ -110,13 +110,25 @@ def _answer(event: str, payload: dict[str, Any], store_url: str | None) -> Any:
         except daemon.NotRunning:
             if event != "session-end":
                 daemon.start(store_url)
+    return answer_here(event, payload, store_url)
+
+
+def answer_here(
+    event: str, payload: dict[str, Any], store_url: str | None, backends: dict | None = None
+) -> Any:
+    """The event answered in this process (a hook run's, or the daemon's, which keeps its
+    `backends` — each store opened once — by store, folder and team server)."""
     from cartograph.hooks import events
 
-    backend: Any = (
-        None
-        if event in events.NEEDS_NO_BACKEND
-        else backend_for(store_url, str(payload.get("cwd") or os.getcwd()))
-    )
+    backend: Any = None
+    if event not in events.NEEDS_NO_BACKEND:
+        cwd = str(payload.get("cwd") or os.getcwd())
+        which = (store_url, cwd, os.environ.get("CARTOGRAPH_SERVER"),
+                 os.environ.get("CARTOGRAPH_TOKEN"))  # fmt: skip
+        cache = backends if backends is not None else {}
+        if which not in cache:
+            cache[which] = backend_for(store_url, cwd)
+        backend = cache[which]
     return events.with_context(payload, events.HANDLERS[event](payload, backend))
 
 

@@ -152,9 +152,12 @@ def body_counts(graph: GraphReader, words: Sequence[str]) -> dict[str, int]:
 
 
 def body_words(graph: GraphReader, words: Sequence[str]) -> list[str]:
+    return rare_words(body_counts(graph, words))
+
+
+def rare_words(counts: dict[str, int]) -> list[str]:
     """The words worth matching against bodies: those in at most COMMON_BODY symbols' bodies
     (`self`, `return` are in nearly every one), all of them when every one is that common."""
-    counts = body_counts(graph, words)
     return [w for w, n in counts.items() if n <= COMMON_BODY] or list(counts)
 
 
