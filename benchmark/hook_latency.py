@@ -27,7 +27,6 @@ import os
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from cartograph.index import index_repository
 from cartograph.store import open_store
 
 from benchmark.corpora import fetch
-from benchmark.report import run_facts, write_report
+from benchmark.report import latency_stats, run_facts, write_report
 
 CARTOGRAPH = str(Path(sys.executable).parent / "cartograph")
 PER_TOOL = ("pre-edit", "post-edit", "pre-search", "pre-task")
@@ -136,14 +135,7 @@ def measure(runs: int) -> dict:
     }
     shutil.rmtree(work, ignore_errors=True)
 
-    def stats(values: list[float]) -> dict:
-        ordered = sorted(values)
-        return {
-            "p50_ms": round(statistics.median(ordered) * 1000, 1),
-            "p95_ms": round(ordered[max(0, int(len(ordered) * 0.95) - 1)] * 1000, 1),
-            "max_ms": round(ordered[-1] * 1000, 1),
-            "runs": len(ordered),
-        }
+    stats = latency_stats
 
     return {
         **run_facts(),

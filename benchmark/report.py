@@ -42,3 +42,16 @@ def write_report(name: str, report: dict, markdown: str, write: bool = True) -> 
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown)
     return stem.with_suffix(".md")
+
+
+def latency_stats(seconds: list[float]) -> dict:
+    """p50, p95 and max in milliseconds of a list of wall times in seconds."""
+    import statistics
+
+    ordered = sorted(seconds)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(ordered[max(0, int(len(ordered) * 0.95) - 1)] * 1000, 1),
+        "max_ms": round(ordered[-1] * 1000, 1),
+        "runs": len(ordered),
+    }

@@ -385,14 +385,27 @@ def test_hooks_against_the_team_server_take_claims_there_and_keep_the_token_out(
         # where no hook ran (a subagent), the server refuses bob's edit all the same
         refused = hook("post-edit", tool_call(root, "b1", "PostToolUse", "Edit", change), bob_env)
         assert "being edited by session" in context_of(refused)
-        # alice's edit is recorded; the shared graph is not re-indexed from it
-        (root / "shop/models.py").write_text((root / "shop/models.py").read_text()
-                                             .replace("return 9.99", "return 10.99"))  # fmt: skip
+        # alice's edit goes into her session's overlay: her reads see it, bob's do not, and
+        # the shared graph is not re-indexed from it
+        models = root / "shop/models.py"
+        models.write_text(models.read_text().replace("return 9.99", "return 10.99")
+                          + "\n\ndef loyalty_discount(cart):\n    return cart.total() / 10\n")  # fmt: skip
         mine = context_of(
             hook("post-edit", tool_call(root, "a1", "PostToolUse", "Edit", change), env)
         )
-        assert "re-indexed from pushes" in mine
+        assert "your session's reads" in mine and "until your push is indexed" in mine
+        alice_session = int(context_of(started).split("your session is ", 1)[1].split(" ")[0])
+
+        def found(token: str, **params) -> list[str]:
+            answer = httpx.get(f"{url}/api/v1/search", params={"q": "loyalty discount", **params},
+                               headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+            return [hit["symbol"]["qualname"] for hit in answer.json()["hits"]]
+
+        assert found(tokens["alice"], session=alice_session)[0] == "shop.models.loyalty_discount"
+        assert "shop.models.loyalty_discount" not in found(tokens["bob"])
+        assert "shop.models.loyalty_discount" not in found(tokens["alice"])  # no session named
         hook("session-end", {**base(root, "a1", "SessionEnd"), "reason": "logout"}, env)
+        assert store.team.overlay_files(alice_session) == []
         again = hook("pre-edit", tool_call(root, "b1", "PreToolUse", "Edit", change), bob_env)
         assert again is None or "permissionDecision" not in again["hookSpecificOutput"]
 

@@ -52,11 +52,14 @@ def build_server(
     stores: Callable[[], Store] | None = None,
     runner: JobRunner | None = None,
     data_dir: Path | None = None,
+    session: Callable[[], int | None] | None = None,
 ) -> MCPServer:
     """An MCP server with Cartograph's tools over the store at `store_url`. `caller()` is the
     token of the call being served (the HTTP gateway's; over stdio there is none): every tool
     checks it carries the operation's scope (`read`, `claims` or `admin`), and the team tools
-    act in sessions only that token (or an admin) opened. `stores` gives each calling
+    act in sessions only that token (or an admin) opened. `session()` is the agent session the
+    call is made in (the gateway's X-Cartograph-Session header; a read's `session` argument
+    says it too): reads see that session's overlay. `stores` gives each calling
     thread its store (the HTTP app's, shared with REST and GraphQL); without it, one store is
     opened and tool calls take turns on it. `runner` queues sync jobs (the server's); without
     it, the broker CARTOGRAPH_BROKER names, else syncs run in the call."""
@@ -73,7 +76,8 @@ def build_server(
 
     def services(token: ApiToken | None) -> Services:
         store = stores() if stores else own_store()
-        return Services(store, runner=runner, data_dir=data_dir, caller=token)
+        made_in = session() if session is not None else None
+        return Services(store, runner=runner, data_dir=data_dir, caller=token, session=made_in)
 
     def call(op: Operation, values: dict[str, Any]) -> Any:
         try:

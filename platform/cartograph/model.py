@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests)
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 
 SYMBOL_KINDS = (
     "module",
@@ -183,6 +183,20 @@ class AgentSession:
     # the name of the token that opened it ("" when opened without one: on this machine); only
     # that token, or an admin, may act in the session
     owner: str = ""
+
+
+@dataclass(slots=True)
+class OverlayFile:
+    """A session's own version of a file it edited and has not pushed (`agents.overlay`):
+    that session's queries see it in place of the shared graph's; `gone` when it deleted it."""
+
+    session: int
+    repo: str
+    path: str
+    sha256: str  # of the content ("" when gone)
+    size: int
+    at: str
+    gone: bool = False
 
 
 @dataclass(slots=True)

@@ -23,12 +23,22 @@ from cartograph.admin import (
     SyncAnswer,
     UntrackedRepo,
 )
+from cartograph.agents.overlay import OverlayDropped
 from cartograph.agents.sessions import ClaimResult
 from cartograph.hooks.install import HookInstall
 from cartograph.impact import text as impact_text
 from cartograph.impact.evidence import CoverageImport
 from cartograph.impact.report import Impact
-from cartograph.model import AgentSession, ApiToken, Claim, Lesson, Repo, Review, SymbolRow
+from cartograph.model import (
+    AgentSession,
+    ApiToken,
+    Claim,
+    Lesson,
+    OverlayFile,
+    Repo,
+    Review,
+    SymbolRow,
+)
 from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
@@ -604,6 +614,19 @@ def _activity(activity: Activity) -> str:
     return f"session {activity.session} {done} {activity.repo}:{activity.path}{where}"
 
 
+def _overlay_file(f: OverlayFile) -> str:
+    held = "deleted" if f.gone else f"{f.size} bytes"
+    return f"{f.repo}:{f.path}  {held}, session {f.session}'s own version since {f.at}"
+
+
+def _overlay(files: list[OverlayFile]) -> str:
+    return "\n".join(_overlay_file(f) for f in files) or "the overlay is empty"
+
+
+def _overlay_dropped(dropped: OverlayDropped) -> str:
+    return f"session {dropped.session}'s overlay dropped ({dropped.files} files)"
+
+
 def _lesson(lesson: Lesson) -> str:
     return f"lesson {lesson.id} stored about {', '.join(lesson.about) or 'nothing in particular'}"
 
@@ -804,6 +827,9 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     list[Claim]: _claims,
     Release: _release,
     Activity: _activity,
+    OverlayFile: _overlay_file,
+    list[OverlayFile]: _overlay,
+    OverlayDropped: _overlay_dropped,
     Lesson: _lesson,
     list[Lesson]: _lessons,
     IssuedToken: _issued_token,

@@ -127,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     mcp_server = build_server(
         settings.store_url,
         caller=_caller.get,
+        session=_session.get,
         stores=stores.get,
         runner=runner,
         data_dir=settings.data_dir,
@@ -191,7 +192,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(build_router(services, request_caller))
 
-    app.include_router(build_graphql_router(store, request_caller), prefix="/graphql")
+    def request_session(request: Request) -> int | None:
+        """The session the request is made in (the X-Cartograph-Session header), if any."""
+        return request.state.session
+
+    app.include_router(
+        build_graphql_router(store, request_caller, request_session), prefix="/graphql"
+    )
 
     @app.exception_handler(CartographError)
     async def refused(request: Request, exc: CartographError) -> JSONResponse:
@@ -282,6 +289,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 _caller: ContextVar[ApiToken | None] = ContextVar("cartograph_caller", default=None)
+_session: ContextVar[int | None] = ContextVar("cartograph_session", default=None)
 _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
            409: "Conflict", 413: "Too large", 422: "Invalid request",
            503: "Unavailable"}  # fmt: skip
@@ -307,7 +315,7 @@ def _problem(
 
 class _CallerContext:
     """Before the MCP app: the caller the guard identified rides in a context variable to the
-    tools (which check its scopes)."""
+    tools (which check its scopes), and so does the session the request names."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -316,10 +324,13 @@ class _CallerContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        token = _caller.set((scope.get("state") or {}).get("caller"))
+        state = scope.get("state") or {}
+        token = _caller.set(state.get("caller"))
+        session = _session.set(state.get("session"))
         try:
             await self.app(scope, receive, send)
         finally:
+            _session.reset(session)
             _caller.reset(token)
 
 

@@ -24,6 +24,7 @@ from enum import Enum
 import anyio
 import strawberry
 from cartograph.agents import sessions as agents
+from cartograph.agents.overlay import session_view
 from cartograph.api.graphql_cost import MAX_COST, query_cost
 from cartograph.auth import require
 from cartograph.errors import CartographError
@@ -94,10 +95,11 @@ def _require(info: Info, scope: str) -> None:
     require(info.context["caller"], scope)
 
 
-async def _in_thread(info: Info, function: Callable, *args, **keywords):
+async def _in_thread(info: Info, function: Callable, *args, shared: bool = False, **keywords):
     """A library call with the request's store, in a worker thread: store work never runs on
-    the event loop (one slow read would stall every other request of the process)."""
-    store = info.context["store"]
+    the event loop (one slow read would stall every other request of the process). The store
+    as the request's session sees it, unless `shared` (impact compares with the shared graph)."""
+    store = info.context["shared_store" if shared else "store"]
     return await anyio.to_thread.run_sync(lambda: function(store(), *args, **keywords))
 
 
@@ -854,6 +856,7 @@ class Query:
             _checked(IMPACT.param("limit"), first),
             min_confidence=_checked(IMPACT.param("min_confidence"), min_confidence),
             data_dir=default_data_dir(),
+            shared=True,
         )
         return _impact_report(answer)
 
@@ -938,15 +941,32 @@ schema = strawberry.Schema(
 
 
 def build_graphql_router(
-    store: Callable[[], Store], caller: Callable[[Request], ApiToken | None]
+    store: Callable[[], Store],
+    caller: Callable[[Request], ApiToken | None],
+    session: Callable[[Request], int | None] = lambda request: None,
 ) -> GraphQLRouter:
     """`caller(request)`: the token the request came with (None: a tokenless local one). Every
-    field needs `read`; sessions and claims need `claims`."""
+    field needs `read`; sessions and claims need `claims`. `session(request)`: the agent
+    session it is made in, whose overlay (its unpushed edits) the answers see."""
 
     async def context(request: Request) -> dict:
         token = caller(request)
         require(token, "read")
-        return {"store": store, "loaders": Loaders(store), "traces": 0, "caller": token}
+        made_in = session(request)
+        if made_in is None:
+            seen = store
+        else:
+
+            def seen() -> Store:
+                return session_view(store(), made_in, token)
+
+        return {
+            "store": seen,
+            "shared_store": store,
+            "loaders": Loaders(seen),
+            "traces": 0,
+            "caller": token,
+        }
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")
 

@@ -18,6 +18,9 @@ image, a test harness).
 4. **JSON for changes.** A POST, PUT or PATCH with a body must send JSON (415 otherwise: a
    cross-site `text/plain` post is no longer a way in), nested at most MAX_JSON_DEPTH deep
    (400: deeper documents exhaust the parser's recursion).
+5. **Which session.** An `X-Cartograph-Session` header names the agent session a request is
+   made in (left in `scope["state"]["session"]`: its reads see the session's overlay); a value
+   that is not a session id is refused (422).
 
 Health checks pass untouched; webhooks authenticate with their repository's secret (in the
 route, over the body), so only the size limit applies to them.
@@ -36,18 +39,22 @@ import anyio
 from cartograph.auth import AuthError
 from cartograph.errors import HTTP_STATUS
 from cartograph.model import ApiToken
+from cartograph.operations import InvalidValue
+from cartograph.operations.catalogue import VIEW_SESSION
 
 KIB = 1024
 MIB = 1024 * KIB
 # the largest body each area accepts (GitHub caps webhook payloads at 25 MB)
 BODY_LIMITS = {
-    "api": 1 * MIB,
+    "api": 4 * MIB,  # a session's version of a file (overlay_edit: up to 1 MiB, JSON-escaped)
     "graphql": 256 * KIB,
     "mcp": 4 * MIB,
     "webhooks": 25 * MIB,
     "other": 64 * KIB,
 }
 MAX_JSON_DEPTH = 64
+# the agent session a request is made in: reads see its overlay (cartograph.agents.overlay)
+SESSION_HEADER = b"x-cartograph-session"
 PROXY_HEADERS = (b"forwarded", b"x-forwarded-for", b"x-real-ip")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH"})
@@ -182,7 +189,18 @@ class RequestGuard:
         if body and json_too_deep(body):
             await _refuse(send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep")
             return
-        scope.setdefault("state", {})["caller"] = caller
+        session: int | None = None
+        given = headers.get(SESSION_HEADER)
+        if given is not None and area in ("api", "graphql", "mcp"):
+            try:
+                session = VIEW_SESSION.parse(int(given), SESSION_HEADER.decode())
+            except (ValueError, InvalidValue) as exc:
+                message = str(exc) if isinstance(exc, InvalidValue) else "not a session id"
+                await _refuse(send, 422, f"X-Cartograph-Session: {message}")
+                return
+        state = scope.setdefault("state", {})
+        state["caller"] = caller
+        state["session"] = session
         await self.app(scope, _replay(body, receive), send)
 
     def _tokenless(self, scope, headers: dict[bytes, bytes], host: str) -> bool:

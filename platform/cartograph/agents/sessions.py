@@ -95,6 +95,8 @@ def start_session(
 ) -> AgentSession:
     now = _stamp(_now())
     owner = caller.name if caller is not None else ""
+    # the overlays of sessions that ended or expired are of no one's use any more
+    store.team.drop_stale_overlays(_stamp(_now() - SESSION_TTL))
     return store.team.create_session(_clean(agent, "agent"), _clean(task, "task", 500), now, owner)
 
 

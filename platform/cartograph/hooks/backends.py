@@ -2,10 +2,11 @@
 over REST with a token (`ServerBackend`, `cartograph hooks install --server URL --token T`).
 Both answer the same questions; the events (`hooks.events`) never know which one they ask.
 
-Against the team server an agent's edits never change what other sessions see: the edit is
-recorded (the server refuses it when another session holds the file, so claims hold even where
-a harness runs no hooks, as in subagents), and the shared graph is re-indexed from pushes, not
-from edits; the tests come from the server's impact of the file's diff. Locally, the edited
+Against the team server an agent's edits never change what other sessions see: the edited
+file's text goes into the session's overlay (`agents.overlay`; the server refuses it when
+another session holds the file, so claims hold even where a harness runs no hooks, as in
+subagents), which that session's reads see and no other's; the shared graph is re-indexed from
+pushes, not from edits; the tests come from the server's impact of the file's diff. Locally, the edited
 file is re-indexed into the developer's own store by a process of its own (`hooks.refresh`)."""
 
 from __future__ import annotations
@@ -50,10 +51,14 @@ class Backend(Protocol):
     def end_session(self, session: int) -> None: ...
     def claim(self, session: int, repo: str, path: str) -> ClaimAnswer: ...
     def held_files(self, repo: str) -> list[HeldFile]: ...
-    def record_edit(self, session: int, repo: str, path: str) -> ClaimAnswer: ...
+    def record_edit(self, session: int, repo: str, root: Path, path: str) -> ClaimAnswer:
+        """Leave the session's EDITED trail (refused when another session holds the file);
+        against the team server, keep the file's new text in the session's overlay."""
+
     def summary(self, repo: str, root: Path, session: int) -> str: ...
-    def locate(self, text: str, repo: str) -> str | None:
-        """The location map for a task, or None when it is not confident."""
+    def locate(self, text: str, repo: str, session: int) -> str | None:
+        """The location map for a task, as the session sees the graph, or None when it is not
+        confident."""
 
     def neighbours(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> set[str]:
         """Files whose code calls the symbols of `path` on `lines` (None: all of its symbols),
@@ -131,7 +136,7 @@ class LocalBackend:
             HeldFile(c.repo, c.path, c.session, c.agent, c.task) for c in claims(self.store, repo)
         ]
 
-    def record_edit(self, session: int, repo: str, path: str) -> ClaimAnswer:
+    def record_edit(self, session: int, repo: str, root: Path, path: str) -> ClaimAnswer:
         from cartograph.agents.sessions import record_edit
 
         result = record_edit(self.store, session, repo, path)
@@ -142,7 +147,7 @@ class LocalBackend:
 
         return index_summary(self.store, repo, root, session)
 
-    def locate(self, text: str, repo: str) -> str | None:
+    def locate(self, text: str, repo: str, session: int) -> str | None:
         from cartograph.query.locate import locate, locations_text
 
         found = locate(self.store, text, repo)
@@ -308,10 +313,14 @@ class ServerBackend:
             HeldFile(r["repo"], r["path"], int(r["session"]), r["agent"], r["task"]) for r in items
         ]
 
-    def record_edit(self, session: int, repo: str, path: str) -> ClaimAnswer:
-        body = {"session": session, "repo": repo, "path": path, "kind": "edit"}
+    def record_edit(self, session: int, repo: str, root: Path, path: str) -> ClaimAnswer:
+        body: dict[str, Any] = {"repo": repo, "path": path}
         try:
-            self._call("POST", "/activity", body=body)
+            body["content"] = (root / path).read_bytes().decode("utf-8", "surrogateescape")
+        except FileNotFoundError:
+            body["deleted"] = True
+        try:
+            self._call("POST", f"/sessions/{session}/overlay", body=body)
         except ServerError as exc:
             if exc.status == 409:
                 return ClaimAnswer(False, exc.detail, -1)
@@ -323,7 +332,11 @@ class ServerBackend:
 
         stats = str(self._call("GET", f"/repos/{_quoted(repo)}/stats", text=True))
         held = [h for h in self.held_files(repo) if h.session != session]
-        lines = [f"Cartograph team server {self.url}, repository {repo}:", stats.strip()[:900]]
+        lines = [
+            f"Cartograph team server {self.url}, repository {repo}; your session is {session} "
+            f"(pass session={session} to Cartograph's read tools to see your unpushed edits):",
+            stats.strip()[:900],
+        ]
         if held:
             lines.append(
                 "Claimed by other sessions: "
@@ -332,11 +345,13 @@ class ServerBackend:
         lines.append(TOOLS)
         return "\n".join(lines)[:MAX_CHARS]
 
-    def locate(self, text: str, repo: str) -> str | None:
-        answer = self._call("POST", "/locate", body={"text": text, "repo": repo})
+    def locate(self, text: str, repo: str, session: int) -> str | None:
+        # as the session sees the graph: its overlay (the edits it has not pushed) included
+        body, query = {"text": text, "repo": repo}, {"session": session}
+        answer = self._call("POST", "/locate", query, body)
         if not answer or not answer.get("locations"):
             return None
-        return str(self._call("POST", "/locate", body={"text": text, "repo": repo}, text=True))
+        return str(self._call("POST", "/locate", query, body, text=True))
 
     def neighbours(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> set[str]:
         found = self._call("GET", "/co-changes", query={"target": path, "repo": repo}) or {}
@@ -345,7 +360,10 @@ class ServerBackend:
     def after_edit(
         self, repo: str, root: Path, path: str, lines: list[tuple[int, int]] | None, harness: str
     ) -> str:
-        said = "the shared graph is re-indexed from pushes; your edit stays yours until then"
+        said = (
+            "your session's reads (pass `session`) see this version; the others see the shared "
+            "graph until your push is indexed"
+        )
         patch = git_output(root, "diff", "--no-color", "HEAD", "--", path)
         if not patch:
             return said

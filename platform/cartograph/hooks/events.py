@@ -142,7 +142,7 @@ def prompt(payload: dict[str, Any], backend: Backend) -> dict[str, Any] | None:
     text = str(payload.get("prompt") or "").strip()
     if state is None or not text:
         return None
-    found = backend.locate(text[:MAX_PROMPT], state.repo)
+    found = backend.locate(text[:MAX_PROMPT], state.repo, state.session)
     if not found:
         return None
     return protocol.context("UserPromptSubmit", "Cartograph's map for this task:\n" + found)
@@ -165,7 +165,7 @@ def post_edit(payload: dict[str, Any], backend: Backend) -> dict[str, Any] | Non
     if target is None:
         return None
     state, path = target
-    recorded = backend.record_edit(state.session, state.repo, path)
+    recorded = backend.record_edit(state.session, state.repo, Path(state.root), path)
     if not recorded.granted:
         return protocol.context("PostToolUse", f"Cartograph: {recorded.message}")
     lines = _lines_after(payload, Path(state.root) / path)

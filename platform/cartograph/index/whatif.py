@@ -1,12 +1,14 @@
 """Resolution of files as a change would make them, written nowhere: the symbols and edges
 the new (or old) versions of a few files have against the rest of the repository as stored
-(`Versions`). `impact` asks it for both sides of a diff."""
+(`Versions`). `impact` asks it for both sides of a diff; a session's overlay
+(`agents.overlay`) for what its edits would write."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from cartograph import languages
 from cartograph.discover import SourceFile
@@ -15,13 +17,15 @@ from cartograph.index.dependents import family_of_path
 from cartograph.index.parse import Parsed
 from cartograph.index.plan import stored_module_map
 from cartograph.index.resolve import Resolver, prefetch
-from cartograph.model import Manifest, SymbolRow
+from cartograph.model import FileWrite, Manifest, SymbolRow
 from cartograph.parsing import encode_facts, extract_facts, interface_hash
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.modules import ModuleName, compute_module_map, file_module, module_map
 from cartograph.resolve.python import ModuleFacts
 from cartograph.resolve.python import module_symbols as python_symbols
 from cartograph.store.interfaces import FileState, Store
+
+T = TypeVar("T")
 
 
 class Versions:
@@ -77,10 +81,30 @@ class Versions:
     def resolve(self, only: set[str] | None = None) -> dict[str, FileResolution]:
         """The files (`only` these) resolved as if the repository held these versions; files
         without a module name are left out."""
-        return _resolve(self, only)
+
+        def resolutions(resolver: Resolver) -> dict[str, FileResolution]:
+            resolved = {}
+            for path, parsed in self.fresh.items():
+                if only is not None and path not in only:
+                    continue
+                resolution = resolver.resolution(path, parsed)
+                if resolution is not None:
+                    resolved[path] = resolution
+            return resolved
+
+        return _with_resolver(self, resolutions)
+
+    def writes(self) -> list[FileWrite]:
+        """What an index run would write for each of these files (its record, symbols, edges,
+        unresolved calls, imports and body words) against the rest of the repository as
+        stored; nothing is written."""
+        return _with_resolver(
+            self, lambda resolver: [resolver.file_write(p) for p in self.fresh.values()]
+        )
 
 
-def _resolve(versions: Versions, only: set[str] | None) -> dict[str, FileResolution]:
+def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
+    """`work` done with a resolver over these versions and the rest of the repository."""
     store, repo, states = versions.store, versions.repo, versions.states
     names, fresh, gone = versions.names, versions.fresh, versions.gone
     record = store.repos.get_repo(repo)
@@ -99,14 +123,7 @@ def _resolve(versions: Versions, only: set[str] | None) -> dict[str, FileResolut
         Providers(store, repo, manifests.get(repo) or Manifest(repo), manifests),
     )
     try:
-        resolved = {}
-        for path, parsed in fresh.items():
-            if only is not None and path not in only:
-                continue
-            resolution = resolver.resolution(path, parsed)
-            if resolution is not None:
-                resolved[path] = resolution
-        return resolved
+        return work(resolver)
     finally:
         resolver.close()
 

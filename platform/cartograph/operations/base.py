@@ -53,6 +53,9 @@ class Param:
     # the only one in the store
     picked: bool = False
     surfaces: tuple[str, ...] = SURFACES  # a parameter only one surface has (parser processes)
+    # given to the call's Services (its field of this name), not to the library function: the
+    # session a read is made in
+    to_services: bool = False
 
     @property
     def required(self) -> bool:
@@ -132,6 +135,9 @@ class Services:
     # the token of the person or agent calling (None: no token, this machine's own user); the
     # team operations act only in sessions it opened (cartograph.agents.sessions.may_act)
     caller: ApiToken | None = None
+    # the agent session the call is made in (`?session=`, the X-Cartograph-Session header): a
+    # read sees that session's overlay, its unpushed edits (cartograph.agents.overlay)
+    session: int | None = None
 
     @property
     def job_state(self) -> JobState | None:
@@ -175,6 +181,9 @@ class Operation:
     destructive: bool = False
     idempotent: bool | None = None
     open_world: bool = False
+    # answers over the calling session's overlay when there is one (default: the reads of the
+    # `read` scope); impact compares a change with the shared graph, so it does not
+    sees_overlay: bool | None = None
 
     def __post_init__(self) -> None:
         assert self.scope in SCOPES, self.scope
@@ -188,6 +197,10 @@ class Operation:
     @property
     def changes_nothing(self) -> bool:
         return self.read_only if self.read_only is not None else self.scope == "read"
+
+    @property
+    def in_session_view(self) -> bool:
+        return self.sees_overlay if self.sees_overlay is not None else self.scope == "read"
 
     @property
     def repeatable(self) -> bool:
@@ -227,12 +240,22 @@ class Operation:
         from cartograph.query.common import pick_repo
 
         bound = self.bind(values, surface)
+        for param in self.params:
+            if param.to_services and bound[param.name] is not None:
+                setattr(services, param.name, bound[param.name])
+        store = services.store
+        if self.in_session_view and services.session is not None:
+            from cartograph.agents.overlay import session_view
+
+            store = session_view(store, services.session, services.caller)
         arguments: dict[str, Any] = {}
         for param in self.params:
+            if param.to_services:
+                continue
             value = bound[param.name]
             if param.picked:
-                value = pick_repo(services.store, value, services.folder())
+                value = pick_repo(store, value, services.folder())
             arguments[param.arg or param.name] = value
         for name in self.services:
             arguments[name] = services.get(name)
-        return self.function(services.store, **arguments)
+        return self.function(store, **arguments)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cartograph import admin, reviews, team
+from cartograph.agents import overlay
 from cartograph.agents import sessions as agents
 from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimResult
 from cartograph.auth import SCOPES as TOKEN_SCOPES
@@ -17,7 +18,16 @@ from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
 from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
-from cartograph.model import SYMBOL_KINDS, AgentSession, ApiToken, Claim, Lesson, Repo, Review
+from cartograph.model import (
+    SYMBOL_KINDS,
+    AgentSession,
+    ApiToken,
+    Claim,
+    Lesson,
+    OverlayFile,
+    Repo,
+    Review,
+)
 from cartograph.operations.base import Cli, Operation, Param, Rest
 from cartograph.operations.values import (
     Choice,
@@ -510,6 +520,7 @@ READ = [
         mcp="impact",
         rest=Rest("POST", "/repos/{repo}/impact"),
         graphql="impact",
+        sees_overlay=False,  # a change against the shared graph (a diff holds the session's edits)
     ),
     Operation(
         "review",
@@ -535,6 +546,7 @@ READ = [
         cli=Cli(("review",)),
         mcp="pull_request_report",
         rest=Rest("GET", "/repos/{repo}/reviews/{number}"),
+        sees_overlay=False,
     ),
     Operation(
         "reviews",
@@ -546,6 +558,7 @@ READ = [
         cli=Cli(("reviews",)),
         mcp="pull_request_reports",
         rest=Rest("GET", "/repos/{repo}/reviews"),
+        sees_overlay=False,
     ),
     Operation(
         "explain",
@@ -771,6 +784,63 @@ TEAM = [
         cli=Cli(("activity",)),
         mcp="record_activity",
         rest=Rest("POST", "/activity", status=204),
+    ),
+    Operation(
+        "overlay-edit",
+        overlay.overlay_edit,
+        OverlayFile,
+        "claims",
+        "keep your edited version of a file: your session's reads see it, no other's do",
+        (
+            in_path(SESSION),
+            TEAM_REPO,
+            TEAM_PATH,
+            Param(
+                "content",
+                PatchText(max_length=DEFAULT_MAX_BYTES, describe="the file's text"),
+                None,
+                "the file's new text (CLI: a file, or - for stdin)",
+                rest="body",
+            ),
+            Param("deleted", Flag(), False, "the edit removed the file", rest="body"),
+        ),
+        description="After editing a file of a shared repository, send its new text (or "
+        "`deleted`): the edit is recorded (refused when another session holds the file) and "
+        "the reads you make with `session` see your version in place of the shared one — "
+        "callers, callees, search, locate, context — while other sessions still see the shared "
+        "graph. Dropped when your session ends, and unneeded once your push is indexed.",
+        services=("caller",),
+        cli=Cli(("overlay", "edit")),
+        mcp="overlay_edit",
+        rest=Rest("POST", "/sessions/{session}/overlay", status=201),
+        idempotent=True,
+    ),
+    Operation(
+        "overlay",
+        overlay.overlay_files,
+        list[OverlayFile],
+        "claims",
+        "the files of your session's overlay (edited, not pushed)",
+        (in_path(SESSION),),
+        services=("caller",),
+        cli=Cli(("overlay", "list")),
+        mcp="overlay_files",
+        rest=Rest("GET", "/sessions/{session}/overlay"),
+        read_only=True,
+    ),
+    Operation(
+        "overlay-drop",
+        overlay.drop_overlay,
+        overlay.OverlayDropped,
+        "claims",
+        "forget your session's overlay (its reads see the shared graph again)",
+        (in_path(SESSION),),
+        services=("caller",),
+        cli=Cli(("overlay", "drop")),
+        mcp="overlay_drop",
+        rest=Rest("DELETE", "/sessions/{session}/overlay"),
+        destructive=True,
+        idempotent=True,
     ),
     Operation(
         "remember",
@@ -1118,13 +1188,36 @@ ADMIN = [
     ),
 ]
 
-CATALOGUE: tuple[Operation, ...] = (*READ, *TEAM, *ADMIN)
+# the agent session a read is made in: its answer sees the session's overlay (its edits not
+# yet pushed, `agents.overlay`); GraphQL and every HTTP surface also take the
+# X-Cartograph-Session header
+VIEW_SESSION = Param(
+    "session",
+    Integer(),
+    None,
+    "your session's id: the answer sees the edits you recorded (overlay_edit) and have not pushed",
+    minimum=1,
+    maximum=MAX_SESSION_ID,
+    surfaces=("mcp", "rest"),
+    to_services=True,
+)
+
+
+def in_session(op: Operation) -> Operation:
+    """A read that may be made in a session takes its id."""
+    if not op.in_session_view or any(p.name == VIEW_SESSION.name for p in op.params):
+        return op
+    return replace(op, params=(*op.params, VIEW_SESSION))
+
+
+CATALOGUE: tuple[Operation, ...] = tuple(in_session(op) for op in (*READ, *TEAM, *ADMIN))
 
 # what a command group is for (`cartograph repo --help`)
 COMMAND_GROUPS = {
     "repo": "repositories kept fresh by pushes (webhooks, sync jobs)",
     "token": "bearer tokens for people and agents (scopes)",
     "session": "agent work sessions: start, heartbeat, end",
+    "overlay": "a session's own versions of the files it edited and has not pushed",
     "coverage": "runtime evidence of which tests run which code",
 }
 

@@ -36,7 +36,6 @@ from cartograph.query.ranking import (
     COMMON_BODY,
     body_counts,
     content_words,
-    holds,
     rare_words,
     word_term,
     word_terms,
@@ -183,7 +182,7 @@ def _by_coverage(
     terms = {w: word_term(w) for w in weights}
     for loc in head:
         text = texts.get(loc.symbol.id, "")
-        share = sum(weight for w, weight in weights.items() if holds(text, terms[w])) / total
+        share = sum(weight for w, weight in weights.items() if terms[w].held_by(text)) / total
         loc.coverage = round(share, 3)
         loc.score *= share**COVERAGE_POWER
     head.sort(key=lambda loc: (-loc.score, loc.symbol.id))

@@ -161,13 +161,6 @@ def rare_words(counts: dict[str, int]) -> list[str]:
     return [w for w, n in counts.items() if n <= COMMON_BODY] or list(counts)
 
 
-def holds(text: str, term: Term) -> bool:
-    """`text` (a search text: words separated by spaces) holds the term."""
-    if not term.prefix:
-        return f" {term.word} " in f" {text} "
-    return f" {term.word}" in f" {text}"
-
-
 def match_bodies(
     graph: GraphReader,
     words: Sequence[str],

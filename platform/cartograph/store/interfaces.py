@@ -31,6 +31,7 @@ from cartograph.model import (
     HistoryBatch,
     Lesson,
     Manifest,
+    OverlayFile,
     Repo,
     Review,
     Skipped,
@@ -97,6 +98,12 @@ class Term:
 
     word: str
     prefix: bool = False
+
+    def held_by(self, text: str) -> bool:
+        """Whether `text` (a search text: words separated by spaces) holds this term."""
+        if not self.prefix:
+            return f" {self.word} " in f" {text} "
+        return f" {self.word}" in f" {text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,7 +485,29 @@ class TeamStore(Protocol):
     def touch_session(self, session_id: int, at: str) -> None: ...
 
     def end_session(self, session_id: int, at: str) -> None:
-        """Mark the session ended and drop its claims."""
+        """Mark the session ended and drop its claims and its overlay."""
+        ...
+
+    def put_overlay(
+        self, session: int, repo: str, path: str, content: bytes | None, at: str
+    ) -> OverlayFile:
+        """Keep the session's version of a file (None: it deleted it), replacing an earlier."""
+        ...
+
+    def overlay_files(self, session: int) -> list[OverlayFile]:
+        """The session's overlay, by repository and path (no contents)."""
+        ...
+
+    def overlay_contents(self, session: int) -> dict[tuple[str, str], bytes | None]:
+        """(repo, path) → the session's version of each file of its overlay (None: gone)."""
+        ...
+
+    def drop_overlay(self, session: int) -> int:
+        """Forget a session's overlay; how many files it held."""
+        ...
+
+    def drop_stale_overlays(self, seen_before: str) -> int:
+        """Forget the overlays of the sessions that ended or were last seen before then."""
         ...
 
     def current_claim(self, repo: str, path: str) -> StoredClaim | None:

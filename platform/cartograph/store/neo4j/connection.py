@@ -59,6 +59,7 @@ SCHEMA = [
     "CREATE CONSTRAINT api_token_name IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT api_token_hash IF NOT EXISTS FOR (n:ApiToken) REQUIRE n.hash IS UNIQUE",
     "CREATE INDEX claim_session IF NOT EXISTS FOR (n:Claim) ON (n.session)",
+    "CREATE INDEX overlay_session IF NOT EXISTS FOR (n:OverlayFile) ON (n.session)",
     "CREATE INDEX claim_repo IF NOT EXISTS FOR (n:Claim) ON (n.repo)",
     "CREATE CONSTRAINT delivery_key IF NOT EXISTS FOR (n:Delivery) REQUIRE n.key IS UNIQUE",
     "CREATE INDEX delivery_repo IF NOT EXISTS FOR (n:Delivery) ON (n.repo, n.at)",

@@ -3,7 +3,8 @@
 `(:Claim {key, repo, path, session, intent, since, expires_at, version})` (one per path: `key`
 is unique), `(:AgentSession)-[:READ|EDITED {at}]->(:File)` — or `->(:ActivityPath)` for a path
 the index does not hold — and `(:Lesson {id, text, kind, session, agent, at, about})
--[:ABOUT]->(:File|:Symbol)`.
+-[:ABOUT]->(:File|:Symbol)`, and a session's overlay: `(:OverlayFile {session, repo, path,
+content, sha256, size, at, gone})`, one per file it edited and has not pushed.
 
 The store persists; `cartograph.agents` decides when a claim is free and which lessons apply.
 A claim's compare-and-set is one statement: MERGE the path's Claim node (the unique key
@@ -12,9 +13,10 @@ concurrent writers queue on the lock and each sees the previous one's outcome.""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
-from cartograph.model import AgentSession, Claim, Lesson, file_id
+from cartograph.model import AgentSession, Claim, Lesson, OverlayFile, file_id
 from cartograph.store.interfaces import StoredClaim, check_activity_kind
 from cartograph.store.neo4j.connection import Neo4jConnection
 
@@ -120,6 +122,65 @@ class Neo4jTeam:
             id=session_id,
             at=at,
         )
+        self.drop_overlay(session_id)
+
+    # ---------------------------------------------------------------- overlays
+    def put_overlay(
+        self, session: int, repo: str, path: str, content: bytes | None, at: str
+    ) -> OverlayFile:
+        sha = hashlib.sha256(content).hexdigest() if content is not None else ""
+        size = len(content) if content is not None else 0
+        self.connection.run(
+            "MERGE (o:OverlayFile {session: $session, repo: $repo, path: $path}) "
+            "SET o.content = $content, o.sha256 = $sha, o.size = $size, o.at = $at, "
+            "o.gone = $gone",
+            session=session,
+            repo=repo,
+            path=path,
+            content=content,
+            sha=sha,
+            size=size,
+            at=at,
+            gone=content is None,
+        )
+        return OverlayFile(session, repo, path, sha, size, at, content is None)
+
+    def overlay_files(self, session: int) -> list[OverlayFile]:
+        records = self.read(
+            "MATCH (o:OverlayFile {session: $session}) RETURN o.session AS session, "
+            "o.repo AS repo, o.path AS path, o.sha256 AS sha256, o.size AS size, o.at AS at, "
+            "o.gone AS gone ORDER BY repo, path",
+            session=session,
+        )
+        return [
+            OverlayFile(
+                r["session"], r["repo"], r["path"], r["sha256"], r["size"], r["at"], r["gone"]
+            )
+            for r in records
+        ]
+
+    def overlay_contents(self, session: int) -> dict[tuple[str, str], bytes | None]:
+        records = self.read(
+            "MATCH (o:OverlayFile {session: $session}) "
+            "RETURN o.repo AS repo, o.path AS path, o.content AS content",
+            session=session,
+        )
+        return {
+            (r["repo"], r["path"]): bytes(r["content"]) if r["content"] is not None else None
+            for r in records
+        }
+
+    def drop_overlay(self, session: int) -> int:
+        query = "MATCH (o:OverlayFile {session: $session}) DELETE o RETURN count(*) AS n"
+        return int(self.connection.write(lambda tx: tx.run(query, session=session).single()[0]))
+
+    def drop_stale_overlays(self, seen_before: str) -> int:
+        query = (
+            "MATCH (o:OverlayFile) OPTIONAL MATCH (s:AgentSession {id: o.session}) "
+            "WITH o, s WHERE s IS NULL OR s.ended_at <> '' OR s.last_seen < $before "
+            "DELETE o RETURN count(*) AS n"
+        )
+        return int(self.connection.write(lambda tx: tx.run(query, before=seen_before).single()[0]))
 
     # ---------------------------------------------------------------- claims
     def current_claim(self, repo: str, path: str) -> StoredClaim | None:

@@ -28,6 +28,7 @@ MIGRATIONS = {
     11: "sqlite_011_manifests.sql",
     12: "sqlite_012_impact.sql",
     13: "sqlite_013_body_search.sql",
+    14: "sqlite_014_overlays.sql",
 }
 
 # the full-text tables over symbols (rowid = the symbol's rowid)

@@ -5,10 +5,11 @@ which lessons apply to a path. A claim's compare-and-set runs in one write trans
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 
-from cartograph.model import AgentSession, Claim, Lesson
+from cartograph.model import AgentSession, Claim, Lesson, OverlayFile
 from cartograph.store.interfaces import StoredClaim, check_activity_kind
 from cartograph.store.sqlite.connection import SQLiteConnection
 
@@ -64,6 +65,51 @@ class SQLiteTeam:
         with self.connection.transaction() as db:
             db.execute("UPDATE agent_sessions SET ended_at = ? WHERE id = ?", (at, session_id))
             db.execute("DELETE FROM claims WHERE session = ?", (session_id,))
+            db.execute("DELETE FROM overlay_files WHERE session = ?", (session_id,))
+
+    # ---------------------------------------------------------------- overlays
+    def put_overlay(
+        self, session: int, repo: str, path: str, content: bytes | None, at: str
+    ) -> OverlayFile:
+        sha = hashlib.sha256(content).hexdigest() if content is not None else ""
+        size = len(content) if content is not None else 0
+        with self.connection.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO overlay_files "
+                "(session, repo, path, content, sha256, size, at) VALUES (?,?,?,?,?,?,?)",
+                (session, repo, path, content, sha, size, at),
+            )
+        return OverlayFile(session, repo, path, sha, size, at, content is None)
+
+    def overlay_files(self, session: int) -> list[OverlayFile]:
+        rows = self.db.execute(
+            "SELECT session, repo, path, sha256, size, at, content IS NULL FROM overlay_files "
+            "WHERE session = ? ORDER BY repo, path",
+            (session,),
+        )
+        return [
+            OverlayFile(row[0], row[1], row[2], row[3], row[4], row[5], bool(row[6]))
+            for row in rows
+        ]
+
+    def overlay_contents(self, session: int) -> dict[tuple[str, str], bytes | None]:
+        rows = self.db.execute(
+            "SELECT repo, path, content FROM overlay_files WHERE session = ?", (session,)
+        )
+        return {(repo, path): content for repo, path, content in rows}
+
+    def drop_overlay(self, session: int) -> int:
+        with self.connection.transaction() as db:
+            return db.execute("DELETE FROM overlay_files WHERE session = ?", (session,)).rowcount
+
+    def drop_stale_overlays(self, seen_before: str) -> int:
+        with self.connection.transaction() as db:
+            return db.execute(
+                "DELETE FROM overlay_files WHERE session IN (SELECT id FROM agent_sessions "
+                "WHERE ended_at != '' OR last_seen < ?) "
+                "OR session NOT IN (SELECT id FROM agent_sessions)",
+                (seen_before,),
+            ).rowcount
 
     # ---------------------------------------------------------------- claims
     def current_claim(self, repo: str, path: str) -> StoredClaim | None:

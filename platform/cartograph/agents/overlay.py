@@ -1,0 +1,167 @@
+"""A session's overlay: the files an agent session edited and has not pushed, which that
+session's queries see in place of the shared graph's and no other session sees.
+
+On the team server an agent's edits must never change what the others see, yet the agent
+itself should find the function it just wrote. So the post-edit hook (or an agent, with the
+`overlay_edit` tool) sends the file's new text: it is recorded as an edit (refused when another
+session holds the file, as `record_edit` is) and kept under the session (`TeamStore`). A read
+made in the session (`session_view`: REST `?session=` or the `X-Cartograph-Session` header,
+GraphQL and MCP alike) answers over `store.overlay.OverlayGraph`: the overlaid files resolved
+against the stored repository, as an index run would write them, in place of the stored ones.
+
+An overlaid file stops counting once the shared graph holds the same text (the session's push
+was indexed); the overlay is dropped when the session ends, on `overlay_drop`, and with the
+sessions that expired."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+
+from cartograph.agents.sessions import (
+    SESSION_TTL,
+    AgentError,
+    _now,
+    _stamp,
+    known_repo,
+    live_session,
+    may_act,
+    record_edit,
+)
+from cartograph.agents.sessions import _path as session_path
+from cartograph.errors import ErrorKind
+from cartograph.model import ApiToken, OverlayFile
+from cartograph.store.interfaces import Store
+from cartograph.store.overlay import Layer, OverlayGraph, layer_of
+
+MAX_OVERLAY_FILES = 500  # files one session may overlay
+LAYER_CACHE = 64  # sessions' resolved layers kept in memory, the most recently used
+
+
+@dataclass(slots=True)
+class OverlayDropped:
+    session: int
+    files: int  # how many files the overlay held
+
+
+def overlay_edit(
+    store: Store,
+    session_id: int,
+    repo: str,
+    path: str,
+    content: str | None = None,
+    deleted: bool = False,
+    caller: ApiToken | None = None,
+) -> OverlayFile:
+    """Record the session's edit of a file and keep its new text (`deleted`: the file is gone)
+    in the session's overlay. Refused when another live session holds the file."""
+    if deleted == (content is not None):
+        raise AgentError("give the file's new `content`, or `deleted` when the edit removed it")
+    repo = known_repo(store, repo)
+    path = session_path(path)
+    held = {(f.repo, f.path) for f in store.team.overlay_files(int(session_id))}
+    if (repo, path) not in held and len(held) >= MAX_OVERLAY_FILES:
+        raise AgentError(
+            f"session {session_id} already overlays {MAX_OVERLAY_FILES} files: push your work "
+            "(or drop the overlay) before editing more",
+            ErrorKind.CONFLICT,
+        )
+    record_edit(store, session_id, repo, path, caller)
+    data = content.encode("utf-8", "surrogateescape") if content is not None else None
+    return store.team.put_overlay(int(session_id), repo, path, data, _stamp(_now()))
+
+
+def overlay_files(
+    store: Store, session_id: int, caller: ApiToken | None = None
+) -> list[OverlayFile]:
+    """The files of the session's overlay (its own versions of them, not yet pushed)."""
+    live_session(store, session_id, caller)
+    return store.team.overlay_files(int(session_id))
+
+
+def drop_overlay(store: Store, session_id: int, caller: ApiToken | None = None) -> OverlayDropped:
+    """Forget the session's overlay: its queries see the shared graph again."""
+    live_session(store, session_id, caller)
+    return OverlayDropped(session_id, store.team.drop_overlay(int(session_id)))
+
+
+def session_view(store: Store, session_id: int | None, caller: ApiToken | None = None) -> Store:
+    """The store as the session sees it: its overlay over the shared graph. The store itself
+    without a session, when the session ended or expired (its overlay went with it) or holds
+    nothing; Forbidden when the session is another token's."""
+    if session_id is None:
+        return store
+    session = store.team.get_session(int(session_id))
+    if session is None:
+        raise AgentError(
+            f"there is no session {session_id}: start one with start_session", ErrorKind.NOT_FOUND
+        )
+    may_act(session, caller)
+    if session.ended_at or session.last_seen <= _stamp(_now() - SESSION_TTL):
+        return store
+    files = store.team.overlay_files(session.id)
+    if not files:
+        return store
+    layers = _layers(store, session.id, files)
+    if not layers:
+        return store
+    return replace(store, graph=OverlayGraph(store.graph, layers))
+
+
+_cache: OrderedDict[tuple, dict[str, Layer]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _layers(store: Store, session: int, files: list[OverlayFile]) -> dict[str, Layer]:
+    """The session's files resolved, by repository (cached while neither they, nor the stored
+    versions of those files, nor the repositories' last index run change)."""
+    indexed = []
+    for name in sorted({f.repo for f in files}):
+        record = store.repos.get_repo(name)
+        stored = store.graph.files(name, [f.path for f in files if f.repo == name])
+        shas = tuple(sorted((path, r.sha256) for path, r in stored.items()))
+        indexed.append((name, record.indexed_sha, record.indexed_at, shas) if record else (name,))
+    key = (
+        store.url,
+        session,
+        tuple((f.repo, f.path, f.sha256, f.gone) for f in files),
+        tuple(indexed),
+    )
+    with _cache_lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    layers = _resolve_layers(store, session, files)
+    with _cache_lock:
+        _cache[key] = layers
+        while len(_cache) > LAYER_CACHE:
+            _cache.popitem(last=False)
+    return layers
+
+
+def _resolve_layers(store: Store, session: int, files: list[OverlayFile]) -> dict[str, Layer]:
+    from cartograph.index.whatif import Versions
+
+    contents = store.team.overlay_contents(session)
+    layers: dict[str, Layer] = {}
+    for repo in sorted({f.repo for f in files}):
+        if store.repos.get_repo(repo) is None:
+            continue  # tracked, not indexed yet: nothing to overlay
+        states = store.index.file_states(repo)
+        changed: dict[str, bytes | None] = {}
+        for f in files:
+            if f.repo != repo:
+                continue
+            stored = states.get(f.path)
+            if f.gone and stored is None:
+                continue  # gone from the shared graph too
+            if not f.gone and stored is not None and stored.sha256 == f.sha256:
+                continue  # the shared graph caught up (the session's push was indexed)
+            changed[f.path] = contents.get((repo, f.path))
+        if not changed:
+            continue
+        versions = Versions(store, repo, changed, states)
+        gone = {path for path, data in changed.items() if data is None}
+        layers[repo] = layer_of(repo, versions.writes(), gone)
+    return layers
