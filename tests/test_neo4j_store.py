@@ -32,7 +32,7 @@ from indexing_support import (
     write,
     write_tree,
 )
-from neo4j_server import load_neo4jdev, start_private_server
+from neo4j_server import load_neo4jdev, start_private_server, wipe_neo4j
 
 PASSWORD = "cartograph-test-pw"
 CREDENTIAL_ENV = ("CARTOGRAPH_NEO4J_USER", "CARTOGRAPH_NEO4J_PASSWORD")
@@ -418,3 +418,44 @@ def test_server_killed_mid_run_leaves_files_old_or_new_and_the_next_run_repairs(
     finally:
         store.close()
     assert not unclear, "\n".join(unclear)
+
+
+# ---------------------------------------------------------------- writes by difference
+
+
+def test_a_file_written_again_keeps_what_did_not_change(tmp_path, neo4j_server):
+    """A body edit near the end of a file rewrites the symbols whose lines moved and the edges
+    whose lines moved; every other node and relationship stays the one stored (same element
+    id, the properties the index wrote untouched), and the graph equals a fresh index."""
+    wipe_neo4j(neo4j_server.url)
+    store = open_store(neo4j_server.url)
+    head = "def first():\n    return second()\n\n\ndef second():\n    return 2\n\n\n"
+    tail = "def last():\n    return first()\n"
+    root = git_init(tmp_path / "repo")
+    write_tree(
+        root, {"a.py": head + tail, "b.py": "from a import first\n\n\ndef b():\n    first()\n"}
+    )
+    commit_all(root)
+    index_repository(store, root, "r")
+
+    def graph() -> dict[str, tuple[str, str]]:
+        rows = store.connection.read(
+            "MATCH (s:Symbol {repo: 'r'}) OPTIONAL MATCH (s)-[e:CALLS]->(d) "
+            "RETURN s.id AS id, elementId(s) AS node, s.written AS written, "
+            "collect([d.id, elementId(e), e.lines]) AS calls"
+        )
+        return {r["id"]: (r["node"], r["written"], sorted(map(str, r["calls"]))) for r in rows}
+
+    before = graph()
+    write(root, "a.py", head + "def last():\n    x = 1\n    return first()\n")
+    index_repository(store, root, "r", files=["a.py"])
+    after = graph()
+    assert set(after) == set(before)
+    for sid in ("r:a.py#a.first", "r:a.py#a.second", "r:b.py#b.b"):
+        assert after[sid] == before[sid], sid  # nothing of theirs was rewritten
+    node, written, calls = after["r:a.py#a.last"]
+    assert node == before["r:a.py#a.last"][0] and written != before["r:a.py#a.last"][1]
+    assert calls != before["r:a.py#a.last"][2]  # its call moved a line down, in place
+    assert calls[0].split(",")[1] == before["r:a.py#a.last"][2][0].split(",")[1]
+    assert_same_as_fresh(store, root, "r")
+    store.close()

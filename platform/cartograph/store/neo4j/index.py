@@ -3,14 +3,19 @@ its own (IndexState: cached facts and deps; SkippedFile; IndexLock), so user que
 Repo/File/Symbol/Package see only the graph. Unresolved calls are lists on their Symbol
 (`unresolved`, `unresolved_lines`, `unresolved_from`; `external_bases`).
 
-Writes are batched (`UNWIND $rows`) in managed transactions; a file's nodes and outgoing
-relationships are replaced in the transaction that writes it. Symbols that survive an edit keep
-their node, so relationships other files hold to them survive too."""
+Writes are batched (`UNWIND $rows`) in managed transactions. A file written again is written
+by difference, in the transaction that writes it: its stored symbols and outgoing edges are
+read first, and only what differs is written — new symbols created, gone ones deleted, changed
+properties set (a body edit moves the lines of the symbols below it and little else), edges
+no longer made deleted, new ones created, changed ones updated in place. Symbols that survive
+an edit keep their node, so relationships other files hold to them survive too."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from cartograph.identifiers import search_text
@@ -293,12 +298,18 @@ class Neo4jIndexWriter:
                 row = _symbol_props(symbol)
                 row["search_body"] = w.bodies.get(symbol.id, "")
                 row.update(unresolved.get(symbol.id, _NO_UNRESOLVED))
+                row["written"] = _digest(row)
                 symbols.append(row)
         links = _link_rows(repo, [(w.record.path, w.edges, w.imports) for w in writes])
 
         def work(tx: Any) -> None:
+            # a transaction may be retried: what it writes is worked out inside it
+            to_create, to_link, stored = symbols, links, None
             if replace:
+                # by difference: what the files hold already and still say is left as it is
+                stored = _stored_rows(tx, repo, [w.record.path for w in writes])
                 _clear_file_rows(tx, repo, files, symbols=True)
+                to_link = {**links, "edges": _write_edge_difference(tx, links["edges"], stored)}
             tx.run(
                 "MERGE (r:Repo {name: $repo}) WITH r "
                 "UNWIND $files AS f MERGE (file:File {id: f.id}) "
@@ -309,10 +320,12 @@ class Neo4jIndexWriter:
                 files=files,
                 repo=repo,
             ).consume()
+            if stored is not None:
+                to_create = _changed_symbols(tx, symbols, stored.symbols)
             # new files have no DEFINES/HAS_MEMBER yet: CREATE them; a file written again keeps
             # the ones of its surviving symbols: MERGE
             link = "MERGE" if replace else "CREATE"
-            for start in range(0, len(symbols), CHUNK):
+            for start in range(0, len(to_create), CHUNK):
                 # a file's symbols come parents first, so a member's parent already exists
                 tx.run(
                     "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) "
@@ -322,9 +335,9 @@ class Neo4jIndexWriter:
                     "WITH s, row OPTIONAL MATCH (p:Symbol {id: row.parent}) "
                     "FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END | "
                     f"  {link} (p)-[:HAS_MEMBER]->(s))",
-                    rows=symbols[start : start + CHUNK],
+                    rows=to_create[start : start + CHUNK],
                 ).consume()
-            _write_links(tx, repo, links)
+            _write_links(tx, repo, to_link)
 
         self.connection.write(work)
 
@@ -350,7 +363,9 @@ class Neo4jIndexWriter:
         ]
 
         def work(tx: Any) -> None:
+            stored = _stored_rows(tx, repo, [w.path for w in writes], symbols_too=False)
             _clear_file_rows(tx, repo, files, symbols=False)
+            to_link = {**links, "edges": _write_edge_difference(tx, links["edges"], stored)}
             tx.run(
                 "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) "
                 "SET i.deps = f.deps, i.resolution = f.resolution, i.flows = f.flows, "
@@ -366,7 +381,7 @@ class Neo4jIndexWriter:
             tx.run(
                 "UNWIND $rows AS u MATCH (s:Symbol {id: u.id}) SET s += u", rows=unresolved
             ).consume()
-            _write_links(tx, repo, links)
+            _write_links(tx, repo, to_link)
 
         self.connection.write(work)
 
@@ -462,14 +477,9 @@ class Neo4jIndexWriter:
 
 
 def _clear_file_rows(tx: Any, repo: str, files: list[dict], symbols: bool) -> None:
-    """Remove what files contribute; `files` rows: {path, id, keep: surviving symbol ids}."""
-    tx.run(
-        "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path})"
-        "-[r:CALLS|REFERENCES|INHERITS]->() WHERE NOT coalesce(r.via, '') IN $derived DELETE r",
-        files=files,
-        repo=repo,
-        derived=list(DERIVED_VIAS),
-    ).consume()
+    """Remove what files contribute besides their edges (written by difference): their
+    symbols that are gone (`symbols`) and their imports; `files` rows: {path, id, keep: the
+    surviving symbol ids}."""
     if symbols:
         # a symbol leaving with history keeps it until the next mining (see delete_files)
         tx.run(
@@ -489,6 +499,105 @@ def _clear_file_rows(tx: Any, repo: str, files: list[dict], symbols: bool) -> No
     tx.run(
         "UNWIND $files AS f MATCH (:File {id: f.id})-[r:IMPORTS]->() DELETE r", files=files
     ).consume()
+
+
+def _digest(row: dict[str, Any]) -> str:
+    """What a symbol's row writes, as a digest kept on the node (`written`): a file written
+    again rewrites only the symbols whose digest differs."""
+    return hashlib.blake2b(repr(sorted(row.items())).encode(), digest_size=12).hexdigest()
+
+
+@dataclass(slots=True)
+class _Stored:
+    """What files hold in the graph before they are written again: the digest of each of
+    their symbols' rows (`_digest`; None for a node written before digests), and their
+    resolver edges by (type, source, target) with the relationship's id and properties."""
+
+    symbols: dict[str, str | None]
+    edges: dict[tuple[str, str, str], tuple[str, dict[str, Any]]]
+
+
+_EDGE_PROPS = ("lines", "count", "via", "confidence", "order")
+
+
+def _stored_rows(tx: Any, repo: str, paths: list[str], symbols_too: bool = True) -> _Stored:
+    symbols = {
+        record["id"]: record["written"]
+        for record in tx.run(
+            "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path}) "
+            "RETURN s.id AS id, s.written AS written",
+            paths=paths if symbols_too else [],
+            repo=repo,
+        )
+    }
+    edges = {
+        (record["type"], record["src"], record["dst"]): (record["rid"], record["props"])
+        for record in tx.run(
+            "UNWIND $paths AS path MATCH (s:Symbol {repo: $repo, path: path})"
+            "-[r:CALLS|REFERENCES|INHERITS]->(d) WHERE NOT coalesce(r.via, '') IN $derived "
+            "RETURN type(r) AS type, s.id AS src, d.id AS dst, elementId(r) AS rid, "
+            "r {.lines, .count, .via, .confidence, .order} AS props",
+            paths=paths,
+            repo=repo,
+            derived=list(DERIVED_VIAS),
+        )
+    }
+    return _Stored(symbols, edges)
+
+
+def _same(stored: Any, written: Any) -> bool:
+    if isinstance(written, tuple | list):
+        return isinstance(stored, list | tuple) and list(stored) == list(written)
+    return stored == written
+
+
+def _changed_symbols(tx: Any, rows: list[dict], stored: dict[str, str | None]) -> list[dict]:
+    """Rewrite the stored symbols among `rows` whose row changed (a None in a row removes that
+    property, as on a first write) and return the rows of the new symbols, to be created."""
+    new = [row for row in rows if row["id"] not in stored]
+    changed = [row for row in rows if row["id"] in stored and stored[row["id"]] != row["written"]]
+    for start in range(0, len(changed), CHUNK):
+        tx.run(
+            "UNWIND $rows AS row MATCH (s:Symbol {id: row.id}) SET s += row",
+            rows=changed[start : start + CHUNK],
+        ).consume()
+    return new
+
+
+def _write_edge_difference(
+    tx: Any, edges: dict[str, list[dict]], stored: _Stored
+) -> dict[str, list[dict]]:
+    """Delete the stored edges the files no longer have, update those whose properties
+    changed, and return the ones to create."""
+    kept: set[tuple[str, str, str]] = set()
+    updates: list[dict] = []
+    create: dict[str, list[dict]] = {etype: [] for etype in edges}
+    for etype, rows in edges.items():
+        for row in rows:
+            key = (etype, row["src"], row["dst"])
+            found = stored.edges.get(key)
+            if found is None or key in kept:
+                create[etype].append(row)
+                continue
+            kept.add(key)
+            rid, props = found
+            if not all(_same(props.get(k), row[k] if k != "order" else row[k] or None)
+                       for k in _EDGE_PROPS):  # fmt: skip
+                updates.append({**row, "rid": rid})
+    gone = [rid for key, (rid, _props) in stored.edges.items() if key not in kept]
+    if gone:
+        tx.run(
+            "UNWIND $rids AS rid MATCH ()-[r]->() WHERE elementId(r) = rid DELETE r", rids=gone
+        ).consume()
+    if updates:
+        tx.run(
+            "UNWIND $rows AS e MATCH ()-[r]->() WHERE elementId(r) = e.rid "
+            "SET r.lines = e.lines, r.count = e.count, r.via = e.via, "
+            "r.confidence = e.confidence, r.order = CASE WHEN type(r) = 'INHERITS' "
+            "THEN e.order ELSE null END",
+            rows=updates,
+        ).consume()
+    return create
 
 
 def _link_rows(
