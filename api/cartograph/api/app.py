@@ -194,7 +194,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     def request_session(request: Request) -> int | None:
         """The session the request is made in (the X-Cartograph-Session header), if any."""
-        return request.state.session
+        return getattr(request.state, "session", None)
 
     app.include_router(
         build_graphql_router(store, request_caller, request_session), prefix="/graphql"

@@ -132,7 +132,7 @@ def endpoint(
             values["offset"] = decode_cursor(given.get("cursor"))
         provided = services()
         provided.caller = caller(request)
-        provided.session = request.state.session
+        provided.session = getattr(request.state, "session", None)
         answer = op.run(provided, values, "rest")
         refused = rest.refusal(answer) if rest.refusal else None
         if refused is not None:

@@ -246,7 +246,8 @@ class IndexWriter(Protocol):
     def load_facts(self, repo: str, paths: Iterable[str]) -> dict[str, bytes]: ...
 
     def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
-        """Write files in one transaction: each file's rows replace what it had before."""
+        """Write files in one transaction: each file's rows replace what it had before (a
+        backend may write only the difference, as Neo4j does; the graph is the same)."""
         ...
 
     def write_edges(self, repo: str, writes: list[EdgeWrite]) -> None:
