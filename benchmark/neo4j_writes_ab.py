@@ -18,6 +18,7 @@ import os
 import random
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -81,7 +82,13 @@ def measure(before: Path, edits: int) -> dict:
 
     return {
         **run_facts(),
-        "before": str(before),
+        "before": subprocess.run(
+            ["git", "-C", str(before), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        or str(before),
         "corpus": "django 5.1.4 (sdist), Neo4j 5.26 (tools/neo4j-dev, 2 GiB heap)",
         "versions": {
             name: {**latency_stats(values), "mean_ms": round(statistics.mean(values) * 1000, 1)}
