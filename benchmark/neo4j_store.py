@@ -155,8 +155,7 @@ def measure(name: str, repeat: int, server, edits: int = 60) -> dict:
             out[f"{key}_p50_ms"] = round(_percentile(values, 50), 2)
             out[f"{key}_p95_ms"] = round(_percentile(values, 95), 2)
         out.update(_server_memory(store, server.pid, server.data_dir))
-        # the graph goes with the server's throwaway data folder (deleting Django's in place
-        # overflows the transaction memory pool of a 2 GiB heap since bodies are indexed)
+        store.repos.delete_repo(name)
         store.close()
     return out
 

@@ -73,6 +73,14 @@ class Neo4jRepoCatalog:
 
     def delete_repo(self, name: str) -> None:
         for label in _REPO_LABELS:
+            # relationships first, a bounded number per transaction: 5,000 nodes detached at
+            # once hold every relationship of the hubs among them (Django's assertion helpers
+            # have 12,000 each) and overflowed the transaction memory of a 2 GiB heap
+            self.connection.run_auto(
+                f"MATCH (n:{label} {{repo: $repo}})-[r]-() "
+                "CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS",
+                repo=name,
+            )
             self.connection.run_auto(
                 f"MATCH (n:{label} {{repo: $repo}}) "
                 f"CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 5000 ROWS",
