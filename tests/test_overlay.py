@@ -76,6 +76,8 @@ def test_a_session_sees_its_edits_and_no_other_session_does(shop):
         "shop.shipping.shipping_quote",
     ]
     assert qualnames(callers(mine, "unused_helper")) == ["shop.models.brand_new_total"]
+    # an edited file's symbol keeps its callers in files the session did not edit
+    assert "shop.payments.PaymentService.pay" in qualnames(callers(mine, "Cart.total"))
     assert qualnames(callees(mine, "brand_new_total")) == ["shop.models.unused_helper"]
     assert search(mine, "brand new total").hits[0].symbol.qualname == (
         "shop.models.brand_new_total"

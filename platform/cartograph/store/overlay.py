@@ -304,7 +304,12 @@ class OverlayGraph:
         return False
 
     def _edges(self, ids: list[str], direction: str, types: list[str]) -> list[EdgeRow]:
-        stored_ids = [i for i in ids if not self._covered(i)]
+        # the stored edges into any of them that come from files not overlaid; the stored edges
+        # out of those not overlaid
+        if direction == "in":
+            stored_ids = [i for i in ids if i not in self.removed]
+        else:
+            stored_ids = [i for i in ids if not self._covered(i)]
         rows = [
             row
             for row in self.base.edges_of(stored_ids, direction, types)
