@@ -58,6 +58,7 @@ def overlay_edit(
     in the session's overlay. Refused when another live session holds the file."""
     if deleted == (content is not None):
         raise AgentError("give the file's new `content`, or `deleted` when the edit removed it")
+    live_session(store, session_id, caller)  # the caller's own, before anything of it is read
     repo = known_repo(store, repo)
     path = session_path(path)
     held = {(f.repo, f.path) for f in store.team.overlay_files(int(session_id))}
