@@ -91,7 +91,9 @@ before text search:
 - what usually changes with a file, who knows it → `co_changes`, `owners`;
 - before you finish → `impact` with your diff: what breaks, the tests to run, whom to ask.
 When working with others: `start_session`, `claim_file` before you edit a file (someone else's
-claim means: work on something else), `end_session` when done. Grep is for text the graph does
+claim means: work on something else), `end_session` when done. On a team server, send each
+file you change with `overlay_edit` and pass your session to the read tools (`session`): they
+then see your edits, which nobody else sees until you push. Grep is for text the graph does
 not hold (messages, comments, configuration); open a file before you edit it.
 """
 
