@@ -225,6 +225,11 @@ class Memo:
                     raise
                 self._settle(deep)
 
+    def cut(self) -> None:
+        """A chain was cut short by a limit of the caller's (not a cycle): the computations in
+        progress answer from a partial view, so none of them is cached."""
+        self._tainted.update(self._stack)
+
     def _settle(self, deep: _TooDeep) -> None:
         """Answer a too-deep question (and any deeper one it runs into) from the top."""
         pending = [deep]

@@ -1077,12 +1077,21 @@ class Program:
         `evaluate` cannot pin to one value — an element of a container (by a literal key, or
         any element), a name bound by a `for` over a container or by unpacking, a function
         that returns one of several functions. `evaluated`: `evaluate` already found nothing.
-        Chains deeper than MAX_CALLABLES_DEPTH (and cycles) answer nothing."""
+        A cycle answers nothing where it closes; a chain deeper than MAX_CALLABLES_DEPTH
+        answers nothing past it (and is not cached)."""
         if self._callables_depth >= MAX_CALLABLES_DEPTH:
+            self.memo.cut()
             return []
+        key = ("callables", mod.path, scope, marshal.dumps(expr), pos, evaluated)
         self._callables_depth += 1
         try:
-            return self._callables(mod, scope, expr, pos, evaluated)
+            # once per run: a container whose elements come from itself (`tree[n] = tree[m]`
+            # in a loop over `tree`) is a cycle, cut where it closes (not after 12 levels of
+            # every element again: exponential)
+            found = self.memo.cached(
+                key, lambda: self._callables(mod, scope, expr, pos, evaluated), []
+            )
+            return list(found)  # type: ignore[call-overload]
         finally:
             self._callables_depth -= 1
 
