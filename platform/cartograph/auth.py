@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from cartograph.errors import CartographError, ErrorKind, Invalid
 from cartograph.model import ApiToken
+from cartograph.query.answers import answer, cacheable
 from cartograph.store.interfaces import Store
 
 SCOPES = ("read", "claims", "admin")
@@ -55,17 +56,25 @@ def create_token(store: Store, name: str, scopes: list[str]) -> tuple[str, ApiTo
 
 def verify(store: Store, token: str, admin_token: str | None = None) -> ApiToken:
     """The live token a bearer string is, or AuthError. `admin_token` (CARTOGRAPH_ADMIN_TOKEN)
-    is a bootstrap credential with every scope."""
+    is a bootstrap credential with every scope. The record is looked up through the answer
+    cache: a token written (created, revoked) bumps the store's generation."""
     token = token.strip()
     if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
         return ApiToken(0, "admin (CARTOGRAPH_ADMIN_TOKEN)", SCOPES, "", "", "")
     if not token.startswith(PREFIX):
         raise AuthError("not a Cartograph token")
-    record = store.tokens.token_by_hash(digest(token))
-    if record is None:
-        raise AuthError("unknown token")
+    record = answer(store, token_record, digest(token))
     if record.revoked_at:
         raise AuthError(f"token {record.name} was revoked at {record.revoked_at}")
+    return record
+
+
+@cacheable
+def token_record(store: Store, token_digest: str) -> ApiToken:
+    """The record of the token with this digest (an unknown one is refused, not cached)."""
+    record = store.tokens.token_by_hash(token_digest)
+    if record is None:
+        raise AuthError("unknown token")
     return record
 
 

@@ -23,6 +23,7 @@ from cartograph.auth import require
 from cartograph.errors import CartographError
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.operations.annotations import annotation
+from cartograph.query.answers import rendered
 from cartograph.render import json_form_type, render, to_data, to_json
 from cartograph.store import open_store
 from mcp.server.mcpserver import MCPServer
@@ -168,8 +169,12 @@ def tool_function(op: Operation, call: Callable[[Operation, dict[str, Any]], Any
     def tool(**arguments: Any) -> CallToolResult:
         as_json = arguments.pop("as_json", False)
         answer = call(op, arguments)
-        text = to_json(answer) if as_json else render(answer, op.answer).rstrip("\n")
-        data = to_data(answer)
+        # rendered once per cached answer (cartograph.query.answers)
+        if as_json:
+            text = rendered(answer, "json", lambda: to_json(answer))
+        else:
+            text = rendered(answer, "mcp-text", lambda: render(answer, op.answer).rstrip("\n"))
+        data = rendered(answer, "data", lambda: to_data(answer))
         return CallToolResult(
             content=[TextContent(type="text", text=text)],
             structured_content={"result": data} if wrapped else data,

@@ -33,6 +33,7 @@ from cartograph.model import ApiToken
 from cartograph.operations import Services
 from cartograph.plugins import job_runner
 from cartograph.pushes import queue_push, tracked_for_push
+from cartograph.query.answers import known_generation
 from cartograph.query.listing import list_repositories
 from cartograph.reviews import queue_pull_request, review_pull_request
 from cartograph.sealing import unseal
@@ -175,8 +176,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def services() -> Services:
         return Services(store(), runner=runner, data_dir=settings.data_dir)
 
-    def verify_token(token: str) -> ApiToken:
-        return verify(store(), token, settings.admin_token)
+    def verify_token(token: str) -> tuple[ApiToken, tuple[str, int]]:
+        """The caller, and the store's generation the request begins at (read once: the
+        token's record and every answer of the request are looked up at it)."""
+        graph = store()
+        generation = graph.generation()
+        with known_generation(graph.url, generation):
+            return verify(graph, token, settings.admin_token), (graph.url, generation)
 
     # every request passes the guard first: body limits, the caller's token (checked before
     # the body is read), hosts, origins, JSON for changes

@@ -36,6 +36,7 @@ from cartograph.operations import Param, operation
 from cartograph.query import QueryError, find_symbol
 from cartograph.query import search as search_symbols
 from cartograph.query import trace as trace_symbol
+from cartograph.query.answers import answer
 from cartograph.query.common import Envelope
 from cartograph.query.history import history as history_of
 from cartograph.query.listing import (
@@ -52,18 +53,22 @@ from cartograph.store.interfaces import Store
 from cartograph.sync import default_data_dir
 from cartograph.team import session_by_id
 from fastapi import Request
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError
 from strawberry.dataloader import DataLoader
 from strawberry.extensions import (
-    MaxAliasesLimiter,
+    AddValidationRules,
     MaxTokensLimiter,
-    QueryDepthLimiter,
+    ParserCache,
     SchemaExtension,
+    ValidationCache,
 )
+from strawberry.extensions.max_aliases import create_validator as aliases_rule
+from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 from strawberry.fastapi import GraphQLRouter
 from strawberry.types import Info
 
 MAX_DEPTH = 8
+QUERY_CACHE = 256  # documents kept parsed and validated
 MAX_ALIASES = 30
 MAX_TOKENS = 2000
 MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
@@ -100,7 +105,13 @@ async def _in_thread(info: Info, function: Callable, *args, shared: bool = False
     the event loop (one slow read would stall every other request of the process). The store
     as the request's session sees it, unless `shared` (impact compares with the shared graph)."""
     store = info.context["shared_store" if shared else "store"]
-    return await anyio.to_thread.run_sync(lambda: function(store(), *args, **keywords))
+    read = answer if shared or info.context["session"] is None else _uncached
+    return await anyio.to_thread.run_sync(lambda: read(store(), function, *args, **keywords))
+
+
+def _uncached(store: Store, function: Callable, *args, **keywords):
+    """A read in an agent session (over its overlay, which keeps its own layers)."""
+    return function(store, *args, **keywords)
 
 
 @strawberry.enum
@@ -699,8 +710,9 @@ def _file(record) -> File:
 class Loaders:
     """One set per request: each batches the ids asked for in one event-loop tick."""
 
-    def __init__(self, store: Callable[[], Store]) -> None:
+    def __init__(self, store: Callable[[], Store], in_session: bool) -> None:
         self.store = store
+        self.read = _uncached if in_session else answer
         self.symbols = DataLoader(load_fn=self._symbols)
         self.files = DataLoader(load_fn=self._files)
         self.callers = DataLoader(load_fn=lambda ids: self._neighbors(ids, "in"))
@@ -719,7 +731,7 @@ class Loaders:
         return [[Symbol(row=row) for row in grouped.get(i, [])] for i in ids]
 
     async def _read(self, function: Callable, *args):
-        return await anyio.to_thread.run_sync(lambda: function(self.store(), *args))
+        return await anyio.to_thread.run_sync(lambda: self.read(self.store(), function, *args))
 
 
 @strawberry.type
@@ -928,14 +940,22 @@ class ErrorKinds(SchemaExtension):
                 error.extensions = {**(error.extensions or {}), "kind": original.kind.value}
 
 
+# the depth and alias limits as validation rules made once (QueryDepthLimiter and
+# MaxAliasesLimiter make a new rule class per request, which no validation cache can key on)
+LIMIT_RULES: list[type[ASTValidationRule]] = [
+    depth_rule(MAX_DEPTH, None),
+    aliases_rule(MAX_ALIASES),
+]
 schema = strawberry.Schema(
     query=Query,
     extensions=[
         ErrorKinds,
         CostLimit,
-        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
-        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        lambda: AddValidationRules(LIMIT_RULES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+        # a query asked again (a client's fixed queries) is parsed and validated once
+        lambda: ParserCache(maxsize=QUERY_CACHE),
+        lambda: ValidationCache(maxsize=QUERY_CACHE),
     ],
 )
 
@@ -963,9 +983,10 @@ def build_graphql_router(
         return {
             "store": seen,
             "shared_store": store,
-            "loaders": Loaders(seen),
+            "loaders": Loaders(seen, in_session=made_in is not None),
             "traces": 0,
             "caller": token,
+            "session": made_in,
         }
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")

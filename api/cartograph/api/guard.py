@@ -41,6 +41,7 @@ from cartograph.errors import HTTP_STATUS
 from cartograph.model import ApiToken
 from cartograph.operations import InvalidValue
 from cartograph.operations.catalogue import VIEW_SESSION
+from cartograph.query.answers import known_generation
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -122,10 +123,14 @@ def area_of(path: str) -> str:
 
 class RequestGuard:
     """The ASGI middleware described in the module docstring. `verify(token)` returns the
-    caller's ApiToken or raises AuthError (it reads the store: run in a worker thread). The
-    caller (None: a tokenless local request) is left in `scope["state"]["caller"]`."""
+    caller's ApiToken, with the store generation it was read at (store URL, generation), or
+    raises AuthError (it reads the store: run in a worker thread). The caller (None: a
+    tokenless local request) is left in `scope["state"]["caller"]`; the rest of the request
+    reads the store at that generation (cartograph.query.answers.known_generation)."""
 
-    def __init__(self, app, policy: AccessPolicy, verify: Callable[[str], ApiToken]) -> None:
+    def __init__(
+        self, app, policy: AccessPolicy, verify: Callable[[str], tuple[ApiToken, tuple[str, int]]]
+    ) -> None:
         self.app = app
         self.policy = policy
         self.verify = verify
@@ -150,13 +155,14 @@ class RequestGuard:
             return
 
         caller: ApiToken | None = None
+        known: tuple[str, int] | None = None
         tokenless = False
         if area in ("api", "graphql", "mcp"):
             authorization = headers.get(b"authorization", b"").decode("latin-1").strip()
             scheme, _, credentials = authorization.partition(" ")
             try:
                 if scheme.lower() == "bearer" and credentials.strip():
-                    caller = await anyio.to_thread.run_sync(self.verify, credentials.strip())
+                    caller, known = await anyio.to_thread.run_sync(self.verify, credentials.strip())
                 elif authorization or not self._tokenless(scope, headers, host):
                     raise AuthError("a bearer token is required (`cartograph token create`)")
                 else:
@@ -201,7 +207,11 @@ class RequestGuard:
         state = scope.setdefault("state", {})
         state["caller"] = caller
         state["session"] = session
-        await self.app(scope, _replay(body, receive), send)
+        if known is None:
+            await self.app(scope, _replay(body, receive), send)
+            return
+        with known_generation(*known):
+            await self.app(scope, _replay(body, receive), send)
 
     def _tokenless(self, scope, headers: dict[bytes, bytes], host: str) -> bool:
         if self.policy.tokens_required:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import json
 import re
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -20,9 +21,12 @@ from cartograph.errors import Invalid
 from cartograph.model import ApiToken
 from cartograph.operations import CATALOGUE, Operation, Param, Services
 from cartograph.operations.annotations import annotation
+from cartograph.query.answers import rendered
 from cartograph.render import json_lines, render, to_data
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, create_model
+
+JSON = "application/json"
 
 PREFIX = "/api/v1"
 TAGS = {"read": "queries", "claims": "agents", "admin": "administration"}
@@ -142,12 +146,20 @@ def endpoint(
         if rest.media_type:
             return Response("".join(json_lines(answer)), media_type=rest.media_type)
         if _wants_text(request):  # the compact text the CLI and MCP print (for hooks, curl)
-            return Response(render(answer, op.answer), media_type="text/plain; charset=utf-8")
+            text = rendered(answer, "text", lambda: render(answer, op.answer))
+            return Response(text, status_code=rest.status, media_type="text/plain; charset=utf-8")
+        # the JSON, once per cached answer (cartograph.query.answers)
+        encoded = rendered(answer, "rest-json", lambda: as_json(answer))
+        return Response(encoded, status_code=rest.status, media_type=JSON)
+
+    def as_json(answer: Any) -> bytes:
         data = to_data(answer)
         if op.paged:
             data.pop("next_offset", None)
             data["next_cursor"] = encode_cursor(answer.next_offset)
-        return data
+        # as Starlette's JSONResponse writes it
+        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode()
 
     parameters.append(_keyword(REQUEST, Request, inspect.Parameter.empty))
     # what inspect.signature() (and so FastAPI) reads; set through the function's __dict__, as

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from cartograph.errors import CartographError
 from cartograph.operations.values import Choice, CommaList, Flag, InvalidValue, ValueType
+from cartograph.query.answers import answer, cacheable, is_cacheable
 
 if TYPE_CHECKING:
     from cartograph.jobs import JobRunner, JobState
@@ -236,18 +237,27 @@ class Operation:
 
     def run(self, services: Services, values: Mapping[str, Any], surface: str | None = None) -> Any:
         """Call the library function with the values (checked again: a surface's own checks
-        came from the same parameters) and the services it takes."""
-        from cartograph.query.common import pick_repo
-
+        came from the same parameters) and the services it takes. A read made outside an
+        agent session whose function is `cacheable` goes through the answer cache (keyed by
+        the values and the folder a repository is picked in; cartograph.query.answers)."""
         bound = self.bind(values, surface)
         for param in self.params:
             if param.to_services and bound[param.name] is not None:
                 setattr(services, param.name, bound[param.name])
-        store = services.store
         if self.in_session_view and services.session is not None:
             from cartograph.agents.overlay import session_view
 
-            store = session_view(store, services.session, services.caller)
+            seen = session_view(services.store, services.session, services.caller)
+            return self.call(seen, services, bound)  # the overlay keeps its own layers
+        if is_cacheable(self.function) and not self.services:
+            given = tuple(sorted(bound.items()))
+            return answer(services.store, _answer_of, self.name, given, services.folder())
+        return self.call(services.store, services, bound)
+
+    def call(self, store: Store, services: Services, bound: Mapping[str, Any]) -> Any:
+        """The library function on `store` with bound values (a picked repository picked)."""
+        from cartograph.query.common import pick_repo
+
         arguments: dict[str, Any] = {}
         for param in self.params:
             if param.to_services:
@@ -259,3 +269,12 @@ class Operation:
         for name in self.services:
             arguments[name] = services.get(name)
         return self.function(store, **arguments)
+
+
+@cacheable  # an operation is run through it only when its function is cacheable
+def _answer_of(store: Store, name: str, bound: tuple, folder: str | None) -> Any:
+    """What the catalogue's operation `name` answers for these bound values, a repository left
+    out being picked in `folder` (what the answer cache keeps)."""
+    from cartograph.operations.catalogue import operation
+
+    return operation(name).call(store, Services(store, cwd=folder), dict(bound))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +12,7 @@ from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
 from cartograph.manifests import declared, version_mismatch
 from cartograph.model import Manifest, Repo, SymbolRow
+from cartograph.query.answers import cacheable, judged
 from cartograph.query.ranking import match_words
 from cartograph.store.interfaces import GraphReader, Store
 
@@ -133,6 +135,7 @@ def pick_repo(store: Store, name: str | None, cwd: str | None = None) -> str:
     )
 
 
+@cacheable
 def find_symbol(store: Store, text: str, repo: str | None = None) -> SymbolRow:
     """The one symbol `text` names (id, qualname, dotted suffix, or unique name)."""
     text = text.strip()
@@ -216,7 +219,10 @@ class Freshness:
             records = self.store.graph.files(repo, unjudged)
             root = Path(repo_row.root) if repo_row and repo_row.root else None
             for path in unjudged:
-                self._verdicts[(repo, path)] = _is_stale(root, path, records.get(path))
+                record = records.get(path)
+                verdict = self._verdicts[(repo, path)] = _is_stale(root, path, record)
+                if root is not None and record is not None:  # the answer depends on the disk
+                    judged(functools.partial(_is_stale, root, path, record), verdict)
         return {p for p in paths if self._verdicts[(repo, p)]}
 
     def envelope(self, symbols: list[SymbolRow], extra_repos: list[str] | None = None) -> Envelope:

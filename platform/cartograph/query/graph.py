@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from cartograph import languages
 from cartograph.agents.lessons import lesson_keys
 from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
 from cartograph.resolve.mro import c3, depth_first, linearize
 from cartograph.store.interfaces import EdgeRow, Store, TraceStep
@@ -136,14 +137,17 @@ def neighbors(
     return NeighborPage(symbol, direction, items, total, offset, next_offset, unresolved, envelope)
 
 
+@cacheable
 def callers(store: Store, name: str, **options) -> NeighborPage:
     return neighbors(store, name, "callers", **options)
 
 
+@cacheable
 def callees(store: Store, name: str, **options) -> NeighborPage:
     return neighbors(store, name, "callees", **options)
 
 
+@cacheable
 def context(store: Store, name: str, repo: str | None = None) -> Context:
     """One symbol in full: where, signature, doc, class and members, bases and overrides,
     the first callers and callees, and its unresolved calls."""
@@ -262,6 +266,7 @@ def _overriders(store: Store, class_id: str, name: str) -> list[SymbolRow]:
     return [m for m in store.graph.members(classes, name) if m.kind == "method"] if classes else []
 
 
+@cacheable
 def trace(
     store: Store,
     name: str,
@@ -303,6 +308,7 @@ def trace(
     return Trace(symbol, direction, depth, shown, truncated, envelope)
 
 
+@cacheable
 def path(
     store: Store,
     source: str,

@@ -10,6 +10,7 @@ from datetime import datetime
 from cartograph.history.cochange import cochange_score
 from cartograph.history.codeowners import owners_of
 from cartograph.model import CoChange, SymbolRow, Touch
+from cartograph.query.answers import cacheable
 from cartograph.query.common import (
     Envelope,
     Freshness,
@@ -120,6 +121,7 @@ def resolve_target(store: Store, text: str, repo: str | None = None) -> Target:
     return Target("symbol", symbol.repo, symbol.path, symbol)
 
 
+@cacheable
 def history(
     store: Store, text: str, repo: str | None = None, limit: int | None = 20, offset: int = 0
 ) -> HistoryPage:
@@ -137,6 +139,7 @@ def history(
     return HistoryPage(target, entries[:limit], offset, next_offset, _envelope(store, target))
 
 
+@cacheable
 def co_changes(
     store: Store,
     text: str,
@@ -168,6 +171,7 @@ def _ranked(partners: list[Partner]) -> list[Partner]:
     return sorted(partners, key=lambda p: (-p.score, -p.count, p.name))
 
 
+@cacheable
 def owners(
     store: Store,
     text: str,
@@ -197,6 +201,7 @@ def target_owners(store: Store, target: Target, limit: int | None, half_life_day
     return Owners(target, ranked, codeowners, half_life_days)
 
 
+@cacheable
 def explain(store: Store, name: str, repo: str | None = None) -> Explanation:
     """A symbol's context plus its provenance: last commits, owners, co-change partners."""
     ctx = context(store, name, repo)

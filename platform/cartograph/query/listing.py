@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from cartograph.model import FileRecord, Repo, SymbolRow
+from cartograph.query.answers import cacheable
 from cartograph.query.common import check_repo
 from cartograph.store.interfaces import Store
 
@@ -35,6 +36,7 @@ def list_repositories(store: Store) -> list[Repo]:
     return store.repos.list_repos()
 
 
+@cacheable
 def list_files(
     store: Store, repo: str, under: str | None = None, limit: int = 100, offset: int = 0
 ) -> FilePage:
@@ -51,10 +53,12 @@ def export_graph(store: Store, repo: str) -> GraphExport:
     return GraphExport(repo, store.graph.export(repo))
 
 
+@cacheable
 def symbols_by_id(store: Store, ids: Iterable[str]) -> dict[str, SymbolRow]:
     return store.graph.get_symbols(list(ids))
 
 
+@cacheable
 def files_by_id(store: Store, file_ids: Iterable[str]) -> dict[str, FileRecord]:
     """Files by id (`repo:path`), one read per repository."""
     by_repo: dict[str, list[str]] = defaultdict(list)
@@ -68,6 +72,7 @@ def files_by_id(store: Store, file_ids: Iterable[str]) -> dict[str, FileRecord]:
     return found
 
 
+@cacheable
 def call_neighbours(store: Store, ids: list[str], direction: str) -> dict[str, list[SymbolRow]]:
     """The callers (`in`) or callees (`out`) of many symbols in one read, by symbol id."""
     grouped: dict[str, list[SymbolRow]] = defaultdict(list)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from cartograph.discover import is_test, is_test_path
 from cartograph.model import SymbolRow
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.ranking import (
     COMMON_BODY,
@@ -260,6 +261,7 @@ def _confidence(functions: list[Location], word_count: int) -> float:
     return round(max(0.0, min(1.0, held * enough)), 2)
 
 
+@cacheable
 def locate(
     store: Store,
     text: str,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from cartograph.manifests import declared, offers, unbound, version_mismatch
 from cartograph.model import Manifest, Provided, SymbolRow
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.interfaces import Store, Tallies
 
@@ -129,6 +130,7 @@ def _group_names(keys: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[0] if count[key[0]] == 1 else f"{key[0]} ({key[1]})" for key in keys}
 
 
+@cacheable
 def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
     """The shape of a repository: packages, who imports whom, what is called most."""
     if check_repo(store, repo) is None:
@@ -200,6 +202,7 @@ class Relations:
     ambiguous: dict[str, list[str]]
 
 
+@cacheable
 def repository_relations(store: Store, repo: str, imported: set[str] | None = None) -> Relations:
     """`imported`: the package names `repo` imports from outside (read when not given)."""
     if imported is None:
@@ -259,6 +262,7 @@ def repository_links(
     return providers, consumers
 
 
+@cacheable
 def stats(store: Store, repo: str) -> Stats:
     """Counts by kind and language, skipped files with reasons, unresolved-call rate,
     the indexed commit and the files changed on disk since."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
 from cartograph.model import SYMBOL_KINDS, SymbolRow
+from cartograph.query.answers import cacheable
 from cartograph.query.common import (
     Envelope,
     Freshness,
@@ -40,6 +41,7 @@ class SearchResult:
     envelope: Envelope = field(default_factory=Envelope)
 
 
+@cacheable
 def search(
     store: Store,
     text: str,

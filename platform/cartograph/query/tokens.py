@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from cartograph import languages
 from cartograph.model import SymbolRow
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.interfaces import Store
 
@@ -52,6 +53,7 @@ class TokenReport:
     envelope: Envelope = field(default_factory=Envelope)
 
 
+@cacheable
 def design_tokens(
     store: Store, name: str = "", repo: str | None = None, limit: int | None = 100
 ) -> TokenReport:

@@ -1091,7 +1091,7 @@ class Program:
             found = self.memo.cached(
                 key, lambda: self._callables(mod, scope, expr, pos, evaluated), []
             )
-            return list(found)  # type: ignore[call-overload]
+            return list(found)
         finally:
             self._callables_depth -= 1
 

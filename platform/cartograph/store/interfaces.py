@@ -635,6 +635,11 @@ class Connection(Protocol):
     def close(self) -> None: ...
     def schema_version(self) -> int: ...
 
+    def generation(self) -> int:
+        """A counter every write that can change an answer bumps in its own transaction (the
+        answer cache's key: cartograph.query.answers); one cheap read."""
+        ...
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Store:
@@ -664,3 +669,6 @@ class Store:
 
     def schema_version(self) -> int:
         return self.connection.schema_version()
+
+    def generation(self) -> int:
+        return self.connection.generation()

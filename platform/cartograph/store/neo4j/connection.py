@@ -29,6 +29,14 @@ DATA_MIGRATIONS = [
     (9, "MATCH (c:Claim) WHERE c.repo IS NOT NULL SET c.key = c.repo + ':' + c.path"),
 ]
 
+# the store's generation (cartograph.query.answers), one more; a new graph starts it at a random
+# value, so a graph made again never repeats an old graph's generation
+BUMP_GENERATION = (
+    "MERGE (m:CartographMeta {key: 'generation'}) "
+    "SET m.value = coalesce(m.value, toInteger(rand() * 1000000000000)) + 1"
+)
+READ_GENERATION = "MATCH (m:CartographMeta {key: 'generation'}) RETURN m.value AS g"
+
 SCHEMA = [
     "CREATE CONSTRAINT repo_name IF NOT EXISTS FOR (n:Repo) REQUIRE n.name IS UNIQUE",
     "CREATE CONSTRAINT file_id IF NOT EXISTS FOR (n:File) REQUIRE n.id IS UNIQUE",
@@ -180,12 +188,21 @@ class Neo4jConnection:
             time.sleep(READ_RETRY_PAUSE * attempt)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def write(self, work: Callable[[Any], T]) -> T:
-        """Run `work(tx)` in one managed write transaction (retried on transient errors)."""
+    def write(self, work: Callable[[Any], T], answers_change: bool = True) -> T:
+        """Run `work(tx)` in one managed write transaction (retried on transient errors). The
+        transaction bumps the store's generation unless the caller says the write cannot
+        change a cached answer (sessions, claims, activity, overlays, deliveries)."""
         errors = self._neo4j.exceptions
+
+        def counted(tx: Any) -> T:
+            result = work(tx)
+            if answers_change:
+                tx.run(BUMP_GENERATION).consume()
+            return result
+
         try:
             with self._session() as session:
-                return session.execute_write(work)
+                return session.execute_write(counted)
         except errors.Neo4jError as exc:
             raise StoreError(f"Neo4j write failed: {one_line(exc.message)}") from exc
         except (errors.ServiceUnavailable, errors.SessionExpired, OSError) as exc:
@@ -193,12 +210,13 @@ class Neo4jConnection:
                 f"lost the connection to Neo4j at {self.address}: {_reason(exc)}"
             ) from exc
 
-    def run(self, query: str, **params: Any) -> None:
+    def run(self, query: str, answers_change: bool = True, **params: Any) -> None:
         """One statement in its own write transaction."""
-        self.write(lambda tx: tx.run(query, params).consume())
+        self.write(lambda tx: tx.run(query, params).consume(), answers_change)
 
-    def run_auto(self, query: str, **params: Any) -> None:
-        """An auto-commit query (needed for CALL { … } IN TRANSACTIONS)."""
+    def run_auto(self, query: str, answers_change: bool = True, **params: Any) -> None:
+        """An auto-commit query (needed for CALL { … } IN TRANSACTIONS), then the generation
+        bumped (in a transaction of its own: after the query's last one)."""
         errors = self._neo4j.exceptions
         try:
             with self._session() as session:
@@ -209,6 +227,14 @@ class Neo4jConnection:
             raise StoreError(
                 f"lost the connection to Neo4j at {self.address}: {_reason(exc)}"
             ) from exc
+        if answers_change:
+            self.write(lambda tx: None)
+
+    def generation(self) -> int:
+        """The counter every answer-changing write bumps, in the same transaction (0: never
+        written; a new graph starts it at a random value: see BUMP_GENERATION)."""
+        records = self.read(READ_GENERATION)
+        return int(records[0]["g"]) if records else 0
 
     def _bootstrap(self) -> None:
         version = self.schema_version()
@@ -225,7 +251,7 @@ class Neo4jConnection:
                     self._schema_statement(statement)
         for statement in SCHEMA:
             self._schema_statement(statement)
-        self.run_auto("CALL db.awaitIndexes(300)")
+        self.run_auto("CALL db.awaitIndexes(300)", answers_change=False)
         for since, statement in DATA_MIGRATIONS:
             if version < since:
                 self.run(statement)
@@ -236,7 +262,7 @@ class Neo4jConnection:
         for the same schema lock (a deadlock) or create the same rule: retry, or accept it."""
         for attempt in range(10):
             try:
-                self.run_auto(statement)
+                self.run_auto(statement, answers_change=False)
                 return
             except StoreError as exc:
                 message = str(exc)

@@ -102,7 +102,7 @@ class Neo4jTeam:
                 owner=owner,
             ).single()
 
-        return _session(self.connection.write(work))
+        return _session(self.connection.write(work, answers_change=False))
 
     def get_session(self, session_id: int) -> AgentSession | None:
         records = self.read(
@@ -112,7 +112,10 @@ class Neo4jTeam:
 
     def touch_session(self, session_id: int, at: str) -> None:
         self.connection.run(
-            "MATCH (s:AgentSession {id: $id}) SET s.last_seen = $at", id=session_id, at=at
+            "MATCH (s:AgentSession {id: $id}) SET s.last_seen = $at",
+            id=session_id,
+            at=at,
+            answers_change=False,
         )
 
     def end_session(self, session_id: int, at: str) -> None:
@@ -121,6 +124,7 @@ class Neo4jTeam:
             "WITH s MATCH (c:Claim {session: s.id}) DELETE c",
             id=session_id,
             at=at,
+            answers_change=False,
         )
         self.drop_overlay(session_id)
 
@@ -142,6 +146,7 @@ class Neo4jTeam:
             size=size,
             at=at,
             gone=content is None,
+            answers_change=False,
         )
         return OverlayFile(session, repo, path, sha, size, at, content is None)
 
@@ -172,7 +177,11 @@ class Neo4jTeam:
 
     def drop_overlay(self, session: int) -> int:
         query = "MATCH (o:OverlayFile {session: $session}) DELETE o RETURN count(*) AS n"
-        return int(self.connection.write(lambda tx: tx.run(query, session=session).single()[0]))
+        return int(
+            self.connection.write(
+                lambda tx: tx.run(query, session=session).single()[0], answers_change=False
+            )
+        )
 
     def drop_stale_overlays(self, seen_before: str) -> int:
         query = (
@@ -180,7 +189,11 @@ class Neo4jTeam:
             "WITH o, s WHERE s IS NULL OR s.ended_at <> '' OR s.last_seen < $before "
             "DELETE o RETURN count(*) AS n"
         )
-        return int(self.connection.write(lambda tx: tx.run(query, before=seen_before).single()[0]))
+        return int(
+            self.connection.write(
+                lambda tx: tx.run(query, before=seen_before).single()[0], answers_change=False
+            )
+        )
 
     # ---------------------------------------------------------------- claims
     def current_claim(self, repo: str, path: str) -> StoredClaim | None:
@@ -220,7 +233,7 @@ class Neo4jTeam:
             ).single()
             return bool(record["fresh"])
 
-        return self.connection.write(work)
+        return self.connection.write(work, answers_change=False)
 
     def renew_claims(self, session: int, expires_at: str) -> int:
         def work(tx: Any) -> int:
@@ -233,7 +246,7 @@ class Neo4jTeam:
             ).single()
             return int(record["n"])
 
-        return self.connection.write(work)
+        return self.connection.write(work, answers_change=False)
 
     def release_path(self, repo: str, path: str, session: int) -> bool:
         def work(tx: Any) -> bool:
@@ -245,7 +258,7 @@ class Neo4jTeam:
             ).single()
             return record["n"] == 1
 
-        return self.connection.write(work)
+        return self.connection.write(work, answers_change=False)
 
     def claims(self, repo: str | None) -> list[StoredClaim]:
         records = self.read(
@@ -279,7 +292,7 @@ class Neo4jTeam:
             ).single()
             return record is not None and record["n"] == 1
 
-        return self.connection.write(work)
+        return self.connection.write(work, answers_change=False)
 
     def session_activity(self, session: int) -> list[tuple[str, str, str, str]]:
         records = self.read(

@@ -72,7 +72,11 @@ class Neo4jTracking:
             ).consume()
             return bool(record["fresh"])
 
-        return self.connection.write(work)
+        return self.connection.write(work, answers_change=False)
 
     def forget_delivery(self, repo: str, delivery_id: str) -> None:
-        self.connection.run("MATCH (d:Delivery {key: $key}) DELETE d", key=f"{repo}\n{delivery_id}")
+        self.connection.run(
+            "MATCH (d:Delivery {key: $key}) DELETE d",
+            answers_change=False,
+            key=f"{repo}\n{delivery_id}",
+        )

@@ -20,6 +20,11 @@ CHUNK = 500  # ids per IN (...) list
 SYMBOL_COLUMNS = SYMBOL_FIELDS
 SYMBOL_SELECT = ", ".join(SYMBOL_COLUMNS)
 SYMBOL_WIDTH = len(SYMBOL_COLUMNS)
+# the store's generation, one more (from a random start: see SQLiteConnection.generation)
+BUMP_GENERATION = (
+    "INSERT INTO meta (key, value) VALUES ('generation', abs(random() % 1000000000000)) "
+    "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+)
 
 
 def symbol_columns(alias: str) -> str:
@@ -135,8 +140,18 @@ class SQLiteConnection:
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"{self.path} is not a Cartograph SQLite store: {exc}") from exc
 
-    def transaction(self) -> Transaction:
-        return Transaction(self.db, self.path)
+    def transaction(self, answers_change: bool = True) -> Transaction:
+        """A write transaction. It bumps the store's generation unless the caller says the
+        write cannot change a cached answer (`answers_change=False`: sessions, claims,
+        activity, overlays, deliveries; cartograph.query.answers)."""
+        return Transaction(self.db, self.path, answers_change)
+
+    def generation(self) -> int:
+        """The counter every answer-changing write bumps, in the same transaction (0: never
+        written). A new store starts it at a random value, so a store made again at the same
+        path never repeats an old store's generation."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
 
     def close(self) -> None:
         self.db.close()
@@ -152,9 +167,10 @@ def _lower(text: str | None) -> str | None:
 class Transaction:
     """BEGIN IMMEDIATE … COMMIT (ROLLBACK on error); SQLite failures become StoreError."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, answers_change: bool = True) -> None:
         self.db = db
         self.path = path
+        self.answers_change = answers_change
 
     def __enter__(self) -> sqlite3.Connection:
         try:
@@ -171,6 +187,8 @@ class Transaction:
     ) -> None:
         if exc_type is None:
             try:
+                if self.answers_change:
+                    self.db.execute(BUMP_GENERATION)
                 self.db.execute("COMMIT")
             except sqlite3.Error as error:
                 self.db.execute("ROLLBACK")

@@ -43,7 +43,7 @@ class SQLiteTeam:
 
     # ---------------------------------------------------------------- sessions
     def create_session(self, agent: str, task: str, at: str, owner: str = "") -> AgentSession:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             session_id = db.execute(
                 "INSERT INTO agent_sessions (agent, task, started_at, last_seen, owner) "
                 "VALUES (?,?,?,?,?)",
@@ -58,11 +58,11 @@ class SQLiteTeam:
         return AgentSession(*row) if row else None
 
     def touch_session(self, session_id: int, at: str) -> None:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             db.execute("UPDATE agent_sessions SET last_seen = ? WHERE id = ?", (at, session_id))
 
     def end_session(self, session_id: int, at: str) -> None:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             db.execute("UPDATE agent_sessions SET ended_at = ? WHERE id = ?", (at, session_id))
             db.execute("DELETE FROM claims WHERE session = ?", (session_id,))
             db.execute("DELETE FROM overlay_files WHERE session = ?", (session_id,))
@@ -73,7 +73,7 @@ class SQLiteTeam:
     ) -> OverlayFile:
         sha = hashlib.sha256(content).hexdigest() if content is not None else ""
         size = len(content) if content is not None else 0
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             db.execute(
                 "INSERT OR REPLACE INTO overlay_files "
                 "(session, repo, path, content, sha256, size, at) VALUES (?,?,?,?,?,?,?)",
@@ -99,11 +99,11 @@ class SQLiteTeam:
         return {(repo, path): content for repo, path, content in rows}
 
     def drop_overlay(self, session: int) -> int:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             return db.execute("DELETE FROM overlay_files WHERE session = ?", (session,)).rowcount
 
     def drop_stale_overlays(self, seen_before: str) -> int:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             return db.execute(
                 "DELETE FROM overlay_files WHERE session IN (SELECT id FROM agent_sessions "
                 "WHERE ended_at != '' OR last_seen < ?) "
@@ -119,7 +119,7 @@ class SQLiteTeam:
         return _stored_claim(row) if row else None
 
     def put_claim(self, claim: Claim, expected: int | None) -> bool:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             row = db.execute(
                 "SELECT version FROM claims WHERE repo = ? AND path = ?", (claim.repo, claim.path)
             ).fetchone()
@@ -142,7 +142,7 @@ class SQLiteTeam:
             return True
 
     def renew_claims(self, session: int, expires_at: str) -> int:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             return db.execute(
                 "UPDATE claims SET expires_at = ?, version = version + 1 "
                 "WHERE session = ? AND expires_at < ?",
@@ -150,7 +150,7 @@ class SQLiteTeam:
             ).rowcount
 
     def release_path(self, repo: str, path: str, session: int) -> bool:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             deleted = db.execute(
                 "DELETE FROM claims WHERE repo = ? AND path = ? AND session = ?",
                 (repo, path, session),
@@ -165,7 +165,7 @@ class SQLiteTeam:
     # ---------------------------------------------------------------- activity
     def record_activity(self, session: int, repo: str, path: str, kind: str, at: str) -> bool:
         check_activity_kind(kind)
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             written = db.execute(
                 "INSERT OR REPLACE INTO activity SELECT ?, ?, ?, ?, ? "
                 "WHERE EXISTS (SELECT 1 FROM agent_sessions WHERE id = ?)",

@@ -52,7 +52,7 @@ class SQLiteTracking:
     def record_delivery(self, repo: str, delivery_id: str) -> bool:
         now = datetime.now(UTC)
         cutoff = (now - timedelta(days=DELIVERY_DAYS)).isoformat(timespec="seconds")
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             db.execute("DELETE FROM deliveries WHERE repo = ? AND at < ?", (repo, cutoff))
             inserted = db.execute(
                 "INSERT OR IGNORE INTO deliveries VALUES (?, ?, ?)",
@@ -61,5 +61,5 @@ class SQLiteTracking:
         return inserted == 1
 
     def forget_delivery(self, repo: str, delivery_id: str) -> None:
-        with self.connection.transaction() as db:
+        with self.connection.transaction(answers_change=False) as db:
             db.execute("DELETE FROM deliveries WHERE repo = ? AND id = ?", (repo, delivery_id))
