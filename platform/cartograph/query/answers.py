@@ -24,7 +24,7 @@ layers). Answers are shared between callers: the surfaces render them and never 
 The HTTP app reads the generation once per request, with the caller's token
 (`known_generation`), so a cached answer costs the request one store round trip in all.
 
-`CARTOGRAPH_ANSWER_CACHE` sets how many answers a process keeps (default 2048; 0 turns the
+`CARTOGRAPH_ANSWER_CACHE` sets how many answers a process keeps (default 1024; 0 turns the
 cache off)."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
-DEFAULT_CAPACITY = 2048
+DEFAULT_CAPACITY = 1024
 _MARK = "cartograph_cacheable"
 
 # the generation of the store a request of the HTTP app began at, read once with its token
