@@ -41,22 +41,7 @@ def fetch(name: str, version: str | None = None) -> Path:
     downloads.mkdir(exist_ok=True)
     archive = _find_archive(downloads, name, version)
     if archive is None:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--no-binary",
-                ":all:",
-                f"{name}=={version}",
-                "-d",
-                str(downloads),
-            ],
-            check=True,
-        )
+        pip_download(f"{name}=={version}", downloads)
         archive = _find_archive(downloads, name, version)
     if archive is None:
         raise RuntimeError(f"pip did not download an sdist of {name}=={version}")
@@ -66,6 +51,13 @@ def fetch(name: str, version: str | None = None) -> Path:
     root = CACHE / top
     marker.write_text(str(root))
     return root
+
+
+def pip_download(requirement: str, into: Path, wheel: bool = False) -> None:
+    """`pip download` of one distribution, without its dependencies: its sdist, or its wheel."""
+    form = "--only-binary" if wheel else "--no-binary"
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", form, ":all:"]
+    subprocess.run([*command, requirement, "-d", str(into)], check=True)
 
 
 def fetch_npm(name: str, version: str | None = None) -> Path:

@@ -40,9 +40,9 @@ import time
 import zipfile
 from pathlib import Path
 
-from benchmark.corpora import CACHE
+from benchmark.corpora import CACHE, pip_download
 from benchmark.report import run_facts, write_report
-from benchmark.run import _git_commit_all, _python_files, parse_floor
+from benchmark.run import INDEX_CHILD, _git_commit_all, _python_files, parse_floor
 
 HOMEASSISTANT = "2024.3.0"
 TARGETS = {"index_parse_ratio": 4.0, "peak_pss_mb": 400.0}
@@ -73,22 +73,7 @@ def fetch_homeassistant(version: str = HOMEASSISTANT) -> Path:
     downloads.mkdir(parents=True, exist_ok=True)
     wheel = next(downloads.glob(f"homeassistant-{version}-*.whl"), None)
     if wheel is None:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                f"homeassistant=={version}",
-                "-d",
-                str(downloads),
-            ],
-            check=True,
-        )
+        pip_download(f"homeassistant=={version}", downloads, wheel=True)
         wheel = next(downloads.glob(f"homeassistant-{version}-*.whl"), None)
     if wheel is None:
         raise RuntimeError(f"pip did not download a wheel of homeassistant=={version}")
@@ -262,23 +247,10 @@ def _kilobytes(path: str, key: bytes) -> int | None:
 
 def _index_sampled(root: Path, db: Path, name: str, workers: int) -> dict:
     """A full index in a fresh interpreter, its process tree's memory sampled every INTERVAL."""
-    code = (
-        "import json, resource, sys, time\n"
-        "from cartograph.store import open_store\n"
-        "from cartograph.index import index_repository\n"
-        "store = open_store(sys.argv[1])\n"
-        "t = time.perf_counter()\n"
-        "r = index_repository(store, sys.argv[2], sys.argv[3], workers=int(sys.argv[4]))\n"
-        "elapsed = time.perf_counter() - t\n"
-        "print(json.dumps({'seconds': elapsed, 'phases': r.seconds, 'files': r.files,\n"
-        "  'symbols': r.symbols_written, 'edges': r.edges_written,\n"
-        "  'main_maxrss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,\n"
-        "  'worker_maxrss_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))\n"
-    )
     out, err = db.with_suffix(".out"), db.with_suffix(".err")  # files: a pipe could fill up
     with out.open("w") as stdout, err.open("w") as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-c", code, f"sqlite:///{db}", str(root), name, str(workers)],
+            [sys.executable, "-c", INDEX_CHILD, f"sqlite:///{db}", str(root), name, str(workers)],
             stdout=stdout,
             stderr=stderr,
         )
@@ -328,8 +300,8 @@ def measure(label: str, source: Path | None, files: int, workers: int) -> dict:
     out["index_parse_ratio"] = round(run["seconds"] / out["parse_floor_seconds"], 2)
     for key in ("peak_pss_mb", "peak_rss_mb", "samples", "most_processes", "phases"):
         out[key] = run[key]
-    out["main_maxrss_mb"] = round(run["main_maxrss_mb"], 1)
-    out["worker_maxrss_mb"] = round(run["worker_maxrss_mb"], 1)
+    out["main_rss_mb"] = round(run["main_rss_mb"], 1)
+    out["worker_rss_mb"] = round(run["worker_rss_mb"], 1)
     out["indexed_files"], out["symbols"], out["edges"] = run["files"], run["symbols"], run["edges"]
     return out
 
@@ -367,8 +339,8 @@ def to_markdown(report: dict) -> str:
         lines.append(
             f"- {c['corpus']}: phases (s) {phases}; {c['symbols']:,} symbols, {c['edges']:,} "
             f"edges; {c['samples']} samples, at most {c['most_processes']} processes; "
-            f"ru_maxrss: interpreter {c['main_maxrss_mb']} MB, largest worker "
-            f"{c['worker_maxrss_mb']} MB"
+            f"ru_maxrss: interpreter {c['main_rss_mb']} MB, largest worker "
+            f"{c['worker_rss_mb']} MB"
             + (f"; generated in {c['generate_seconds']} s" if "generate_seconds" in c else "")
         )
     return "\n".join(lines) + "\n"

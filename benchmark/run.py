@@ -103,23 +103,28 @@ def parse_floor(root: Path, workers: int, repeat: int) -> float:
     return min(times)
 
 
+# a full index in a fresh interpreter (argv: store URL, tree, name, optionally workers),
+# printing its time, phases, counts and peak memory as one JSON line
+INDEX_CHILD = (
+    "import json, resource, sys, time\n"
+    "from cartograph.store import open_store\n"
+    "from cartograph.index import index_repository\n"
+    "store = open_store(sys.argv[1])\n"
+    "workers = int(sys.argv[4]) if len(sys.argv) > 4 else None\n"
+    "t = time.perf_counter()\n"
+    "r = index_repository(store, sys.argv[2], sys.argv[3], workers=workers)\n"
+    "elapsed = time.perf_counter() - t\n"
+    "print(json.dumps({'seconds': elapsed, 'phases': r.seconds, 'files': r.files,\n"
+    "  'symbols': r.symbols_written, 'edges': r.edges_written,\n"
+    "  'main_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,\n"
+    "  'worker_rss_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))\n"
+)
+
+
 def _index_in_subprocess(root: Path, store_url: str, name: str) -> dict:
     """A full index in a fresh interpreter, reporting its time and peak memory."""
-    code = (
-        "import json, resource, sys, time\n"
-        "from cartograph.store import open_store\n"
-        "from cartograph.index import index_repository\n"
-        "store = open_store(sys.argv[1])\n"
-        "t = time.perf_counter()\n"
-        "r = index_repository(store, sys.argv[2], sys.argv[3])\n"
-        "elapsed = time.perf_counter() - t\n"
-        "print(json.dumps({'seconds': elapsed, 'phases': r.seconds, 'files': r.files,\n"
-        "  'symbols': r.symbols_written, 'edges': r.edges_written,\n"
-        "  'main_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,\n"
-        "  'worker_rss_mb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))\n"
-    )
     done = subprocess.run(
-        [sys.executable, "-c", code, store_url, str(root), name],
+        [sys.executable, "-c", INDEX_CHILD, store_url, str(root), name],
         capture_output=True,
         text=True,
         check=True,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cartograph.model import CommitRow, HistoryBatch, PersonRow, Repo
+from cartograph.model import CommitRow, HistoryBatch, PersonRow, Repo, symbol_id
 from cartograph.query.common import symbols_named
 
 from contract.graphs import build, edge, file_write, module_symbol, sym
@@ -91,3 +91,33 @@ def test_deleting_a_repository_without_a_record_forgets_what_is_stored(stores):
     build(store, "r", [file_write("r", "main.py", [main, f, g], edges=[edge("CALLS", f, g)])])
     edges = [i for i in store.graph.export("r") if i["type"] == "edge" and i["label"] == "CALLS"]
     assert len(edges) == 1
+
+
+def test_deleting_a_repository_whose_hub_has_more_relationships_than_one_batch(stores):
+    """Neo4j deletes relationships in batches of 10,000 before the nodes (a hub's relationships
+    at once overflowed a 2 GiB heap on Django): a hub with more than one batch of callers goes
+    whole, and the other repository's hub stays."""
+    store = stores.open()
+    for repo, callers in (("gone", 10_050), ("kept", 3)):
+        hub = sym(repo, "hub.py", "hub.assert_equal")
+        files = [file_write(repo, "hub.py", [module_symbol(repo, "hub.py"), hub])]
+        for start in range(0, callers, 1000):
+            path = f"tests/test_{start}.py"
+            numbers = range(start, min(start + 1000, callers))
+            tests = [sym(repo, path, f"t{start}.test_{n}", line=n + 1) for n in numbers]
+            files.append(
+                file_write(
+                    repo,
+                    path,
+                    [module_symbol(repo, path), *tests],
+                    edges=[edge("CALLS", test, hub) for test in tests],
+                )
+            )
+        build(store, repo, files)
+    hub_id = symbol_id("gone", "hub.py", "hub.assert_equal")
+    assert store.graph.edge_counts([hub_id], "in", ["CALLS"]) == {hub_id: 10_050}
+    store.repos.delete_repo("gone")
+    assert store.graph.files("gone") == {}
+    assert list(store.graph.export("gone")) == []
+    kept = [i for i in store.graph.export("kept") if i["type"] == "edge" and i["label"] == "CALLS"]
+    assert len(kept) == 3

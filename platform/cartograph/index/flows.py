@@ -199,9 +199,14 @@ def derive(rows: Iterable[list]) -> dict[Key, tuple[str, set[tuple]]]:
         below = descendants.get(cls)
         if below is None:
             below = descendants[cls] = _descendants(cls, children)
-        for sub in candidates:
-            if sub in below:
-                add(src, f"{sub}.{name}", site, "dispatch")
+        # the subclasses that define the method, from the smaller side: a name every class
+        # defines (`__init__`, `run`) has thousands of definers, a class a few subclasses
+        if len(below) < len(candidates):
+            overriding = [sub for sub in below if name in flows.methods.get(sub, ())]
+        else:
+            overriding = [sub for sub in candidates if sub in below]
+        for sub in overriding:
+            add(src, f"{sub}.{name}", site, "dispatch")
     return derived
 
 

@@ -9,8 +9,9 @@ An answer depends on two things, and the cache checks both on every hit:
   cannot change a cached answer leave it alone: sessions, claims, activity, overlays and
   webhook deliveries (`answers_change=False` in the stores), so agents at work do not empty
   the cache. (Token writes bump it: the token a request comes with is looked up through the
-  cache too, `cartograph.auth.verify`.) The generation is read *before* the answer is computed: a write that lands
-  while it is computed leaves an entry under the older generation, which the next read skips.
+  cache too, `cartograph.auth.verify`.) The generation is read *before* the answer is
+  computed: a write that lands while it is computed leaves an entry under the older
+  generation, which the next read skips.
 - **the files on disk** the answer judged (is this file changed since it was indexed?): each
   judgement made while an answer was computed is recorded with its verdict, and a hit first
   judges the same files again (a stat each, the hash only when size or mtime moved). A file
