@@ -105,13 +105,7 @@ async def _in_thread(info: Info, function: Callable, *args, shared: bool = False
     the event loop (one slow read would stall every other request of the process). The store
     as the request's session sees it, unless `shared` (impact compares with the shared graph)."""
     store = info.context["shared_store" if shared else "store"]
-    read = answer if shared or info.context["session"] is None else _uncached
-    return await anyio.to_thread.run_sync(lambda: read(store(), function, *args, **keywords))
-
-
-def _uncached(store: Store, function: Callable, *args, **keywords):
-    """A read in an agent session (over its overlay, which keeps its own layers)."""
-    return function(store, *args, **keywords)
+    return await anyio.to_thread.run_sync(lambda: answer(store(), function, *args, **keywords))
 
 
 @strawberry.enum
@@ -710,9 +704,8 @@ def _file(record) -> File:
 class Loaders:
     """One set per request: each batches the ids asked for in one event-loop tick."""
 
-    def __init__(self, store: Callable[[], Store], in_session: bool) -> None:
+    def __init__(self, store: Callable[[], Store]) -> None:
         self.store = store
-        self.read = _uncached if in_session else answer
         self.symbols = DataLoader(load_fn=self._symbols)
         self.files = DataLoader(load_fn=self._files)
         self.callers = DataLoader(load_fn=lambda ids: self._neighbors(ids, "in"))
@@ -731,7 +724,7 @@ class Loaders:
         return [[Symbol(row=row) for row in grouped.get(i, [])] for i in ids]
 
     async def _read(self, function: Callable, *args):
-        return await anyio.to_thread.run_sync(lambda: self.read(self.store(), function, *args))
+        return await anyio.to_thread.run_sync(lambda: answer(self.store(), function, *args))
 
 
 @strawberry.type
@@ -983,10 +976,9 @@ def build_graphql_router(
         return {
             "store": seen,
             "shared_store": store,
-            "loaders": Loaders(seen, in_session=made_in is not None),
+            "loaders": Loaders(seen),
             "traces": 0,
             "caller": token,
-            "session": made_in,
         }
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")

@@ -237,22 +237,22 @@ class Operation:
 
     def run(self, services: Services, values: Mapping[str, Any], surface: str | None = None) -> Any:
         """Call the library function with the values (checked again: a surface's own checks
-        came from the same parameters) and the services it takes. A read made outside an
-        agent session whose function is `cacheable` goes through the answer cache (keyed by
-        the values and the folder a repository is picked in; cartograph.query.answers)."""
+        came from the same parameters) and the services it takes. A read whose function is
+        `cacheable` goes through the answer cache (keyed by the values and the folder a
+        repository is picked in; cartograph.query.answers, which leaves overlays alone)."""
         bound = self.bind(values, surface)
         for param in self.params:
             if param.to_services and bound[param.name] is not None:
                 setattr(services, param.name, bound[param.name])
+        store = services.store
         if self.in_session_view and services.session is not None:
             from cartograph.agents.overlay import session_view
 
-            seen = session_view(services.store, services.session, services.caller)
-            return self.call(seen, services, bound)  # the overlay keeps its own layers
+            store = session_view(store, services.session, services.caller)
         if is_cacheable(self.function) and not self.services:
             given = tuple(sorted(bound.items()))
-            return answer(services.store, _answer_of, self.name, given, services.folder())
-        return self.call(services.store, services, bound)
+            return answer(store, _answer_of, self.name, given, services.folder())
+        return self.call(store, services, bound)
 
     def call(self, store: Store, services: Services, bound: Mapping[str, Any]) -> Any:
         """The library function on `store` with bound values (a picked repository picked)."""

@@ -19,8 +19,8 @@ An answer depends on two things, and the cache checks both on every hit:
 
 Only functions marked `@cacheable` are cached: their answer is a function of their arguments,
 the store's contents and those disk checks alone (no clock, no job queue, no session). A read
-made in an agent session (over its overlay) is never cached here (the overlay keeps its own
-layers). Answers are shared between callers: the surfaces render them and never change them.
+over an agent session's overlay (a store whose graph is an `OverlayGraph`) is never cached here
+(the overlay keeps its own layers). Answers are shared between callers: the surfaces render them and never change them.
 
 The HTTP app reads the generation once per request, with the caller's token
 (`known_generation`), so a cached answer costs the request one store round trip in all.
@@ -38,6 +38,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from cartograph.store.overlay import OverlayGraph
 
 if TYPE_CHECKING:
     from cartograph.store.interfaces import Store
@@ -181,8 +183,8 @@ def _key(
 ) -> tuple | None:
     """The entry's key, or None when the call is not cached (an unmarked function, or an
     argument that is not a plain value)."""
-    if not is_cacheable(function):
-        return None
+    if not is_cacheable(function) or isinstance(store.graph, OverlayGraph):
+        return None  # a session's overlay keeps its own layers (cartograph.agents.overlay)
     given = _frozen(args)
     named = _frozen(tuple((name, keywords[name]) for name in sorted(keywords)))
     if given is _UNCACHED or named is _UNCACHED:
