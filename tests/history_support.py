@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from cartograph.index import index_repository
+from cartograph.query.history import co_changes, history, owners
 from indexing_support import write
 
 # name, email of the people who commit in the tests
@@ -138,3 +140,28 @@ def ranked(answer) -> list[tuple[str, str, bool, float, float, int, int, str]]:
 def decayed(lines: int, age_days: float, half_life: float = 180.0) -> float:
     """What `lines` changed lines count `age_days` before the newest change."""
     return max(lines, 1) * 0.5 ** (age_days / half_life)
+
+
+def view(store, repo: str, files: list[str], symbols: list[str]) -> dict:
+    """What the history queries say about some files and symbols of `repo`, without the
+    repository's name (to compare two repositories of the same tree)."""
+    out: dict = {}
+    for target in files + symbols:
+        out[target] = {
+            "history": touches(history(store, target, repo, limit=100)),
+            "co": partners(co_changes(store, target, repo, min_count=1)),
+            "owners": ranked(owners(store, target, repo)),
+        }
+    stats = store.history.history_stats(repo)
+    out["stats"] = {k: stats[k] for k in ("commits", "people", "first", "last")}
+    return out
+
+
+def fresh_view(store, root, repo: str, files, symbols) -> dict:
+    fresh = f"{repo}-fresh"
+    store.repos.delete_repo(fresh)
+    try:
+        index_repository(store, root, name=fresh, workers=1)
+        return view(store, fresh, files, symbols)
+    finally:
+        store.repos.delete_repo(fresh)

@@ -24,11 +24,13 @@ from history_support import (
     CAROL,
     Repo,
     decayed,
+    fresh_view,
     func,
     module,
     partners,
     ranked,
     touches,
+    view,
 )
 
 BOB_CAPS = ("Bob Jones", "Bob.Jones@Example.COM")  # no .mailmap entry: only lower-cased
@@ -758,31 +760,6 @@ def test_explain_of_a_symbol_never_charged_falls_back_to_its_file(tmp_path, stor
 
 
 # ---------------------------------------------------------------- 9. incremental mining
-
-
-def view(store, repo: str, files: list[str], symbols: list[str]) -> dict:
-    """What the history queries say about some files and symbols of `repo`, without the
-    repository's name (to compare two repositories of the same tree)."""
-    out: dict = {}
-    for target in files + symbols:
-        out[target] = {
-            "history": touches(history(store, target, repo, limit=100)),
-            "co": partners(co_changes(store, target, repo, min_count=1)),
-            "owners": ranked(owners(store, target, repo)),
-        }
-    stats = store.history.history_stats(repo)
-    out["stats"] = {k: stats[k] for k in ("commits", "people", "first", "last")}
-    return out
-
-
-def fresh_view(store, root, repo: str, files, symbols) -> dict:
-    fresh = f"{repo}-fresh"
-    store.repos.delete_repo(fresh)
-    try:
-        index(store, root, fresh)
-        return view(store, fresh, files, symbols)
-    finally:
-        store.repos.delete_repo(fresh)
 
 
 def make_incremental_repo(root) -> tuple[Repo, list[str]]:

@@ -26,8 +26,16 @@ from pathlib import Path
 from typing import Protocol
 
 from cartograph.gitremote import redact
-from cartograph.store.interfaces import Store
-from cartograph.sync import SyncError, SyncResult, TransientSyncError, now, sync_to
+from cartograph.model import TrackedRepo
+from cartograph.store.interfaces import Store, StoreError
+from cartograph.sync import (
+    SyncError,
+    SyncResult,
+    TransientSyncError,
+    mine_synced,
+    now,
+    sync_to,
+)
 
 log = logging.getLogger("cartograph.jobs")
 # a job refreshes its lock and its repository's "queued" mark while it runs; a killed job's
@@ -84,46 +92,115 @@ def run_job(
     workers: int | None = None,
     on_transient: Callable[[TransientSyncError], None] | None = None,
 ) -> JobOutcome:
-    """Sync `repo` to the newest announced commit, again while newer ones arrive. A transient
-    failure is handed to `on_transient` (Celery retries with backoff) or recorded; a permanent
-    one is recorded on the repository and the job ends."""
+    """Sync `repo` to the newest announced commit, again while newer ones arrive, then mine
+    its history up to that commit (indexing the pushes that arrive meanwhile between two
+    batches). A transient failure is handed to `on_transient` (Celery retries with backoff)
+    or recorded; a permanent one is recorded on the repository and the job ends."""
     token = uuid.uuid4().hex
     if not state.lock(repo, token, LOCK_TTL):
         return JobOutcome(repo, "busy", [])
-    results: list[SyncResult] = []
+    job = _Job(store, repo, state, data_dir, workers)
     keeper = _LockKeeper(state, repo, token)
     keeper.start()
     try:
+        job.run()
+    finally:
+        keeper.stop()
+        state.unlock(repo, token)
+    if job.transient is not None and on_transient is not None:
+        on_transient(job.transient)
+    return JobOutcome(repo, job.status, job.results, job.error)
+
+
+class _Job:
+    """One job's work. Pushes come first: history is mined only when every commit wanted is
+    indexed, and mining lets the pushes that arrive in (`_between_batches`), so a push waits
+    for one batch of history at most, never for the whole of it."""
+
+    def __init__(
+        self, store: Store, repo: str, state: JobState, data_dir: Path, workers: int | None
+    ) -> None:
+        self.store, self.repo, self.state = store, repo, state
+        self.data_dir, self.workers = data_dir, workers
+        self.results: list[SyncResult] = []
+        self.status = "synced"  # or "failed", "retry" (the job ends: no more syncs)
+        self.error = ""
+        self.transient: TransientSyncError | None = None
+
+    def run(self) -> None:
+        mined_to: set[str] = set()  # the commits mined up to in this job: each once
+        while self.sync_wanted():
+            tracked = self.store.tracking.get_tracked(self.repo)
+            row = self.store.repos.get_repo(self.repo)
+            if tracked is None or row is None or row.indexed_sha in mined_to:
+                return
+            mined_to.add(row.indexed_sha)
+            if not self.mine(tracked):
+                return
+
+    def sync_wanted(self) -> bool:
+        """Sync to the newest commit wanted until none is waiting; False when a failure ends
+        the job."""
+        if self.status != "synced":
+            return False
+        repo, state, store = self.repo, self.state, self.store
         while True:
             sha, pushes = state.wanted(repo)
             if sha is None:
-                break
+                return True
             tracked = store.tracking.get_tracked(repo)
             if tracked is None:  # removed while a push waited
                 state.done(repo, sha, pushes)
-                break
+                return False
             try:
-                result = sync_to(store, tracked, sha, data_dir, workers=workers)
+                result = sync_to(store, tracked, sha, self.data_dir, self.workers, history=False)
             except TransientSyncError as exc:
                 _record(store, repo, error=str(exc))
                 log.warning("sync failed, will retry", extra={"repo": repo, "sha": sha})
-                if on_transient is not None:
-                    on_transient(exc)
-                return JobOutcome(repo, "retry", results, str(exc))
+                self.status, self.error, self.transient = "retry", str(exc), exc
+                return False
             except Exception as exc:  # a permanent failure (or a bug): recorded, not retried
                 error = str(exc) if isinstance(exc, SyncError) else f"{type(exc).__name__}: {exc}"
                 log.exception("sync failed", extra={"repo": repo, "sha": sha})
                 _record(store, repo, error=error)
                 state.done(repo, sha, pushes)
-                return JobOutcome(repo, "failed", results, error)
-            results.append(result)
+                self.status, self.error = "failed", error
+                return False
+            self.results.append(result)
             _record(store, repo, result=result)
             state.done(repo, sha, pushes)
             log.info("synced", extra=result.log_fields())
-    finally:
-        keeper.stop()
-        state.unlock(repo, token)
-    return JobOutcome(repo, "synced", results)
+
+    def mine(self, tracked: TrackedRepo) -> bool:
+        """Mine history up to the indexed commit; False when there was nothing to mine or it
+        failed (logged: the index stays fresh without it)."""
+        from cartograph.history.mine import HistoryError, Interleaving
+        from cartograph.index.locks import repository_lock
+
+        interleaving = Interleaving(
+            hold=lambda: repository_lock(self.store, self.repo), pause=self._between_batches
+        )
+        try:
+            mined = mine_synced(self.store, tracked, self.data_dir, interleaving)
+        except (HistoryError, StoreError, RuntimeError) as exc:  # git log failing: RuntimeError
+            log.warning("history not mined: %s", exc, extra={"repo": self.repo})
+            return False
+        if mined is None:
+            return False
+        log.info(
+            "mined",
+            extra={
+                "repo": self.repo,
+                "sha": mined.head,
+                "commits": mined.commits,
+                "outpaced": mined.outpaced,
+                "seconds": mined.seconds,
+            },
+        )
+        return True
+
+    def _between_batches(self) -> None:
+        self.sync_wanted()
 
 
 def _record(store: Store, repo: str, result: SyncResult | None = None, error: str = "") -> None:

@@ -436,6 +436,19 @@ class HistoryBatch:
     symbol_changes: Counter = field(default_factory=Counter)
     symbol_pairs: Counter = field(default_factory=Counter)
 
+    def rows(self) -> int:
+        """What writing the batch costs, in rows: its commits and touches."""
+        return len(self.commits) + len(self.file_touches) + len(self.symbol_touches)
+
+    def empty(self) -> bool:
+        return not (self.rows() or self.people or self.file_changes or self.symbol_changes)
+
+    def clear(self) -> None:
+        for part in (self.commits, self.people, self.file_touches, self.symbol_touches):
+            part.clear()
+        for counts in (self.file_changes, self.file_pairs, self.symbol_changes, self.symbol_pairs):
+            counts.clear()
+
 
 @dataclass(slots=True)
 class Touch:

@@ -5,7 +5,8 @@ worktree of it (`worktrees/NAME`) that is checked out at exactly the commit bein
 (forced, untracked files removed), so no job ever sees another job's or a person's edits.
 `sync_to` fetches, diffs the last indexed commit against the pushed one
 (`git diff --name-status -M`), re-indexes those files (their importers are re-resolved by the
-index pipeline), mines the new commits and stamps `indexed_sha`. It is idempotent and never
+index pipeline), stamps `indexed_sha` and mines the new commits (a sync job mines them
+afterwards, `mine_synced`, so that pushes need not wait for history). It is idempotent and never
 rolls back: the tracked branch's head (after the fetch) is what gets indexed, so the same
 commit twice does no work and an older commit announced after a newer one (a late delivery,
 a redelivery) finds the newer one indexed already; a force-push is diffed against the last
@@ -24,11 +25,15 @@ import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cartograph.errors import CartographError
 from cartograph.gitremote import check_url, git_environment, redact
 from cartograph.model import TrackedRepo
 from cartograph.store.interfaces import Store, StoreError
+
+if TYPE_CHECKING:
+    from cartograph.history.mine import Interleaving, MineResult
 
 log = logging.getLogger("cartograph.sync")
 GIT_TIMEOUT = 600.0
@@ -213,8 +218,10 @@ def sync_to(
     target: str | None,
     data_dir: Path,
     workers: int | None = None,
+    history: bool = True,
 ) -> SyncResult:
-    """Bring the graph of `tracked` to commit `target` (a sha; None: the branch's head)."""
+    """Bring the graph of `tracked` to commit `target` (a sha; None: the branch's head), and
+    its history with it (`history`; a sync job mines afterwards instead: `mine_synced`)."""
     from cartograph.index import index_repository
 
     started = time.perf_counter()
@@ -260,6 +267,7 @@ def sync_to(
             name=tracked.name,
             files=files,
             workers=workers,
+            history=history,
             origin=(redact(tracked.url), tracked.branch),  # the graph never holds credentials
         )
     except StoreError as exc:
@@ -274,3 +282,21 @@ def sync_to(
     result.phases = dict(indexed_result.seconds)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def mine_synced(
+    store: Store, tracked: TrackedRepo, data_dir: Path, interleaving: Interleaving | None = None
+) -> MineResult | None:
+    """Mine the history of `tracked` up to the commit its graph is indexed at, from its mirror;
+    None when it is mined up to there already (or nothing is indexed or checked out yet)."""
+    from cartograph.history.mine import mine_history
+
+    repo = store.repos.get_repo(tracked.name)
+    if repo is None or not repo.indexed_sha or repo.mined_sha == repo.indexed_sha:
+        return None
+    mirror = Mirror(data_dir, tracked.name, tracked.url)
+    if not (mirror.work / ".git").exists():
+        return None
+    return mine_history(
+        store, mirror.work, tracked.name, head_sha=repo.indexed_sha, interleaving=interleaving
+    )

@@ -12,7 +12,12 @@ Rules (docs/graph-schema.md, "History"):
   the innermost function, method or class holding them there; pairs as for files, in commits
   that touch at most MAX_SYMBOLS symbols;
 - mining is incremental: it reads `mined_sha..HEAD` only; when HEAD no longer descends from the
-  last mined commit (a force-push), the repository's history is mined again from scratch.
+  last mined commit (a force-push), the repository's history is mined again from scratch;
+- a sync job mines without holding the index lock throughout (`Interleaving`): it holds it
+  while it reads the index and while it writes a batch, and indexes the pushes that arrived
+  in between. History is charged to the files and symbols of the commit mining started from;
+  a push that only edits files leaves that true, a push that adds, deletes or renames indexed
+  files does not: the history written so far is cleared and mined again.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import time
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import combinations, pairwise
@@ -38,6 +44,7 @@ from cartograph.store.interfaces import Store
 DEFAULT_MAX_FILES = 50
 MAX_SYMBOLS = 60
 BATCH_COMMITS = 1000
+BATCH_ROWS = 5000  # commits and touches per write: a sync job lets pushes in between two
 SYMBOL_KINDS = ("function", "method", "class", "interface", "enum")
 
 
@@ -51,6 +58,7 @@ class MineResult:
     symbol_touches: int = 0
     renamed: int = 0
     rebuilt: bool = False
+    outpaced: bool = False  # pushes changed the indexed files meanwhile: cleared, mine again
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -120,6 +128,21 @@ class HistoryError(CartographError):
     """History cannot be mined (not a git repository, not indexed yet, git failed)."""
 
 
+@dataclass(slots=True)
+class Interleaving:
+    """How mining shares the repository with the pushes that arrive while it runs (a sync
+    job's): `hold()` is the index lock, taken around each read of the index and each batch
+    written; `pause()` runs between two batches, with the lock released (the job indexes the
+    pushes waiting)."""
+
+    hold: Callable[[], AbstractContextManager[object]]
+    pause: Callable[[], None]
+
+
+class _Outpaced(Exception):
+    """A push added, deleted or renamed indexed files while history was being mined."""
+
+
 def mine_history(
     store: Store,
     root: str | Path,
@@ -129,10 +152,11 @@ def mine_history(
     progress: Callable[[str], None] | None = None,
     rebuild: bool = False,
     head_sha: str | None = None,
+    interleaving: Interleaving | None = None,
 ) -> MineResult:
     """Mine the commits of `root` up to `head_sha` (default: HEAD) not mined yet into `store`
-    (the repository must be indexed; the caller holds its index lock); `rebuild` forgets what
-    was mined and mines it all."""
+    (the repository must be indexed); `rebuild` forgets what was mined and mines it all. The
+    caller holds the repository's index lock, or passes the `interleaving` that takes it."""
     started = time.perf_counter()
     root = Path(root)
     if not head_sha:
@@ -140,6 +164,73 @@ def mine_history(
         if head.returncode != 0:
             raise HistoryError(f"{root} has no commits to mine")
         head_sha = head.stdout.strip()
+    hold = interleaving.hold if interleaving is not None else nullcontext
+    with hold():
+        start = _begin(store, root, repo, head_sha, rebuild, max_files)
+    result, revisions, walk = start.result, start.revisions, start.walk
+    counted_files, counted_symbols = start.counted_files, start.counted_symbols
+    if not revisions:
+        return result
+    if progress:
+        progress(f"mining history ({revisions})")
+    indexed_files = set(walk.current_of)
+    total = _git(root, "rev-list", "--count", revisions)
+    with hold():
+        newest = store.history.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
+
+    def write(batch: HistoryBatch, last: bool) -> None:
+        counted_files.update(batch.file_changes)
+        counted_symbols.update(batch.symbol_changes)
+        with hold():
+            _flush(store, repo, batch, result)
+            if last:
+                if start.since:
+                    refresh_weights(store.history, repo, counted_files, counted_symbols)
+                else:
+                    refresh_weights(store.history, repo)
+                store.history.set_history_state(repo, head_sha, walk.codeowners)
+        batch.clear()
+        if interleaving is not None and not last:
+            interleaving.pause()
+            with hold():
+                if _indexed_files_moved(store, repo, head_sha, indexed_files):
+                    raise _Outpaced
+
+    batch = HistoryBatch()
+    people_seen: set[str] = set()
+    try:
+        for commit in read_commits(root, revisions):
+            walk.add(commit, batch, people_seen, newest - result.commits, write)
+            result.commits += 1
+            if len(batch.commits) >= BATCH_COMMITS or batch.rows() >= BATCH_ROWS:
+                write(batch, last=False)
+        write(batch, last=True)
+    except _Outpaced:
+        with hold():
+            store.history.clear_history(repo)  # charged to files no longer indexed as such
+        result.outpaced = True
+        result.notes.append("pushes changed the indexed files while mining: mine again")
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
+
+
+@dataclass(slots=True)
+class _Start:
+    """Where a mining run starts: the result so far, the commit it mines from ("" when from the
+    start), the revisions to read ("" when none), the walk over the files indexed now, and the
+    files and symbols whose counts moved already (renamed since)."""
+
+    result: MineResult
+    since: str
+    revisions: str
+    walk: _Walk
+    counted_files: set[str] = field(default_factory=set)
+    counted_symbols: set[str] = field(default_factory=set)
+
+
+def _begin(
+    store: Store, root: Path, repo: str, head_sha: str, rebuild: bool, max_files: int
+) -> _Start:
     row = store.repos.get_repo(repo)
     if row is None:
         raise HistoryError(f"repository {repo!r} is not indexed: index it first")
@@ -153,7 +244,8 @@ def mine_history(
     if row.mined_sha == head_sha:
         if codeowners != row.codeowners:
             store.history.set_history_state(repo, head_sha, codeowners)
-        return result
+        return _Start(result, "", "", _Walk(set(), {}, max_files, codeowners))
+    files = set(store.graph.files(repo))
     since = row.mined_sha
     if since and _git(root, "merge-base", "--is-ancestor", since, head_sha).returncode != 0:
         store.history.clear_history(repo)  # rewritten history: start again
@@ -161,43 +253,25 @@ def mine_history(
         result.notes.append(f"{since[:10]} is not an ancestor of HEAD: history mined again")
         since = ""
     revisions = f"{since}..{head_sha}" if since else head_sha
-    if progress:
-        progress(f"mining history ({revisions})")
-
-    total = _git(root, "rev-list", "--count", revisions)
-    newest = store.history.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
-    files = set(store.graph.files(repo))
-    counted_files: set[str] = set()  # whose change counts moved: their pairs' weights too
-    counted_symbols: set[str] = set()
+    spans = _SpansByPath(store, repo, eager=not since)
+    start = _Start(result, since, revisions, _Walk(files, spans, max_files, codeowners))
     if since:
         # what was mined before sits under the paths and symbols of then: follow the files
         # renamed since, forget those deleted (or replaced by another file of the same name)
         moved_files, moved_symbols = _remap_earlier_history(store, root, repo, revisions, files)
         result.renamed = sum(1 for old, new in moved_files.items() if new and new != old)
-        counted_files.update(new for new in moved_files.values() if new)
-        counted_symbols.update(new for new in moved_symbols.values() if new)
-    spans = _SpansByPath(store, repo, eager=not since)
-    walk = _Walk(files, spans, max_files)
-    batch = HistoryBatch()
-    people_seen: set[str] = set()
-    for commit in read_commits(root, revisions):
-        walk.add(commit, batch, people_seen, newest - result.commits)
-        result.commits += 1
-        if len(batch.commits) >= BATCH_COMMITS:
-            counted_files.update(batch.file_changes)
-            counted_symbols.update(batch.symbol_changes)
-            _flush(store, repo, batch, result)
-            batch = HistoryBatch()
-    counted_files.update(batch.file_changes)
-    counted_symbols.update(batch.symbol_changes)
-    _flush(store, repo, batch, result)
-    if since:
-        refresh_weights(store.history, repo, counted_files, counted_symbols)
-    else:
-        refresh_weights(store.history, repo)
-    store.history.set_history_state(repo, head_sha, codeowners)
-    result.seconds = round(time.perf_counter() - started, 3)
-    return result
+        start.counted_files.update(new for new in moved_files.values() if new)
+        start.counted_symbols.update(new for new in moved_symbols.values() if new)
+    return start
+
+
+def _indexed_files_moved(store: Store, repo: str, mined_from: str, files: set[str]) -> bool:
+    """True when the repository's indexed files are no longer those of `mined_from` (a push
+    indexed meanwhile added, deleted or renamed some); edits alone leave them."""
+    row = store.repos.get_repo(repo)
+    if row is None:
+        return True
+    return row.indexed_sha != mined_from and set(store.graph.files(repo)) != files
 
 
 def _remap_earlier_history(
@@ -269,7 +343,7 @@ def _utc(stamp: str) -> str:
 
 
 def _flush(store: Store, repo: str, batch: HistoryBatch, result: MineResult) -> None:
-    if not batch.commits:
+    if batch.empty():
         return
     store.history.write_history(repo, batch)
     result.touches += len(batch.file_touches)
@@ -279,15 +353,29 @@ def _flush(store: Store, repo: str, batch: HistoryBatch, result: MineResult) -> 
 class _Walk:
     """History newest first: where each path of each version lives at HEAD, and its line map."""
 
-    def __init__(self, files: set[str], spans: dict[str, _Spans | None], max_files: int) -> None:
+    def __init__(
+        self,
+        files: set[str],
+        spans: dict[str, _Spans | None],
+        max_files: int,
+        codeowners: str = "",
+    ) -> None:
         self.current_of: dict[str, str | None] = {path: path for path in files}
         self.maps: dict[str, LineMap] = {path: LineMap.identity() for path in files}
         self.spans = spans
         self.max_files = max_files
+        self.codeowners = codeowners  # the CODEOWNERS text at the commit mined from
 
     def add(
-        self, commit: CommitRecord, batch: HistoryBatch, people_seen: set[str], ordinal: int
+        self,
+        commit: CommitRecord,
+        batch: HistoryBatch,
+        people_seen: set[str],
+        ordinal: int,
+        write: Callable[[HistoryBatch, bool], None] | None = None,
     ) -> None:
+        """Add `commit` to `batch`; a commit touching more than a batch holds is written in
+        parts as it goes (`write`: its row goes first, so its touches find it)."""
         email = commit.author_email
         if email not in people_seen:  # newest first: the latest name an author used
             people_seen.add(email)
@@ -310,6 +398,8 @@ class _Walk:
         touched_symbols: Counter[str] = Counter()
         for change in commit.changes:
             self._change(commit, change, batch, touched_files, touched_symbols)
+            if write is not None and batch.rows() >= BATCH_ROWS:
+                write(batch, False)
         if counts:
             for path in touched_files:
                 batch.file_changes[path] += 1
