@@ -5,7 +5,9 @@ indexed at, and a counter says how many pushes wait. When no job is queued or ru
 repository, one is started. A job takes the repository's lock, then syncs to the newest
 announced commit until no newer one is waiting — ten pushes during a long sync cost one more
 sync, not ten. A sync indexes the tracked branch's head (`sync.sync_to`): an older commit
-announced late, or the same commit twice, does nothing.
+announced late, or the same commit twice, does nothing. When no commit waits, the job mines
+the history up to the indexed commit, and indexes the pushes that arrive meanwhile between two
+batches of it (`_Job`).
 
 Two implementations of the shared state: `MemoryJobState` with jobs on a background thread
 (the embedded default: no broker), and `cartograph.workers.state.RedisJobState` with jobs run

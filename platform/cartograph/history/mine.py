@@ -174,9 +174,7 @@ def mine_history(
     if progress:
         progress(f"mining history ({revisions})")
     indexed_files = set(walk.current_of)
-    total = _git(root, "rev-list", "--count", revisions)
-    with hold():
-        newest = store.history.history_stats(repo)["ordinal"] + int(total.stdout.strip() or 0)
+    newest = start.ordinal + int(_git(root, "rev-list", "--count", revisions).stdout.strip() or 0)
 
     def write(batch: HistoryBatch, last: bool) -> None:
         counted_files.update(batch.file_changes)
@@ -224,6 +222,7 @@ class _Start:
     since: str
     revisions: str
     walk: _Walk
+    ordinal: int = 0  # the newest ordinal mined so far
     counted_files: set[str] = field(default_factory=set)
     counted_symbols: set[str] = field(default_factory=set)
 
@@ -254,7 +253,8 @@ def _begin(
         since = ""
     revisions = f"{since}..{head_sha}" if since else head_sha
     spans = _SpansByPath(store, repo, eager=not since)
-    start = _Start(result, since, revisions, _Walk(files, spans, max_files, codeowners))
+    walk = _Walk(files, spans, max_files, codeowners)
+    start = _Start(result, since, revisions, walk, store.history.history_stats(repo)["ordinal"])
     if since:
         # what was mined before sits under the paths and symbols of then: follow the files
         # renamed since, forget those deleted (or replaced by another file of the same name)
