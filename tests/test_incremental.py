@@ -850,3 +850,102 @@ def test_reindexing_named_files_equals_a_full_look(make):
     result = index_repository(ws.store, ws.root, name=REPO, workers=1, files=["pkg/c.py"])
     assert result.deleted == 1 and ("pkg.c.go", "pkg.b.helper2") in ws.calls()
     assert_same_as_fresh(ws.store, ws.root, REPO)
+
+
+# ---------------------------------------------------------------- definitions appended
+
+
+APPENDED_BASE = {
+    "lib.py": "def a():\n    return 1\n\n\nclass K:\n    def m(self):\n        return 2\n",
+    "uses_a.py": "from lib import a\n\n\ndef f():\n    a()\n",
+    "uses_k.py": "import lib\n\n\ndef g():\n    lib.K().m()\n",
+    "star.py": "from lib import *\n\n\ndef h():\n    b()\n",
+    "wrapper.py": "import lib\n\n\ndef make() -> 'lib.B':\n    return lib.B()\n",
+    "via.py": "from wrapper import make\n\n\ndef w():\n    make().go()\n",
+}
+APPENDED = "\n\ndef b():\n    return 3\n\n\nclass B:\n    def go(self):\n        return 4\n"
+
+
+def test_appending_definitions_reresolves_only_the_files_that_can_name_them(make):
+    """A module that only gains definitions at its end: of its importers, only those that
+    name a new definition (star.py, wrapper.py), or consulted a module that does (via.py,
+    through what `make` returns), can resolve differently; uses_a.py and uses_k.py are not
+    re-resolved, and the graph equals a fresh index."""
+    ws = make(APPENDED_BASE)
+    ws.index()
+    before = ws.calls()
+    assert ("star.h", "lib.b") not in before and ("via.w", "lib.B.go") not in before
+    ws.write("lib.py", APPENDED_BASE["lib.py"] + APPENDED)
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (1, 3)
+    after = ws.calls()
+    assert {("star.h", "lib.b"), ("via.w", "lib.B.go"), ("uses_a.f", "lib.a")} <= after
+
+
+def test_a_definition_appended_that_redefines_a_name_reaches_its_users(make):
+    """`def a` appended again: the later definition wins, so `uses_a.f` now calls it."""
+    ws = make(APPENDED_BASE)
+    ws.index()
+    ws.write("lib.py", APPENDED_BASE["lib.py"] + "\n\ndef a():\n    return K()\n")
+    result = ws.index()
+    assert result.reresolved >= 1 and ("uses_a.f", "lib.a") in ws.calls()
+
+
+def test_appended_definitions_a_module_already_used_by_name_reach_their_users(make):
+    """`lib.make_b()` returned `B()` before `B` existed; appending `class B` changes what
+    callers of `make_b` reach, though they never name `B` (lib.py names it)."""
+    files = {
+        **APPENDED_BASE,
+        "lib.py": APPENDED_BASE["lib.py"] + "\n\ndef make_b():\n    return B()\n",
+        "caller.py": "import lib\n\n\ndef c():\n    lib.make_b().go()\n",
+    }
+    ws = make(files)
+    ws.index()
+    assert ("caller.c", "lib.B.go") not in ws.calls()
+    ws.write("lib.py", files["lib.py"] + "\n\nclass B:\n    def go(self):\n        return 4\n")
+    ws.index()
+    assert ("caller.c", "lib.B.go") in ws.calls()
+
+
+def test_random_appends_and_uses_always_match_a_fresh_index(make):
+    """Seeded: definitions appended to modules, and importers that call names that exist,
+    do not exist yet, or come through another module's function or a star import."""
+    rng = random.Random(20261202)
+    modules = ["m0", "m1", "m2", "pkg.m3"]
+    defined: dict[str, list[str]] = {m: ["base"] for m in modules}
+    text = {m: "def base():\n    return 0\n" for m in modules}
+    files = {m.replace(".", "/") + ".py": text[m] for m in modules}
+    files["pkg/__init__.py"] = ""
+    files["user.py"] = "def use():\n    pass\n"
+    ws = make(files)
+    ws.index()
+    counter = 0
+    for _step in range(14):
+        counter += 1
+        module = rng.choice(modules)
+        path = module.replace(".", "/") + ".py"
+        if rng.random() < 0.6:  # append a definition calling into another module
+            other = rng.choice([m for m in modules if m != module])
+            name = f"f{counter}"
+            future = f"f{counter + rng.randint(1, 4)}"
+            called = rng.choice([*defined[other], future])
+            body = f"    import {other}\n    return {other}.{called}()\n"
+            if rng.random() < 0.3:
+                text[module] += f"\n\nclass C{counter}:\n    def {name}(self):\n{body}"
+                defined[module].append(f"C{counter}")
+            else:
+                text[module] += f"\n\ndef {name}():\n{body}"
+                defined[module].append(name)
+            ws.write(path, text[module])
+        else:  # the user names something, present or not yet
+            target = rng.choice(modules)
+            name = rng.choice([*defined[target], f"f{counter + rng.randint(1, 4)}"])
+            style = rng.choice(["import", "star", "from"])
+            if style == "import":
+                user = f"import {target}\n\n\ndef use():\n    {target}.{name}()\n"
+            elif style == "star":
+                user = f"from {target} import *\n\n\ndef use():\n    {name}()\n"
+            else:
+                user = f"from {target} import {name}\n\n\ndef use():\n    {name}()\n"
+            ws.write("user.py", user)
+        ws.index()  # compares with a fresh index every time

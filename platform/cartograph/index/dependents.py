@@ -3,11 +3,16 @@ re-resolve (those whose last resolution consulted one of those names, recorded a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cartograph import languages
+from cartograph.discover import read_inside
 from cartograph.index.parse import Parsed
+from cartograph.parsing import interface_hash
+from cartograph.parsing.python import without_trailing_definitions
 from cartograph.resolve.modules import ModuleMap
 from cartograph.resolve.styles import STYLES_DEP
 from cartograph.store.interfaces import FileState, Store
@@ -65,6 +70,68 @@ def changed_names(
     return names
 
 
+MAX_APPENDED = 20  # top-level definitions an edit may have appended, tried last first
+
+
+@dataclass(slots=True)
+class Appended:
+    """Python files whose interface changed only by top-level functions and classes added
+    after every other definition (`parsing.python.without_trailing_definitions`)."""
+
+    modules: dict[str, set[str]] = field(default_factory=dict)  # path → its module names
+    names: set[str] = field(default_factory=set)  # the names those definitions bind
+
+
+def appended_definitions(
+    states: Mapping[str, FileState], fresh: Mapping[str, Parsed], old: ModuleMap, new: ModuleMap
+) -> Appended:
+    """The changed Python files whose edit only appended definitions to their module (which
+    kept its names, and whose names still mean this file)."""
+    found = Appended()
+    for path, parsed in fresh.items():
+        state = states.get(path)
+        module = new.by_path.get(path)
+        if state is None or module is None or state.interface == parsed.interface:
+            continue
+        if parsed.source.language != "python" or old.by_path.get(path) != module:
+            continue
+        if any(old.by_name.get(n) != new.by_name.get(n) for n in (module.name, *module.aliases)):
+            continue
+        for count in range(1, MAX_APPENDED + 1):
+            trimmed = without_trailing_definitions(parsed.facts, count)
+            if trimmed is None:
+                break
+            before, names = trimmed
+            if interface_hash("python", before) == state.interface:
+                found.modules[path] = {module.name, *module.aliases}
+                found.names |= names
+                break
+    return found
+
+
+def mentioning(root: Path, paths: Iterable[str], names: set[str], own: set[str]) -> set[str]:
+    """The files among `paths` whose text holds one of `names` as a word (strings and
+    comments too: more is only slower), besides, in the files of `own`, the `def` and
+    `class` lines at column 0 that define them. An unreadable file counts as mentioning."""
+    words = re.compile(
+        rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b"
+    )
+    definition = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.MULTILINE)
+    wanted = {name.encode() for name in names}
+    found = set()
+    for path in paths:
+        data = read_inside(root, path)
+        if data is None:
+            found.add(path)
+            continue
+        count = len(words.findall(data))
+        if count and path in own:
+            count -= sum(1 for m in definition.finditer(data) if (m[1] or m[2]) in wanted)
+        if count > 0:
+            found.add(path)
+    return found
+
+
 def plan_dependents(
     store: Store,
     repo: str,
@@ -72,16 +139,50 @@ def plan_dependents(
     names: set[str],
     fresh: Mapping[str, Parsed],
     present: set[str],
+    appended: Appended | None = None,
+    tree: tuple[Path, ModuleMap] | None = None,
 ) -> DependencyPlan:
     """The stored files (present after the run, not parsed in it) that consulted a changed
-    name or one an interrupted run left pending. A first index has nothing stored: none."""
+    name or one an interrupted run left pending. A first index has nothing stored: none.
+
+    The files of `appended` (given when every file not parsed in this run is on disk as
+    indexed, `tree`: the root and the module map) only added names to their modules: of the
+    files that consulted them, only those that — themselves or through a module they
+    consulted — mention one of those names are re-resolved."""
     if not states:
         return DependencyPlan()
-    names = names | store.index.pending(repo)
+    pending = store.index.pending(repo)
+    names = names | pending
     if not names:
         return DependencyPlan()
-    dependents = store.index.dependents(repo, names) - set(fresh)
+    if appended is None or not appended.modules or tree is None:
+        dependents = store.index.dependents(repo, names) - set(fresh)
+        return DependencyPlan(dependents & present, names)
+    narrowed = set().union(*appended.modules.values()) - pending
+    dependents = store.index.dependents(repo, names - narrowed) - set(fresh)
+    candidates = store.index.dependents(repo, narrowed) - set(fresh) - dependents
+    if candidates:
+        dependents |= _readers(store, repo, candidates, appended, tree)
     return DependencyPlan(dependents & present, names)
+
+
+def _readers(
+    store: Store, repo: str, candidates: set[str], appended: Appended, tree: tuple[Path, ModuleMap]
+) -> set[str]:
+    """Of `candidates`, the files that mention an appended name, or consulted a module whose
+    file mentions one (every Python file of the repository is read)."""
+    root, modules = tree
+    python = [path for path in modules.by_path if family_of_path(path) == "python"]
+    named_in = mentioning(root, python, appended.names, set(appended.modules))
+    if not named_in:
+        return set()
+    through = {
+        name
+        for path in named_in
+        if (module := modules.by_path.get(path)) is not None
+        for name in (module.name, *module.aliases)
+    }
+    return candidates & (named_in | store.index.dependents(repo, through))
 
 
 def _changed_module_names(old: ModuleMap, new: ModuleMap, paths: list[str]) -> set[str]:

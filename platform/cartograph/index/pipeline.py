@@ -32,7 +32,12 @@ from cartograph.index.crossrepo import (
     outgoing_names,
     provided_names,
 )
-from cartograph.index.dependents import changed_names, family_of_path, plan_dependents
+from cartograph.index.dependents import (
+    appended_definitions,
+    changed_names,
+    family_of_path,
+    plan_dependents,
+)
 from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.locks import acquire, lock_owner, release
@@ -97,6 +102,7 @@ def index_repository(
     history: bool = True,
     remine: bool = False,
     origin: tuple[str, str] | None = None,
+    unchanged_elsewhere: bool = False,
 ) -> IndexResult:
     """Index (or re-index, incrementally) the repository at `path` into `store`.
 
@@ -105,7 +111,10 @@ def index_repository(
     modules, or the repository was never indexed, the whole tree is listed anyway.
     In a git work tree, the commits not mined yet are then added to the graph (`history`;
     `remine`: forget the mined history and mine all of it again). `origin` (url, branch)
-    is recorded on the repository (a tracked repository's remote).
+    is recorded on the repository (a tracked repository's remote). `unchanged_elsewhere`: the
+    caller knows that every file not in `files` is as indexed (a sync's checkout, diffed
+    against the indexed commit), which lets a module that only gained definitions re-resolve
+    only the files that can name them.
     """
     started = time.perf_counter()
     try:
@@ -133,7 +142,15 @@ def index_repository(
         result = IndexResult(repo_name, str(discovery.root))
         result.seconds["discover"] = round(time.perf_counter() - started, 4)
         consumers = _run(
-            _Run(store, discovery, repo_name, owner, locked_at, workers or os.cpu_count() or 1),
+            _Run(
+                store,
+                discovery,
+                repo_name,
+                owner,
+                locked_at,
+                workers or os.cpu_count() or 1,
+                unchanged_elsewhere and files is not None,
+            ),
             result,
             progress or (lambda _msg: None),
             origin,
@@ -317,7 +334,15 @@ def refresh_dependents(
 class _Run:
     """What every stage of one run is given."""
 
-    __slots__ = ("discovery", "locked_at", "owner", "repo", "store", "workers")
+    __slots__ = (
+        "discovery",
+        "locked_at",
+        "owner",
+        "repo",
+        "store",
+        "unchanged_elsewhere",
+        "workers",
+    )
 
     def __init__(
         self,
@@ -327,6 +352,7 @@ class _Run:
         owner: str,
         locked_at: float,
         workers: int,
+        unchanged_elsewhere: bool = False,
     ) -> None:
         self.store = store
         self.discovery = discovery
@@ -334,6 +360,8 @@ class _Run:
         self.owner = owner  # of the index lock, taken at `locked_at` (time.monotonic)
         self.locked_at = locked_at
         self.workers = workers
+        # the files not named are on disk as indexed (a sync's checkout, diffed)
+        self.unchanged_elsewhere = unchanged_elsewhere
 
 
 def _run(
@@ -419,10 +447,25 @@ def _run(
     )
     changed = changed_names(old_names, names, states, fresh, plan.deleted)
     changed |= _changed_choices(before, manifest)
-    dependencies = plan_dependents(store, repo, states, changed, fresh, plan.present)
-    result.reresolved = len(dependencies.dependents)
     outgoing = outgoing_names(repo, changed, before, manifest)
     consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
+    # a module that only gained definitions re-resolves only the files that can name them;
+    # the text of every file must then be what is indexed, and no other repository may bind
+    # into what changed (its files are not read, and one could lead back here)
+    as_indexed = not discovery.partial or run.unchanged_elsewhere
+    dependencies = plan_dependents(
+        store,
+        repo,
+        states,
+        changed,
+        fresh,
+        plan.present,
+        appended_definitions(states, fresh, old_names, names)
+        if as_indexed and not consumers
+        else None,
+        (discovery.root, names),
+    )
+    result.reresolved = len(dependencies.dependents)
     for consumer in consumers:
         store.index.add_pending(consumer, outgoing)
     providers = Providers(store, repo, manifest, manifests)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import tree_sitter
 from cartograph.languages import grammar, query_text
 from cartograph.parsing.facts import (
+    ATTR_OBJECT,
     ATTR_SCOPE,
     BINDING_NAME,
     BINDING_POS,
@@ -1330,3 +1331,65 @@ def interface_of(facts: dict) -> bytes:
         [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],
     )
     return marshal.dumps(shape)
+
+
+def without_trailing_definitions(facts: dict, count: int) -> tuple[dict, frozenset[str]] | None:
+    """The facts as they were before the last `count` top-level functions and classes were
+    appended, and their names — or None when those definitions could change what other
+    names of the module mean (a dunder name, a decorator, a `global`, a container filled, an
+    attribute set on anything but `self`/`cls`, a scope after them that is not theirs).
+
+    When `interface_of` of the result equals the module's interface before an edit, the edit
+    only added (or redefined, later in the module) those names: a file resolved against the
+    module resolves differently only if it, or a module it consulted, names one of them."""
+    scopes = facts["scopes"]
+    tops = [
+        index
+        for index, row in enumerate(scopes)
+        if row[SCOPE_PARENT] == 0 and row[SCOPE_KIND] in ("function", "class")
+    ]
+    if not 0 < count <= len(tops):
+        return None
+    dropped_tops = tops[-count:]
+    first = dropped_tops[0]
+    dropped = set(range(first, len(scopes)))
+    for index in dropped:
+        top = index
+        while scopes[top][SCOPE_PARENT] >= first:
+            top = scopes[top][SCOPE_PARENT]
+        if top not in dropped_tops:
+            return None  # a module-level lambda or comprehension after them
+    names = frozenset(scopes[index][SCOPE_NAME] for index in dropped_tops)
+    if any(name.startswith("__") and name.endswith("__") for name in names):
+        return None
+    if any(scopes[index][SCOPE_DECORATORS] for index in dropped_tops):
+        return None
+    bindings = []
+    definitions = {("def", index) for index in dropped_tops}
+    for row in facts["bindings"]:
+        scope, value = row[BINDING_SCOPE], row[BINDING_VALUE]
+        if scope in dropped:
+            if value and value[0] in ("global", "nonlocal"):
+                return None
+            continue
+        if scope == 0 and value and len(value) == 2 and (value[0], value[1]) in definitions:
+            continue
+        bindings.append(row)
+    attrs = [row for row in facts["attrs"] if row[ATTR_SCOPE] not in dropped]
+    if any(row[ATTR_OBJECT] not in ("self", "cls") for row in facts["attrs"] if row[0] in dropped):
+        return None
+    if any(row[0] in dropped for row in facts.get("stores", ())):
+        return None
+    return {
+        **facts,
+        "scopes": scopes[:first],
+        "bindings": bindings,
+        "attrs": attrs,
+        "stars": [row for row in facts["stars"] if row[0] not in dropped],
+        "imports": [row for row in facts["imports"] if row[IMPORT_SCOPE] not in dropped],
+        "returns": [row for row in facts.get("returns", ()) if row[RETURN_SCOPE] not in dropped],
+        "yields": [row for row in facts.get("yields", ()) if row[0] not in dropped],
+        "callable_params": [
+            row for row in facts.get("callable_params", ()) if row[0] not in dropped
+        ],
+    }, names
