@@ -919,9 +919,7 @@ def test_random_appends_and_uses_always_match_a_fresh_index(make):
     files["user.py"] = "def use():\n    pass\n"
     ws = make(files)
     ws.index()
-    counter = 0
-    for _step in range(14):
-        counter += 1
+    for counter in range(1, 15):
         module = rng.choice(modules)
         path = module.replace(".", "/") + ".py"
         if rng.random() < 0.6:  # append a definition calling into another module
@@ -949,3 +947,15 @@ def test_random_appends_and_uses_always_match_a_fresh_index(make):
                 user = f"from {target} import {name}\n\n\ndef use():\n    {name}()\n"
             ws.write("user.py", user)
         ws.index()  # compares with a fresh index every time
+
+
+def test_a_file_edited_and_not_indexed_yet_is_judged_by_what_is_indexed(make):
+    """star.py no longer names `b` on disk, but its indexed version does (only lib.py is
+    named to the run): appending `b` to lib.py still re-resolves star.py's indexed facts."""
+    ws = make(APPENDED_BASE)
+    ws.index()
+    ws.write("star.py", "from lib import *\n\n\ndef h():\n    pass\n")
+    ws.write("lib.py", APPENDED_BASE["lib.py"] + APPENDED)
+    result = ws.index(check=False, files=["lib.py"])
+    assert result.parsed == 1
+    assert ("star.h", "lib.b") in ws.calls()

@@ -268,7 +268,6 @@ def sync_to(
             files=files,
             workers=workers,
             history=history,
-            unchanged_elsewhere=files is not None,  # the checkout, diffed: exactly `files` moved
             origin=(redact(tracked.url), tracked.branch),  # the graph never holds credentials
         )
     except StoreError as exc:

@@ -3,8 +3,9 @@ re-resolve (those whose last resolution consulted one of those names, recorded a
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,18 +110,29 @@ def appended_definitions(
     return found
 
 
-def mentioning(root: Path, paths: Iterable[str], names: set[str], own: set[str]) -> set[str]:
+def mentioning(
+    root: Path,
+    paths: Iterable[str],
+    names: set[str],
+    own: set[str],
+    as_indexed: Callable[[str, os.stat_result], bool],
+) -> set[str]:
     """The files among `paths` whose text holds one of `names` as a word (strings and
     comments too: more is only slower), besides, in the files of `own`, the `def` and
-    `class` lines at column 0 that define them. An unreadable file counts as mentioning."""
-    words = re.compile(
-        rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")\b"
-    )
+    `class` lines at column 0 that define them. A file that may differ from what is indexed
+    (`as_indexed` false for its size and mtime) or cannot be read counts as mentioning."""
+    pattern = b"|".join(re.escape(name.encode()) for name in sorted(names))
+    words = re.compile(rb"\b(?:" + pattern + rb")\b")
     definition = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.MULTILINE)
     wanted = {name.encode() for name in names}
     found = set()
     for path in paths:
-        data = read_inside(root, path)
+        try:
+            status = os.stat(root / path, follow_symlinks=False)
+        except OSError:
+            found.add(path)
+            continue
+        data = read_inside(root, path) if as_indexed(path, status) else None
         if data is None:
             found.add(path)
             continue
@@ -145,10 +157,9 @@ def plan_dependents(
     """The stored files (present after the run, not parsed in it) that consulted a changed
     name or one an interrupted run left pending. A first index has nothing stored: none.
 
-    The files of `appended` (given when every file not parsed in this run is on disk as
-    indexed, `tree`: the root and the module map) only added names to their modules: of the
-    files that consulted them, only those that — themselves or through a module they
-    consulted — mention one of those names are re-resolved."""
+    The files of `appended` only added names to their modules: of the files that consulted
+    them, only those that mention one of those names, themselves or through a module they
+    consulted, are re-resolved (`tree`: the work tree's root and its module map)."""
     if not states:
         return DependencyPlan()
     pending = store.index.pending(repo)
@@ -162,18 +173,35 @@ def plan_dependents(
     dependents = store.index.dependents(repo, names - narrowed) - set(fresh)
     candidates = store.index.dependents(repo, narrowed) - set(fresh) - dependents
     if candidates:
-        dependents |= _readers(store, repo, candidates, appended, tree)
+        dependents |= _readers(store, repo, candidates, appended, tree, states, fresh)
     return DependencyPlan(dependents & present, names)
 
 
 def _readers(
-    store: Store, repo: str, candidates: set[str], appended: Appended, tree: tuple[Path, ModuleMap]
+    store: Store,
+    repo: str,
+    candidates: set[str],
+    appended: Appended,
+    tree: tuple[Path, ModuleMap],
+    states: Mapping[str, FileState],
+    fresh: Mapping[str, Parsed],
 ) -> set[str]:
     """Of `candidates`, the files that mention an appended name, or consulted a module whose
-    file mentions one (every Python file of the repository is read)."""
+    file mentions one (every Python file of the repository is read: the parsed ones as they
+    are, the others when their size and mtime are those indexed)."""
     root, modules = tree
+
+    def as_indexed(path: str, status: os.stat_result) -> bool:
+        if path in fresh:
+            return True
+        state = states.get(path)
+        return state is not None and (state.size, state.mtime_ns) == (
+            status.st_size,
+            status.st_mtime_ns,
+        )
+
     python = [path for path in modules.by_path if family_of_path(path) == "python"]
-    named_in = mentioning(root, python, appended.names, set(appended.modules))
+    named_in = mentioning(root, python, appended.names, set(appended.modules), as_indexed)
     if not named_in:
         return set()
     through = {

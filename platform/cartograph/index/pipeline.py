@@ -102,7 +102,6 @@ def index_repository(
     history: bool = True,
     remine: bool = False,
     origin: tuple[str, str] | None = None,
-    unchanged_elsewhere: bool = False,
 ) -> IndexResult:
     """Index (or re-index, incrementally) the repository at `path` into `store`.
 
@@ -111,10 +110,7 @@ def index_repository(
     modules, or the repository was never indexed, the whole tree is listed anyway.
     In a git work tree, the commits not mined yet are then added to the graph (`history`;
     `remine`: forget the mined history and mine all of it again). `origin` (url, branch)
-    is recorded on the repository (a tracked repository's remote). `unchanged_elsewhere`: the
-    caller knows that every file not in `files` is as indexed (a sync's checkout, diffed
-    against the indexed commit), which lets a module that only gained definitions re-resolve
-    only the files that can name them.
+    is recorded on the repository (a tracked repository's remote).
     """
     started = time.perf_counter()
     try:
@@ -142,15 +138,7 @@ def index_repository(
         result = IndexResult(repo_name, str(discovery.root))
         result.seconds["discover"] = round(time.perf_counter() - started, 4)
         consumers = _run(
-            _Run(
-                store,
-                discovery,
-                repo_name,
-                owner,
-                locked_at,
-                workers or os.cpu_count() or 1,
-                unchanged_elsewhere and files is not None,
-            ),
+            _Run(store, discovery, repo_name, owner, locked_at, workers or os.cpu_count() or 1),
             result,
             progress or (lambda _msg: None),
             origin,
@@ -334,15 +322,7 @@ def refresh_dependents(
 class _Run:
     """What every stage of one run is given."""
 
-    __slots__ = (
-        "discovery",
-        "locked_at",
-        "owner",
-        "repo",
-        "store",
-        "unchanged_elsewhere",
-        "workers",
-    )
+    __slots__ = ("discovery", "locked_at", "owner", "repo", "store", "workers")
 
     def __init__(
         self,
@@ -352,7 +332,6 @@ class _Run:
         owner: str,
         locked_at: float,
         workers: int,
-        unchanged_elsewhere: bool = False,
     ) -> None:
         self.store = store
         self.discovery = discovery
@@ -360,8 +339,6 @@ class _Run:
         self.owner = owner  # of the index lock, taken at `locked_at` (time.monotonic)
         self.locked_at = locked_at
         self.workers = workers
-        # the files not named are on disk as indexed (a sync's checkout, diffed)
-        self.unchanged_elsewhere = unchanged_elsewhere
 
 
 def _run(
@@ -449,10 +426,9 @@ def _run(
     changed |= _changed_choices(before, manifest)
     outgoing = outgoing_names(repo, changed, before, manifest)
     consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
-    # a module that only gained definitions re-resolves only the files that can name them;
-    # the text of every file must then be what is indexed, and no other repository may bind
-    # into what changed (its files are not read, and one could lead back here)
-    as_indexed = not discovery.partial or run.unchanged_elsewhere
+    # a module that only gained definitions re-resolves only the files that can name them,
+    # unless another repository binds into what changed (its files are not read, and one
+    # could lead back here)
     dependencies = plan_dependents(
         store,
         repo,
@@ -460,9 +436,7 @@ def _run(
         changed,
         fresh,
         plan.present,
-        appended_definitions(states, fresh, old_names, names)
-        if as_indexed and not consumers
-        else None,
+        None if consumers else appended_definitions(states, fresh, old_names, names),
         (discovery.root, names),
     )
     result.reresolved = len(dependencies.dependents)
