@@ -856,7 +856,10 @@ def test_reindexing_named_files_equals_a_full_look(make):
 
 
 APPENDED_BASE = {
-    "lib.py": "def a():\n    return 1\n\n\nclass K:\n    def m(self):\n        return 2\n",
+    "lib.py": (
+        "import os\n\nLIMIT = int(os.environ.get('LIMIT', '3'))\nNAMES = ['a', 'K']\n\n\n"
+        "def a():\n    return 1\n\n\nclass K:\n    def m(self):\n        return 2\n"
+    ),
     "uses_a.py": "from lib import a\n\n\ndef f():\n    a()\n",
     "uses_k.py": "import lib\n\n\ndef g():\n    lib.K().m()\n",
     "star.py": "from lib import *\n\n\ndef h():\n    b()\n",

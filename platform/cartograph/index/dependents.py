@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import languages
-from cartograph.discover import read_inside
 from cartograph.index.parse import Parsed
 from cartograph.parsing import interface_hash
 from cartograph.parsing.python import without_trailing_definitions
@@ -120,21 +119,24 @@ def mentioning(
     """The files among `paths` whose text holds one of `names` as a word (strings and
     comments too: more is only slower), besides, in the files of `own`, the `def` and
     `class` lines at column 0 that define them. A file that may differ from what is indexed
-    (`as_indexed` false for its size and mtime) or cannot be read counts as mentioning."""
-    pattern = b"|".join(re.escape(name.encode()) for name in sorted(names))
-    words = re.compile(rb"\b(?:" + pattern + rb")\b")
-    definition = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.MULTILINE)
+    (`as_indexed` false for its size and mtime), a symlink or one that cannot be read counts
+    as mentioning: only whether a file is re-resolved depends on what is read here."""
     wanted = {name.encode() for name in names}
+    words = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(wanted)) + rb")\b")
+    definition = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.MULTILINE)
     found = set()
     for path in paths:
         try:
-            status = os.stat(root / path, follow_symlinks=False)
+            descriptor = os.open(os.path.join(root, path), os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
             found.add(path)
             continue
-        data = read_inside(root, path) if as_indexed(path, status) else None
-        if data is None:
-            found.add(path)
+        with os.fdopen(descriptor, "rb") as handle:
+            if not as_indexed(path, os.fstat(descriptor)):
+                found.add(path)
+                continue
+            data = handle.read()
+        if not any(name in data for name in wanted):
             continue
         count = len(words.findall(data))
         if count and path in own:

@@ -1330,7 +1330,9 @@ def interface_of(facts: dict) -> bytes:
         # what containers hold (a module's registry filled by a function's `.append`)
         [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],
     )
-    return marshal.dumps(shape)
+    # version 2: no back-references, so the bytes depend on the values only, not on which of
+    # them share one object (facts trimmed of appended definitions are compared with these)
+    return marshal.dumps(shape, 2)
 
 
 def without_trailing_definitions(facts: dict, count: int) -> tuple[dict, frozenset[str]] | None:
@@ -1365,15 +1367,15 @@ def without_trailing_definitions(facts: dict, count: int) -> tuple[dict, frozens
     if any(scopes[index][SCOPE_DECORATORS] for index in dropped_tops):
         return None
     bindings = []
-    definitions = {("def", index) for index in dropped_tops}
+    definitions = set(dropped_tops)
     for row in facts["bindings"]:
         scope, value = row[BINDING_SCOPE], row[BINDING_VALUE]
         if scope in dropped:
             if value and value[0] in ("global", "nonlocal"):
                 return None
             continue
-        if scope == 0 and value and len(value) == 2 and (value[0], value[1]) in definitions:
-            continue
+        if scope == 0 and value and value[0] == "def" and value[1] in definitions:
+            continue  # the definition's own name
         bindings.append(row)
     attrs = [row for row in facts["attrs"] if row[ATTR_SCOPE] not in dropped]
     if any(row[ATTR_OBJECT] not in ("self", "cls") for row in facts["attrs"] if row[0] in dropped):
