@@ -176,6 +176,13 @@ def mine_history(
     indexed_files = set(walk.current_of)
     newest = start.ordinal + int(_git(root, "rev-list", "--count", revisions).stdout.strip() or 0)
 
+    def pause() -> None:  # let the pushes waiting in, then check they left the mining true
+        if interleaving is not None:
+            interleaving.pause()
+            with hold():
+                if _indexed_files_moved(store, repo, head_sha, indexed_files):
+                    raise _Outpaced
+
     def write(batch: HistoryBatch, last: bool) -> None:
         counted_files.update(batch.file_changes)
         counted_symbols.update(batch.symbol_changes)
@@ -188,15 +195,13 @@ def mine_history(
                     refresh_weights(store.history, repo)
                 store.history.set_history_state(repo, head_sha, walk.codeowners)
         batch.clear()
-        if interleaving is not None and not last:
-            interleaving.pause()
-            with hold():
-                if _indexed_files_moved(store, repo, head_sha, indexed_files):
-                    raise _Outpaced
+        if not last:
+            pause()
 
     batch = HistoryBatch()
     people_seen: set[str] = set()
     try:
+        pause()  # reading where to start took a while (every symbol's lines, from scratch)
         for commit in read_commits(root, revisions):
             walk.add(commit, batch, people_seen, newest - result.commits, write)
             result.commits += 1
