@@ -65,12 +65,17 @@ def _parse_only(paths: list[str]) -> int:
     import tree_sitter
     import tree_sitter_python
     from cartograph.discover import language_of
+    from cartograph.languages import BY_NAME
     from cartograph.parsing import family
 
     parsers: dict[str, tree_sitter.Parser] = {}
     nodes = 0
     for path in paths:
         language = language_of(path) or "python"
+        if not BY_NAME[language].grammar[0]:  # a lexer-only language (stylesheets): read
+            with open(path, "rb") as handle:
+                nodes += len(handle.read()) > 0
+            continue
         parser = parsers.get(language)
         if parser is None:
             if language == "python":
