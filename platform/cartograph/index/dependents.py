@@ -43,15 +43,19 @@ def changed_names(
     states: Mapping[str, FileState],
     fresh: Mapping[str, Parsed],
     deleted: Iterable[str],
+    besides: Iterable[str] = (),
 ) -> set[str]:
     """The names whose meaning changed: those of files whose interface changed (files whose
     interface is unchanged — an edit inside a function body — do not change what their
     dependents resolve to), whose own module name changed, or that were deleted; names that
-    moved to another file; and the folders a generic-tier file appeared in or left."""
+    moved to another file; and the folders a generic-tier file appeared in or left. The files
+    `besides` (whose edit only appended definitions) are left out of the interface changes."""
+    left_out = set(besides)
     interface_changed = [
         path
         for path, parsed in fresh.items()
-        if path not in states or states[path].interface != parsed.interface
+        if (path not in states or states[path].interface != parsed.interface)
+        and path not in left_out
     ]
     # a file whose own name changed (packaging settings, an __init__.py added above it) has
     # new symbol ids: what resolved to it, even through a name that still finds it, changes
@@ -159,24 +163,27 @@ def plan_dependents(
     """The stored files (present after the run, not parsed in it) that consulted a changed
     name or one an interrupted run left pending. A first index has nothing stored: none.
 
-    The files of `appended` only added names to their modules: of the files that consulted
-    them, only those that mention one of those names, themselves or through a module they
-    consulted, are re-resolved (`tree`: the work tree's root and its module map)."""
+    The files of `appended` only added names to their modules (`names` leaves them out: see
+    `changed_names(besides=…)`): of the files that consulted them, only those that mention one
+    of those names, themselves or through a module they consulted, are re-resolved (`tree`:
+    the work tree's root and its module map). A module name `names` holds too (another file
+    of that name changed, or it moved) is not narrowed."""
     if not states:
         return DependencyPlan()
-    pending = store.index.pending(repo)
-    names = names | pending
-    if not names:
-        return DependencyPlan()
+    names = names | store.index.pending(repo)
     if appended is None or not appended.modules or tree is None:
+        if not names:
+            return DependencyPlan()
         dependents = store.index.dependents(repo, names) - set(fresh)
         return DependencyPlan(dependents & present, names)
-    narrowed = set().union(*appended.modules.values()) - pending
-    dependents = store.index.dependents(repo, names - narrowed) - set(fresh)
+    narrowed = set().union(*appended.modules.values()) - names
+    dependents = store.index.dependents(repo, names) - set(fresh)
     candidates = store.index.dependents(repo, narrowed) - set(fresh) - dependents
     if candidates:
         dependents |= _readers(store, repo, candidates, appended, tree, states, fresh)
-    return DependencyPlan(dependents & present, names)
+    # marked pending all the same: a run stopped before it wrote the readers is completed by
+    # the next one, which re-resolves every file that consulted these modules
+    return DependencyPlan(dependents & present, names | narrowed)
 
 
 def _readers(

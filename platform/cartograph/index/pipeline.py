@@ -429,15 +429,12 @@ def _run(
     # a module that only gained definitions re-resolves only the files that can name them,
     # unless another repository binds into what changed (its files are not read, and one
     # could lead back here)
+    appended = None if consumers else appended_definitions(states, fresh, old_names, names)
+    if appended is not None and appended.modules:
+        changed = changed_names(old_names, names, states, fresh, plan.deleted, appended.modules)
+        changed |= _changed_choices(before, manifest)
     dependencies = plan_dependents(
-        store,
-        repo,
-        states,
-        changed,
-        fresh,
-        plan.present,
-        None if consumers else appended_definitions(states, fresh, old_names, names),
-        (discovery.root, names),
+        store, repo, states, changed, fresh, plan.present, appended, (discovery.root, names)
     )
     result.reresolved = len(dependencies.dependents)
     for consumer in consumers:
