@@ -25,7 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cartograph.gitremote import redact
 from cartograph.model import TrackedRepo
@@ -38,6 +38,9 @@ from cartograph.sync import (
     now,
     sync_to,
 )
+
+if TYPE_CHECKING:
+    from cartograph.history.mine import MineResult
 
 log = logging.getLogger("cartograph.jobs")
 # a job refreshes its lock and its repository's "queued" mark while it runs; a killed job's
@@ -131,14 +134,12 @@ class _Job:
 
     def run(self) -> None:
         mined_to: set[str] = set()  # the commits mined up to in this job: each once
-        while self.sync_wanted():
+        while self.sync_wanted():  # pushes synced while it mined: mine up to them too
             tracked = self.store.tracking.get_tracked(self.repo)
-            row = self.store.repos.get_repo(self.repo)
-            if tracked is None or row is None or row.indexed_sha in mined_to:
+            mined = self.mine(tracked) if tracked is not None else None
+            if mined is None or mined.head in mined_to:
                 return
-            mined_to.add(row.indexed_sha)
-            if not self.mine(tracked):
-                return
+            mined_to.add(mined.head)
 
     def sync_wanted(self) -> bool:
         """Sync to the newest commit wanted until none is waiting; False when a failure ends
@@ -173,8 +174,8 @@ class _Job:
             state.done(repo, sha, pushes)
             log.info("synced", extra=result.log_fields())
 
-    def mine(self, tracked: TrackedRepo) -> bool:
-        """Mine history up to the indexed commit; False when there was nothing to mine or it
+    def mine(self, tracked: TrackedRepo) -> MineResult | None:
+        """Mine history up to the indexed commit; None when there was nothing to mine or it
         failed (logged: the index stays fresh without it)."""
         from cartograph.history.mine import HistoryError, Interleaving
         from cartograph.index.locks import repository_lock
@@ -186,9 +187,9 @@ class _Job:
             mined = mine_synced(self.store, tracked, self.data_dir, interleaving)
         except (HistoryError, StoreError, RuntimeError) as exc:  # git log failing: RuntimeError
             log.warning("history not mined: %s", exc, extra={"repo": self.repo})
-            return False
+            return None
         if mined is None:
-            return False
+            return None
         log.info(
             "mined",
             extra={
@@ -199,7 +200,7 @@ class _Job:
                 "seconds": mined.seconds,
             },
         )
-        return True
+        return mined
 
     def _between_batches(self) -> None:
         self.sync_wanted()

@@ -173,14 +173,14 @@ def mine_history(
         return result
     if progress:
         progress(f"mining history ({revisions})")
-    indexed_files = set(walk.current_of)
+    moved = _MovedFiles(store, repo, head_sha, set(walk.current_of))
     newest = start.ordinal + int(_git(root, "rev-list", "--count", revisions).stdout.strip() or 0)
 
     def pause() -> None:  # let the pushes waiting in, then check they left the mining true
         if interleaving is not None:
             interleaving.pause()
             with hold():
-                if _indexed_files_moved(store, repo, head_sha, indexed_files):
+                if moved.since_mining_began():
                     raise _Outpaced
 
     def write(batch: HistoryBatch, last: bool) -> None:
@@ -193,7 +193,7 @@ def mine_history(
                     refresh_weights(store.history, repo, counted_files, counted_symbols)
                 else:
                     refresh_weights(store.history, repo)
-                store.history.set_history_state(repo, head_sha, walk.codeowners)
+                store.history.set_history_state(repo, head_sha, start.codeowners)
         batch.clear()
         if not last:
             pause()
@@ -220,13 +220,15 @@ def mine_history(
 @dataclass(slots=True)
 class _Start:
     """Where a mining run starts: the result so far, the commit it mines from ("" when from the
-    start), the revisions to read ("" when none), the walk over the files indexed now, and the
-    files and symbols whose counts moved already (renamed since)."""
+    start), the revisions to read ("" when none), the walk over the files indexed now, the
+    CODEOWNERS text at the commit mined up to, and the files and symbols whose counts moved
+    already (renamed since)."""
 
     result: MineResult
     since: str
     revisions: str
     walk: _Walk
+    codeowners: str
     ordinal: int = 0  # the newest ordinal mined so far
     counted_files: set[str] = field(default_factory=set)
     counted_symbols: set[str] = field(default_factory=set)
@@ -248,7 +250,7 @@ def _begin(
     if row.mined_sha == head_sha:
         if codeowners != row.codeowners:
             store.history.set_history_state(repo, head_sha, codeowners)
-        return _Start(result, "", "", _Walk(set(), {}, max_files, codeowners))
+        return _Start(result, "", "", _Walk(set(), {}, max_files), codeowners)
     files = set(store.graph.files(repo))
     since = row.mined_sha
     if since and _git(root, "merge-base", "--is-ancestor", since, head_sha).returncode != 0:
@@ -258,8 +260,9 @@ def _begin(
         since = ""
     revisions = f"{since}..{head_sha}" if since else head_sha
     spans = _SpansByPath(store, repo, eager=not since)
-    walk = _Walk(files, spans, max_files, codeowners)
-    start = _Start(result, since, revisions, walk, store.history.history_stats(repo)["ordinal"])
+    walk = _Walk(files, spans, max_files)
+    ordinal = store.history.history_stats(repo)["ordinal"]
+    start = _Start(result, since, revisions, walk, codeowners, ordinal)
     if since:
         # what was mined before sits under the paths and symbols of then: follow the files
         # renamed since, forget those deleted (or replaced by another file of the same name)
@@ -270,13 +273,25 @@ def _begin(
     return start
 
 
-def _indexed_files_moved(store: Store, repo: str, mined_from: str, files: set[str]) -> bool:
-    """True when the repository's indexed files are no longer those of `mined_from` (a push
-    indexed meanwhile added, deleted or renamed some); edits alone leave them."""
-    row = store.repos.get_repo(repo)
-    if row is None:
-        return True
-    return row.indexed_sha != mined_from and set(store.graph.files(repo)) != files
+class _MovedFiles:
+    """Whether the repository's indexed files are still those of the commit mining began at
+    (a push indexed meanwhile may have added, deleted or renamed some; edits alone leave
+    them). The file list is read again only when the indexed commit moved since last asked."""
+
+    def __init__(self, store: Store, repo: str, mined_from: str, files: set[str]) -> None:
+        self.store, self.repo, self.files = store, repo, files
+        self.checked = mined_from  # the indexed commit whose files are known to be `files`
+
+    def since_mining_began(self) -> bool:
+        row = self.store.repos.get_repo(self.repo)
+        if row is None:
+            return True
+        if row.indexed_sha == self.checked:
+            return False
+        if set(self.store.graph.files(self.repo)) != self.files:
+            return True
+        self.checked = row.indexed_sha
+        return False
 
 
 def _remap_earlier_history(
@@ -358,18 +373,11 @@ def _flush(store: Store, repo: str, batch: HistoryBatch, result: MineResult) -> 
 class _Walk:
     """History newest first: where each path of each version lives at HEAD, and its line map."""
 
-    def __init__(
-        self,
-        files: set[str],
-        spans: dict[str, _Spans | None],
-        max_files: int,
-        codeowners: str = "",
-    ) -> None:
+    def __init__(self, files: set[str], spans: dict[str, _Spans | None], max_files: int) -> None:
         self.current_of: dict[str, str | None] = {path: path for path in files}
         self.maps: dict[str, LineMap] = {path: LineMap.identity() for path in files}
         self.spans = spans
         self.max_files = max_files
-        self.codeowners = codeowners  # the CODEOWNERS text at the commit mined from
 
     def add(
         self,

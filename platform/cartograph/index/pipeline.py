@@ -422,20 +422,28 @@ def _run(
             discovery.all_paths,
         )
     )
-    changed = changed_names(old_names, names, states, fresh, plan.deleted)
-    changed |= _changed_choices(before, manifest)
-    outgoing = outgoing_names(repo, changed, before, manifest)
-    consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
     # a module that only gained definitions re-resolves only the files that can name them,
     # unless another repository binds into what changed (its files are not read, and one
     # could lead back here)
-    appended = None if consumers else appended_definitions(states, fresh, old_names, names)
-    if appended is not None and appended.modules:
-        changed = changed_names(old_names, names, states, fresh, plan.deleted, appended.modules)
-        changed |= _changed_choices(before, manifest)
-    dependencies = plan_dependents(
-        store, repo, states, changed, fresh, plan.present, appended, (discovery.root, names)
-    )
+    appended = appended_definitions(states, fresh, old_names, names)
+    choices = _changed_choices(before, manifest)
+    local = changed_names(old_names, names, states, fresh, plan.deleted, appended.modules)
+    changed = local | choices | set().union(*appended.modules.values())
+    outgoing = outgoing_names(repo, changed, before, manifest)
+    consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
+    if consumers:
+        dependencies = plan_dependents(store, repo, states, changed, fresh, plan.present)
+    else:
+        dependencies = plan_dependents(
+            store,
+            repo,
+            states,
+            local | choices,
+            fresh,
+            plan.present,
+            appended,
+            (discovery.root, names),
+        )
     result.reresolved = len(dependencies.dependents)
     for consumer in consumers:
         store.index.add_pending(consumer, outgoing)
