@@ -244,31 +244,44 @@ def decode_derived(derived: bytes | None) -> tuple[list[Entry], list[Key]]:
     )
 
 
+FLOWS_WRITE_CHUNK = 500  # files whose derived edges are written in one store call
+
+
 def run_flows(store: Store, repo: str, touched: Iterable[str] = ()) -> int:
     """Recompute the repository's derived edges from every file's flow rows and write the
     files whose derived edges changed, and the `touched` ones (rewritten by this run: their
     sites' lines may have moved, their own edges may now share a pair with a derived one);
-    returns how many derived edges the repository has."""
+    returns how many derived edges the repository has. The rows stay encoded but for the
+    join's indexes: each file's are decoded when it is read into the join, and again when
+    it is written, FLOWS_WRITE_CHUNK files at a time."""
     states = store.index.flow_states(repo)
-    rows_by_path = {path: marshal.loads(flows) for path, (flows, _d) in states.items() if flows}
-    derived = derive(row for rows in rows_by_path.values() for row in rows)
+    derived = derive(
+        row for flows, _derived in states.values() if flows for row in marshal.loads(flows)
+    )
     by_path: dict[str, list[Entry]] = defaultdict(list)
     for key, (via, sites) in derived.items():
         by_path[split_symbol_id(key[1])[1]].append((key, via, sorted(sites)))
-    stored = {path: decode_derived(d) for path, (_f, d) in states.items() if d}
-    changed = {
+    del derived
+    touched = set(touched)
+    stored_paths = {path for path, (_flows, stored) in states.items() if stored}
+    changed = sorted(
         path
-        for path in set(by_path) | set(stored)
-        if sorted(by_path.get(path, [])) != stored.get(path, ([], []))[0]
-    }
-    changed |= {path for path in touched if path in stored or path in by_path}
-    _write(
-        store,
-        repo,
-        {path: (by_path.get(path, []), rows_by_path.get(path, [])) for path in changed},
-        stored,
+        for path in set(by_path) | stored_paths
+        if path in touched or sorted(by_path.get(path, [])) != _stored_entries(states, path)
     )
-    return len(derived)
+    for start in range(0, len(changed), FLOWS_WRITE_CHUNK):
+        chunk = changed[start : start + FLOWS_WRITE_CHUNK]
+        stored = {p: decode_derived(states[p][1]) for p in chunk if p in states and states[p][1]}
+        files = {}
+        for path in chunk:
+            flows = states[path][0] if path in states else None
+            files[path] = (by_path.get(path, []), marshal.loads(flows) if flows else [])
+        _write(store, repo, files, stored)
+    return sum(len(entries) for entries in by_path.values())
+
+
+def _stored_entries(states: dict[str, tuple[bytes | None, bytes | None]], path: str) -> list[Entry]:
+    return decode_derived(states[path][1] if path in states else None)[0]
 
 
 def refresh_files(store: Store, repo: str, paths: Iterable[str]) -> None:

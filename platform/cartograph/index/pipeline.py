@@ -41,7 +41,7 @@ from cartograph.index.dependents import (
 from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
 from cartograph.index.format import INDEX_FORMAT
 from cartograph.index.locks import acquire, lock_owner, release
-from cartograph.index.parse import parse_files, reuse_facts
+from cartograph.index.parse import FactsSpill, parse_files, reuse_facts
 from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_read
 from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
 from cartograph.index.results import IndexingError, IndexResult
@@ -370,13 +370,12 @@ def _run(
         skipped = list(discovery.skipped)
     digests: dict[str, str] = {}
     unreadable: dict[str, str] = {}
-    contents: dict[str, bytes] = {}
     for source in to_read(states, discovery.files):
         data, reason, sha = read_source(discovery.root, source)
         if data is None:
             unreadable[source.path] = reason
         else:
-            digests[source.path], contents[source.path] = sha, data
+            digests[source.path] = sha  # the bytes go: the parse workers read them again
     plan = plan_files(
         states,
         discovery.files,
@@ -394,10 +393,15 @@ def _run(
     # 2. parse: changed files on the pool; renamed files from their stored facts
     if plan.parse:
         progress(f"parsing {len(plan.parse)} files")
-    fresh = parse_files(plan.parse, contents, run.workers)
-    contents.clear()
+    spill = FactsSpill()
+    fresh = parse_files(discovery.root, plan.parse, run.workers, spill)
+    plan.skipped += [
+        Skipped(source.path, "unreadable", source.size)
+        for source, _sha in plan.parse
+        if source.path not in fresh
+    ]
     result.parsed = len(fresh)
-    result.syntax_errors = sorted(p for p, f in fresh.items() if f.facts.get("errors"))
+    result.syntax_errors = sorted(p for p, f in fresh.items() if f.errors)
     for source, sha in plan.renamed:
         parsed = reuse_facts(store, repo, discovery.root, source, sha)
         if parsed is None:
@@ -494,6 +498,7 @@ def _run(
     timer.lap("resolve+write")
     parsed_any = bool(fresh)
     fresh.clear()  # every file is written: its facts go before the flow stage reads its rows
+    spill.close()
 
     # 6. flows: the calls through values no single file decides (cartograph.index.flows)
     if flows_needed or written.flows:

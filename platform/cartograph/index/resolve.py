@@ -1,12 +1,14 @@
 """Stage 4, resolve: facts → `FileResolution`s, in batches for the write stage.
 
-The symbol tables hold the facts parsed in this run in memory; every other file's facts are
-loaded from the store when a resolution first consults them (read ahead in a few large reads
-when many will be). On several cores, forked workers share the symbol tables as they were at
-the fork: each gets the job (resolver, writer, store URL) as an argument of its function, reads
-and writes through its own store connection — or, for a store whose concurrent writers would
-contend on the same nodes (Neo4j), sends its batches back for the parent to write, one
-transaction at a time.
+A file's facts are loaded into the symbol tables when a resolution first consults them: from
+this run's parse (its spill file), else from the store (read ahead in a few large reads when
+many will be). Between two files, once more than MODULE_LIMIT files are loaded, the tables
+forget them all and what was computed from them (`Resolver.forget`): a run holds a bounded
+number of files' facts whatever the repository's size. On several cores, forked workers each
+resolve their share with their own tables: each gets the job (resolver, writer, store URL) as
+an argument of its function, reads and writes through its own store connection — or, for a
+store whose concurrent writers would contend on the same nodes (Neo4j), sends each batch back
+as it is done, through a bounded queue, for the parent to write one transaction at a time.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
 PREFETCH_CHUNK = 500
 WRITE_BATCH = 256
+MODULE_LIMIT = 1000  # files' facts a resolver holds before it forgets them (Resolver.forget)
 
 Task = tuple[str, str]  # (path, "file": parsed in this run, rewritten | "edges": re-resolved)
 
@@ -111,6 +114,7 @@ class Resolver:
         other_paths: Iterable[str],
         prefetched: dict[str, bytes],
         providers: Providers | None = None,
+        module_limit: int | None = None,
     ) -> None:
         self.providers = providers
         self.reads = reads  # where facts are loaded from (a forked worker's own connection)
@@ -125,7 +129,12 @@ class Resolver:
         self.generic: GenericProgram | None = None
         self.styles: StylesProgram | None = None
         self._local_tops: set[str] = set()
+        # the Python modules loaded (this repository's by path, other repositories' too), kept
+        # until `forget`: at most about `module_limit` files' facts are held at a time
+        self._modules: dict[str, ModuleFacts] = {}
         self._foreign: dict[str, ModuleFacts | None] = {}
+        self.module_limit = module_limit or MODULE_LIMIT
+        self._resolved_since_forget = 0
         self.program: Program | None = self._program(set(other_paths))
 
     @property
@@ -149,6 +158,37 @@ class Resolver:
         self.fresh = {}
         self.prefetched = {}
 
+    def loaded(self) -> int:
+        """Files whose facts the symbol tables hold now."""
+        count = len(self._modules) + len(self._foreign)
+        for program in (self.ecma, self.generic, self.styles):
+            if program is not None:
+                count += program.loaded()
+        return count
+
+    def forget(self) -> None:
+        """Drop every loaded file's facts and everything computed from them; what a later
+        resolution consults is loaded and computed again, to the same answers (a symbol
+        table's answers never depend on the questions asked before)."""
+        self._modules.clear()
+        self._foreign.clear()
+        for program in (self.program, self.ecma, self.generic, self.styles):
+            if program is not None:
+                program.forget()
+        self._resolved_since_forget = 0
+
+    def _keep_bounded(self) -> None:
+        """Between two files: forget what is loaded once it is more than `module_limit` files,
+        so a run's memory stays flat in the repository's size. A file that consults more than
+        half the limit on its own raises the limit to twice that (forgetting after every such
+        file would load its modules again for each)."""
+        self._resolved_since_forget += 1
+        loaded = self.loaded()
+        if self._resolved_since_forget == 1 and 2 * loaded > self.module_limit:
+            self.module_limit = 2 * loaded
+        if loaded > self.module_limit:
+            self.forget()
+
     def batches(self, tasks: list[Task]) -> Iterator[Batch]:
         """Resolve files, WRITE_BATCH at a time."""
         batch = Batch()
@@ -156,30 +196,35 @@ class Resolver:
             if kind == "file":
                 batch.files.append(self.file_write(self.fresh[path], batch))
             else:
-                resolution = self.resolution(path, None)
-                if resolution is None:
-                    continue
-                digest = resolution_digest(resolution)
-                state = self.states.get(path)
-                if state is not None and state.resolution == digest:
-                    batch.unchanged += 1
-                    continue  # resolved the same as before: nothing to write
-                batch.edges.append(
-                    EdgeWrite(
-                        path,
-                        resolution.edges,
-                        resolution.unresolved,
-                        import_links(resolution),
-                        sorted(resolution.deps),
-                        digest,
-                        *self.flows_of(path, resolution, batch),
-                    )
-                )
+                self._edges_write(path, batch)
+            self._keep_bounded()
             if len(batch.files) + len(batch.edges) >= WRITE_BATCH:
                 yield batch
                 batch = Batch()
         if batch.files or batch.edges or batch.unchanged or batch.flows_changed:
             yield batch
+
+    def _edges_write(self, path: str, batch: Batch) -> None:
+        """A stored file re-resolved: its edges into the batch, unless they are the same."""
+        resolution = self.resolution(path, None)
+        if resolution is None:
+            return
+        digest = resolution_digest(resolution)
+        state = self.states.get(path)
+        if state is not None and state.resolution == digest:
+            batch.unchanged += 1
+            return  # resolved the same as before: nothing to write
+        batch.edges.append(
+            EdgeWrite(
+                path,
+                resolution.edges,
+                resolution.unresolved,
+                import_links(resolution),
+                sorted(resolution.deps),
+                digest,
+                *self.flows_of(path, resolution, batch),
+            )
+        )
 
     def resolution(self, path: str, parsed: Parsed | None) -> FileResolution | None:
         """Resolve one file with its family's resolver; dependencies as module names."""
@@ -259,10 +304,10 @@ class Resolver:
         )
 
     def _program(self, other_paths: set[str]) -> Program:
-        """The symbol tables: fresh facts in memory, every other file's facts loaded from the
-        store when a resolution first consults it. One per family of languages."""
+        """The symbol tables, one per family of languages: a file's facts are loaded (from
+        this run's parse, else from the store) when a resolution first consults them."""
         names = self.names
-        by_path: dict[str, ModuleFacts] = {}
+        loaded = self._modules
 
         providers = self.providers
         self._local_tops = {name.split(".")[0] for name in names.by_name}
@@ -270,13 +315,13 @@ class Resolver:
         def load_path(path: str) -> ModuleFacts | None:
             if path not in names.by_path or family_of_path(path) != "python":
                 return None
-            if path not in by_path:
+            if path not in loaded:
                 facts = self._facts_of(path)
                 if facts is None:
                     return None
                 module = names.by_path[path]
-                by_path[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
-            return by_path[path]
+                loaded[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
+            return loaded[path]
 
         def load_module(name: str) -> ModuleFacts | None:
             path = names.by_name.get(name)
@@ -288,13 +333,6 @@ class Resolver:
                 return self._foreign_module(name)
             return load_path(path) if path is not None else None
 
-        python_modules = {
-            name: module
-            for name, path in names.by_name.items()
-            if path in self.fresh
-            and family_of_path(path) == "python"
-            and (module := load_module(name)) is not None
-        }
         by_family: dict[str, list[str]] = {"ecma": [], "generic": [], "styles": []}
         for path in names.by_path:
             kind = family_of_path(path)
@@ -312,7 +350,7 @@ class Resolver:
             self.generic = GenericProgram(
                 self.repo, by_family["generic"], self._facts_of, self._read_text, providers
             )
-        return Program(self.repo, python_modules, load_module, load_path)
+        return Program(self.repo, {}, load_module, load_path)
 
     def _foreign_module(self, name: str) -> ModuleFacts | None:
         """A Python module another repository provides, read from its stored facts."""
@@ -373,11 +411,7 @@ def resolve_and_write(
     job = _Job(resolver, writer, store_url, writer.store.concurrent_writers)
     written = Written()
     for done in _in_workers(job, chunks, workers):
-        if isinstance(done, Written):
-            written.add(done)
-            continue
-        for batch in done:
-            written.add(writer.write(batch))
+        written.add(done if isinstance(done, Written) else writer.write(done))
     return written
 
 
@@ -430,15 +464,16 @@ class _Job:
     write_here: bool  # the store takes concurrent writers: the worker writes its batches
 
 
-def _in_workers(
-    job: _Job, chunks: list[list[Task]], workers: int
-) -> Iterator[Written | list[Batch]]:
-    """The results of the chunks, in their order, from `workers` forked processes that take
-    the chunks from a queue (a fast worker takes more). A worker's error is raised here; a
-    worker that dies (killed, out of memory) is an IndexingError, not a wait forever."""
+def _in_workers(job: _Job, chunks: list[list[Task]], workers: int) -> Iterator[Written | Batch]:
+    """What the chunks give — each chunk's Written when the workers write, else each of its
+    batches as it is resolved — from `workers` forked processes that take the chunks from a
+    queue (a fast worker takes more). Results come back through a bounded queue: a worker
+    ahead of the parent's writes waits rather than piles batches up in memory. A worker's
+    error is raised here; a worker that dies (killed, out of memory) is an IndexingError, not
+    a wait forever."""
     context = get_context("fork")
     todo = context.Queue()
-    results = context.Queue()
+    results = context.Queue(maxsize=2 * workers)
     for item in enumerate(chunks):
         todo.put(item)
     for _ in range(workers):
@@ -450,22 +485,21 @@ def _in_workers(
     for process in processes:
         process.start()
     try:
-        waiting: dict[int, Written | list[Batch]] = {}
-        for index in range(len(chunks)):
-            while index not in waiting:
-                try:
-                    number, ok, done = results.get(timeout=1.0)
-                except queue.Empty:
-                    dead = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
-                    if dead:
-                        raise IndexingError(
-                            f"a resolve worker stopped (exit code {dead[0]})"
-                        ) from None
-                    continue
-                if not ok:
-                    raise done
-                waiting[number] = done
-            yield waiting.pop(index)
+        finished = 0
+        while finished < len(chunks):
+            try:
+                kind, done = results.get(timeout=1.0)
+            except queue.Empty:
+                dead = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+                if dead:
+                    raise IndexingError(f"a resolve worker stopped (exit code {dead[0]})") from None
+                continue
+            if kind == "error":
+                raise done
+            if kind == "done":
+                finished += 1
+            if done is not None:
+                yield done
         for process in processes:
             process.join()
     finally:
@@ -480,8 +514,8 @@ def _in_workers(
 def _resolve_worker(job: _Job, todo: Queue, results: Queue) -> None:
     """A forked worker: resolves chunks until it is told to stop. Its store connection is its
     own (one inherited over fork is the parent's): it reads lazily loaded facts through it and,
-    when the store takes concurrent writers, writes its batches; otherwise it hands the
-    batches back for the parent to write."""
+    when the store takes concurrent writers, writes its batches; otherwise it hands each batch
+    back for the parent to write."""
     from cartograph.store import open_store
 
     store = open_store(job.store_url)
@@ -490,18 +524,17 @@ def _resolve_worker(job: _Job, todo: Queue, results: Queue) -> None:
         job.writer.store = store
     try:
         while (item := todo.get()) is not None:
-            number, tasks = item
+            _number, tasks = item
             try:
                 if job.write_here:
-                    done: Written | list[Batch] = _resolve_and_write(
-                        job.resolver, job.writer, tasks
-                    )
+                    results.put(("done", _resolve_and_write(job.resolver, job.writer, tasks)))
                 else:
-                    done = list(job.resolver.batches(tasks))
+                    for batch in job.resolver.batches(tasks):
+                        results.put(("batch", batch))
+                    results.put(("done", None))
             except Exception as exc:  # raised again in the parent, with this worker's trace
-                results.put((number, False, _picklable(exc)))
+                results.put(("error", _picklable(exc)))
                 return
-            results.put((number, True, done))
     finally:
         results.close()
         results.join_thread()  # everything put is delivered before the process ends

@@ -18,7 +18,7 @@ from cartograph.index.parse import Parsed
 from cartograph.index.plan import stored_module_map
 from cartograph.index.resolve import Resolver, prefetch
 from cartograph.model import FileWrite, Manifest, SymbolRow
-from cartograph.parsing import encode_facts, extract_facts, interface_hash
+from cartograph.parsing import extract_facts
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.modules import ModuleName, compute_module_map, file_module, module_map
 from cartograph.resolve.python import ModuleFacts
@@ -57,9 +57,7 @@ class Versions:
             facts = extract_facts(language, data)
             source = SourceFile(path, len(data), 0, language)
             sha = hashlib.sha256(data).hexdigest()
-            self.fresh[path] = Parsed(
-                source, sha, facts, encode_facts(facts), interface_hash(language, facts)
-            )
+            self.fresh[path] = Parsed.of(source, sha, facts)
 
     def symbols(self) -> dict[str, list[SymbolRow]]:
         """Each file's symbols: a Python file's from its own facts (no other file is read),

@@ -415,6 +415,14 @@ class EcmaProgram:
         self.memo = Memo()
         self.flows: list[list] = []  # the file being resolved: its flow rows (index/flows.py)
 
+    def loaded(self) -> int:
+        return len(self._files)
+
+    def forget(self) -> None:
+        """Drop the loaded files and every computation (between two files)."""
+        self._files = {}
+        self.memo = Memo()
+
     # ------------------------------------------------------------ files and modules
     def file(self, path: str) -> _File | None:
         """A file's facts (a dependency, found or not)."""

@@ -380,6 +380,15 @@ class GenericProgram:
         self._rules: dict[str, Rules] = {}
         self.memo = Memo()
 
+    def loaded(self) -> int:
+        return len(self._units)
+
+    def forget(self) -> None:
+        """Drop the loaded files and every computation (between two files); the languages'
+        rules keep what they read of the build files."""
+        self._units = {}
+        self.memo = Memo()
+
     # ---------------------------------------------------------------- loading and groups
 
     def rules(self, language: str) -> Rules:

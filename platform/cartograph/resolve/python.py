@@ -318,6 +318,14 @@ class Program:
         self._flows: list[list] = []  # the file being resolved: its flow rows
         self._callables_depth = 0
 
+    def forget(self) -> None:
+        """Drop the loaded modules and every computation (between two files: see
+        `index.resolve.Resolver.forget`)."""
+        self.modules = {}
+        self._missing = set()
+        self.memo = Memo()
+        self._file_cache = {}
+
     def module(self, name: str) -> ModuleFacts | None:
         """The module of that name (a dependency, found or not)."""
         self.memo.consulted.add(name)

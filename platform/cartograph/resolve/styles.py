@@ -67,6 +67,15 @@ class StylesProgram:
         self._facts: dict[str, dict | None] = {}
         self._by_name: dict[str, list[tuple[str, str]]] | None = None
 
+    def loaded(self) -> int:
+        return len(self._facts)
+
+    def forget(self) -> None:
+        """Drop the loaded stylesheets and every computation (between two files); the index
+        of custom properties stays."""
+        self._facts = {}
+        self.memo = Memo()
+
     def facts(self, path: str) -> dict | None:
         """A stylesheet's facts (a dependency, found or not)."""
         self.memo.consulted.add(path)

@@ -1,0 +1,68 @@
+"""A run holds a bounded number of files' facts: between two files, the resolver forgets
+every loaded module, and all it computed from them, once more than its limit are loaded
+(`cartograph.index.resolve.MODULE_LIMIT`). Forgetting must not change a single answer: a
+run that forgets after nearly every file writes the same graph as one that never does, on
+one core and on several (where each forked worker forgets on its own, and a Neo4j run's
+workers hand every batch back as it is done). Every test runs on both stores."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.index import resolve as resolve_stage
+from indexing_support import differences, snapshot, write_tree
+from test_mixed_languages import MIXED
+
+STYLES = {
+    "web/styles/tokens.css": ":root { --brand: #c00; --gap: 4px; }\n",
+    "web/styles/button.css": ".button { color: var(--brand); margin: var(--gap); }\n",
+}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    """This project's own Python package (a real, densely cross-referenced codebase) beside
+    TypeScript, JavaScript, Go and stylesheets."""
+    root = tmp_path_factory.mktemp("bounded") / "work"
+    shutil.copytree(
+        Path(resolve_stage.__file__).parents[1],  # the cartograph package
+        root / "cartograph",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    write_tree(root, {**MIXED, **STYLES})
+    return root
+
+
+def test_forgetting_between_files_changes_no_answer(stores, tree, monkeypatch):
+    store = stores.open()
+    index_repository(store, tree, name="kept", workers=1, history=False)
+    kept = snapshot(store, "kept")
+    assert len(kept["edges"]) > 1000  # a graph worth comparing
+
+    forgotten = []
+    keep_bounded = resolve_stage.Resolver._keep_bounded
+
+    def forget_after_every_file(self):
+        forgotten.append(self.loaded())
+        keep_bounded(self)  # what it would do anyway (it may raise the limit)
+        self.forget()
+
+    with monkeypatch.context() as patched:
+        patched.setattr(resolve_stage.Resolver, "_keep_bounded", forget_after_every_file)
+        index_repository(store, tree, name="forgetful", workers=1, history=False)
+    assert len(forgotten) > 100 and max(forgotten) > 10  # files, each consulting others
+    problems = differences(
+        snapshot(store, "forgetful", as_repo="kept"), kept, ("forgetting", "keeping")
+    )
+    assert not problems, "forgetting loaded modules changed the graph\n" + "\n".join(problems)
+
+    # the limit itself, in forked workers (a Neo4j run's hand back every batch as it is done)
+    monkeypatch.setattr(resolve_stage, "MODULE_LIMIT", 2)
+    index_repository(store, tree, name="limited", workers=2, history=False)
+    problems = differences(
+        snapshot(store, "limited", as_repo="kept"), kept, ("2 workers, limit 2", "keeping")
+    )
+    assert not problems, "forgetting in forked workers changed the graph\n" + "\n".join(problems)
