@@ -188,3 +188,23 @@ def test_a_handler_registered_in_an_instance_attribute_is_called_by_the_emitter(
     ws.write("bus.py", REGISTRY["bus.py"].replace("self.handlers[event] = handler", "pass"))
     ws.index(files=["bus.py"])
     assert derived(ws) == set()
+
+
+def chain(hops: int) -> dict[str, str]:
+    """`main` passes `handler` down `hops` functions, one file each; the last calls it."""
+    files = {"handlers.py": "def handler():\n    return 1\n"}
+    for hop in range(hops):
+        call = f"return hop{hop + 1}.step(fn)" if hop + 1 < hops else "return fn()"
+        imports = f"import hop{hop + 1}\n\n\n" if hop + 1 < hops else ""
+        files[f"hop{hop}.py"] = f"{imports}def step(fn):\n    {call}\n"
+    files["app.py"] = "import hop0\nfrom handlers import handler\n\n\ndef main():\n"
+    files["app.py"] += "    return hop0.step(handler)\n"
+    return files
+
+
+@pytest.mark.parametrize("hops", [2, flow_stage.FORWARD_PASSES + 3])
+def test_a_callback_passed_down_a_chain_is_called_at_its_end(tmp_path, stores, hops):
+    # the stage follows forwards hop by hop for FORWARD_PASSES hops, then reads every one
+    ws = Workspace(tmp_path, stores, chain(hops))
+    ws.index()
+    assert derived(ws) == {(f"hop{hops - 1}.step", "handlers.handler", "argument")}

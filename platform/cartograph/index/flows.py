@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from cartograph.model import DerivedWrite, Edge, split_symbol_id
 from cartograph.resolve.core import CONFIDENCE, MAX_LINES
@@ -49,6 +49,7 @@ from cartograph.store.interfaces import Store
 
 FLOWS_PENDING = "//flows"  # in the repository's pending marks: the stage must run
 MAX_VALUES = 64  # values one parameter may hold; beyond, the parameter is left out
+FORWARD_PASSES = 4  # passes over the rows that follow forwards hop by hop (then: all at once)
 Key = tuple[str, str, str]
 
 
@@ -85,25 +86,41 @@ def site_lines(rows: Iterable[list]) -> dict[tuple, list[int]]:
 
 
 class _Flows:
-    """Every file's rows, indexed for the joins."""
+    """What the joins need of every file's rows, read in passes over them (`rows()` gives
+    them again each time) so that only what can make an edge is held: the values passed and
+    the classes first; then the forwards out of the parameters values reach, pass after pass
+    until no new parameter is reached; the call sites are streamed last (`derive`)."""
 
-    def __init__(self, rows: Iterable[list]) -> None:
+    def __init__(self, rows: Callable[[], Iterable[list]]) -> None:
         self.values: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        self.forwards: dict[tuple[str, str], set[tuple[str, str]]] = defaultdict(set)
-        self.sites: set[tuple] = set()  # call and self sites, by identity (lines apart)
+        self.forwards: dict[tuple[str, str], set[tuple[str, str]]] = {}
         self.bases: dict[str, list[str]] = {}
         self.methods: dict[str, frozenset[str]] = {}
-        for row in rows:
+        for row in rows():
             tag = row[0]
             if tag == "arg":
                 self.values[(row[1], row[2])].add((row[3], row[4]))
-            elif tag == "pass":
-                self.forwards[(row[1], row[2])].add((row[3], row[4]))
-            elif tag in ("call", "self"):
-                self.sites.add(identity(row))
             elif tag == "class":
                 self.bases[row[1]] = row[2]
                 self.methods[row[1]] = frozenset(row[3])
+        seen = set(self.values)
+        frontier = set(self.values)
+        for _pass in range(FORWARD_PASSES):
+            if not frontier:
+                return
+            reached = set()
+            for row in rows():
+                if row[0] == "pass" and (row[1], row[2]) in frontier:
+                    target = (row[3], row[4])
+                    self.forwards.setdefault((row[1], row[2]), set()).add(target)
+                    if target not in seen:
+                        reached.add(target)
+            seen |= reached
+            frontier = reached
+        if frontier:  # a longer chain: every forward, in one more pass
+            for row in rows():
+                if row[0] == "pass":
+                    self.forwards.setdefault((row[1], row[2]), set()).add((row[3], row[4]))
 
     def propagate(self) -> None:
         """Values passed on (`inner(callback)`) reach the parameters they are passed to."""
@@ -155,9 +172,10 @@ def _descendants(cls: str, children: dict[str, list[str]]) -> set[str]:
     return below
 
 
-def derive(rows: Iterable[list]) -> dict[Key, tuple[str, set[tuple]]]:
-    """Every derived edge the rows imply: (type, source, target) -> (via, the call sites that
-    make it). `edges_of` turns them into edges with the sites' lines."""
+def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple]]]:
+    """Every derived edge the rows imply (`rows()`: every file's rows, read once per pass):
+    (type, source, target) -> (via, the call sites that make it). `edges_of` turns them into
+    edges with the sites' lines."""
     flows = _Flows(rows)
     flows.propagate()
     derived: dict[Key, tuple[str, set[tuple]]] = {}
@@ -178,8 +196,9 @@ def derive(rows: Iterable[list]) -> dict[Key, tuple[str, set[tuple]]]:
         for name in names:
             definers[name].append(cls)
     descendants: dict[str, set[str]] = {}
-    for site in flows.sites:
-        if site[0] == "call":
+    for row in rows():
+        if row[0] == "call":
+            site = identity(row)
             _, owner, parameter, src, mode = site
             values = flows.values.get((owner, parameter))
             if not values or len(values) > MAX_VALUES:
@@ -192,6 +211,9 @@ def derive(rows: Iterable[list]) -> dict[Key, tuple[str, set[tuple]]]:
                         if init is not None:
                             add(src, init, site, "argument")
             continue
+        if row[0] != "self":
+            continue
+        site = identity(row)
         _, src, cls, name = site
         candidates = definers.get(name, ())
         if not candidates or cls not in children:
@@ -251,13 +273,17 @@ def run_flows(store: Store, repo: str, touched: Iterable[str] = ()) -> int:
     """Recompute the repository's derived edges from every file's flow rows and write the
     files whose derived edges changed, and the `touched` ones (rewritten by this run: their
     sites' lines may have moved, their own edges may now share a pair with a derived one);
-    returns how many derived edges the repository has. The rows stay encoded but for the
-    join's indexes: each file's are decoded when it is read into the join, and again when
-    it is written, FLOWS_WRITE_CHUNK files at a time."""
+    returns how many derived edges the repository has. The rows stay encoded, decoded file
+    by file on each of the join's passes over them (`derive`) and again for the files
+    written, FLOWS_WRITE_CHUNK at a time."""
     states = store.index.flow_states(repo)
-    derived = derive(
-        row for flows, _derived in states.values() if flows for row in marshal.loads(flows)
-    )
+
+    def rows() -> Iterator[list]:
+        for flows, _derived in states.values():
+            if flows:
+                yield from marshal.loads(flows)
+
+    derived = derive(rows)
     by_path: dict[str, list[Entry]] = defaultdict(list)
     for key, (via, sites) in derived.items():
         by_path[split_symbol_id(key[1])[1]].append((key, via, sorted(sites)))

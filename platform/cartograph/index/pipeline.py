@@ -283,6 +283,7 @@ def refresh_dependents(
         other_paths = discover(root).other_paths if ecma else []
         manifests = store.repos.manifests()
         manifest = manifests.get(repo) or Manifest(repo)
+        spill = FactsSpill()
         resolver = Resolver(
             store,
             repo,
@@ -292,7 +293,7 @@ def refresh_dependents(
             {},
             states,
             other_paths,
-            prefetch(store, repo, names, {}, dependencies.dependents, True),
+            prefetch(store, repo, names, {}, dependencies.dependents, True, spill),
             Providers(store, repo, manifest, manifests, provider_files),
         )
         tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
@@ -305,6 +306,7 @@ def refresh_dependents(
             )
         finally:
             resolver.close()
+            spill.close()
         written_paths = [path for path, _kind in tasks]
         if FLOWS_PENDING in dependencies.pending or written.flows:
             run_flows(store, repo, written_paths)
@@ -463,7 +465,7 @@ def _run(
         fresh,
         states,
         discovery.other_paths,
-        prefetch(store, repo, names, fresh, dependencies.dependents, bool(states)),
+        prefetch(store, repo, names, fresh, dependencies.dependents, bool(states), spill),
         providers,
     )
     tasks = [(path, "file") for path in sorted(fresh)]

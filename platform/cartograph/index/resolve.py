@@ -30,7 +30,7 @@ from cartograph.discover import SourceFile, is_test_path, read_inside, read_sour
 from cartograph.index.crossrepo import Providers, recorded_deps
 from cartograph.index.dependents import family_of_path, folder_name
 from cartograph.index.flows import shape_digest
-from cartograph.index.parse import PARALLEL_MIN_FILES, Parsed
+from cartograph.index.parse import PARALLEL_MIN_FILES, FactsSpill, Parsed, SpillSlot
 from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
 from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, SymbolRow, located
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
 PREFETCH_CHUNK = 500
 WRITE_BATCH = 256
-MODULE_LIMIT = 1000  # files' facts a resolver holds before it forgets them (Resolver.forget)
+MODULE_LIMIT = 300  # files' facts a resolver holds before it forgets them (Resolver.forget)
 
 Task = tuple[str, str]  # (path, "file": parsed in this run, rewritten | "edges": re-resolved)
 
@@ -60,22 +60,26 @@ def prefetch(
     fresh: Mapping[str, Parsed],
     dependents: set[str],
     stored: bool,
-) -> dict[str, bytes]:
+    spill: FactsSpill | None = None,
+) -> dict[str, bytes | SpillSlot]:
     """Stored facts the resolution will read, fetched in a few large reads rather than one
     round trip per module (it matters for a server store): the dependents' own — and, when
     they are many, so they consult most of the repository, every indexed file's — and, when
     files are stored (not a first index, which parses every module), those of the Python
     modules the parsed files import directly (and the packages above them). Modules reached
-    further (through re-exports) still load lazily."""
+    further (through re-exports) still load lazily. With a `spill`, the facts read go to it
+    rather than stay in memory."""
     wanted = set(dependents)
     if len(dependents) > PREFETCH_ALL_ABOVE:
         wanted |= set(names.by_path)
     if stored:
         wanted |= _imported(names, fresh)
     unread = sorted(wanted - set(fresh))
-    facts: dict[str, bytes] = {}
+    facts: dict[str, bytes | SpillSlot] = {}
     for start in range(0, len(unread), PREFETCH_CHUNK):
-        facts.update(store.index.load_facts(repo, unread[start : start + PREFETCH_CHUNK]))
+        read = store.index.load_facts(repo, unread[start : start + PREFETCH_CHUNK])
+        for path, blob in read.items():
+            facts[path] = spill.add(blob) if spill is not None else blob
     return facts
 
 
@@ -112,7 +116,7 @@ class Resolver:
         fresh: Mapping[str, Parsed],
         states: Mapping[str, FileState],
         other_paths: Iterable[str],
-        prefetched: dict[str, bytes],
+        prefetched: dict[str, bytes | SpillSlot],
         providers: Providers | None = None,
         module_limit: int | None = None,
     ) -> None:
@@ -379,7 +383,8 @@ class Resolver:
         language = languages.language_of(path)
         if language is None:
             return None
-        blob = self.prefetched.pop(path, None)
+        encoded = self.prefetched.get(path)  # kept: a module forgotten may be loaded again
+        blob = encoded.read() if isinstance(encoded, SpillSlot) else encoded
         if blob is None:
             blob = self.reads.index.load_facts(self.repo, [path]).get(path)
         facts = decode_facts(blob) if blob else None
