@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
 PREFETCH_CHUNK = 500
 WRITE_BATCH = 256
-MODULE_LIMIT = 300  # files' facts a resolver holds before it forgets them (Resolver.forget)
+MODULE_LIMIT = 1000  # files' facts a resolver holds before it forgets them (Resolver.forget)
 
 Task = tuple[str, str]  # (path, "file": parsed in this run, rewritten | "edges": re-resolved)
 

@@ -101,7 +101,7 @@ def module_symbol(repo: str, path: str, lines: int) -> SymbolRow:
 
 
 UNKNOWN: tuple = (None, None)
-MAX_EVALUATION_DEPTH = 60
+MAX_EVALUATION_DEPTH = 200
 MAX_LINES = 50  # call-site lines kept on one edge
 
 # how sure a rule is of the edge it writes (full resolution: Python, TypeScript/JavaScript)
@@ -159,9 +159,9 @@ class Memo:
     itself (`a = b; b = a`, two modules star-importing each other) gets `on_cycle` at the
     point of recursion; every computation in that cycle is then left out of the cache, so what
     a question answers never depends on which question was asked first. A chain deeper than
-    MAX_EVALUATION_DEPTH (200 classes, each the base of the next) is answered from its far
-    end: the outermost computation steps back, asks the deepest question first, caches it,
-    and tries again — the same answer as a shallow start would give.
+    MAX_EVALUATION_DEPTH (classes, each the base of the next) is answered from its far end:
+    the outermost computation steps back, asks the deepest question first, caches it, and
+    tries again — the same answer as a shallow start would give (`_settle`).
     """
 
     __slots__ = ("_active", "_frames", "_memo", "_stack", "_tainted", "_used", "consulted")
@@ -231,7 +231,11 @@ class Memo:
         self._tainted.update(self._stack)
 
     def _settle(self, deep: _TooDeep) -> None:
-        """Answer a too-deep question (and any deeper one it runs into) from the top."""
+        """Answer a too-deep question (and any deeper one it runs into) from the top. One
+        that is part of a cycle cannot be cached (its answer depends on where the cycle was
+        entered): the caller then tries its own question again, which now reaches further
+        on what the deeper answers cached — as long as each try caches something new."""
+        cached_before = len(self._memo)
         pending = [deep]
         while pending:
             current = pending[-1]
@@ -241,7 +245,9 @@ class Memo:
                 pending.append(deeper)
                 continue
             pending.pop()
-            if current.key not in self._memo:  # part of a cycle: nothing to build on
+            if current.key not in self._memo:  # part of a cycle: nothing to build on here
+                if len(self._memo) > cached_before:
+                    return
                 raise RecursionError(f"resolution chain too deep at {current.key!r}")
 
     def _compute(self, key: tuple, compute: Callable[[], object]) -> object:
