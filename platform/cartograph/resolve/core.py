@@ -101,6 +101,9 @@ def module_symbol(repo: str, path: str, lines: int) -> SymbolRow:
 
 
 UNKNOWN: tuple = (None, None)
+# cached computations nested before a chain is answered from its far end (Memo._settle);
+# 60 was too few for a generated 10,000-module repository's call chains (its cold and warm
+# answers differed), 200 holds them, inside index.pipeline.RECURSION_LIMIT Python frames
 MAX_EVALUATION_DEPTH = 200
 MAX_LINES = 50  # call-site lines kept on one edge
 
@@ -233,9 +236,10 @@ class Memo:
     def _settle(self, deep: _TooDeep) -> None:
         """Answer a too-deep question (and any deeper one it runs into) from the top. One
         that is part of a cycle cannot be cached (its answer depends on where the cycle was
-        entered): the caller then tries its own question again, which now reaches further
-        on what the deeper answers cached — as long as each try caches something new."""
-        cached_before = len(self._memo)
+        entered), so the chain cannot be shortened: RecursionError (the caller's reference
+        stays unresolved). A warm memo may hold the chain's upper part and answer it: the one
+        case where an answer depends on what was asked before, which is why the limit is
+        far above what real code chains (MAX_EVALUATION_DEPTH)."""
         pending = [deep]
         while pending:
             current = pending[-1]
@@ -245,9 +249,7 @@ class Memo:
                 pending.append(deeper)
                 continue
             pending.pop()
-            if current.key not in self._memo:  # part of a cycle: nothing to build on here
-                if len(self._memo) > cached_before:
-                    return
+            if current.key not in self._memo:  # part of a cycle: nothing to build on
                 raise RecursionError(f"resolution chain too deep at {current.key!r}")
 
     def _compute(self, key: tuple, compute: Callable[[], object]) -> object:
