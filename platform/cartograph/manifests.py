@@ -458,9 +458,14 @@ def _cargo(manifest: Manifest, path: str, text: str) -> None:
 def _choices(manifest: Manifest, path: str, text: str) -> None:
     if "/" in path:
         return  # only the repository's own, at its root
-    for name, repo in (tomllib.loads(text).get("providers") or {}).items():
+    settings = tomllib.loads(text)
+    for name, repo in (settings.get("providers") or {}).items():
         if isinstance(repo, str):
             manifest.choices[name] = repo
+    # a base URL (a host, a variable or setting, `env:NAME`) → the repository serving it
+    for base, repo in (settings.get("services") or {}).items():
+        if isinstance(repo, str):
+            manifest.services[base] = repo
 
 
 _READERS: dict[str, Callable[[Manifest, str, str], None]] = {

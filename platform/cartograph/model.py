@@ -14,8 +14,9 @@ from dataclasses import asdict, dataclass, field, fields
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
-# through values, the flow stage); 11: each repository's package identity (manifests)
-SCHEMA_VERSION = 14
+# through values, the flow stage); 11: each repository's package identity (manifests);
+# 15: HTTP routes (route symbols, ROUTES_TO and HTTP_CALLS edges), each file's HTTP rows
+SCHEMA_VERSION = 15
 
 SYMBOL_KINDS = (
     "module",
@@ -26,8 +27,12 @@ SYMBOL_KINDS = (
     "function",
     "method",
     "variable",
+    "route",  # an HTTP route (`GET /users/{id}`), declared where its decorator or URL entry is
 )
-EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
+EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS", "ROUTES_TO", "HTTP_CALLS")
+# the services stage's edges (cartograph.index.services): a route to its handler, a request
+# to the route it reaches; a file's own resolution never writes them
+SERVICE_EDGE_TYPES = ("ROUTES_TO", "HTTP_CALLS")
 # edges implied by node properties; the SQLite store derives them, Neo4j stores them
 STRUCTURAL_EDGES = ("CONTAINS", "DEFINES", "HAS_MEMBER", "PROVIDES")
 VIAS = (
@@ -42,6 +47,10 @@ VIAS = (
     "injection",
     "export",  # a name a package re-exports, or one listed in __all__
     "name",  # the by-name tier: bound by name alone
+    "route",  # ROUTES_TO: a route's handler
+    "http",  # HTTP_CALLS: the whole path template, on the service configured for the base URL
+    "http_base",  # the whole path template, the base URL's service not known
+    "http_prefix",  # the route's template ends the URL's path (a prefix in the base URL)
 )
 
 
@@ -135,6 +144,9 @@ class Manifest:
     provides: list[Provided] = field(default_factory=list)
     depends: list[Dependency] = field(default_factory=list)
     choices: dict[str, str] = field(default_factory=dict)  # import name → repository
+    # a base URL its requests use (host, variable, setting, `env:NAME`) → the repository
+    # serving it (`.cartograph.toml` `[services]`)
+    services: dict[str, str] = field(default_factory=dict)
 
     def import_names(self, ecosystem: str | None = None) -> set[str]:
         return {
@@ -155,6 +167,7 @@ class Manifest:
             [Provided(**p) for p in data.get("provides", [])],
             [Dependency(**d) for d in data.get("depends", [])],
             dict(data.get("choices", {})),
+            dict(data.get("services", {})),
         )
 
 
@@ -373,6 +386,7 @@ class FileWrite:
     flows: bytes | None = None  # its flow rows, marshalled (cartograph.index.flows)
     flows_digest: str = ""
     bodies: dict[str, str] = field(default_factory=dict)  # symbol id → its body text for search
+    http: bytes | None = None  # its HTTP rows, marshalled (cartograph.resolve.http)
 
 
 @dataclass(slots=True)
@@ -387,6 +401,7 @@ class EdgeWrite:
     resolution: str = ""  # digest of the above (FileRecord.resolution)
     flows: bytes | None = None  # its flow rows, marshalled (cartograph.index.flows)
     flows_digest: str = ""
+    http: bytes | None = None  # its HTTP rows, marshalled (cartograph.resolve.http)
 
 
 # the vias of the edges the flow stage writes (cartograph.index.flows): a file's own
@@ -403,6 +418,19 @@ class DerivedWrite:
     removed: list[tuple[str, str, str]]  # (type, src, dst)
     added: list[Edge]
     derived: bytes  # what is stored as the file's derived edges (index.flows.encode_derived)
+
+
+@dataclass(slots=True)
+class ServiceWrite:
+    """The services stage's output for one repository, replacing what it wrote before: its
+    route symbols with their ROUTES_TO edges (`routes` None: they stay as they are), and its
+    requests' HTTP_CALLS edges."""
+
+    routes: list[SymbolRow] | None
+    route_edges: list[Edge]
+    calls: list[Edge]
+    listing: str  # its routes as every repository's matching reads them (index.services)
+    calls_digest: str
 
 
 @dataclass(slots=True)

@@ -48,6 +48,7 @@ from cartograph.query.locate import LocationMap, locations_text
 from cartograph.query.overview import Overview, Stats
 from cartograph.query.schema import GraphSchema
 from cartograph.query.search import SearchResult
+from cartograph.query.services import ServiceMap
 from cartograph.query.tokens import TokenReport
 from cartograph.reviews import ForgeSettings
 from cartograph.team import Activity, Release
@@ -160,7 +161,10 @@ def _neighbor(item: Neighbor, stale: set[str]) -> str:
     count = f" x{item.count}" if item.count > 1 else ""
     kind = "" if item.type == "CALLS" else f" {item.type.lower()}"
     crosses = ", across repositories" if item.crosses else ""
-    return f"  {_one(item.symbol, stale)}  (l.{lines}{count} via {item.via}{kind}{crosses})"
+    through = f", through {item.through}" if item.through else ""
+    return (
+        f"  {_one(item.symbol, stale)}  (l.{lines}{count} via {item.via}{kind}{crosses}{through})"
+    )
 
 
 def _page_hint(total: int, shown: int, offset: int, next_offset: int | None) -> str:
@@ -214,9 +218,13 @@ def _neighbors(page: NeighborPage) -> str:
     stale = _marks(page.envelope)
     out = [_header(page.envelope), _one(page.symbol, stale)]
     label = "called by" if page.direction == "callers" else "calls"
-    out.append(f"{label} ({page.total}):" if page.total else f"{label}: nothing in the index")
+    over_http = sum(1 for item in page.items if item.through)
+    extra = f" + {over_http} over HTTP" if over_http else ""
+    out.append(
+        f"{label} ({page.total}{extra}):" if page.total else f"{label}: nothing in the index"
+    )
     out.extend(_neighbor(item, stale) for item in page.items)
-    hint = _page_hint(page.total, len(page.items), page.offset, page.next_offset)
+    hint = _page_hint(page.total, len(page.items) - over_http, page.offset, page.next_offset)
     if hint:
         out.append(hint.rstrip())
     if page.unresolved:
@@ -340,6 +348,36 @@ def _dead(report: DeadCodeReport) -> str:
         out.append(f"  {item.verdict:<7} {_one(item.symbol, stale)}  — {item.reason}")
     if report.next_offset is not None:
         out.append(f"  … more: repeat with --offset {report.next_offset}")
+    return "\n".join(out)
+
+
+def _services(view: ServiceMap) -> str:
+    stale = _marks(view.envelope)
+    out = [_header(view.envelope), f"{view.repo}: {view.route_total} routes served"]
+    for served in view.routes:
+        handler = f" → {_one(served.handler, stale)}" if served.handler else ""
+        reached = f"  ({served.requests} requests of indexed code)" if served.requests else ""
+        out.append(f"  {served.route.name}{handler}{reached}")
+    if len(view.routes) < view.route_total:
+        out.append(f"  … {view.route_total - len(view.routes)} more: raise --limit")
+    out.append(f"requests sent ({view.request_total}):")
+    for sent in view.requests:
+        source = sent.source.qualname if sent.source else "?"
+        where = f"{sent.source.path}:{sent.line}" if sent.source else f"l.{sent.line}"
+        target = (
+            f"→ {sent.route.repo}:{sent.route.name} via {sent.via}"
+            if sent.route
+            else f"unmatched, base {sent.base or '(relative)'}"
+        )
+        out.append(f"  {sent.method} {sent.path}  {source} {where} [{sent.library}]  {target}")
+    if len(view.requests) < view.request_total:
+        out.append(f"  … {view.request_total - len(view.requests)} more: raise --limit")
+    if view.unmatched_by_base:
+        hosts = ", ".join(
+            f"{base or '(relative)'} ({n})" for base, n in view.unmatched_by_base.items()
+        )
+        out.append(f"unmatched, by base URL: {hosts}")
+        out.append("  (map a base to the repository serving it: .cartograph.toml [services])")
     return "\n".join(out)
 
 
@@ -810,6 +848,7 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     Trace: _trace,
     CallPath: _path,
     DeadCodeReport: _dead,
+    ServiceMap: _services,
     Overview: _overview,
     Stats: _stats,
     HistoryPage: _history,

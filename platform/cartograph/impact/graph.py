@@ -15,7 +15,7 @@ from cartograph.discover import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
 from cartograph.store.interfaces import FileState, Store
 
-REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS")
+REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
 REFERENCE_FACTOR = 0.5  # a value referenced (handed on, registered) is not always called

@@ -13,7 +13,7 @@ from cartograph.impact.graph import ReverseGraph
 from cartograph.model import SymbolRow
 from cartograph.store.interfaces import Store
 
-BREAK_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS")
+BREAK_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS", "ROUTES_TO", "HTTP_CALLS")
 MAX_REACHED = 200_000  # symbols one walk settles at most (a note says when it stopped)
 DISPATCH_CONFIDENCE = 0.6  # a caller of a base-class method reaching a changed override
 WALK_FLOOR = 0.05  # a path less sure than this is not followed (nor reported)

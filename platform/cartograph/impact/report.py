@@ -36,6 +36,7 @@ from cartograph.impact.tests import (
     runner_of,
     test_unit,
 )
+from cartograph.index.services import compose_routes, file_rows
 from cartograph.model import SymbolRow
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
@@ -265,8 +266,47 @@ def _will_break(
                 Break(caller, item.id, item.qualname, item.change, why, row.edge.lines,
                       row.edge.type, crosses)
             )  # fmt: skip
+    found += _route_breaks(store, found, sides)
     found.sort(key=lambda b: (not b.crosses, b.caller.repo, b.caller.path, b.lines[:1]))
     return found, updated
+
+
+def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]:
+    """The requests a change leaves without their route: routes the change removes or moves
+    (a new path, method or prefix: the new side's routes composed again from the changed
+    files' HTTP rows and the stored others'), and routes whose handler breaks. Each request
+    reaching one, in any indexed repository, breaks."""
+    versions = sides.versions
+    lost: dict[str, str] = {}  # route id → why
+    if versions is not None:
+        repo = versions.repo
+        stored = file_rows(store, repo)
+        touched = set(versions.fresh) | versions.gone
+        if touched & set(stored) or any(p.facts.get("http") for p in versions.fresh.values()):
+            rows = {path: r for path, r in stored.items() if path not in touched}
+            for path, resolution in versions.resolve(set(versions.fresh)).items():
+                if resolution.http:
+                    rows[path] = resolution.http
+            after = {c.route.id for c in compose_routes(repo, rows)}
+            for composed in compose_routes(repo, stored):
+                if composed.route.id not in after:
+                    name = composed.route.id.rpartition("#")[2]
+                    lost[composed.route.id] = f"route {name} is removed or moved"
+    for item in found:
+        if item.caller.kind == "route" and item.edge == "ROUTES_TO":
+            lost.setdefault(item.caller.id, f"{item.caller.name}: {item.why}")
+    if not lost:
+        return []
+    breaks = []
+    for row in store.graph.edges_of(sorted(lost), "in", ["HTTP_CALLS"]):
+        if row.other is None:
+            continue
+        route = row.edge.dst
+        breaks.append(
+            Break(row.other, route, route.rpartition("#")[2], "removed", lost[route],
+                  row.edge.lines, "HTTP_CALLS", row.other.repo != route.partition(":")[0])
+        )  # fmt: skip
+    return breaks
 
 
 def _still_needs(caller_id: str, item: ChangedSymbol, sides: Sides) -> bool:

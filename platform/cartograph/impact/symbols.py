@@ -90,7 +90,8 @@ def resolve_sides(store: Store, change: Change) -> Sides:
             unchanged_old[path] = data
     for path in unchanged_old:
         for symbol in store.graph.symbols_in_file(change.repo, path):
-            sides.old[symbol.id] = symbol
+            if symbol.kind != "route":  # the services stage's: see report._route_breaks
+                sides.old[symbol.id] = symbol
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}
     if reparse:
         for symbols in Versions(store, change.repo, reparse, states).symbols().values():

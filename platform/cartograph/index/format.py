@@ -13,6 +13,7 @@ INDEX_FORMAT_SOURCES = (
     "languages.py",
     "parsing/facts.py",
     "parsing/python.py",
+    "parsing/services.py",
     "parsing/queries/python.scm",
     "parsing/ecma.py",
     "parsing/queries/ecma.scm",
@@ -31,6 +32,9 @@ INDEX_FORMAT_SOURCES = (
     "resolve/generic.py",
     "resolve/styles.py",
     "index/crossrepo.py",
+    "resolve/services.py",
+    "resolve/http.py",
+    "index/services.py",
     *sorted({f"resolve/{languages.BY_NAME[name].rules}.py" for name in languages.names("generic")}),
 )
 PACKAGE = Path(__file__).resolve().parent.parent  # platform/cartograph

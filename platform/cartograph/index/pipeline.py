@@ -45,6 +45,7 @@ from cartograph.index.parse import FactsSpill, parse_files, reuse_facts
 from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_read
 from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
 from cartograph.index.results import IndexingError, IndexResult
+from cartograph.index.services import rematch_others, run_services
 from cartograph.manifests import CHOICES_FILE, read_manifest
 from cartograph.model import Manifest, Repo, Skipped
 from cartograph.names import name_for_folder
@@ -154,6 +155,8 @@ def index_repository(
     # the consumers' edges into what changed, after this run's lock is released (a consumer's
     # own run never waits for this repository's lock: no two runs wait for each other)
     refresh_consumers(store, consumers, result, workers=workers, lock_timeout=lock_timeout)
+    if result.routes_changed:  # other repositories' requests may reach other routes now
+        rematch_others(store, repo_name, lock_timeout)
     return result
 
 
@@ -314,6 +317,9 @@ def refresh_dependents(
             rewritten = [p for p in written_paths if states[p].derived]
             if rewritten:
                 refresh_files(store, repo, rewritten)
+        if tasks or FLOWS_PENDING in dependencies.pending:
+            # its routes' handlers may have moved; its own routes are matched again below
+            run_services(store, repo, manifest)
         store.index.finish_run(repo)
         store.index.clear_pending(repo)
         return len(tasks)
@@ -511,6 +517,13 @@ def _run(
         if rewritten:
             refresh_files(store, repo, rewritten)
             timer.lap("flows")
+
+    # 7. services: HTTP routes and the requests that reach them (cartograph.index.services)
+    if not states or tasks or plan.deleted or FLOWS_PENDING in dependencies.pending:
+        services = run_services(store, repo, manifest)
+        result.routes, result.http_calls = services.routes, services.calls
+        result.routes_changed = services.routes_changed
+        timer.lap("services")
 
     dirty = _dirty(discovery, previous, parsed_any)
     write.finish(

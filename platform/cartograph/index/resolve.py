@@ -227,6 +227,7 @@ class Resolver:
                 sorted(resolution.deps),
                 digest,
                 *self.flows_of(path, resolution, batch),
+                http=encoded_http(resolution),
             )
         )
 
@@ -305,6 +306,7 @@ class Resolver:
             sorted(resolution.deps),
             *self.flows_of(source.path, resolution, batch),
             bodies=symbol_bodies(resolution.symbols, facts.get("words", "")),
+            http=encoded_http(resolution),
         )
 
     def _program(self, other_paths: set[str]) -> Program:
@@ -569,8 +571,14 @@ def resolution_digest(resolution: FileResolution) -> str:
         sorted((kind, target, tuple(names)) for kind, target, names in resolution.imports),
         sorted(resolution.deps),
         resolution.flows,
+        resolution.http,
     )
     return hashlib.blake2b(repr(content).encode(), digest_size=12).hexdigest()
+
+
+def encoded_http(resolution: FileResolution) -> bytes | None:
+    """A file's HTTP rows as stored (None: it has none)."""
+    return marshal.dumps(resolution.http) if resolution.http else None
 
 
 def import_links(resolution: FileResolution) -> list[ImportLink]:

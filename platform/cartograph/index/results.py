@@ -26,6 +26,11 @@ class IndexResult:
     symbols_written: int = 0
     edges_written: int = 0
     derived_edges: int | None = None  # the flow stage's edges in the repository (None: not run)
+    routes: int | None = (
+        None  # HTTP routes in the repository (None: the services stage did not run)
+    )
+    http_calls: int | None = None  # of its requests, those matched to a route
+    routes_changed: bool = False  # other repositories' requests are matched again
     syntax_errors: list[str] = field(default_factory=list)
     indexed_sha: str = ""
     dirty: bool = False

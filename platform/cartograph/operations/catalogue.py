@@ -79,6 +79,7 @@ from cartograph.query.listing import (
 )
 from cartograph.query.locate import MAX_LOCATIONS, MIN_CONFIDENCE, LocationMap, locate
 from cartograph.query.schema import GraphSchema, graph_schema
+from cartograph.query.services import ServiceMap, service_map
 from cartograph.tracking import RepoStatus
 
 # ---------------------------------------------------------------- bounds, declared once
@@ -365,6 +366,22 @@ READ = [
         cli=Cli(("dead-code",)),
         mcp="find_dead_code",
         rest=Rest("GET", "/repos/{repo}/dead-code"),
+    ),
+    Operation(
+        "services",
+        service_map,
+        ServiceMap,
+        "read",
+        "the HTTP routes a repository serves and the requests it sends",
+        (PICKED_REPO, limit(50)),
+        description="A repository as a service: each HTTP route it serves (method and path "
+        "template with its routers' prefixes, its handler, how many requests of indexed code "
+        "reach it) and each request it sends (requests, httpx, aiohttp, urllib), with the "
+        "route of an indexed repository it reaches and how it was matched, or, unmatched, "
+        "the base URL it goes to (map one to its repository in .cartograph.toml [services]).",
+        cli=Cli(("services",)),
+        mcp="list_services",
+        rest=Rest("GET", "/repos/{repo}/services"),
     ),
     Operation(
         "design-tokens",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import grammar, query_text
+from cartograph.parsing import services
 from cartograph.parsing.facts import (
     ATTR_OBJECT,
     ATTR_SCOPE,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -455,6 +456,7 @@ class _Extractor:
         self.stores: list[list] = []
         self.yields: list[list] = []
         self.arguments: list[list] = []
+        self.http: list[list] = []  # routes and clients (parsing.services)
         self.seen: set[tuple] = set()  # property and protocol refs recorded (see _once)
         self.all_dynamic = False
         self.type_checking: list[tuple[int, int]] = []
@@ -629,6 +631,10 @@ class _Extractor:
                     [lookup, source, "r", value, right.start_byte, right.start_point[0] + 1, None]
                 )
             kind = self.scopes.rows[lookup][SCOPE_KIND]
+            if kind in ("module", "class") and right is not None:
+                template = services.template_of(right, expr_of)
+                if template is not None and any(isinstance(p, str) and p for p in template):
+                    self.http.append(["const", lookup, name, template])
             if kind in ("module", "class"):
                 if name == "__all__" and kind == "module":
                     self._all(right, extend=False)
@@ -787,6 +793,9 @@ class _Extractor:
         if expr is None:
             return
         self._arguments(node)
+        last = expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else None
+        if last in services.HTTP_CALLEES:
+            self.add_http_call(node, expr, lookup, source)
         if expr[0] == "a" and expr[2] in _MUTATORS:
             self._mutation(node, expr, lookup)
         elif expr[0] == "n" and expr[1] in _BUILTIN_PROTOCOLS:
@@ -794,6 +803,29 @@ class _Extractor:
             if args is not None and args.named_child_count == 1:
                 dunder = _BUILTIN_PROTOCOLS[expr[1]]
                 self.add_protocol(args.named_children[0], f"{expr[1]}:{dunder}")
+
+    def add_http_call(self, node: Node, expr: list, lookup: int, source: int) -> None:
+        """A call that may declare a route or send a request (parsing.services)."""
+        positional, keywords = services.arguments_of(node, expr_of)
+        decorated = services.decorated_definition(node)
+        decorates = -1
+        body = decorated.child_by_field_name("body") if decorated is not None else None
+        if body is not None:
+            decorates = self.scopes.body_scope(body.start_byte) or -1
+        self.http.append(
+            [
+                "call",
+                lookup,
+                source,
+                expr,
+                positional,
+                keywords,
+                node.start_byte,
+                node.start_point[0] + 1,
+                decorates,
+                services.assigned_name(node),
+            ]
+        )
 
     def _arguments(self, node: Node) -> None:
         """The arguments of a call that may be callable values (names, attributes, lambdas,
@@ -1267,6 +1299,7 @@ def extract(language: str, source: bytes) -> dict:
         "yields": ex.yields,
         "arguments": ex.arguments,
         "callable_params": callable_params,
+        "http": ex.http,
     }
 
 

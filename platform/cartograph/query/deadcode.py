@@ -25,7 +25,7 @@ from cartograph.store.interfaces import Store
 VERDICTS = ("dead", "unknown", "live")
 # what can be dead, and the uses that keep it alive (from another symbol)
 CANDIDATE_KINDS = ("function", "method", "class")
-USE_EDGES = ("CALLS", "REFERENCES", "INHERITS")
+USE_EDGES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 # decorators that register a function with a framework (the function is called from outside)
 FRAMEWORK_DECORATORS = frozenset(
     {

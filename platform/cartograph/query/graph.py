@@ -12,8 +12,9 @@ from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find
 from cartograph.resolve.mro import c3, depth_first, linearize
 from cartograph.store.interfaces import EdgeRow, Store, TraceStep
 
-CALL_TYPES = ["CALLS"]
-USE_TYPES = ["CALLS", "REFERENCES"]
+# calls, and the HTTP hops between services: a request to a route, a route to its handler
+CALL_TYPES = ["CALLS", "HTTP_CALLS", "ROUTES_TO"]
+USE_TYPES = [*CALL_TYPES, "REFERENCES"]
 MAX_DEPTH = 10
 MAX_FANOUT = 50
 CONTEXT_EDGES = 15
@@ -31,6 +32,9 @@ class Neighbor:
     lines: list[int]  # call sites, in the caller's file
     count: int
     crosses: bool = False  # the edge is between two repositories
+    # reached over HTTP through this route (`GET /users/{id}`): a request's function among a
+    # handler's callers, or a handler among a request's callees
+    through: str = ""
 
     @classmethod
     def of(cls, row: EdgeRow, other: SymbolRow) -> Neighbor:
@@ -109,7 +113,30 @@ def _neighbors(
     else:
         total = store.graph.edge_counts(ids, edge_direction, types)[symbol.id]
     items = [Neighbor.of(r, r.other) for r in rows if r.other is not None]
+    if "HTTP_CALLS" in types:
+        items += _through_routes(store, items, edge_direction, limit)
     return items, total
+
+
+def _through_routes(
+    store: Store, items: list[Neighbor], direction: str, limit: int
+) -> list[Neighbor]:
+    """The far side of the routes among a symbol's neighbours: a handler's callers include
+    the functions whose requests reach its route, a request's callees the route's handler
+    (each marked with the route it goes through, beyond the page's count)."""
+    routes = {n.symbol.id: n.symbol for n in items if n.symbol.kind == "route"}
+    if not routes:
+        return []
+    hop = "HTTP_CALLS" if direction == "in" else "ROUTES_TO"
+    found: list[Neighbor] = []
+    for row in store.graph.edges_of(list(routes), direction, [hop], limit, 0):
+        if row.other is None:
+            continue
+        route = routes[row.edge.dst if direction == "in" else row.edge.src]
+        neighbor = Neighbor.of(row, row.other)
+        neighbor.through = route.name
+        found.append(neighbor)
+    return found
 
 
 def neighbors(

@@ -18,6 +18,11 @@ EDGE_SHAPES = {
     "  called (callbacks, decorators, type annotations, __all__ exports)",
     "INHERITS": "(Symbol)-[:INHERITS]->(Symbol)",
     "IMPORTS": "(File)-[:IMPORTS {names}]->(File | Package)",
+    "ROUTES_TO": "(Symbol {kind: 'route'})-[:ROUTES_TO]->(Symbol): an HTTP route to its handler;\n"
+    "  a route is named `METHOD /path/{param}` with its routers' prefixes applied",
+    "HTTP_CALLS": "(Symbol)-[:HTTP_CALLS {lines, count, via, confidence}]->(Symbol {kind:\n"
+    "  'route'}): a request matched to a route, in this repository or another; via http (the\n"
+    "  configured service), http_base (its service not known), http_prefix (a prefix)",
 }
 
 NODES = """\

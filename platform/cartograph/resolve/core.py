@@ -296,6 +296,9 @@ class FileResolution:
     # what this file tells about values flowing between functions, for the flow stage
     # (`cartograph.index.flows`): rows as documented there; [] for the by-name tier
     flows: list[list] = field(default_factory=list)
+    # its HTTP routes, routers, mounts and requests (`cartograph.resolve.http`), for the
+    # services stage (`cartograph.index.services`)
+    http: list[list] = field(default_factory=list)
 
 
 class EdgeSet:

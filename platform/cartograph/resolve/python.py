@@ -61,6 +61,7 @@ from cartograph.parsing.facts import (
 )
 from cartograph.resolve.core import UNKNOWN, EdgeSet, FileResolution, Memo, render
 from cartograph.resolve.mro import c3
+from cartograph.resolve.services import http_rows
 
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -1609,12 +1610,14 @@ class Program:
                 self._fixture_calls(mod, edges)
             self._exports(mod, edges)
             imports = self._imports(mod)
+            http = http_rows(self, mod)
         deps = recorded.deps
         deps.discard(mod.name)
         resolution = FileResolution(
             mod.path, mod.name, symbols, edges.edges(), unresolved, deps, imports
         )
         resolution.flows = sorted({marshal.dumps(row): row for row in flows}.values())
+        resolution.http = http
         return resolution
 
     def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:

@@ -34,6 +34,7 @@ from cartograph.model import (
     OverlayFile,
     Repo,
     Review,
+    ServiceWrite,
     Skipped,
     SymbolRow,
     Touch,
@@ -294,6 +295,22 @@ class IndexWriter(Protocol):
     def write_derived(self, repo: str, writes: list[DerivedWrite]) -> None:
         """Replace the derived edges of these files, in one transaction. A file's own writes
         (`write_files`, `write_edges`) keep its derived edges (vias in DERIVED_VIAS)."""
+        ...
+
+    # the services stage (cartograph.index.services)
+    def http_rows(self, repo: str) -> dict[str, bytes]:
+        """The marshalled HTTP rows of every file of the repository that has some, by path."""
+        ...
+
+    def service_listings(self) -> dict[str, tuple[str, str]]:
+        """Every repository's routes as its services stage listed them (JSON) and the digest
+        of the HTTP_CALLS edges it wrote, by repository."""
+        ...
+
+    def write_services(self, repo: str, write: ServiceWrite) -> None:
+        """Replace the repository's route symbols and ROUTES_TO edges (unless `routes` is
+        None) and its HTTP_CALLS edges, with its listing, in one transaction. A file's own
+        writes keep its route symbols and the service edges starting in it."""
         ...
 
     # module names whose dependents still need re-resolving (survives an interrupted run)

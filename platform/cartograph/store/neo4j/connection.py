@@ -46,6 +46,7 @@ SCHEMA = [
     "CREATE CONSTRAINT index_lock_repo IF NOT EXISTS FOR (n:IndexLock) REQUIRE n.repo IS UNIQUE",
     "CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (n:CartographMeta) REQUIRE n.key IS UNIQUE",
     "CREATE CONSTRAINT manifest_repo IF NOT EXISTS FOR (n:Manifest) REQUIRE n.repo IS UNIQUE",
+    "CREATE CONSTRAINT service_state_repo IF NOT EXISTS FOR (n:ServiceState) REQUIRE n.repo IS UNIQUE",
     "CREATE INDEX symbol_file IF NOT EXISTS FOR (n:Symbol) ON (n.repo, n.path)",
     "CREATE INDEX symbol_name IF NOT EXISTS FOR (n:Symbol) ON (n.name)",
     "CREATE INDEX symbol_qualname IF NOT EXISTS FOR (n:Symbol) ON (n.qualname)",

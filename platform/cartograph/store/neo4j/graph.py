@@ -25,7 +25,7 @@ from cartograph.store.neo4j.connection import Neo4jConnection
 from cartograph.store.neo4j.repos import Neo4jRepoCatalog
 
 CHUNK = 2000
-GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
+GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 # search field → (the Symbol property the full-text index holds, its BM25 boost)
 SEARCH_FIELDS = {
     "name": ("search_name", 10),
@@ -454,12 +454,12 @@ class Neo4jGraphReader:
 
     def repo_links(self, repo: str) -> tuple[dict[str, int], dict[str, int]]:
         outgoing = self.read(
-            "MATCH (a:Symbol {repo: $repo})-[:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+            "MATCH (a:Symbol {repo: $repo})-[:CALLS|REFERENCES|INHERITS|HTTP_CALLS]->(b:Symbol) "
             "WHERE b.repo <> $repo AND NOT b:Stub RETURN b.repo AS other, count(*) AS n",
             repo=repo,
         )
         incoming = self.read(
-            "MATCH (a:Symbol)-[:CALLS|REFERENCES|INHERITS]->(b:Symbol {repo: $repo}) "
+            "MATCH (a:Symbol)-[:CALLS|REFERENCES|INHERITS|HTTP_CALLS]->(b:Symbol {repo: $repo}) "
             "WHERE a.repo <> $repo RETURN a.repo AS other, count(*) AS n",
             repo=repo,
         )
@@ -500,7 +500,7 @@ class Neo4jGraphReader:
         edges = [
             EdgeTally(r["type"], r["via"], r["named"], r["n"], r["sites"])
             for r in self.read(
-                "MATCH (:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b) "
+                "MATCH (:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS|ROUTES_TO|HTTP_CALLS]->(b) "
                 "RETURN type(r) AS type, r.via AS via, coalesce(b.name = $name, false) AS named, "
                 "count(*) AS n, sum(r.count) AS sites ORDER BY type, via, named",
                 repo=repo,
@@ -543,7 +543,8 @@ class Neo4jGraphReader:
         edges = (
             _edge(r)
             for r in self.read(
-                "MATCH (a:Symbol {repo: $repo})-[r:CALLS|REFERENCES|INHERITS]->(b:Symbol) "
+                "MATCH (a:Symbol {repo: $repo})"
+                "-[r:CALLS|REFERENCES|INHERITS|ROUTES_TO|HTTP_CALLS]->(b:Symbol) "
                 f"RETURN type(r) AS type, a.id AS src, b.id AS dst, {_EDGE_RETURN} "
                 "ORDER BY type, src, dst",
                 repo=repo,

@@ -26,6 +26,7 @@ from cartograph.model import (
     EdgeWrite,
     FileWrite,
     ImportLink,
+    ServiceWrite,
     Skipped,
     SymbolRow,
     Unresolved,
@@ -288,6 +289,7 @@ class Neo4jIndexWriter:
                 "resolution": w.record.resolution,
                 "flows": w.flows,
                 "flows_digest": w.flows_digest,
+                "http": w.http,
             }
             for w in writes
         ]
@@ -316,7 +318,8 @@ class Neo4jIndexWriter:
                 "SET file += f.props REMOVE file:Stub MERGE (r)-[:CONTAINS]->(file) "
                 "MERGE (i:IndexState {id: f.id}) "
                 "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps, "
-                "i.resolution = f.resolution, i.flows = f.flows, i.flows_digest = f.flows_digest",
+                "i.resolution = f.resolution, i.flows = f.flows, i.flows_digest = f.flows_digest, "
+                "i.http = f.http",
                 files=files,
                 repo=repo,
             ).consume()
@@ -352,6 +355,7 @@ class Neo4jIndexWriter:
                 "resolution": w.resolution,
                 "flows": w.flows,
                 "flows_digest": w.flows_digest,
+                "http": w.http,
             }
             for w in writes
         ]
@@ -369,7 +373,7 @@ class Neo4jIndexWriter:
             tx.run(
                 "UNWIND $files AS f MATCH (i:IndexState {id: f.id}) "
                 "SET i.deps = f.deps, i.resolution = f.resolution, i.flows = f.flows, "
-                "i.flows_digest = f.flows_digest",
+                "i.flows_digest = f.flows_digest, i.http = f.http",
                 files=files,
             ).consume()
             tx.run(
@@ -382,6 +386,61 @@ class Neo4jIndexWriter:
                 "UNWIND $rows AS u MATCH (s:Symbol {id: u.id}) SET s += u", rows=unresolved
             ).consume()
             _write_links(tx, repo, to_link)
+
+        self.connection.write(work)
+
+    def http_rows(self, repo: str) -> dict[str, bytes]:
+        records = self.connection.read(
+            "MATCH (i:IndexState {repo: $repo}) WHERE i.http IS NOT NULL "
+            "RETURN i.path AS path, i.http AS http",
+            repo=repo,
+        )
+        return {r["path"]: bytes(r["http"]) for r in records}
+
+    def service_listings(self) -> dict[str, tuple[str, str]]:
+        records = self.connection.read(
+            "MATCH (s:ServiceState) RETURN s.repo AS repo, s.routes AS routes, "
+            "s.calls_digest AS digest"
+        )
+        return {r["repo"]: (r["routes"], r["digest"]) for r in records}
+
+    def write_services(self, repo: str, write: ServiceWrite) -> None:
+        routes = None
+        if write.routes is not None:
+            routes = [_symbol_props(s) | {"search_body": ""} for s in write.routes]
+        route_edges = _service_edge_rows(write.route_edges)
+        calls = _service_edge_rows(write.calls)
+
+        def work(tx: Any) -> None:
+            if routes is not None:
+                # route nodes are kept with their incoming HTTP_CALLS (other repositories'):
+                # the ones that are gone go, the others are set again
+                tx.run(
+                    "MATCH (s:Symbol {repo: $repo, kind: 'route'}) WHERE NOT s.id IN $keep "
+                    "DETACH DELETE s",
+                    repo=repo,
+                    keep=[r["id"] for r in routes],
+                ).consume()
+                tx.run(
+                    "MATCH (:Symbol {repo: $repo, kind: 'route'})-[r:ROUTES_TO]->() DELETE r",
+                    repo=repo,
+                ).consume()
+                tx.run(
+                    "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) SET s += row "
+                    "REMOVE s:Stub WITH s, row MATCH (f:File {id: row.repo + ':' + row.path}) "
+                    "MERGE (f)-[:DEFINES]->(s)",
+                    rows=routes,
+                ).consume()
+                _write_service_edges(tx, "ROUTES_TO", route_edges)
+            tx.run("MATCH (:Symbol {repo: $repo})-[r:HTTP_CALLS]->() DELETE r", repo=repo).consume()
+            _write_service_edges(tx, "HTTP_CALLS", calls)
+            tx.run(
+                "MERGE (s:ServiceState {repo: $repo}) SET s.routes = $routes, "
+                "s.calls_digest = $digest",
+                repo=repo,
+                routes=write.listing,
+                digest=write.calls_digest,
+            ).consume()
 
         self.connection.write(work)
 
@@ -484,15 +543,16 @@ def _clear_file_rows(tx: Any, repo: str, files: list[dict], symbols: bool) -> No
         # a symbol leaving with history keeps it until the next mining (see delete_files)
         tx.run(
             "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
-            "WHERE NOT s.id IN f.keep "
+            "WHERE NOT s.id IN f.keep AND s.kind <> 'route' "
             "AND (s.changes IS NOT NULL OR EXISTS { (:Commit)-[:TOUCHED]->(s) }) "
             f"{RETIRE.format(node='s', label='Symbol', retired='RetiredSymbol')}",
             files=files,
             repo=repo,
         ).consume()
         tx.run(
+            # a route symbol stays: the services stage replaces it (index.services)
             "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
-            "WHERE NOT s.id IN f.keep DETACH DELETE s",
+            "WHERE NOT s.id IN f.keep AND s.kind <> 'route' DETACH DELETE s",
             files=files,
             repo=repo,
         ).consume()
@@ -598,6 +658,26 @@ def _write_edge_difference(
             rows=updates,
         ).consume()
     return create
+
+
+def _service_edge_rows(edges: list[Edge]) -> list[dict[str, Any]]:
+    return [
+        {"src": e.src, "dst": e.dst, "lines": e.lines, "count": e.count, "via": e.via,
+         "confidence": e.confidence}
+        for e in edges
+    ]  # fmt: skip
+
+
+def _write_service_edges(tx: Any, etype: str, rows: list[dict[str, Any]]) -> None:
+    """The services stage's edges, between symbols that exist (a route's handler, another
+    repository's route): never a placeholder."""
+    for start in range(0, len(rows), CHUNK):
+        tx.run(
+            "UNWIND $rows AS e MATCH (a:Symbol {id: e.src}) MATCH (b:Symbol {id: e.dst}) "
+            f"CREATE (a)-[r:{etype}]->(b) SET r.lines = e.lines, r.count = e.count, "
+            "r.via = e.via, r.confidence = e.confidence",
+            rows=rows[start : start + CHUNK],
+        ).consume()
 
 
 def _link_rows(

@@ -355,7 +355,7 @@ class SQLiteGraphReader:
 
     def repo_links(self, repo: str) -> tuple[dict[str, int], dict[str, int]]:
         low, high = repo_range(repo)
-        types = "('CALLS', 'REFERENCES', 'INHERITS')"
+        types = "('CALLS', 'REFERENCES', 'INHERITS', 'HTTP_CALLS')"
         outgoing = self.db.execute(
             "SELECT substr(dst, 1, instr(dst, ':') - 1) AS other, count(*) FROM edges "
             f"WHERE src >= ? AND src < ? AND NOT (dst >= ? AND dst < ?) AND type IN {types} "

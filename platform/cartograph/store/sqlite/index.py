@@ -15,12 +15,15 @@ from collections.abc import Iterable
 from cartograph.identifiers import search_text
 from cartograph.model import (
     DERIVED_VIAS,
+    SERVICE_EDGE_TYPES,
     DerivedWrite,
     Edge,
     EdgeWrite,
     FileWrite,
     ImportLink,
+    ServiceWrite,
     Skipped,
+    SymbolRow,
     Unresolved,
 )
 from cartograph.store.interfaces import FileState
@@ -30,6 +33,7 @@ from cartograph.store.sqlite.connection import (
     encode_lines,
     file_range,
     marks,
+    repo_range,
 )
 from cartograph.store.sqlite.schema import SEARCH_TABLES
 
@@ -161,7 +165,7 @@ class SQLiteIndexWriter:
             db.executemany(
                 "INSERT OR REPLACE INTO files (repo, path, language, sha256, size, mtime_ns, "
                 "lines, is_test, module, parse_errors, interface, aliases, facts, resolution, "
-                "flows, flows_digest, derived) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                "flows, flows_digest, http, derived) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
                 "(SELECT derived FROM files WHERE repo = ? AND path = ?))",
                 [
                     (
@@ -181,57 +185,15 @@ class SQLiteIndexWriter:
                         w.record.resolution,
                         w.flows,
                         w.flows_digest,
+                        w.http,
                         repo,
                         w.record.path,
                     )
                     for w in writes
                 ],
             )
-            symbol_rows = [s for w in writes for s in w.symbols]
-            # rowids are assigned here (we hold the write lock) so the search index can share
-            # them without reading them back
-            first = db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM symbols").fetchone()[0]
-            db.executemany(
-                "INSERT OR REPLACE INTO symbols (rowid, id, repo, path, name, qualname, kind, "
-                "start_line, end_line, signature, doc, exported, parent, decorators) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    (
-                        first + i,
-                        s.id,
-                        s.repo,
-                        s.path,
-                        s.name,
-                        s.qualname,
-                        s.kind,
-                        s.start_line,
-                        s.end_line,
-                        s.signature,
-                        s.doc,
-                        int(s.exported),
-                        s.parent,
-                        "\n".join(s.decorators),
-                    )
-                    for i, s in enumerate(symbol_rows)
-                ],
-            )
-            db.executemany(
-                "INSERT INTO symbol_search (rowid, name, qualname, context) VALUES (?,?,?,?)",
-                [
-                    (
-                        first + i,
-                        search_text(s.name),
-                        search_text(s.qualname),
-                        search_text(f"{s.path} {s.doc}"),
-                    )
-                    for i, s in enumerate(symbol_rows)
-                ],
-            )
             bodies = {k: v for w in writes for k, v in w.bodies.items()}
-            db.executemany(
-                "INSERT INTO symbol_body (rowid, body) VALUES (?,?)",
-                [(first + i, bodies[s.id]) for i, s in enumerate(symbol_rows) if s.id in bodies],
-            )
+            _insert_symbols(db, [s for w in writes for s in w.symbols], bodies)
             _insert_links(
                 db,
                 repo,
@@ -247,9 +209,9 @@ class SQLiteIndexWriter:
                 db, repo, [(w.path, w.edges, w.unresolved, w.imports, w.deps) for w in writes]
             )
             db.executemany(
-                "UPDATE files SET resolution = ?, flows = ?, flows_digest = ? "
+                "UPDATE files SET resolution = ?, flows = ?, flows_digest = ?, http = ? "
                 "WHERE repo = ? AND path = ?",
-                [(w.resolution, w.flows, w.flows_digest, repo, w.path) for w in writes],
+                [(w.resolution, w.flows, w.flows_digest, w.http, repo, w.path) for w in writes],
             )
 
     def write_derived(self, repo: str, writes: list[DerivedWrite]) -> None:
@@ -264,6 +226,44 @@ class SQLiteIndexWriter:
             db.executemany(
                 "UPDATE files SET derived = ? WHERE repo = ? AND path = ?",
                 [(w.derived or None, repo, w.path) for w in writes],
+            )
+
+    def http_rows(self, repo: str) -> dict[str, bytes]:
+        rows = self.db.execute(
+            "SELECT path, http FROM files WHERE repo = ? AND http IS NOT NULL", (repo,)
+        )
+        return dict(rows)
+
+    def service_listings(self) -> dict[str, tuple[str, str]]:
+        rows = self.db.execute("SELECT repo, routes, calls_digest FROM services")
+        return {repo: (routes, digest) for repo, routes, digest in rows}
+
+    def write_services(self, repo: str, write: ServiceWrite) -> None:
+        low, high = repo_range(repo)
+        with self.connection.transaction() as db:
+            if write.routes is not None:
+                for table in SEARCH_TABLES:
+                    db.execute(
+                        f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM symbols "
+                        "WHERE id >= ? AND id < ? AND kind = 'route')",
+                        (low, high),
+                    )
+                db.execute(
+                    "DELETE FROM symbols WHERE id >= ? AND id < ? AND kind = 'route'", (low, high)
+                )
+                db.execute(
+                    "DELETE FROM edges WHERE src >= ? AND src < ? AND type = 'ROUTES_TO'",
+                    (low, high),
+                )
+                _insert_symbols(db, write.routes, {})
+                _insert_links(db, repo, [("", write.route_edges, [], [], [])])
+            db.execute(
+                "DELETE FROM edges WHERE src >= ? AND src < ? AND type = 'HTTP_CALLS'", (low, high)
+            )
+            _insert_links(db, repo, [("", write.calls, [], [], [])])
+            db.execute(
+                "INSERT OR REPLACE INTO services (repo, routes, calls_digest) VALUES (?,?,?)",
+                (repo, write.listing, write.calls_digest),
             )
 
     def delete_files(self, repo: str, paths: Iterable[str]) -> None:
@@ -316,7 +316,55 @@ class SQLiteIndexWriter:
             db.execute("DELETE FROM pending WHERE repo = ?", (repo,))
 
 
+def _insert_symbols(db: sqlite3.Connection, symbol_rows: list[SymbolRow], bodies: dict) -> None:
+    """Symbols with their search rows (`bodies`: symbol id → its body text)."""
+    # rowids are assigned here (we hold the write lock) so the search index can share
+    # them without reading them back
+    first = db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM symbols").fetchone()[0]
+    db.executemany(
+        "INSERT OR REPLACE INTO symbols (rowid, id, repo, path, name, qualname, kind, "
+        "start_line, end_line, signature, doc, exported, parent, decorators) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                first + i,
+                s.id,
+                s.repo,
+                s.path,
+                s.name,
+                s.qualname,
+                s.kind,
+                s.start_line,
+                s.end_line,
+                s.signature,
+                s.doc,
+                int(s.exported),
+                s.parent,
+                "\n".join(s.decorators),
+            )
+            for i, s in enumerate(symbol_rows)
+        ],
+    )
+    db.executemany(
+        "INSERT INTO symbol_search (rowid, name, qualname, context) VALUES (?,?,?,?)",
+        [
+            (
+                first + i,
+                search_text(s.name),
+                search_text(s.qualname),
+                search_text(f"{s.path} {s.doc}"),
+            )
+            for i, s in enumerate(symbol_rows)
+        ],
+    )
+    db.executemany(
+        "INSERT INTO symbol_body (rowid, body) VALUES (?,?)",
+        [(first + i, bodies[s.id]) for i, s in enumerate(symbol_rows) if s.id in bodies],
+    )
+
+
 DERIVED = ", ".join(f"'{via}'" for via in DERIVED_VIAS)
+SERVICE_TYPES = ", ".join(f"'{t}'" for t in SERVICE_EDGE_TYPES)
 
 
 def _delete_file_rows(
@@ -332,12 +380,16 @@ def _delete_file_rows(
                 "(SELECT rowid FROM symbols WHERE id >= ? AND id < ?)",
                 ranges,
             )
-        db.executemany("DELETE FROM symbols WHERE id >= ? AND id < ?", ranges)
+        # a rewritten file keeps its route symbols: the services stage replaces them
+        kept = "" if symbols is None else " AND kind != 'route'"
+        db.executemany(f"DELETE FROM symbols WHERE id >= ? AND id < ?{kept}", ranges)
     if symbols is None:  # the file is gone: every edge starting in it goes
         db.executemany("DELETE FROM edges WHERE src >= ? AND src < ?", ranges)
     else:  # rewritten: the flow stage's edges stay (it rewrites them when its inputs change)
         db.executemany(
-            f"DELETE FROM edges WHERE src >= ? AND src < ? AND via NOT IN ({DERIVED})", ranges
+            f"DELETE FROM edges WHERE src >= ? AND src < ? AND via NOT IN ({DERIVED}) "
+            f"AND type NOT IN ({SERVICE_TYPES})",
+            ranges,
         )
     db.executemany("DELETE FROM unresolved WHERE src >= ? AND src < ?", ranges)
     for chunk in chunks(paths):

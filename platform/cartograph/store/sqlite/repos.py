@@ -14,6 +14,7 @@ from cartograph.store.sqlite.schema import SEARCH_TABLES
 _REPO_TABLES = (
     "imports", "deps", "files", "skipped", "packages", "manifests", "pending", "commits", "touches",
     "symbol_touches", "file_changes", "cochanges", "symbol_changes", "symbol_cochanges",
+    "services",
 )  # fmt: skip
 
 

@@ -29,6 +29,7 @@ MIGRATIONS = {
     12: "sqlite_012_impact.sql",
     13: "sqlite_013_body_search.sql",
     14: "sqlite_014_overlays.sql",
+    15: "sqlite_015_services.sql",
 }
 
 # the full-text tables over symbols (rowid = the symbol's rowid)
@@ -36,7 +37,7 @@ SEARCH_TABLES = ("symbol_search", "symbol_body")
 # the code graph: derived from the repositories, rebuilt by the next index run
 DERIVED_TABLES = (
     "files", "skipped", "symbols", "edges", "imports", "unresolved", "deps", "pending",
-    "packages", "manifests", "locks",
+    "packages", "manifests", "locks", "services",
 )  # fmt: skip
 
 

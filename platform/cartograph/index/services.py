@@ -1,0 +1,270 @@
+"""The services stage: HTTP routes composed from their routers and mounts, and the requests
+of every repository matched to them (docs/services.md).
+
+Runs after the flow stage, from what the files' resolutions stored (`FileWrite.http`, rows
+as `cartograph.resolve.http` lays them out), whenever a run wrote or deleted anything:
+
+1. **routes**: each route's path is its router's prefixes (the mounts that include it,
+   transitively, up to an application or a root URL module) joined to its own. A route is a
+   symbol of kind `route` named `METHOD /path/{param}`, declared in the file of its
+   decorator or URL entry, with a ROUTES_TO edge to its handler;
+2. **requests**: each request is matched against the routes of every indexed repository
+   (`resolve.http.match_call`, with the repository's `[services]` configuration); a match
+   is an HTTP_CALLS edge from the function that sends it to the route.
+
+What the stage writes replaces what it wrote before, and only when it differs. When a
+repository's routes change, the other repositories' requests are matched again, after the
+run releases its lock (`rematch_others`), each under its own repository's lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+from dataclasses import dataclass
+
+from cartograph.index.flows import FLOWS_PENDING
+from cartograph.index.locks import acquire, lock_owner, release
+from cartograph.index.results import IndexingError
+from cartograph.model import Edge, Manifest, ServiceWrite, SymbolRow, symbol_id
+from cartograph.resolve.http import Match, Route, join_paths, match_call
+from cartograph.store import Store
+
+MAX_PREFIXES = 16  # the paths one router is reachable under (mounted in several places)
+
+
+@dataclass(slots=True)
+class ComposedRoute:
+    route: Route
+    path: str  # the file that declares it
+    line: int
+    framework: str
+
+
+@dataclass(slots=True)
+class ServicesOutcome:
+    routes: int = 0
+    calls: int = 0  # requests matched to a route
+    unmatched: int = 0
+    routes_changed: bool = False  # what other repositories' requests are matched against
+    written: bool = False
+
+
+@dataclass(slots=True)
+class Request:
+    """A request a repository's code sends, as its resolution found it."""
+
+    source: str  # the symbol id of the function that sends it
+    method: str
+    base: str
+    path: str
+    line: int
+    library: str
+    file: str = ""
+    match: Match | None = None  # what match_requests found
+
+
+def file_rows(store: Store, repo: str) -> dict[str, list]:
+    return {path: marshal.loads(blob) for path, blob in store.index.http_rows(repo).items()}
+
+
+def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRoute]:
+    """Every route of a repository with its full path, sorted by id."""
+    routers: dict[str, tuple[str, str]] = {}  # key → (framework, own prefix)
+    mounts: dict[str, list[tuple[str, str]]] = {}  # child key → [(parent key, prefix)]
+    declared: list[tuple[str, list]] = []
+    for path, rows in rows_by_file.items():
+        for row in rows:
+            if row[0] == "router":
+                routers[row[1]] = (row[2], row[3])
+            elif row[0] == "mount":
+                mounts.setdefault(row[2], []).append((row[1], row[3]))
+            elif row[0] == "route":
+                declared.append((path, row))
+
+    memo: dict[str, list[str]] = {}
+
+    def prefixes(key: str, seen: frozenset[str]) -> list[str]:
+        if key in memo:
+            return memo[key]
+        framework, own = routers.get(key, ("", ""))
+        found: list[str] = []
+        parents = [m for m in mounts.get(key, ()) if m[0] not in seen]
+        if not parents:
+            found = [join_paths(own)]
+        for parent, prefix in parents:
+            # Flask: a blueprint registered with a url_prefix takes it instead of its own
+            inner = prefix if framework == "flask" and prefix else join_paths(prefix, own)
+            for outer in prefixes(parent, seen | {key}):
+                found.append(join_paths(outer, inner))
+        found = sorted(set(found))[:MAX_PREFIXES]
+        if not seen:
+            memo[key] = found
+        return found
+
+    composed: dict[str, ComposedRoute] = {}
+    for path, (_, router, methods, route_path, handler, line, framework) in declared:
+        for prefix in prefixes(router, frozenset()):
+            full = join_paths(prefix, route_path)
+            for method in methods:
+                name = f"{method} {full}"
+                sid = symbol_id(repo, path, name)
+                composed.setdefault(
+                    sid,
+                    ComposedRoute(Route(repo, sid, method, full, handler), path, line, framework),
+                )
+    return [composed[k] for k in sorted(composed)]
+
+
+def requests_of(rows_by_file: dict[str, list]) -> list[Request]:
+    return [
+        Request(row[1], row[2], row[3], row[4], row[5], row[6], path)
+        for path, rows in sorted(rows_by_file.items())
+        for row in rows
+        if row[0] == "client"
+    ]
+
+
+def listing_of(routes: list[ComposedRoute]) -> str:
+    return json.dumps(
+        [[c.route.id, c.route.method, c.route.path, c.route.handler, c.line, c.framework]
+         for c in routes]
+    )  # fmt: skip
+
+
+def routes_of_listing(repo: str, listing: str) -> list[Route]:
+    return [
+        Route(repo, sid, method, path, handler)
+        for sid, method, path, handler, *_ in json.loads(listing)
+    ]
+
+
+def all_routes(store: Store) -> list[Route]:
+    """Every indexed repository's routes, as their services stages listed them."""
+    return [
+        route
+        for repo, (listing, _digest) in sorted(store.index.service_listings().items())
+        for route in routes_of_listing(repo, listing)
+    ]
+
+
+def match_requests(
+    repo: str, requests: list[Request], routes: list[Route], manifest: Manifest | None
+) -> list[Edge]:
+    """The HTTP_CALLS edges of a repository's requests (each request's match recorded on it)."""
+    services = manifest.services if manifest is not None else {}
+    edges: dict[tuple[str, str], Edge] = {}
+    for request in requests:
+        found = match_call(request.method, request.base, request.path, routes, repo, services)
+        request.match = found
+        if found is None:
+            continue
+        key = (request.source, found.route.id)
+        edge = edges.get(key)
+        if edge is None:
+            edges[key] = Edge(
+                "HTTP_CALLS", request.source, found.route.id, [request.line], 1, found.via,
+                found.confidence,
+            )  # fmt: skip
+            continue
+        edge.count += 1
+        if request.line not in edge.lines:
+            edge.lines = sorted([*edge.lines, request.line])
+        if found.confidence > edge.confidence:
+            edge.via, edge.confidence = found.via, found.confidence
+    return [edges[k] for k in sorted(edges)]
+
+
+def _digest(edges: list[Edge]) -> str:
+    content = repr([(e.src, e.dst, e.lines, e.count, e.via) for e in edges])
+    return hashlib.blake2b(content.encode(), digest_size=12).hexdigest()
+
+
+def _route_keys(listing: str) -> set[tuple[str, str, str]]:
+    return {(sid, method, path) for sid, method, path, *_ in json.loads(listing)}
+
+
+def run_services(store: Store, repo: str, manifest: Manifest | None) -> ServicesOutcome:
+    """Compose the repository's routes, match its requests, write what changed."""
+    rows = file_rows(store, repo)
+    composed = compose_routes(repo, rows)
+    listing = listing_of(composed)
+    listings = store.index.service_listings()
+    before = listings.get(repo)
+    routes = [
+        route
+        for other, (other_listing, _) in sorted(listings.items())
+        if other != repo
+        for route in routes_of_listing(other, other_listing)
+    ] + [c.route for c in composed]
+    requests = requests_of(rows)
+    calls = match_requests(repo, requests, routes, manifest)
+    digest = _digest(calls)
+    outcome = ServicesOutcome(
+        routes=len(composed),
+        calls=sum(1 for r in requests if r.match is not None),
+        unmatched=sum(1 for r in requests if r.match is None),
+    )
+    outcome.routes_changed = _route_keys(listing) != (
+        _route_keys(before[0]) if before is not None else set()
+    )
+    routes_written = before is None or before[0] != listing
+    if routes_written or before is None or before[1] != digest:
+        symbols = [route_symbol(c) for c in composed] if routes_written else None
+        route_edges = [
+            Edge("ROUTES_TO", c.route.id, c.route.handler, [c.line], 1, "route", 1.0)
+            for c in composed
+        ]
+        store.index.write_services(repo, ServiceWrite(symbols, route_edges, calls, listing, digest))
+        outcome.written = True
+    return outcome
+
+
+def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
+    """After a run whose routes changed, released its lock: match the other repositories'
+    requests again, each under its own lock; the repositories whose edges changed, and
+    notes for those whose lock stayed held (their next run matches them)."""
+    changed: list[str] = []
+    for other in sorted(store.index.service_listings()):
+        if other == repo:
+            continue
+        owner = lock_owner()
+        try:
+            acquire(store, other, owner, lock_timeout, None)
+        except IndexingError:
+            store.index.add_pending(other, {FLOWS_PENDING})
+            continue
+        try:
+            if rematch(store, other):
+                changed.append(other)
+        finally:
+            release(store, other, owner)
+    return changed
+
+
+def rematch(store: Store, repo: str) -> bool:
+    """Match a repository's stored requests again (another repository's routes changed);
+    whether its edges changed. The caller holds the repository's index lock."""
+    listings = store.index.service_listings()
+    before = listings.get(repo)
+    if before is None:
+        return False
+    rows = file_rows(store, repo)
+    requests = requests_of(rows)
+    manifest = store.repos.manifests().get(repo)
+    calls = match_requests(repo, requests, all_routes(store), manifest)
+    digest = _digest(calls)
+    if digest == before[1]:
+        return False
+    store.index.write_services(repo, ServiceWrite(None, [], calls, before[0], digest))
+    return True
+
+
+def route_symbol(composed: ComposedRoute) -> SymbolRow:
+    route = composed.route
+    name = f"{route.method} {route.path}"
+    return SymbolRow(
+        route.id, route.repo, composed.path, name, name, "route", composed.line, composed.line,
+        f"{composed.framework} route {name}", "", True, None,
+    )  # fmt: skip

@@ -1,0 +1,378 @@
+"""A Python module's HTTP routes, routers, mounts and client calls, resolved
+(`FileResolution.http`; the row layouts are in `cartograph.resolve.http`).
+
+The parser keeps every call whose callee's last name may be one (`parsing.services`); here
+the callee is evaluated, and a row is made only when it is what the name suggests: a
+decorator of a FastAPI, Starlette or Flask object, Django's `path`/`re_path`/`url`, a
+request of requests, httpx, aiohttp or urllib. Nothing is made of a callee the resolver
+cannot place (a `get` of a dictionary is not a request).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cartograph.parsing.facts import BINDING_VALUE
+from cartograph.resolve.http import ANY_METHOD, METHODS, route_path, split_url
+
+if TYPE_CHECKING:
+    from cartograph.resolve.python import ModuleFacts, Program
+
+WEB_FRAMEWORKS = {
+    "fastapi": "fastapi",
+    "starlette": "starlette",
+    "flask": "flask",
+    "quart": "flask",
+}
+CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp", "urllib", "urllib3"})
+ROUTER_CLASSES = frozenset({"FastAPI", "APIRouter", "Starlette", "Router", "Flask", "Blueprint"})
+CLIENT_CLASSES = frozenset({"Client", "AsyncClient", "Session", "ClientSession", "PoolManager"})
+ROUTE_DECORATORS = {m.lower(): m for m in METHODS} | {"websocket": "WS"}
+CLIENT_METHODS = {m.lower(): m for m in METHODS}
+MAX_CONST_DEPTH = 4
+
+
+def http_rows(program: Program, mod: ModuleFacts) -> list[list]:
+    """The module's resolved HTTP rows, sorted (they are stored with the file)."""
+    facts = mod.facts.get("http")
+    if not facts:
+        return []
+    reader = _Reader(program, mod)
+    rows: list[list] = []
+    for row in facts:
+        if row[0] == "call":
+            made = reader.call(row)
+            if made is not None:
+                rows.append(made)
+    return sorted(rows, key=repr)
+
+
+class _Reader:
+    def __init__(self, program: Program, mod: ModuleFacts) -> None:
+        self.program = program
+        self.mod = mod
+        # (scope, name) or ("self", attribute) → the call whose value is bound to it
+        self.constructed: dict[tuple, list] = {}
+        for r in mod.facts["http"]:
+            if r[0] == "call" and r[9]:
+                self.constructed.setdefault(_holder(r[1], r[9]), r)
+
+    # ------------------------------------------------------------ what a callee is
+    def library(self, scope: int, expr: list | None, pos: int) -> str | None:
+        """The top-level package an expression's value comes from, when it is outside the
+        repository (`("ext", top)`)."""
+        value = self.program.evaluate(self.mod, scope, expr, pos)[0]
+        if value is not None and value[0] == "ext":
+            return value[1]
+        return None
+
+    def call(self, row: list) -> list | None:
+        _, lookup, source, expr, positional, keywords, pos, line, decorates, target = row
+        name = expr[2] if expr[0] == "a" else expr[1]
+        ids = self.mod.symbol_ids
+        if expr[0] == "a":
+            owner = self.library(lookup, expr[1], pos)
+            if owner is None:
+                owner = self._constructed_library(expr[1], lookup, pos)
+        else:
+            owner = self.library(lookup, expr, pos)
+        if owner is None:
+            return None
+        framework = WEB_FRAMEWORKS.get(owner)
+        if framework is not None:
+            if name in ROUTER_CLASSES and target and "." not in target:
+                prefix = _text(keywords.get("prefix") or keywords.get("url_prefix"))
+                return ["router", self._local_key(lookup, target), framework, prefix or ""]
+            if expr[0] != "a":
+                return None
+            router = self.identity(lookup, expr[1], pos)
+            if router is None:
+                return None
+            if decorates > 0 and (name in ROUTE_DECORATORS or name in ("route", "api_route")):
+                path = _text(positional[0] if positional else keywords.get("path"))
+                if path is None:
+                    return None
+                methods = self._methods(name, keywords)
+                handler = ids[decorates]
+                return ["route", router, methods, route_path(framework, path), handler, line,
+                        framework]  # fmt: skip
+            if name in ("add_url_rule", "add_api_route", "add_route"):
+                return self._added_route(router, framework, name, positional, keywords, line)
+            if name in ("include_router", "register_blueprint", "mount"):
+                return self._mount(router, name, positional, keywords, line, lookup, pos)
+            return None
+        if owner == "django" and name in ("path", "re_path", "url") and lookup == 0:
+            return self._django(name, positional, line, pos)
+        if owner in CLIENT_LIBRARIES and decorates < 0:
+            return self._client(row, name, owner, ids[source])
+        return None
+
+    def _made(self, receiver: list, scope: int) -> list | None:
+        """The constructor call a receiver's name was bound to, in its scope or the module."""
+        name = _dotted(receiver)
+        if name is None:
+            return None
+        return self.constructed.get(_holder(scope, name)) or self.constructed.get((0, name))
+
+    def _constructed_library(self, receiver: list, scope: int, pos: int) -> str | None:
+        made = self._made(receiver, scope)
+        if made is None:
+            return None
+        return self.library(made[1], made[3], made[6])
+
+    # ------------------------------------------------------------ routers and routes
+    def identity(self, scope: int, expr: list, pos: int) -> str | None:
+        """Where the object an expression names is bound (`path::name` at module level,
+        through imports; `path::function.name` in a function): how routes, routers and
+        mounts find each other across files."""
+        program, mod = self.program, self.mod
+        if expr[0] == "n":
+            found = program.visible_rows(mod, scope, expr[1], pos)
+            if found is None:
+                return None
+            where, rows, _ = found
+            if where != 0:  # an application made in a function (a Flask app factory)
+                if rows[-1][BINDING_VALUE][0] in ("val", "ann"):
+                    return self._local_key(where, expr[1])
+                return None
+            return self._module_identity(mod, expr[1], 0)
+        if expr[0] == "a":
+            base = program.evaluate(mod, scope, expr[1], pos)[0]
+            if base is not None and base[0] == "mod":
+                return self._module_identity(base[1], expr[2], 0)
+        return None
+
+    def _local_key(self, scope: int, name: str) -> str:
+        if scope == 0:
+            return f"{self.mod.path}::{name}"
+        return f"{self.mod.path}::{self.mod.qualname(scope)}.{name}"
+
+    def _module_identity(self, mod: ModuleFacts, name: str, depth: int) -> str | None:
+        rows = self.program.module_rows(mod, name)
+        if not rows or depth > MAX_CONST_DEPTH:
+            return None
+        binding = rows[-1][BINDING_VALUE]
+        if binding[0] in ("val", "ann"):
+            return f"{mod.path}::{name}"
+        if binding[0] == "from":
+            other = self._from_module(mod, binding)
+            if other is not None:
+                return self._module_identity(other, binding[3], depth + 1)
+        return None
+
+    def _from_module(self, mod: ModuleFacts, binding: list) -> ModuleFacts | None:
+        base = self.program.resolve_relative(mod, binding[1], binding[2])
+        return self.program.module(base) if base is not None else None
+
+    def _methods(self, name: str, keywords: dict) -> list[str]:
+        if name in ROUTE_DECORATORS:
+            return [ROUTE_DECORATORS[name]]
+        listed = keywords.get("methods")
+        if listed is not None and listed[0] == "l":
+            methods = [_text(v) for v in listed[1]]
+            if methods and all(methods):
+                return sorted({m.upper() for m in methods if m})
+        return ["GET"]
+
+    def _handler(self, value: list | None, line_scope: int, pos: int) -> str | None:
+        """The symbol id of a view or endpoint given as a value: a function, a class, a
+        class-based view's `View.as_view()`."""
+        if value is None:
+            return None
+        if value[0] == "c" and value[1][0] == "a" and value[1][2] == "as_view":
+            value = ["e", value[1][1]]
+        if value[0] != "e":
+            return None
+        found = self.program.evaluate(self.mod, line_scope, value[1], pos)[0]
+        if found is not None and found[0] in ("fn", "cls"):
+            return found[1].symbol_ids[found[2]]
+        return None
+
+    def _added_route(self, router, framework, name, positional, keywords, line) -> list | None:
+        path = _text(positional[0] if positional else keywords.get("rule") or keywords.get("path"))
+        if path is None:
+            return None
+        if name == "add_url_rule":
+            view = keywords.get("view_func") or (positional[2] if len(positional) > 2 else None)
+        else:
+            view = keywords.get("endpoint") or (positional[1] if len(positional) > 1 else None)
+        handler = self._handler(view, 0, 0)
+        if handler is None:
+            return None
+        methods = self._methods("route", keywords)
+        return ["route", router, methods, route_path(framework, path), handler, line, framework]
+
+    def _mount(self, router, name, positional, keywords, line, scope, pos) -> list | None:
+        if name == "mount":  # app.mount("/sub", other_app)
+            prefix = _text(positional[0]) if positional else None
+            child = positional[1] if len(positional) > 1 else keywords.get("app")
+        else:
+            prefix = _text(keywords.get("prefix") or keywords.get("url_prefix")) or ""
+            child = positional[0] if positional else None
+        if prefix is None or child is None or child[0] != "e":
+            return None
+        key = self.identity(scope, child[1], pos)
+        return ["mount", router, key, prefix, line] if key is not None else None
+
+    def _django(self, name: str, positional: list, line: int, pos: int) -> list | None:
+        if len(positional) < 2:
+            return None
+        raw = _text(positional[0])
+        if raw is None:
+            return None
+        framework = "django" if name == "path" else "django-re"
+        here = f"urls:{self.mod.path}"
+        view = positional[1]
+        if view is not None and view[0] == "c" and _last(view[1]) == "include":
+            included = self._included(view, pos)
+            if included is None:
+                return None
+            return ["mount", here, included, route_path(framework, raw), line]
+        handler = self._handler(view, 0, pos)
+        if handler is None:
+            return None
+        return ["route", here, [ANY_METHOD], route_path(framework, raw), handler, line, "django"]
+
+    def _included(self, call: list, pos: int) -> str | None:
+        """`include("app.urls")`, `include(app.urls)`: the URL module's key."""
+        argument = call[2][0] if call[2] else None
+        if argument is None:
+            return None
+        if argument[0] == "t":
+            name = _text(argument)
+            found = self.program.module(name) if name else None
+        elif argument[0] == "e":
+            value = self.program.evaluate(self.mod, 0, argument[1], pos)[0]
+            found = value[1] if value is not None and value[0] == "mod" else None
+        else:
+            return None
+        return f"urls:{found.path}" if found is not None else None
+
+    # ------------------------------------------------------------ clients
+    def _client(self, row: list, name: str, library: str, source_id: str) -> list | None:
+        _, lookup, _source, expr, positional, keywords, _pos, line, _decorates, _target = row
+        if name in CLIENT_CLASSES or name == "Request":
+            return None  # a client object or a request object: its base is read at its uses
+        if name in CLIENT_METHODS:
+            method = CLIENT_METHODS[name]
+            url = positional[0] if positional else keywords.get("url")
+        elif name in ("request", "stream"):
+            method = (_text(positional[0]) or "").upper() if positional else ""
+            method = method or (_text(keywords.get("method")) or "").upper()
+            url = positional[1] if len(positional) > 1 else keywords.get("url")
+        elif name == "urlopen":
+            url = positional[0] if positional else keywords.get("url")
+            if url is not None and url[0] == "e":  # a Request made before: `urlopen(request)`
+                made = self._made(url[1], lookup)
+                if made is not None and _last(made[3]) == "Request":
+                    url = ["c", made[3], made[4], made[5]]
+            method = "GET"
+            if url is not None and url[0] == "c" and _last(url[1]) == "Request":
+                request_method = _text(url[3].get("method"))
+                method = (request_method or ("POST" if "data" in url[3] else "GET")).upper()
+                url = url[2][0] if url[2] else url[3].get("url")
+        else:
+            return None
+        if method not in METHODS or url is None:
+            return None
+        parts = self._parts(url, lookup, 0)
+        if parts is None or not any(isinstance(p, str) and p.strip("/") for p in parts):
+            return None  # a URL with no text of its own says nothing of where it goes
+        base_parts = self._client_base(expr, lookup)
+        if base_parts and (
+            isinstance(parts[0], str) and not parts[0].startswith(("http:", "https:", "//"))
+        ):
+            parts = [*base_parts, "/", *parts]
+        base, path = split_url(parts)
+        if base_parts is None and base == "" and not path.startswith("/"):
+            return None
+        return ["client", source_id, method, base, path, line, library]
+
+    def _client_base(self, expr: list, scope: int) -> list | None:
+        """The base URL of the client object a request is sent through (`httpx.Client(
+        base_url=...)`, `aiohttp.ClientSession(base)`), as template parts."""
+        if expr[0] != "a":
+            return None
+        made = self._made(expr[1], scope)
+        if made is None:
+            return None
+        positional, keywords = made[4], made[5]
+        value = keywords.get("base_url") or (positional[0] if positional else None)
+        if value is None:
+            return None
+        return self._parts(value, made[1], 0)
+
+    def _parts(self, value: list | None, scope: int, depth: int) -> list | None:
+        """A value as template parts, holes that name a string constant filled in."""
+        if value is None or depth > MAX_CONST_DEPTH:
+            return None
+        if value[0] == "e":
+            value = ["t", [["v", value[1], _dotted(value[1]) or "?"]]]
+        if value[0] != "t":
+            return None
+        parts: list = []
+        for part in value[1]:
+            if isinstance(part, str) or part[1] is None:
+                parts.append(part)
+                continue
+            constant = self._constant(part[1], scope, depth)
+            if constant is None:
+                parts.append(part)
+            else:
+                parts.extend(constant)
+        return parts
+
+    def _constant(self, expr: list, scope: int, depth: int) -> list | None:
+        """The template a name holds when it is a module-level string constant, here or
+        imported."""
+        if expr[0] != "n":
+            if expr[0] == "a":
+                base = self.program.evaluate(self.mod, scope, expr[1], 0)[0]
+                if base is not None and base[0] == "mod":
+                    return self._module_constant(base[1], expr[2], depth + 1)
+            return None
+        return self._module_constant(self.mod, expr[1], depth)
+
+    def _module_constant(self, mod: ModuleFacts, name: str, depth: int) -> list | None:
+        if depth > MAX_CONST_DEPTH:
+            return None
+        for row in mod.facts.get("http") or ():
+            if row[0] == "const" and row[1] == 0 and row[2] == name:
+                return row[3]
+        rows = self.program.module_rows(mod, name)
+        if rows and rows[-1][BINDING_VALUE][0] == "from":
+            other = self._from_module(mod, rows[-1][BINDING_VALUE])
+            if other is not None:
+                return self._module_constant(other, rows[-1][BINDING_VALUE][3], depth + 1)
+        return None
+
+
+def _text(value: list | None) -> str | None:
+    """A value's text when it is a plain string."""
+    if value is None or value[0] != "t":
+        return None
+    parts = value[1]
+    if all(isinstance(p, str) for p in parts):
+        return "".join(parts)
+    return None
+
+
+def _holder(scope: int, name: str) -> tuple:
+    if name.startswith("self."):
+        return ("self", name[5:])
+    return (scope, name)
+
+
+def _dotted(expr: list | None) -> str | None:
+    if expr is None:
+        return None
+    if expr[0] == "n":
+        return expr[1]
+    if expr[0] == "a":
+        base = _dotted(expr[1])
+        return f"{base}.{expr[2]}" if base is not None else None
+    return None
+
+
+def _last(expr: list) -> str:
+    return expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else ""

@@ -1,0 +1,443 @@
+"""Service boundaries, on both stores: HTTP routes of FastAPI, Flask and Django with their
+routers' prefixes, requests of requests/httpx/aiohttp/urllib with their URLs normalised to
+path templates, and the HTTP_CALLS edge that joins a request to the route it reaches — in
+another repository too — so `callers` of a handler lists the function that sends the request,
+a handler reached only through its route is live, and a provider's changed route moves its
+clients' edges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cartograph.index import index_repository
+from cartograph.query import callers, dead_code, trace
+from cartograph.query.services import service_map
+from cartograph.resolve.http import Route, match_call, route_path, split_url
+from indexing_support import write, write_tree
+
+FASTAPI = {
+    "users/__init__.py": "",
+    "users/routers/__init__.py": "",
+    "users/main.py": (
+        "from fastapi import FastAPI\n"
+        "from users.routers import accounts\n"
+        "from users.routers.admin import router as admin_router\n"
+        "\n"
+        "app = FastAPI()\n"
+        'app.include_router(accounts.router, prefix="/api")\n'
+        'app.include_router(admin_router, prefix="/api/admin")\n'
+        "\n\n"
+        '@app.get("/health")\n'
+        "def health():\n"
+        '    return {"ok": True}\n'
+        "\n\n"
+        "def metrics():\n"
+        "    return {}\n"
+        "\n\n"
+        'app.add_api_route("/metrics", metrics, methods=["GET"])\n'
+    ),
+    "users/routers/accounts.py": (
+        "from fastapi import APIRouter\n"
+        "\n"
+        'router = APIRouter(prefix="/users")\n'
+        "\n\n"
+        '@router.get("/{user_id}")\n'
+        "def get_user(user_id: int):\n"
+        '    return {"id": user_id}\n'
+        "\n\n"
+        '@router.post("")\n'
+        "def create_user(body: dict):\n"
+        "    return body\n"
+        "\n\n"
+        '@router.api_route("/{user_id}/avatar", methods=["PUT", "DELETE"])\n'
+        "def avatar(user_id: int):\n"
+        "    return None\n"
+        "\n\n"
+        "def unused():\n"
+        "    return 1\n"
+    ),
+    "users/routers/admin.py": (
+        "from fastapi import APIRouter\n"
+        "\n"
+        "router = APIRouter()\n"
+        "\n\n"
+        '@router.delete("/users/{user_id}")\n'
+        "def purge(user_id: int):\n"
+        "    return None\n"
+    ),
+}
+FASTAPI_ROUTES = {
+    "GET /health": "users.main.health",
+    "GET /metrics": "users.main.metrics",
+    "GET /api/users/{user_id}": "users.routers.accounts.get_user",
+    "POST /api/users": "users.routers.accounts.create_user",
+    "PUT /api/users/{user_id}/avatar": "users.routers.accounts.avatar",
+    "DELETE /api/users/{user_id}/avatar": "users.routers.accounts.avatar",
+    "DELETE /api/admin/users/{user_id}": "users.routers.admin.purge",
+}
+
+FLASK = {
+    "app/__init__.py": (
+        "from flask import Flask\n"
+        "\n"
+        "from app.api import bp\n"
+        "\n\n"
+        "def create_app():\n"
+        "    app = Flask(__name__)\n"
+        '    app.register_blueprint(bp, url_prefix="/v1")\n'
+        "    return app\n"
+    ),
+    "app/api.py": (
+        "from flask import Blueprint\n"
+        "\n"
+        'bp = Blueprint("api", __name__, url_prefix="/api")\n'
+        "\n\n"
+        '@bp.route("/items/<int:item_id>", methods=["GET", "DELETE"])\n'
+        "def item(item_id):\n"
+        "    return {}\n"
+        "\n\n"
+        '@bp.post("/items")\n'
+        "def create():\n"
+        "    return {}\n"
+        "\n\n"
+        "def ping():\n"
+        "    return {}\n"
+        "\n\n"
+        'bp.add_url_rule("/ping", view_func=ping)\n'
+    ),
+}
+FLASK_ROUTES = {
+    # registered with a url_prefix, a blueprint takes it instead of its own
+    "GET /v1/items/{item_id}": "app.api.item",
+    "DELETE /v1/items/{item_id}": "app.api.item",
+    "POST /v1/items": "app.api.create",
+    "GET /v1/ping": "app.api.ping",
+}
+
+DJANGO = {
+    "shop/__init__.py": "",
+    "shop/orders/__init__.py": "",
+    "shop/urls.py": (
+        "from django.urls import include, path, re_path\n"
+        "\n"
+        "from shop import views\n"
+        "\n"
+        "urlpatterns = [\n"
+        '    path("", views.home),\n'
+        '    path("orders/", include("shop.orders.urls")),\n'
+        '    re_path(r"^legacy/(?P<slug>[-\\w]+)/$", views.legacy),\n'
+        '    path("about/", views.AboutView.as_view()),\n'
+        "]\n"
+    ),
+    "shop/views.py": (
+        "from django.views import View\n"
+        "\n\n"
+        "def home(request):\n"
+        "    return None\n"
+        "\n\n"
+        "def legacy(request, slug):\n"
+        "    return None\n"
+        "\n\n"
+        "def forgotten(request):\n"
+        "    return None\n"
+        "\n\n"
+        "class AboutView(View):\n"
+        "    def get(self, request):\n"
+        "        return None\n"
+    ),
+    "shop/orders/urls.py": (
+        "from django.urls import path\n"
+        "\n"
+        "from . import views\n"
+        "\n"
+        'urlpatterns = [path("<int:pk>/", views.detail, name="detail")]\n'
+    ),
+    "shop/orders/views.py": "def detail(request, pk):\n    return None\n",
+}
+DJANGO_ROUTES = {
+    "ANY /": "shop.views.home",
+    "ANY /orders/{pk}": "shop.orders.views.detail",
+    "ANY /legacy/{slug}": "shop.views.legacy",
+    "ANY /about": "shop.views.AboutView",
+}
+
+CLIENTS = {
+    "client/__init__.py": "",
+    "client/settings.py": (
+        "import os\n\nUSERS_URL = os.environ.get('USERS_URL', 'http://users:8000')\n"
+    ),
+    "client/api.py": (
+        "import urllib.request\n"
+        "\n"
+        "import aiohttp\n"
+        "import httpx\n"
+        "import requests\n"
+        "\n"
+        "from client import settings\n"
+        "\n"
+        'BASE = "http://users:8000/api"\n'
+        "\n\n"
+        "def fetch_user(user_id: int) -> dict:\n"
+        '    return httpx.get(f"{BASE}/users/{user_id}").json()\n'
+        "\n\n"
+        "def avatar(user_id):\n"
+        '    requests.put(BASE + "/users/" + str(user_id) + "/avatar?size=2")\n'
+        "\n\n"
+        "def legacy(user_id):\n"
+        '    requests.request("DELETE", "%s/users/%d/avatar" % (BASE, user_id))\n'
+        "\n\n"
+        "def purge(user_id):\n"
+        "    request = urllib.request.Request(\n"
+        '        f"{BASE}/admin/users/{user_id}", method="DELETE"\n'
+        "    )\n"
+        "    return urllib.request.urlopen(request)\n"
+        "\n\n"
+        "def purge_inline(user_id):\n"
+        '    urllib.request.urlopen(urllib.request.Request(f"{BASE}/admin/users/{user_id}", '
+        'method="DELETE"))\n'
+        "\n\n"
+        "async def health():\n"
+        '    async with aiohttp.ClientSession("http://users:8000") as session:\n'
+        '        return await session.get("/health")\n'
+        "\n\n"
+        "def weather():\n"
+        '    return requests.get("https://api.weather.example/v2/today")\n'
+        "\n\n"
+        "class Users:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.http = httpx.Client(base_url=settings.USERS_URL)\n"
+        "\n"
+        "    def create(self, body: dict) -> dict:\n"
+        '        return self.http.post("/api/users", json=body).json()\n'
+        "\n"
+        "    def lookup(self, user_id: int) -> dict:\n"
+        '        return self.http.get(f"/api/users/{user_id}").json()\n'
+        "\n\n"
+        "def not_http(table: dict):\n"
+        '    return table.get("/api/users")\n'
+    ),
+}
+# (function, method, base, path) of every request, as `services` lists them
+CLIENT_REQUESTS = {
+    ("client.api.fetch_user", "GET", "users:8000", "/api/users/{}"),
+    ("client.api.avatar", "PUT", "users:8000", "/api/users/{}/avatar"),
+    ("client.api.legacy", "DELETE", "users:8000", "/api/users/{}/avatar"),
+    ("client.api.purge", "DELETE", "users:8000", "/api/admin/users/{}"),
+    ("client.api.purge_inline", "DELETE", "users:8000", "/api/admin/users/{}"),
+    ("client.api.health", "GET", "users:8000", "/health"),
+    ("client.api.weather", "GET", "api.weather.example", "/v2/today"),
+    ("client.api.Users.create", "POST", "settings.USERS_URL", "/api/users"),
+    ("client.api.Users.lookup", "GET", "settings.USERS_URL", "/api/users/{}"),
+}
+# the function sending a request → the route it reaches, and how
+CLIENT_EDGES = {
+    ("client.api.fetch_user", "GET /api/users/{user_id}", "http"),
+    ("client.api.avatar", "PUT /api/users/{user_id}/avatar", "http"),
+    ("client.api.legacy", "DELETE /api/users/{user_id}/avatar", "http"),
+    ("client.api.purge", "DELETE /api/admin/users/{user_id}", "http"),
+    ("client.api.purge_inline", "DELETE /api/admin/users/{user_id}", "http"),
+    ("client.api.health", "GET /health", "http"),
+    ("client.api.Users.create", "POST /api/users", "http"),
+    ("client.api.Users.lookup", "GET /api/users/{user_id}", "http"),
+}
+# the two base URLs of the client, configured to the service that serves them
+SERVICES_CONFIG = '[services]\n"users:8000" = "users"\n"settings.USERS_URL" = "users"\n'
+
+
+def _index(store, root: Path, name: str):
+    return index_repository(store, root, name=name, workers=1, history=False)
+
+
+def _qualname(store, sid: str) -> str:
+    return store.graph.get_symbols([sid])[sid].qualname
+
+
+def _routes(store, repo: str) -> dict[str, str]:
+    """route name → its handler's qualname."""
+    found = {}
+    for item in store.graph.export(repo):
+        if item["type"] == "edge" and item["label"] == "ROUTES_TO":
+            found[item["src"].rpartition("#")[2]] = _qualname(store, item["dst"])
+    return found
+
+
+def _http_edges(store, repo: str) -> set[tuple[str, str, str]]:
+    return {
+        (_qualname(store, item["src"]), item["dst"].rpartition("#")[2], item["via"])
+        for item in store.graph.export(repo)
+        if item["type"] == "edge" and item["label"] == "HTTP_CALLS"
+    }
+
+
+@pytest.mark.parametrize(
+    "tree, name, expected",
+    [(FASTAPI, "users", FASTAPI_ROUTES), (FLASK, "flaskapp", FLASK_ROUTES),
+     (DJANGO, "shop", DJANGO_ROUTES)],
+    ids=["fastapi", "flask", "django"],
+)  # fmt: skip
+def test_routes_of_each_framework_with_their_prefixes(tmp_path, stores, tree, name, expected):
+    store = stores.open()
+    _index(store, write_tree(tmp_path / name, tree), name)
+    assert _routes(store, name) == expected
+    served = service_map(store, name, limit=100)
+    assert {r.route.name for r in served.routes} == set(expected)
+    assert all(r.route.kind == "route" for r in served.routes)
+
+
+def test_requests_are_normalised_to_path_templates(tmp_path, stores):
+    store = stores.open()
+    _index(store, write_tree(tmp_path / "client", CLIENTS), "client")
+    found = service_map(store, "client", limit=100)
+    assert {
+        (r.source.qualname, r.method, r.base, r.path) for r in found.requests if r.source
+    } == CLIENT_REQUESTS
+    # nothing serves them yet: every one is unmatched, listed by where it goes
+    assert found.unmatched_by_base == {
+        "api.weather.example": 1,
+        "settings.USERS_URL": 2,
+        "users:8000": 6,
+    }
+    assert _http_edges(store, "client") == set()
+
+
+def test_two_services_callers_trace_dead_code(tmp_path, stores):
+    store = stores.open()
+    users = write_tree(tmp_path / "users", FASTAPI)
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    _index(store, client, "client")  # the client first: the service's run matches it
+    _index(store, users, "users")
+    assert _http_edges(store, "client") == CLIENT_EDGES
+
+    page = callers(store, "users.routers.accounts.get_user")
+    reached = {(n.symbol.qualname, n.type, n.via, n.through, n.crosses) for n in page.items}
+    assert reached == {
+        ("GET /api/users/{user_id}", "ROUTES_TO", "route", "", False),
+        ("client.api.fetch_user", "HTTP_CALLS", "http", "GET /api/users/{user_id}", True),
+        ("client.api.Users.lookup", "HTTP_CALLS", "http", "GET /api/users/{user_id}", True),
+    }
+    tree = trace(store, "client.api.Users.create", direction="out", depth=3)
+    assert [(s.symbol.qualname, s.depth) for s in tree.steps][:2] == [
+        ("POST /api/users", 1),
+        ("users.routers.accounts.create_user", 2),
+    ]
+    # a handler nothing calls but its route is live; the same module's unused function is not
+    report = dead_code(store, "users", verdicts=["dead"])
+    assert [item.symbol.qualname for item in report.items] == ["users.routers.accounts.unused"]
+    unmatched = service_map(store, "client").unmatched_by_base
+    assert unmatched == {"api.weather.example": 1}
+
+
+def test_a_changed_route_moves_its_clients_edges(tmp_path, stores):
+    store = stores.open()
+    users = write_tree(tmp_path / "users", FASTAPI)
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    _index(store, users, "users")
+    _index(store, client, "client")
+    assert ("client.api.health", "GET /health", "http") in _http_edges(store, "client")
+
+    # a body edit in the handler's file keeps the route and its clients' edges
+    text = FASTAPI["users/main.py"].replace('{"ok": True}', '{"ok": False}')
+    write(users, "users/main.py", text)
+    _index(store, users, "users")
+    assert _http_edges(store, "client") == CLIENT_EDGES
+
+    # the route moves: the client's request reaches nothing now, the others stay
+    write(users, "users/main.py", text.replace('"/health"', '"/healthz"'))
+    _index(store, users, "users")
+    assert "GET /healthz" in _routes(store, "users")
+    assert _http_edges(store, "client") == CLIENT_EDGES - {
+        ("client.api.health", "GET /health", "http")
+    }
+    # and back: the edge is found again, from the provider's run alone
+    write(users, "users/main.py", text)
+    _index(store, users, "users")
+    assert _http_edges(store, "client") == CLIENT_EDGES
+
+
+def test_django_views_reached_only_through_urls_are_live(tmp_path, stores):
+    store = stores.open()
+    _index(store, write_tree(tmp_path / "shop", DJANGO), "shop")
+    report = dead_code(store, "shop", verdicts=["dead"])
+    assert [item.symbol.qualname for item in report.items] == ["shop.views.forgotten"]
+
+
+# ------------------------------------------------------------------ the rules, one by one
+def test_path_templates_of_each_syntax():
+    assert route_path("flask", "/items/<int:item_id>/<name>") == "/items/{item_id}/{name}"
+    assert route_path("fastapi", "/files/{path:path}") == "/files/{path}"
+    assert route_path("django", "orders/<int:pk>/") == "orders/{pk}/"
+    assert route_path("django-re", r"^legacy/(?P<slug>[-\w]+)/$") == "legacy/{slug}/"
+    assert route_path("express", "/users/:id/posts/:post?") == "/users/{id}/posts/{post}"
+    assert split_url(["http://users:8000/api/users/", ["v", None, "id"], "?x=1"]) == (
+        "users:8000",
+        "/api/users/{}",
+    )
+    assert split_url([["v", None, "settings.API"], "/users/"]) == ("settings.API", "/users")
+    assert split_url(["/relative/", ["v", None, "x"], "#top"]) == ("", "/relative/{}")
+
+
+def test_matching_never_guesses():
+    routes = [
+        Route("a", "a:x.py#GET /users/{id}", "GET", "/users/{id}"),
+        Route("a", "a:x.py#GET /users/me", "GET", "/users/me"),
+        Route("b", "b:y.py#GET /users/{uid}", "GET", "/users/{uid}"),
+        Route("b", "b:y.py#ANY /files/{name}", "ANY", "/files/{name}"),
+    ]
+    # a literal segment is the better fit, in the configured service
+    found = match_call("GET", "api", "/users/me", routes, "c", {"api": "a"})
+    assert found is not None and found.route.path == "/users/me" and found.via == "http"
+    # two services fit as well and the base says nothing: no edge
+    assert match_call("GET", "somewhere", "/users/{}", routes, "c", {}) is None
+    # a hole matches a parameter only: /users/me is not a guess for /users/{}
+    found = match_call("GET", "api", "/users/{}", routes, "c", {"api": "a"})
+    assert found is not None and found.route.path == "/users/{id}"
+    # a route of every method; the method must match otherwise
+    assert match_call("DELETE", "b", "/files/{}", routes, "c", {"b": "b"}) is not None
+    assert match_call("POST", "api", "/users/me", routes, "c", {"api": "a"}) is None
+    # a prefix the base URL adds: matched as a prefix, less sure
+    found = match_call("GET", "gw", "/gateway/v1/files/{}", routes, "c", {"gw": "b"})
+    assert found is not None and found.via == "http_prefix" and found.confidence == 0.6
+    # a base nobody configured: only a route no other service shares
+    found = match_call("PUT", "unknown", "/files/{}", routes, "c", {})
+    assert found is not None and found.via == "http_base"
+
+
+def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores):
+    import difflib
+
+    from cartograph.impact.report import impact
+
+    store = stores.open()
+    users = write_tree(tmp_path / "users", FASTAPI)
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    _index(store, users, "users")
+    _index(store, client, "client")
+    old = FASTAPI["users/routers/accounts.py"]
+    new = old.replace('@router.get("/{user_id}")', '@router.get("/by-id/{user_id}")')
+    patch = "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            "a/users/routers/accounts.py",
+            "b/users/routers/accounts.py",
+        )
+    )
+    answer = impact(store, "users", patch=patch)
+    assert answer.verdict == "breaking"
+    broken = {(b.caller.qualname, b.target_qualname, b.edge, b.crosses) for b in answer.will_break}
+    assert broken == {
+        ("client.api.fetch_user", "GET /api/users/{user_id}", "HTTP_CALLS", True),
+        ("client.api.Users.lookup", "GET /api/users/{user_id}", "HTTP_CALLS", True),
+    }
+    # a body edit moves no route: nothing breaks
+    body = old.replace('return {"id": user_id}', 'return {"id": int(user_id)}')
+    patch = "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            body.splitlines(keepends=True),
+            "a/users/routers/accounts.py",
+            "b/users/routers/accounts.py",
+        )
+    )
+    assert impact(store, "users", patch=patch).will_break == []
