@@ -59,11 +59,17 @@ class _Reader:
 
     # ------------------------------------------------------------ what a callee is
     def library(self, scope: int, expr: list | None, pos: int) -> str | None:
-        """The top-level package an expression's value comes from, when it is outside the
-        repository (`("ext", top)`)."""
+        """The top-level package an expression's value comes from: outside the repository
+        (`("ext", top)`), or a framework's or library's own code indexed with it."""
         value = self.program.evaluate(self.mod, scope, expr, pos)[0]
-        if value is not None and value[0] == "ext":
+        if value is None:
+            return None
+        if value[0] == "ext":
             return value[1]
+        if value[0] in ("cls", "inst", "fn", "mod"):  # the framework's own code, indexed too
+            top = value[1].name.split(".")[0]
+            if top in WEB_FRAMEWORKS or top in CLIENT_LIBRARIES or top == "django":
+                return top
         return None
 
     def call(self, row: list) -> list | None:
@@ -82,7 +88,8 @@ class _Reader:
         if framework is not None:
             if name in ROUTER_CLASSES and target and "." not in target:
                 prefix = _text(keywords.get("prefix") or keywords.get("url_prefix"))
-                return ["router", self._local_key(lookup, target), framework, prefix or ""]
+                prefix = route_path(framework, prefix or "")
+                return ["router", self._local_key(lookup, target), framework, prefix]
             if expr[0] != "a":
                 return None
             router = self.identity(lookup, expr[1], pos)
@@ -99,7 +106,7 @@ class _Reader:
             if name in ("add_url_rule", "add_api_route", "add_route"):
                 return self._added_route(router, framework, name, positional, keywords, line)
             if name in ("include_router", "register_blueprint", "mount"):
-                return self._mount(router, name, positional, keywords, line, lookup, pos)
+                return self._mount(router, framework, name, positional, keywords, line, lookup, pos)
             return None
         if owner == "django" and name in ("path", "re_path", "url") and lookup == 0:
             return self._django(name, positional, line, pos)
@@ -202,7 +209,7 @@ class _Reader:
         methods = self._methods("route", keywords)
         return ["route", router, methods, route_path(framework, path), handler, line, framework]
 
-    def _mount(self, router, name, positional, keywords, line, scope, pos) -> list | None:
+    def _mount(self, router, framework, name, positional, keywords, line, scope, pos):
         if name == "mount":  # app.mount("/sub", other_app)
             prefix = _text(positional[0]) if positional else None
             child = positional[1] if len(positional) > 1 else keywords.get("app")
@@ -212,7 +219,9 @@ class _Reader:
         if prefix is None or child is None or child[0] != "e":
             return None
         key = self.identity(scope, child[1], pos)
-        return ["mount", router, key, prefix, line] if key is not None else None
+        if key is None:
+            return None
+        return ["mount", router, key, route_path(framework, prefix), line]
 
     def _django(self, name: str, positional: list, line: int, pos: int) -> list | None:
         if len(positional) < 2:

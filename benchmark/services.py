@@ -1,0 +1,114 @@
+"""What the services stage (HTTP routes and requests, docs/services.md) costs and finds.
+
+On real source trees in one SQLite store, 1 worker per index run as the embedded default
+runs them with `--workers 1` (the stage itself is one process either way):
+
+- Flask 3.1.0 (its examples and tests declare routes: blueprints, app factories, url
+  prefixes) and Django 5.1.4 (a large tree with few routes of its own): the full index's
+  time and the stage's share of it, the routes and requests found;
+- 10 one-file body edits re-indexed by name (`files=`): the stage runs after each, and its
+  time is reported against the run's.
+
+    python -m benchmark.services [--edits 10]
+
+Writes benchmark/results/services-<date>.{json,md}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from benchmark.corpora import fetch
+from benchmark.report import run_facts, write_report
+
+CORPORA = (("flask", "3.1.0"), ("django", "5.1.4"))
+
+
+def _measure(name: str, version: str, edits: int) -> dict:
+    from cartograph.index import index_repository
+    from cartograph.query.services import service_map
+    from cartograph.store import open_store
+
+    source = fetch(name, version)
+    work = Path(tempfile.mkdtemp(prefix=f"services-{name}-"))
+    try:
+        root = work / name
+        shutil.copytree(source, root)
+        store = open_store(f"sqlite:///{work / 'graph.db'}")
+        started = time.perf_counter()
+        result = index_repository(store, root, name=name, workers=1, history=False)
+        total = time.perf_counter() - started
+        found = service_map(store, name, limit=100)
+        # body edits of files that declare routes or send requests when there are some
+        http_paths = sorted(store.index.http_rows(name)) or sorted(
+            p for p in store.graph.files(name) if p.endswith(".py")
+        )
+        stage, runs = [], []
+        for i in range(edits):
+            path = http_paths[i % len(http_paths)]
+            target = root / path
+            target.write_text(target.read_text() + f"\n# edit {i}\n")
+            began = time.perf_counter()
+            edit = index_repository(store, root, name=name, workers=1, history=False, files=[path])
+            runs.append(time.perf_counter() - began)
+            stage.append(edit.seconds.get("services", 0.0))
+        store.close()
+        return {
+            "corpus": f"{name} {version}",
+            "files": result.files,
+            "routes": found.route_total,
+            "requests": found.request_total,
+            "requests_matched": result.http_calls,
+            "unmatched_by_base": found.unmatched_by_base,
+            "full_index_s": round(total, 3),
+            "full_index_stage_s": round(result.seconds.get("services", 0.0), 4),
+            "edit_run_p50_s": round(statistics.median(runs), 4),
+            "edit_stage_p50_s": round(statistics.median(stage), 4),
+            "edit_stage_max_s": round(max(stage), 4),
+            "edits": edits,
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=10)
+    args = parser.parse_args()
+    rows = [_measure(name, version, args.edits) for name, version in CORPORA]
+    facts = run_facts()
+    lines = [
+        "# The services stage: routes and requests",
+        "",
+        f"{facts.get('date', '')} · {facts.get('machine', '')} · commit {facts.get('commit', '')}",
+        "",
+        "SQLite, 1 worker; `python -m benchmark.services` (method in its docstring).",
+        "",
+        "| corpus | files | routes | requests (matched) | full index | stage in it | "
+        "1-file edit run p50 | stage in it p50 (max) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['corpus']} | {r['files']} | {r['routes']} | {r['requests']} "
+            f"({r['requests_matched']}) | {r['full_index_s']} s | "
+            f"{r['full_index_stage_s'] * 1000:.1f} ms | {r['edit_run_p50_s'] * 1000:.0f} ms | "
+            f"{r['edit_stage_p50_s'] * 1000:.1f} ms ({r['edit_stage_max_s'] * 1000:.1f} ms) |"
+        )
+    for r in rows:
+        if r["unmatched_by_base"]:
+            bases = ", ".join(
+                f"{b or '(relative)'}: {n}" for b, n in r["unmatched_by_base"].items()
+            )
+            lines.append(f"\n{r['corpus']}: unmatched requests by base URL: {bases}")
+    path = write_report("services", {**facts, "rows": rows}, "\n".join(lines) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
