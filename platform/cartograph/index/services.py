@@ -19,7 +19,6 @@ run releases its lock (`rematch_others`), each under its own repository's lock.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 from dataclasses import dataclass
@@ -144,7 +143,7 @@ def all_routes(store: Store) -> list[Route]:
     """Every indexed repository's routes, as their services stages listed them."""
     return [
         route
-        for repo, (listing, _digest) in sorted(store.index.service_listings().items())
+        for repo, (listing, _calls) in sorted(store.index.service_listings().items())
         for route in routes_of_listing(repo, listing)
     ]
 
@@ -176,9 +175,18 @@ def match_requests(
     return [edges[k] for k in sorted(edges)]
 
 
-def _digest(edges: list[Edge]) -> str:
-    content = repr([(e.src, e.dst, e.lines, e.count, e.via) for e in edges])
-    return hashlib.blake2b(content.encode(), digest_size=12).hexdigest()
+def calls_listing(edges: list[Edge]) -> str:
+    """HTTP_CALLS edges as stored with the repository's services state (compared to decide
+    whether to write, and naming what the next write replaces)."""
+    return json.dumps([[e.src, e.dst, e.lines, e.count, e.via] for e in edges])
+
+
+def _call_keys(listing: str) -> list[tuple[str, str]]:
+    return [(src, dst) for src, dst, *_ in json.loads(listing)]
+
+
+def _route_ids(listing: str) -> list[str]:
+    return [sid for sid, *_ in json.loads(listing)]
 
 
 def _route_keys(listing: str) -> set[tuple[str, str, str]]:
@@ -200,7 +208,7 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
     ] + [c.route for c in composed]
     requests = requests_of(rows)
     calls = match_requests(repo, requests, routes, manifest)
-    digest = _digest(calls)
+    written_calls = calls_listing(calls)
     outcome = ServicesOutcome(
         routes=len(composed),
         calls=sum(1 for r in requests if r.match is not None),
@@ -210,13 +218,24 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
         _route_keys(before[0]) if before is not None else set()
     )
     routes_written = before is None or before[0] != listing
-    if routes_written or before is None or before[1] != digest:
+    if routes_written or before is None or before[1] != written_calls:
         symbols = [route_symbol(c) for c in composed] if routes_written else None
         route_edges = [
             Edge("ROUTES_TO", c.route.id, c.route.handler, [c.line], 1, "route", 1.0)
             for c in composed
         ]
-        store.index.write_services(repo, ServiceWrite(symbols, route_edges, calls, listing, digest))
+        store.index.write_services(
+            repo,
+            ServiceWrite(
+                symbols,
+                route_edges,
+                calls,
+                listing,
+                written_calls,
+                _route_ids(before[0]) if before is not None else [],
+                _call_keys(before[1]) if before is not None else [],
+            ),
+        )
         outcome.written = True
     return outcome
 
@@ -254,10 +273,12 @@ def rematch(store: Store, repo: str) -> bool:
     requests = requests_of(rows)
     manifest = store.repos.manifests().get(repo)
     calls = match_requests(repo, requests, all_routes(store), manifest)
-    digest = _digest(calls)
-    if digest == before[1]:
+    written = calls_listing(calls)
+    if written == before[1]:
         return False
-    store.index.write_services(repo, ServiceWrite(None, [], calls, before[0], digest))
+    store.index.write_services(
+        repo, ServiceWrite(None, [], calls, before[0], written, [], _call_keys(before[1]))
+    )
     return True
 
 

@@ -303,14 +303,15 @@ class IndexWriter(Protocol):
         ...
 
     def service_listings(self) -> dict[str, tuple[str, str]]:
-        """Every repository's routes as its services stage listed them (JSON) and the digest
-        of the HTTP_CALLS edges it wrote, by repository."""
+        """Every repository's routes and HTTP_CALLS edges as its services stage last wrote
+        them (two JSON texts), by repository."""
         ...
 
     def write_services(self, repo: str, write: ServiceWrite) -> None:
         """Replace the repository's route symbols and ROUTES_TO edges (unless `routes` is
-        None) and its HTTP_CALLS edges, with its listing, in one transaction. A file's own
-        writes keep its route symbols and the service edges starting in it."""
+        None) and its HTTP_CALLS edges, with its listings, in one transaction: what goes is
+        what `gone_routes` and `gone_calls` name. A file's own writes keep its route symbols
+        and the service edges starting in it."""
         ...
 
     # module names whose dependents still need re-resolving (survives an interrupted run)

@@ -399,10 +399,9 @@ class Neo4jIndexWriter:
 
     def service_listings(self) -> dict[str, tuple[str, str]]:
         records = self.connection.read(
-            "MATCH (s:ServiceState) RETURN s.repo AS repo, s.routes AS routes, "
-            "s.calls_digest AS digest"
+            "MATCH (s:ServiceState) RETURN s.repo AS repo, s.routes AS routes, s.calls AS calls"
         )
-        return {r["repo"]: (r["routes"], r["digest"]) for r in records}
+        return {r["repo"]: (r["routes"], r["calls"]) for r in records}
 
     def write_services(self, repo: str, write: ServiceWrite) -> None:
         routes = None
@@ -415,15 +414,15 @@ class Neo4jIndexWriter:
             if routes is not None:
                 # route nodes are kept with their incoming HTTP_CALLS (other repositories'):
                 # the ones that are gone go, the others are set again
+                keep = {r["id"] for r in routes}
                 tx.run(
-                    "MATCH (s:Symbol {repo: $repo, kind: 'route'}) WHERE NOT s.id IN $keep "
+                    "UNWIND $gone AS id MATCH (s:Symbol {id: id}) WHERE s.kind = 'route' "
                     "DETACH DELETE s",
-                    repo=repo,
-                    keep=[r["id"] for r in routes],
+                    gone=[sid for sid in write.gone_routes if sid not in keep],
                 ).consume()
                 tx.run(
-                    "MATCH (:Symbol {repo: $repo, kind: 'route'})-[r:ROUTES_TO]->() DELETE r",
-                    repo=repo,
+                    "UNWIND $kept AS id MATCH (:Symbol {id: id})-[r:ROUTES_TO]->() DELETE r",
+                    kept=[sid for sid in write.gone_routes if sid in keep],
                 ).consume()
                 tx.run(
                     "UNWIND $rows AS row MERGE (s:Symbol {id: row.id}) SET s += row "
@@ -432,14 +431,17 @@ class Neo4jIndexWriter:
                     rows=routes,
                 ).consume()
                 _write_service_edges(tx, "ROUTES_TO", route_edges)
-            tx.run("MATCH (:Symbol {repo: $repo})-[r:HTTP_CALLS]->() DELETE r", repo=repo).consume()
+            tx.run(
+                "UNWIND $gone AS e "
+                "MATCH (:Symbol {id: e[0]})-[r:HTTP_CALLS]->(:Symbol {id: e[1]}) DELETE r",
+                gone=[list(pair) for pair in write.gone_calls],
+            ).consume()
             _write_service_edges(tx, "HTTP_CALLS", calls)
             tx.run(
-                "MERGE (s:ServiceState {repo: $repo}) SET s.routes = $routes, "
-                "s.calls_digest = $digest",
+                "MERGE (s:ServiceState {repo: $repo}) SET s.routes = $routes, s.calls = $calls",
                 repo=repo,
                 routes=write.listing,
-                digest=write.calls_digest,
+                calls=write.calls_listing,
             ).consume()
 
         self.connection.write(work)

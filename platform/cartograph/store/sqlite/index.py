@@ -33,7 +33,6 @@ from cartograph.store.sqlite.connection import (
     encode_lines,
     file_range,
     marks,
-    repo_range,
 )
 from cartograph.store.sqlite.schema import SEARCH_TABLES
 
@@ -235,35 +234,31 @@ class SQLiteIndexWriter:
         return dict(rows)
 
     def service_listings(self) -> dict[str, tuple[str, str]]:
-        rows = self.db.execute("SELECT repo, routes, calls_digest FROM services")
-        return {repo: (routes, digest) for repo, routes, digest in rows}
+        rows = self.db.execute("SELECT repo, routes, calls FROM services")
+        return {repo: (routes, calls) for repo, routes, calls in rows}
 
     def write_services(self, repo: str, write: ServiceWrite) -> None:
-        low, high = repo_range(repo)
         with self.connection.transaction() as db:
             if write.routes is not None:
+                gone = [(sid,) for sid in write.gone_routes]
                 for table in SEARCH_TABLES:
-                    db.execute(
-                        f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM symbols "
-                        "WHERE id >= ? AND id < ? AND kind = 'route')",
-                        (low, high),
+                    db.executemany(
+                        f"DELETE FROM {table} WHERE rowid IN "
+                        "(SELECT rowid FROM symbols WHERE id = ? AND kind = 'route')",
+                        gone,
                     )
-                db.execute(
-                    "DELETE FROM symbols WHERE id >= ? AND id < ? AND kind = 'route'", (low, high)
-                )
-                db.execute(
-                    "DELETE FROM edges WHERE src >= ? AND src < ? AND type = 'ROUTES_TO'",
-                    (low, high),
-                )
+                db.executemany("DELETE FROM symbols WHERE id = ? AND kind = 'route'", gone)
+                db.executemany("DELETE FROM edges WHERE src = ? AND type = 'ROUTES_TO'", gone)
                 _insert_symbols(db, write.routes, {})
                 _insert_links(db, repo, [("", write.route_edges, [], [], [])])
-            db.execute(
-                "DELETE FROM edges WHERE src >= ? AND src < ? AND type = 'HTTP_CALLS'", (low, high)
+            db.executemany(
+                "DELETE FROM edges WHERE src = ? AND type = 'HTTP_CALLS' AND dst = ?",
+                write.gone_calls,
             )
             _insert_links(db, repo, [("", write.calls, [], [], [])])
             db.execute(
-                "INSERT OR REPLACE INTO services (repo, routes, calls_digest) VALUES (?,?,?)",
-                (repo, write.listing, write.calls_digest),
+                "INSERT OR REPLACE INTO services (repo, routes, calls) VALUES (?,?,?)",
+                (repo, write.listing, write.calls_listing),
             )
 
     def delete_files(self, repo: str, paths: Iterable[str]) -> None:
