@@ -9,7 +9,9 @@ runs them with `--workers 1` (the stage itself is one process either way):
 - 10 one-file body edits re-indexed by name (`files=`): the stage runs after each, and its
   time is reported against the run's.
 
-    python -m benchmark.services [--edits 10]
+    python -m benchmark.services [--edits 10] [--neo4j bolt://localhost:7699]
+
+With `--neo4j`, the same runs go to that (emptied) Neo4j instead, one corpus at a time.
 
 Writes benchmark/results/services-<date>.{json,md}.
 """
@@ -29,7 +31,7 @@ from benchmark.report import run_facts, write_report
 CORPORA = (("flask", "3.1.0"), ("django", "5.1.4"))
 
 
-def _measure(name: str, version: str, edits: int) -> dict:
+def _measure(name: str, version: str, edits: int, neo4j: str | None) -> dict:
     from cartograph.index import index_repository
     from cartograph.query.services import service_map
     from cartograph.store import open_store
@@ -39,7 +41,10 @@ def _measure(name: str, version: str, edits: int) -> dict:
     try:
         root = work / name
         shutil.copytree(source, root)
-        store = open_store(f"sqlite:///{work / 'graph.db'}")
+        store = open_store(neo4j or f"sqlite:///{work / 'graph.db'}")
+        if neo4j:
+            for repo in store.repos.list_repos():
+                store.repos.delete_repo(repo.name)
         started = time.perf_counter()
         result = index_repository(store, root, name=name, workers=1, history=False)
         total = time.perf_counter() - started
@@ -79,15 +84,17 @@ def _measure(name: str, version: str, edits: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--neo4j", default=None, help="a Neo4j URL instead of SQLite")
     args = parser.parse_args()
-    rows = [_measure(name, version, args.edits) for name, version in CORPORA]
+    rows = [_measure(name, version, args.edits, args.neo4j) for name, version in CORPORA]
     facts = run_facts()
     lines = [
         "# The services stage: routes and requests",
         "",
         f"{facts.get('date', '')} · {facts.get('machine', '')} · commit {facts.get('commit', '')}",
         "",
-        "SQLite, 1 worker; `python -m benchmark.services` (method in its docstring).",
+        f"{'Neo4j' if args.neo4j else 'SQLite'}, 1 worker; `python -m benchmark.services"
+        f"{' --neo4j URL' if args.neo4j else ''}` (method in its docstring).",
         "",
         "| corpus | files | routes | requests (matched) | full index | stage in it | "
         "1-file edit run p50 | stage in it p50 (max) |",
@@ -106,7 +113,8 @@ def main() -> None:
                 f"{b or '(relative)'}: {n}" for b, n in r["unmatched_by_base"].items()
             )
             lines.append(f"\n{r['corpus']}: unmatched requests by base URL: {bases}")
-    path = write_report("services", {**facts, "rows": rows}, "\n".join(lines) + "\n")
+    name = "services-neo4j" if args.neo4j else "services"
+    path = write_report(name, {**facts, "rows": rows}, "\n".join(lines) + "\n")
     print(f"wrote {path}")
 
 
