@@ -441,3 +441,18 @@ def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores)
         )
     )
     assert impact(store, "users", patch=patch).will_break == []
+
+
+def test_a_view_renamed_away_takes_its_route_with_it(tmp_path, stores):
+    store = stores.open()
+    shop = write_tree(tmp_path / "shop", DJANGO)
+    _index(store, shop, "shop")
+    # only the view's module changes: the URL module is re-resolved as its dependent
+    write(shop, "shop/orders/views.py", "def show(request, pk):\n    return None\n")
+    _index(store, shop, "shop")
+    assert _routes(store, "shop") == {
+        k: v for k, v in DJANGO_ROUTES.items() if k != "ANY /orders/{pk}"
+    }
+    write(shop, "shop/orders/views.py", DJANGO["shop/orders/views.py"])
+    _index(store, shop, "shop")
+    assert _routes(store, "shop") == DJANGO_ROUTES

@@ -317,8 +317,7 @@ def refresh_dependents(
             rewritten = [p for p in written_paths if states[p].derived]
             if rewritten:
                 refresh_files(store, repo, rewritten)
-        if tasks or FLOWS_PENDING in dependencies.pending:
-            # its routes' handlers may have moved; its own routes are matched again below
+        if written.http or FLOWS_PENDING in dependencies.pending:
             run_services(store, repo, manifest)
         store.index.finish_run(repo)
         store.index.clear_pending(repo)
@@ -519,7 +518,13 @@ def _run(
             timer.lap("flows")
 
     # 7. services: HTTP routes and the requests that reach them (cartograph.index.services)
-    if not states or tasks or plan.deleted or FLOWS_PENDING in dependencies.pending:
+    services_needed = (
+        not states
+        or written.http
+        or FLOWS_PENDING in dependencies.pending
+        or any(states[p].http for p in plan.deleted if p in states)
+    )
+    if services_needed:
         services = run_services(store, repo, manifest)
         result.routes, result.http_calls = services.routes, services.calls
         result.routes_changed = services.routes_changed

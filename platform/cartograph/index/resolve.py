@@ -227,7 +227,7 @@ class Resolver:
                 sorted(resolution.deps),
                 digest,
                 *self.flows_of(path, resolution, batch),
-                http=encoded_http(resolution),
+                http=self.http_of(path, resolution, batch),
             )
         )
 
@@ -274,6 +274,14 @@ class Resolver:
             batch.flows_changed = True
         return encoded, digest
 
+    def http_of(self, path: str, resolution: FileResolution, batch: Batch | None) -> bytes | None:
+        """A file's HTTP rows as stored; marks the batch when the file has some or had some
+        (the services stage must then run)."""
+        state = self.states.get(path)
+        if batch is not None and (resolution.http or (state is not None and state.http)):
+            batch.http_touched = True
+        return encoded_http(resolution)
+
     def file_write(self, parsed: Parsed, batch: Batch | None = None) -> FileWrite:
         source = parsed.source
         module = self.names.by_path.get(source.path)
@@ -306,7 +314,7 @@ class Resolver:
             sorted(resolution.deps),
             *self.flows_of(source.path, resolution, batch),
             bodies=symbol_bodies(resolution.symbols, facts.get("words", "")),
-            http=encoded_http(resolution),
+            http=self.http_of(source.path, resolution, batch),
         )
 
     def _program(self, other_paths: set[str]) -> Program:

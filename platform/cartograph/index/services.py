@@ -2,7 +2,8 @@
 of every repository matched to them (docs/services.md).
 
 Runs after the flow stage, from what the files' resolutions stored (`FileWrite.http`, rows
-as `cartograph.resolve.http` lays them out), whenever a run wrote or deleted anything:
+as `cartograph.resolve.http` lays them out), when a run wrote a file that has HTTP rows or
+had some, deleted one, indexed the repository first, or follows a run that stopped before it:
 
 1. **routes**: each route's path is its router's prefixes (the mounts that include it,
    transitively, up to an application or a root URL module) joined to its own. A route is a

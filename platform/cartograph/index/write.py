@@ -22,6 +22,7 @@ class Batch:
     edges: list[EdgeWrite] = field(default_factory=list)
     unchanged: int = 0  # files re-resolved the same as before (nothing to write for them)
     flows_changed: bool = False  # a file's flow rows differ from what it had
+    http_touched: bool = False  # a file written has HTTP rows, or had some (index.services)
 
 
 @dataclass(slots=True)
@@ -30,12 +31,14 @@ class Written:
     edges: int = 0
     reresolved_unchanged: int = 0
     flows: bool = False  # a file's flow rows changed (the flow stage must run)
+    http: bool = False  # a file with HTTP rows, now or before, was written (services stage)
 
     def add(self, other: Written) -> None:
         self.symbols += other.symbols
         self.edges += other.edges
         self.reresolved_unchanged += other.reresolved_unchanged
         self.flows = self.flows or other.flows
+        self.http = self.http or other.http
 
 
 class Writer:
@@ -63,6 +66,7 @@ class Writer:
             sum(len(w.edges) for w in batch.files) + sum(len(w.edges) for w in batch.edges),
             batch.unchanged,
             batch.flows_changed,
+            batch.http_touched,
         )
 
 

@@ -64,6 +64,7 @@ class FileState:
     resolution: str = ""  # digest of what its last resolution wrote (see FileRecord)
     flows: str = ""  # digest of its flow rows ("" when it has none; cartograph.index.flows)
     derived: bool = False  # the flow stage wrote derived edges starting in it
+    http: bool = False  # its resolution found HTTP routes or requests (index.services)
 
 
 @dataclass(slots=True)

@@ -78,11 +78,14 @@ class SQLiteIndexWriter:
     def file_states(self, repo: str) -> dict[str, FileState]:
         rows = self.db.execute(
             "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases, "
-            "resolution, flows_digest, derived IS NOT NULL FROM files WHERE repo = ?",
+            "resolution, flows_digest, derived IS NOT NULL, http IS NOT NULL FROM files "
+            "WHERE repo = ?",
             (repo,),
         )
         return {
-            r[0]: FileState(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10]))
+            r[0]: FileState(
+                r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10]), bool(r[11])
+            )
             for r in rows
         }
 
