@@ -336,6 +336,9 @@ def test_a_changed_route_moves_its_clients_edges(tmp_path, stores):
     _index(store, client, "client")
     assert ("client.api.health", "GET /health", "http") in _http_edges(store, "client")
 
+    # an edit of a file without routes or requests does not run the services stage
+    write(users, "users/__init__.py", "# the users service\n")
+    assert _index(store, users, "users").routes is None
     # a body edit in the handler's file keeps the route and its clients' edges
     text = FASTAPI["users/main.py"].replace('{"ok": True}', '{"ok": False}')
     write(users, "users/main.py", text)
