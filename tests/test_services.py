@@ -7,6 +7,7 @@ clients' edges."""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 import pytest
@@ -407,8 +408,6 @@ def test_matching_never_guesses():
 
 
 def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores):
-    import difflib
-
     from cartograph.impact.report import impact
 
     store = stores.open()
@@ -418,15 +417,7 @@ def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores)
     _index(store, client, "client")
     old = FASTAPI["users/routers/accounts.py"]
     new = old.replace('@router.get("/{user_id}")', '@router.get("/by-id/{user_id}")')
-    patch = "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            "a/users/routers/accounts.py",
-            "b/users/routers/accounts.py",
-        )
-    )
-    answer = impact(store, "users", patch=patch)
+    answer = impact(store, "users", patch=_patch("users/routers/accounts.py", old, new))
     assert answer.verdict == "breaking"
     broken = {(b.caller.qualname, b.target_qualname, b.edge, b.crosses) for b in answer.will_break}
     assert broken == {
@@ -435,15 +426,17 @@ def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores)
     }
     # a body edit moves no route: nothing breaks
     body = old.replace('return {"id": user_id}', 'return {"id": int(user_id)}')
-    patch = "".join(
+    patch = _patch("users/routers/accounts.py", old, body)
+    assert impact(store, "users", patch=patch).will_break == []
+
+
+def _patch(path: str, old: str, new: str) -> str:
+    """A unified diff of one file, as `git diff` writes it."""
+    return "".join(
         difflib.unified_diff(
-            old.splitlines(keepends=True),
-            body.splitlines(keepends=True),
-            "a/users/routers/accounts.py",
-            "b/users/routers/accounts.py",
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
         )
     )
-    assert impact(store, "users", patch=patch).will_break == []
 
 
 def test_a_view_renamed_away_takes_its_route_with_it(tmp_path, stores):
