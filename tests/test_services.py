@@ -378,6 +378,10 @@ def test_path_templates_of_each_syntax():
         "/api/users/{}",
     )
     assert split_url([["v", None, "settings.API"], "/users/"]) == ("settings.API", "/users")
+    # a host or port given by a variable stays in the base
+    host_and_port = ["http://", ["v", None, "host"], ":", ["v", None, "port"], "/healthz"]
+    assert split_url(host_and_port) == ("{}:{}", "/healthz")
+    assert split_url(["https://api.example:8443"]) == ("api.example:8443", "/")
     assert split_url(["/relative/", ["v", None, "x"], "#top"]) == ("", "/relative/{}")
 
 

@@ -32,7 +32,7 @@ MATCH_CONFIDENCE = {
     "http_base": 0.8,  # the whole path template; the base URL's service is not known
     "http_prefix": 0.6,  # the route's template ends the URL's path (a prefix in the base URL)
 }
-_SCHEME = re.compile(r"^(?:https?:)?//([^/?#]*)(.*)$", re.DOTALL)
+_SCHEME_PREFIX = re.compile(r"^(?:https?:)?//")
 _FLASK_PARAM = re.compile(r"<(?:[A-Za-z_]\w*(?:\([^)]*\))?:)?([A-Za-z_]\w*)>")
 _BRACE_PARAM = re.compile(r"\{([A-Za-z_]\w*)(?::[^}]*)?\}")
 _EXPRESS_PARAM = re.compile(r"(?<=/):([A-Za-z_]\w*)\??")
@@ -57,16 +57,18 @@ def split_url(parts: list) -> tuple[str, str]:
         base = first[2] or HOLE
         rest = parts[1:]
     else:
-        absolute = _SCHEME.match(first)
-        if absolute is not None:
-            host = absolute.group(1)
-            tail = absolute.group(2)
-            if not tail and len(parts) > 1 and not isinstance(parts[1], str):
-                base = host + HOLE  # "http://" + a hole: the host is not known
-                rest = parts[2:]
-            else:
-                base = host
-                rest = [tail, *parts[1:]]
+        scheme = _SCHEME_PREFIX.match(first)
+        if scheme is not None:  # the host runs to the first "/" (holes for host or port)
+            host: list = []
+            rest = []
+            for part in [first[scheme.end() :], *parts[1:]]:
+                if rest or not isinstance(part, str) or "/" not in part:
+                    (rest if rest else host).append(part)
+                    continue
+                head, _, tail = part.partition("/")
+                host.append(head)
+                rest.append("/" + tail)
+            base = template_text(host)
     return base, clean_path(template_text(rest))
 
 
