@@ -10,6 +10,12 @@ runs them with `--workers 1` (the stage itself is one process either way):
   time is reported against the run's.
 
     python -m benchmark.services [--edits 10] [--neo4j bolt://localhost:7699]
+        [--tree express=/path/to/a/clone ...]
+
+`--tree NAME=PATH` adds a local source tree, measured the same way (a git clone's commit is
+reported). The TypeScript/JavaScript runs of the report used clones of expressjs/express
+(its examples and tests: Express routes, mounted routers), lujakob/nestjs-realworld-example-app
+(NestJS controllers, a global prefix) and alan2207/bulletproof-react (axios instances, fetch).
 
 With `--neo4j`, the same runs go to that (emptied) Neo4j instead, one corpus at a time.
 
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -31,16 +38,18 @@ from benchmark.report import run_facts, write_report
 CORPORA = (("flask", "3.1.0"), ("django", "5.1.4"))
 
 
-def _measure(name: str, version: str, edits: int, neo4j: str | None) -> dict:
+def _measure(
+    name: str, version: str, edits: int, neo4j: str | None, source: Path | None = None
+) -> dict:
     from cartograph.index import index_repository
     from cartograph.query.services import service_map
     from cartograph.store import open_store
 
-    source = fetch(name, version)
+    source = source or fetch(name, version)
     work = Path(tempfile.mkdtemp(prefix=f"services-{name}-"))
     try:
         root = work / name
-        shutil.copytree(source, root)
+        shutil.copytree(source, root, ignore=shutil.ignore_patterns(".git"))
         store = open_store(neo4j or f"sqlite:///{work / 'graph.db'}")
         if neo4j:
             for repo in store.repos.list_repos():
@@ -57,7 +66,8 @@ def _measure(name: str, version: str, edits: int, neo4j: str | None) -> dict:
         for i in range(edits):
             path = http_paths[i % len(http_paths)]
             target = root / path
-            target.write_text(target.read_text() + f"\n# edit {i}\n")
+            comment = "#" if path.endswith(".py") else "//"
+            target.write_text(target.read_text() + f"\n{comment} edit {i}\n")
             began = time.perf_counter()
             edit = index_repository(store, root, name=name, workers=1, history=False, files=[path])
             runs.append(time.perf_counter() - began)
@@ -81,12 +91,32 @@ def _measure(name: str, version: str, edits: int, neo4j: str | None) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _commit(folder: Path) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), "log", "-1", "--format=%h"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return f"@ {done.stdout.strip()}" if done.returncode == 0 else "(local)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--neo4j", default=None, help="a Neo4j URL instead of SQLite")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="also a local source tree (a git clone: its commit is reported), repeatable",
+    )
     args = parser.parse_args()
     rows = [_measure(name, version, args.edits, args.neo4j) for name, version in CORPORA]
+    for given in args.tree:
+        name, _, folder = given.partition("=")
+        rows.append(_measure(name, _commit(Path(folder)), args.edits, args.neo4j, Path(folder)))
     facts = run_facts()
     lines = [
         "# The services stage: routes and requests",

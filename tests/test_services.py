@@ -8,14 +8,13 @@ clients' edges."""
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
 
 import pytest
-from cartograph.index import index_repository
 from cartograph.query import callers, dead_code, trace
 from cartograph.query.services import service_map
 from cartograph.resolve.http import Route, match_call, route_path, split_url
 from indexing_support import write, write_tree
+from services_support import http_edges, index, routes
 
 FASTAPI = {
     "users/__init__.py": "",
@@ -246,31 +245,6 @@ CLIENT_EDGES = {
 SERVICES_CONFIG = '[services]\n"users:8000" = "users"\n"settings.USERS_URL" = "users"\n'
 
 
-def _index(store, root: Path, name: str):
-    return index_repository(store, root, name=name, workers=1, history=False)
-
-
-def _qualname(store, sid: str) -> str:
-    return store.graph.get_symbols([sid])[sid].qualname
-
-
-def _routes(store, repo: str) -> dict[str, str]:
-    """route name → its handler's qualname."""
-    found = {}
-    for item in store.graph.export(repo):
-        if item["type"] == "edge" and item["label"] == "ROUTES_TO":
-            found[item["src"].rpartition("#")[2]] = _qualname(store, item["dst"])
-    return found
-
-
-def _http_edges(store, repo: str) -> set[tuple[str, str, str]]:
-    return {
-        (_qualname(store, item["src"]), item["dst"].rpartition("#")[2], item["via"])
-        for item in store.graph.export(repo)
-        if item["type"] == "edge" and item["label"] == "HTTP_CALLS"
-    }
-
-
 @pytest.mark.parametrize(
     "tree, name, expected",
     [(FASTAPI, "users", FASTAPI_ROUTES), (FLASK, "flaskapp", FLASK_ROUTES),
@@ -279,8 +253,8 @@ def _http_edges(store, repo: str) -> set[tuple[str, str, str]]:
 )  # fmt: skip
 def test_routes_of_each_framework_with_their_prefixes(tmp_path, stores, tree, name, expected):
     store = stores.open()
-    _index(store, write_tree(tmp_path / name, tree), name)
-    assert _routes(store, name) == expected
+    index(store, write_tree(tmp_path / name, tree), name)
+    assert routes(store, name) == expected
     served = service_map(store, name, limit=100)
     assert {r.route.name for r in served.routes} == set(expected)
     assert all(r.route.kind == "route" for r in served.routes)
@@ -288,7 +262,7 @@ def test_routes_of_each_framework_with_their_prefixes(tmp_path, stores, tree, na
 
 def test_requests_are_normalised_to_path_templates(tmp_path, stores):
     store = stores.open()
-    _index(store, write_tree(tmp_path / "client", CLIENTS), "client")
+    index(store, write_tree(tmp_path / "client", CLIENTS), "client")
     found = service_map(store, "client", limit=100)
     assert {
         (r.source.qualname, r.method, r.base, r.path) for r in found.requests if r.source
@@ -299,16 +273,16 @@ def test_requests_are_normalised_to_path_templates(tmp_path, stores):
         "settings.USERS_URL": 2,
         "users:8000": 6,
     }
-    assert _http_edges(store, "client") == set()
+    assert http_edges(store, "client") == set()
 
 
 def test_two_services_callers_trace_dead_code(tmp_path, stores):
     store = stores.open()
     users = write_tree(tmp_path / "users", FASTAPI)
     client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
-    _index(store, client, "client")  # the client first: the service's run matches it
-    _index(store, users, "users")
-    assert _http_edges(store, "client") == CLIENT_EDGES
+    index(store, client, "client")  # the client first: the service's run matches it
+    index(store, users, "users")
+    assert http_edges(store, "client") == CLIENT_EDGES
 
     page = callers(store, "users.routers.accounts.get_user")
     reached = {(n.symbol.qualname, n.type, n.via, n.through, n.crosses) for n in page.items}
@@ -333,35 +307,35 @@ def test_a_changed_route_moves_its_clients_edges(tmp_path, stores):
     store = stores.open()
     users = write_tree(tmp_path / "users", FASTAPI)
     client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
-    _index(store, users, "users")
-    _index(store, client, "client")
-    assert ("client.api.health", "GET /health", "http") in _http_edges(store, "client")
+    index(store, users, "users")
+    index(store, client, "client")
+    assert ("client.api.health", "GET /health", "http") in http_edges(store, "client")
 
     # an edit of a file without routes or requests does not run the services stage
     write(users, "users/__init__.py", "# the users service\n")
-    assert _index(store, users, "users").routes is None
+    assert index(store, users, "users").routes is None
     # a body edit in the handler's file keeps the route and its clients' edges
     text = FASTAPI["users/main.py"].replace('{"ok": True}', '{"ok": False}')
     write(users, "users/main.py", text)
-    _index(store, users, "users")
-    assert _http_edges(store, "client") == CLIENT_EDGES
+    index(store, users, "users")
+    assert http_edges(store, "client") == CLIENT_EDGES
 
     # the route moves: the client's request reaches nothing now, the others stay
     write(users, "users/main.py", text.replace('"/health"', '"/healthz"'))
-    _index(store, users, "users")
-    assert "GET /healthz" in _routes(store, "users")
-    assert _http_edges(store, "client") == CLIENT_EDGES - {
+    index(store, users, "users")
+    assert "GET /healthz" in routes(store, "users")
+    assert http_edges(store, "client") == CLIENT_EDGES - {
         ("client.api.health", "GET /health", "http")
     }
     # and back: the edge is found again, from the provider's run alone
     write(users, "users/main.py", text)
-    _index(store, users, "users")
-    assert _http_edges(store, "client") == CLIENT_EDGES
+    index(store, users, "users")
+    assert http_edges(store, "client") == CLIENT_EDGES
 
 
 def test_django_views_reached_only_through_urls_are_live(tmp_path, stores):
     store = stores.open()
-    _index(store, write_tree(tmp_path / "shop", DJANGO), "shop")
+    index(store, write_tree(tmp_path / "shop", DJANGO), "shop")
     report = dead_code(store, "shop", verdicts=["dead"])
     assert [item.symbol.qualname for item in report.items] == ["shop.views.forgotten"]
 
@@ -373,6 +347,10 @@ def test_path_templates_of_each_syntax():
     assert route_path("django", "orders/<int:pk>/") == "orders/{pk}/"
     assert route_path("django-re", r"^legacy/(?P<slug>[-\w]+)/$") == "legacy/{slug}/"
     assert route_path("express", "/users/:id/posts/:post?") == "/users/{id}/posts/{post}"
+    assert route_path("express", "/:name.:format/:from-:to") == "/{name}.{format}/{from}-{to}"
+    # Express 5: a named wildcard, optional groups
+    assert route_path("express", "/files/*path") == "/files/{path}"
+    assert route_path("express", "/user/:id{/:op}") == "/user/{id}/{op}"
     assert split_url(["http://users:8000/api/users/", ["v", None, "id"], "?x=1"]) == (
         "users:8000",
         "/api/users/{}",
@@ -386,28 +364,28 @@ def test_path_templates_of_each_syntax():
 
 
 def test_matching_never_guesses():
-    routes = [
+    known = [
         Route("a", "a:x.py#GET /users/{id}", "GET", "/users/{id}"),
         Route("a", "a:x.py#GET /users/me", "GET", "/users/me"),
         Route("b", "b:y.py#GET /users/{uid}", "GET", "/users/{uid}"),
         Route("b", "b:y.py#ANY /files/{name}", "ANY", "/files/{name}"),
     ]
     # a literal segment is the better fit, in the configured service
-    found = match_call("GET", "api", "/users/me", routes, "c", {"api": "a"})
+    found = match_call("GET", "api", "/users/me", known, "c", {"api": "a"})
     assert found is not None and found.route.path == "/users/me" and found.via == "http"
     # two services fit as well and the base says nothing: no edge
-    assert match_call("GET", "somewhere", "/users/{}", routes, "c", {}) is None
+    assert match_call("GET", "somewhere", "/users/{}", known, "c", {}) is None
     # a hole matches a parameter only: /users/me is not a guess for /users/{}
-    found = match_call("GET", "api", "/users/{}", routes, "c", {"api": "a"})
+    found = match_call("GET", "api", "/users/{}", known, "c", {"api": "a"})
     assert found is not None and found.route.path == "/users/{id}"
     # a route of every method; the method must match otherwise
-    assert match_call("DELETE", "b", "/files/{}", routes, "c", {"b": "b"}) is not None
-    assert match_call("POST", "api", "/users/me", routes, "c", {"api": "a"}) is None
+    assert match_call("DELETE", "b", "/files/{}", known, "c", {"b": "b"}) is not None
+    assert match_call("POST", "api", "/users/me", known, "c", {"api": "a"}) is None
     # a prefix the base URL adds: matched as a prefix, less sure
-    found = match_call("GET", "gw", "/gateway/v1/files/{}", routes, "c", {"gw": "b"})
+    found = match_call("GET", "gw", "/gateway/v1/files/{}", known, "c", {"gw": "b"})
     assert found is not None and found.via == "http_prefix" and found.confidence == 0.6
     # a base nobody configured: only a route no other service shares
-    found = match_call("PUT", "unknown", "/files/{}", routes, "c", {})
+    found = match_call("PUT", "unknown", "/files/{}", known, "c", {})
     assert found is not None and found.via == "http_base"
 
 
@@ -417,8 +395,8 @@ def test_impact_of_a_moved_route_lists_its_clients_as_breaking(tmp_path, stores)
     store = stores.open()
     users = write_tree(tmp_path / "users", FASTAPI)
     client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
-    _index(store, users, "users")
-    _index(store, client, "client")
+    index(store, users, "users")
+    index(store, client, "client")
     old = FASTAPI["users/routers/accounts.py"]
     new = old.replace('@router.get("/{user_id}")', '@router.get("/by-id/{user_id}")')
     answer = impact(store, "users", patch=_patch("users/routers/accounts.py", old, new))
@@ -446,13 +424,13 @@ def _patch(path: str, old: str, new: str) -> str:
 def test_a_view_renamed_away_takes_its_route_with_it(tmp_path, stores):
     store = stores.open()
     shop = write_tree(tmp_path / "shop", DJANGO)
-    _index(store, shop, "shop")
+    index(store, shop, "shop")
     # only the view's module changes: the URL module is re-resolved as its dependent
     write(shop, "shop/orders/views.py", "def show(request, pk):\n    return None\n")
-    _index(store, shop, "shop")
-    assert _routes(store, "shop") == {
+    index(store, shop, "shop")
+    assert routes(store, "shop") == {
         k: v for k, v in DJANGO_ROUTES.items() if k != "ANY /orders/{pk}"
     }
     write(shop, "shop/orders/views.py", DJANGO["shop/orders/views.py"])
-    _index(store, shop, "shop")
-    assert _routes(store, "shop") == DJANGO_ROUTES
+    index(store, shop, "shop")
+    assert routes(store, "shop") == DJANGO_ROUTES

@@ -74,9 +74,12 @@ def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRou
     routers: dict[str, tuple[str, str]] = {}  # key → (framework, own prefix)
     mounts: dict[str, list[tuple[str, str]]] = {}  # child key → [(parent key, prefix)]
     declared: list[tuple[str, list]] = []
-    for path, rows in rows_by_file.items():
+    global_prefixes: dict[str, str] = {}  # framework → the prefix of its root routers
+    for path, rows in sorted(rows_by_file.items()):
         for row in rows:
-            if row[0] == "router":
+            if row[0] == "global":
+                global_prefixes.setdefault(row[1], row[2])
+            elif row[0] == "router":
                 routers[row[1]] = (row[2], row[3])
             elif row[0] == "mount":
                 mounts.setdefault(row[2], []).append((row[1], row[3]))
@@ -92,7 +95,7 @@ def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRou
         found: list[str] = []
         parents = [m for m in mounts.get(key, ()) if m[0] not in seen]
         if not parents:
-            found = [join_paths(own)]
+            found = [join_paths(global_prefixes.get(framework, ""), own)]
         for parent, prefix in parents:
             # Flask: a blueprint registered with a url_prefix takes it instead of its own
             inner = prefix if framework == "flask" and prefix else join_paths(prefix, own)

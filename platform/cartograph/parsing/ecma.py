@@ -19,6 +19,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import grammar, names, query_text
+from cartograph.parsing.ecma_services import (
+    HTTP_CALLEES,
+    HTTP_DECORATORS,
+    Values,
+    assigned_name,
+)
 from cartograph.parsing.facts import (
     ECMA_BINDING_SCOPE,
     ECMA_SCOPE_END_BYTE,
@@ -33,7 +39,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 3
+FACTS_VERSION = 4
 LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48
@@ -229,12 +235,14 @@ class _Extractor:
             "imports": [],
             "arguments": [],
             "returns": [],
+            "http": [],  # routes, routers and requests (parsing.ecma_services)
         }
         self.scope_of_node: dict[int, int] = {self.root.id: 0}
         self.scope_starts: list[int] = [0]
         self.scope_nodes: list[int] = [self.root.id]
         self.decorators: list[tuple[int, int, int | None]] = []
         self.decorator_starts: list[int] = []
+        self.values = Values(expr_of, self.scope_of_node)
 
     # -- scopes
     def enclosing(self, node: Node) -> int:
@@ -663,6 +671,10 @@ class _Extractor:
                 return
         typ = type_of(node.child_by_field_name("type"))
         self.bind(scope, _text(name), ["val", expr_of(value), typ])
+        if scope == 0 and value is not None:
+            template = self.values.template(value)
+            if template is not None and any(isinstance(p, str) and p for p in template):
+                self.facts["http"].append(["const", 0, _text(name), template])
 
     def field(self, node: Node) -> None:
         """A class field: what `this.name` holds (a method when it holds a function)."""
@@ -781,6 +793,25 @@ class _Extractor:
             expr = ["?", text]
         self.ref(node, "c", expr)
         self.arguments(node)
+        if _last_name(expr) in HTTP_CALLEES:
+            self.http_call(node, expr)
+
+    def http_call(self, node: Node, expr: list) -> None:
+        """A call that may declare a route or send a request (parsing.ecma_services)."""
+        scope = self.enclosing(node)
+        if _uses_this(expr) and self.this_is_rebound(node):
+            return
+        self.facts["http"].append(
+            [
+                "call",
+                scope,
+                expr,
+                self.values.arguments(node),
+                node.start_byte,
+                node.start_point[0] + 1,
+                assigned_name(node),
+            ]
+        )
 
     def arguments(self, node: Node) -> None:
         """The arguments of a call that may be callable values (names, member accesses), by
@@ -810,6 +841,11 @@ class _Extractor:
         line = decorator.start_point[0] + 1
         parent = self.facts["scopes"][scope][ECMA_SCOPE_PARENT]
         self.facts["refs"].append([max(parent, 0), "c", expr, line, decorator.start_byte])
+        if _last_name(expr) in HTTP_DECORATORS:
+            inner = decorator.named_children
+            called = bool(inner) and inner[0].type == "call_expression"
+            values = self.values.arguments(inner[0]) if called else []
+            self.facts["http"].append(["dec", scope, expr, values, line])
 
     def returned(self, node: Node) -> None:
         """`return value` in a function: what a call of it gives (a closure, a function)."""
@@ -830,6 +866,8 @@ class _Extractor:
         cls = expr_of(node.child_by_field_name("constructor"))
         if cls is not None:
             self.ref(node, "n", cls)
+            if _last_name(cls) in HTTP_CALLEES:
+                self.http_call(node, cls)
 
     def value_ref(self, node: Node) -> None:
         parent = node.parent
@@ -885,6 +923,12 @@ _FUNCTION_NODES = frozenset(
         "method_definition",
     }
 )
+
+
+def _last_name(expr: list | None) -> str | None:
+    if expr is None:
+        return None
+    return expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else None
 
 
 def _document_order(node: Node) -> tuple[int, int]:
@@ -1098,5 +1142,7 @@ def interface_of(facts: dict) -> bytes:
         facts["reexports"],
         facts["module_value"],
         [(scope, expr) for scope, expr, _pos in facts.get("returns", ())],
+        # the string constants another file's requests may take their URL from
+        [row for row in facts.get("http", ()) if row[0] == "const"],
     ]
     return hashlib.blake2b(marshal.dumps(observed), digest_size=16).digest()

@@ -77,6 +77,8 @@ makes the whole module, CommonJS; "=" + a scope index when it is an unnamed defi
   member accesses (values that may be functions passed), for the flow stage.
 - returns: [scope, expr, position]: `return value` in a named function (a callback's own
   returns are left out).
+- http: calls and decorators that may be routes, routers, mounts or requests, and module-level
+  string constants (`cartograph.parsing.ecma_services` lays the rows out).
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func] | ["new", class_expr] | ["this"] |
 ["super"] | ["cast", type] | ["i", base] / ["i", base, literal key] (a subscript) | ["?", text]

@@ -49,6 +49,7 @@ from cartograph.resolve.core import (
     Memo,
     render,
 )
+from cartograph.resolve.ecma_services import http_rows
 from cartograph.resolve.mro import depth_first
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -142,6 +143,8 @@ class Modules:
             base = posixpath.normpath(posixpath.join(directory, spec))
             if not foreign_dir:
                 base = base.lstrip("/")
+            if base == ".":  # `require("../..")` up to the repository's root
+                base = ""
             return self._probe(base, probed), None, tuple(probed)
         config = None if foreign_dir else self._config_for(directory)
         if config is not None:
@@ -991,9 +994,11 @@ class EcmaProgram:
                 return FileResolution(path, path, [], [], [], set())
             self.flows = []
             symbols, edges, unresolved, imports = self._resolve(f)
+            http = http_rows(self, f)
         deps = recorded.deps - {path}
         resolution = FileResolution(path, path, symbols, edges, unresolved, deps, imports)
         resolution.flows = sorted({repr(row): row for row in self.flows}.values(), key=repr)
+        resolution.http = http
         return resolution
 
     def _resolve(self, f: _File) -> tuple[list, list, list, list]:

@@ -11,7 +11,9 @@ A file's resolved HTTP rows (`FileResolution.http`), by their first item:
   (`path::name`); a Django URL module is the router `urls:<path>`.
 - ["route", router key, [methods], path, handler symbol id, line, framework]
 - ["mount", parent key, child key, prefix, line]: `include_router`, `register_blueprint`,
-  `mount`, Django `include()`.
+  `mount`, Django `include()`, Express's `use`.
+- ["global", framework, prefix, line]: a prefix every root router of the framework takes
+  (NestJS `app.setGlobalPrefix("api")`).
 - ["client", source symbol id, method, base, path, line, library]: a request; `base` is
   where the URL's host comes from: "" (a relative URL), a host (`users:8000`), or the name of
   the variable, setting or environment variable that holds it (`settings.USERS_URL`,
@@ -35,7 +37,9 @@ MATCH_CONFIDENCE = {
 _SCHEME_PREFIX = re.compile(r"^(?:https?:)?//")
 _FLASK_PARAM = re.compile(r"<(?:[A-Za-z_]\w*(?:\([^)]*\))?:)?([A-Za-z_]\w*)>")
 _BRACE_PARAM = re.compile(r"\{([A-Za-z_]\w*)(?::[^}]*)?\}")
-_EXPRESS_PARAM = re.compile(r"(?<=/):([A-Za-z_]\w*)\??")
+# `:id` after a slash, a dot or a dash (`/:name.:format`, `/:from-:to`); Express 5's `*path`
+_EXPRESS_PARAM = re.compile(r"(?<=[/.\-])[:*]([A-Za-z_]\w*)\??")
+_OPTIONAL_GROUP = re.compile(r"\{([^{}]*[:*][^{}]*)\}")
 _REGEX_GROUP = re.compile(r"\(\?P<([A-Za-z_]\w*)>[^)]*\)|\([^)]*\)")
 
 
@@ -72,6 +76,58 @@ def split_url(parts: list) -> tuple[str, str]:
     return base, clean_path(template_text(rest))
 
 
+def request_row(
+    source_id: str,
+    method: str,
+    parts: list | None,
+    base_parts: list | None,
+    line: int,
+    library: str,
+) -> list | None:
+    """A request's "client" row from its URL's template parts and, when it is sent through a
+    client object, that object's base URL; None when the URL has no text of its own (it says
+    nothing of where the request goes)."""
+    if parts is None or not any(isinstance(p, str) and p.strip("/") for p in parts):
+        return None
+    if base_parts and (
+        isinstance(parts[0], str) and not parts[0].startswith(("http:", "https:", "//"))
+    ):
+        parts = [*base_parts, "/", *parts]
+    base, path = split_url(parts)
+    return ["client", source_id, method, base, path, line, library]
+
+
+def plain_text(value: list | None) -> str | None:
+    """A value's text when it is a string without holes (`parsing.services` values)."""
+    if value is None or value[0] != "t":
+        return None
+    parts = value[1]
+    if all(isinstance(p, str) for p in parts):
+        return "".join(parts)
+    return None
+
+
+def dotted(expr: list | None) -> str | None:
+    """A name or attribute chain as text (`settings.USERS_URL`), else None."""
+    if expr is None:
+        return None
+    if expr[0] == "n":
+        return expr[1]
+    if expr[0] == "a":
+        base = dotted(expr[1])
+        return f"{base}.{expr[2]}" if base is not None else None
+    if expr[0] == "this":
+        return "this"
+    return None
+
+
+def last_name(expr: list | None) -> str:
+    """The last name of a callee expression (`get` of `session.get`)."""
+    if expr is None:
+        return ""
+    return expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else ""
+
+
 def clean_path(path: str) -> str:
     """A path as routes and calls are compared: no query or fragment, one leading slash, no
     trailing one, no doubled ones."""
@@ -89,6 +145,8 @@ def route_path(framework: str, raw: str) -> str:
         text = _REGEX_GROUP.sub(lambda m: "{" + (m.group(1) or "") + "}", text)
         text = text.replace("\\", "")
         return text
+    if framework == "express":  # Express 5's optional groups: `/:id{/:op}`, `{:query}`
+        raw = _OPTIONAL_GROUP.sub(r"\1", raw)
     text = _FLASK_PARAM.sub(r"{\1}", raw)
     text = _BRACE_PARAM.sub(r"{\1}", text)
     return _EXPRESS_PARAM.sub(r"{\1}", text)
@@ -172,11 +230,11 @@ def match_call(
     """The one route a call reaches, or None when none or several fit equally well.
 
     `services` maps a base (a host, a variable or setting, `env:NAME`) to the repository that
-    serves it (`.cartograph.toml` `[services]`); a relative URL is served by the calling
-    repository. A route of the configured service matched on its whole template is "http";
+    serves it (`.cartograph.toml` `[services]`); a relative URL is served by the repository
+    configured for "/" (a web front end's API), else by the calling repository. A route of the configured service matched on its whole template is "http";
     on its whole template with the service not known, "http_base"; a route whose template
     ends the call's path (the base URL holds a prefix), "http_prefix"."""
-    target = services.get(base) if base else own_repo
+    target = services.get(base) if base else services.get("/", own_repo)
     if target is None and base:
         host = base.split("/")[0]
         target = services.get(host) or services.get(host.split(":")[0])

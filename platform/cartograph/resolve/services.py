@@ -13,7 +13,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cartograph.parsing.facts import BINDING_VALUE
-from cartograph.resolve.http import ANY_METHOD, METHODS, route_path, split_url
+from cartograph.resolve.http import (
+    ANY_METHOD,
+    METHODS,
+    dotted,
+    last_name,
+    plain_text,
+    request_row,
+    route_path,
+)
 
 if TYPE_CHECKING:
     from cartograph.resolve.python import ModuleFacts, Program
@@ -87,7 +95,7 @@ class _Reader:
         framework = WEB_FRAMEWORKS.get(owner)
         if framework is not None:
             if name in ROUTER_CLASSES and target and "." not in target:
-                prefix = _text(keywords.get("prefix") or keywords.get("url_prefix"))
+                prefix = plain_text(keywords.get("prefix") or keywords.get("url_prefix"))
                 prefix = route_path(framework, prefix or "")
                 return ["router", self._local_key(lookup, target), framework, prefix]
             if expr[0] != "a":
@@ -96,7 +104,7 @@ class _Reader:
             if router is None:
                 return None
             if decorates > 0 and (name in ROUTE_DECORATORS or name in ("route", "api_route")):
-                path = _text(positional[0] if positional else keywords.get("path"))
+                path = plain_text(positional[0] if positional else keywords.get("path"))
                 if path is None:
                     return None
                 methods = self._methods(name, keywords)
@@ -116,7 +124,7 @@ class _Reader:
 
     def _made(self, receiver: list, scope: int) -> list | None:
         """The constructor call a receiver's name was bound to, in its scope or the module."""
-        name = _dotted(receiver)
+        name = dotted(receiver)
         if name is None:
             return None
         return self.constructed.get(_holder(scope, name)) or self.constructed.get((0, name))
@@ -176,7 +184,7 @@ class _Reader:
             return [ROUTE_DECORATORS[name]]
         listed = keywords.get("methods")
         if listed is not None and listed[0] == "l":
-            methods = [_text(v) for v in listed[1]]
+            methods = [plain_text(v) for v in listed[1]]
             if methods and all(methods):
                 return sorted({m.upper() for m in methods if m})
         return ["GET"]
@@ -196,7 +204,9 @@ class _Reader:
         return None
 
     def _added_route(self, router, framework, name, positional, keywords, line) -> list | None:
-        path = _text(positional[0] if positional else keywords.get("rule") or keywords.get("path"))
+        path = plain_text(
+            positional[0] if positional else keywords.get("rule") or keywords.get("path")
+        )
         if path is None:
             return None
         if name == "add_url_rule":
@@ -211,10 +221,10 @@ class _Reader:
 
     def _mount(self, router, framework, name, positional, keywords, line, scope, pos):
         if name == "mount":  # app.mount("/sub", other_app)
-            prefix = _text(positional[0]) if positional else None
+            prefix = plain_text(positional[0]) if positional else None
             child = positional[1] if len(positional) > 1 else keywords.get("app")
         else:
-            prefix = _text(keywords.get("prefix") or keywords.get("url_prefix")) or ""
+            prefix = plain_text(keywords.get("prefix") or keywords.get("url_prefix")) or ""
             child = positional[0] if positional else None
         if prefix is None or child is None or child[0] != "e":
             return None
@@ -226,13 +236,13 @@ class _Reader:
     def _django(self, name: str, positional: list, line: int, pos: int) -> list | None:
         if len(positional) < 2:
             return None
-        raw = _text(positional[0])
+        raw = plain_text(positional[0])
         if raw is None:
             return None
         framework = "django" if name == "path" else "django-re"
         here = f"urls:{self.mod.path}"
         view = positional[1]
-        if view is not None and view[0] == "c" and _last(view[1]) == "include":
+        if view is not None and view[0] == "c" and last_name(view[1]) == "include":
             included = self._included(view, pos)
             if included is None:
                 return None
@@ -248,7 +258,7 @@ class _Reader:
         if argument is None:
             return None
         if argument[0] == "t":
-            name = _text(argument)
+            name = plain_text(argument)
             found = self.program.module(name) if name else None
         elif argument[0] == "e":
             value = self.program.evaluate(self.mod, 0, argument[1], pos)[0]
@@ -266,18 +276,18 @@ class _Reader:
             method = CLIENT_METHODS[name]
             url = positional[0] if positional else keywords.get("url")
         elif name in ("request", "stream"):
-            method = (_text(positional[0]) or "").upper() if positional else ""
-            method = method or (_text(keywords.get("method")) or "").upper()
+            method = (plain_text(positional[0]) or "").upper() if positional else ""
+            method = method or (plain_text(keywords.get("method")) or "").upper()
             url = positional[1] if len(positional) > 1 else keywords.get("url")
         elif name == "urlopen":
             url = positional[0] if positional else keywords.get("url")
             if url is not None and url[0] == "e":  # a Request made before: `urlopen(request)`
                 made = self._made(url[1], lookup)
-                if made is not None and _last(made[3]) == "Request":
+                if made is not None and last_name(made[3]) == "Request":
                     url = ["c", made[3], made[4], made[5]]
             method = "GET"
-            if url is not None and url[0] == "c" and _last(url[1]) == "Request":
-                request_method = _text(url[3].get("method"))
+            if url is not None and url[0] == "c" and last_name(url[1]) == "Request":
+                request_method = plain_text(url[3].get("method"))
                 method = (request_method or ("POST" if "data" in url[3] else "GET")).upper()
                 url = url[2][0] if url[2] else url[3].get("url")
         else:
@@ -285,17 +295,8 @@ class _Reader:
         if method not in METHODS or url is None:
             return None
         parts = self._parts(url, lookup, 0)
-        if parts is None or not any(isinstance(p, str) and p.strip("/") for p in parts):
-            return None  # a URL with no text of its own says nothing of where it goes
         base_parts = self._client_base(expr, lookup)
-        if base_parts and (
-            isinstance(parts[0], str) and not parts[0].startswith(("http:", "https:", "//"))
-        ):
-            parts = [*base_parts, "/", *parts]
-        base, path = split_url(parts)
-        if base_parts is None and base == "" and not path.startswith("/"):
-            return None
-        return ["client", source_id, method, base, path, line, library]
+        return request_row(source_id, method, parts, base_parts, line, library)
 
     def _client_base(self, expr: list, scope: int) -> list | None:
         """The base URL of the client object a request is sent through (`httpx.Client(
@@ -316,7 +317,7 @@ class _Reader:
         if value is None or depth > MAX_CONST_DEPTH:
             return None
         if value[0] == "e":
-            value = ["t", [["v", value[1], _dotted(value[1]) or "?"]]]
+            value = ["t", [["v", value[1], dotted(value[1]) or "?"]]]
         if value[0] != "t":
             return None
         parts: list = []
@@ -356,32 +357,7 @@ class _Reader:
         return None
 
 
-def _text(value: list | None) -> str | None:
-    """A value's text when it is a plain string."""
-    if value is None or value[0] != "t":
-        return None
-    parts = value[1]
-    if all(isinstance(p, str) for p in parts):
-        return "".join(parts)
-    return None
-
-
 def _holder(scope: int, name: str) -> tuple:
     if name.startswith("self."):
         return ("self", name[5:])
     return (scope, name)
-
-
-def _dotted(expr: list | None) -> str | None:
-    if expr is None:
-        return None
-    if expr[0] == "n":
-        return expr[1]
-    if expr[0] == "a":
-        base = _dotted(expr[1])
-        return f"{base}.{expr[2]}" if base is not None else None
-    return None
-
-
-def _last(expr: list) -> str:
-    return expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else ""
