@@ -434,3 +434,18 @@ def test_a_view_renamed_away_takes_its_route_with_it(tmp_path, stores):
     write(shop, "shop/orders/views.py", DJANGO["shop/orders/views.py"])
     index(store, shop, "shop")
     assert routes(store, "shop") == DJANGO_ROUTES
+
+
+def test_removing_a_service_unmatches_the_requests_that_reached_it(tmp_path, stores):
+    from cartograph.tracking import add_tracked, remove_tracked
+
+    store = stores.open()
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    add_tracked(store, "users", "file:///nowhere", "main")
+    index(store, write_tree(tmp_path / "users", FASTAPI), "users")
+    index(store, client, "client")
+    assert http_edges(store, "client") == CLIENT_EDGES
+    remove_tracked(store, "users", tmp_path / "data", keep_graph=False)
+    # no edge into routes that are gone, and every request is listed as unmatched again
+    assert http_edges(store, "client") == set()
+    assert sum(service_map(store, "client").unmatched_by_base.values()) == len(CLIENT_REQUESTS)

@@ -84,19 +84,25 @@ def remove_tracked(store: Store, name: str, data_dir: Path, keep_graph: bool) ->
         refresh_consumers,
         repository_lock,
     )
+    from cartograph.index.services import rematch_others, serves_routes
 
     tracked = require_tracked(store, name)
     store.tracking.untrack_repo(name)
     consumers: set[str] = set()
+    served = False
     try:
         with repository_lock(store, name, timeout=300):
             Mirror(data_dir, name, tracked.url).remove()
             if not keep_graph and store.repos.get_repo(name) is not None:
+                served = serves_routes(store, name)
                 consumers = forget_repository(store, name)
     except IndexingError as exc:
         raise TrackingError(f"{name} is no longer tracked, but {exc}") from exc
-    # the repositories that bound into it lose those edges now
+    # the repositories that bound into it lose those edges now, and the requests that
+    # reached its routes reach nothing
     refresh_consumers(store, consumers, IndexResult(name, ""))
+    if served:
+        rematch_others(store, name, lock_timeout=300)
 
 
 def require_tracked(store: Store, name: str) -> TrackedRepo:

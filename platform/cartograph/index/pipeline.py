@@ -267,6 +267,7 @@ def refresh_dependents(
     owner = lock_owner()
     acquire(store, repo, owner, lock_timeout, None)
     locked_at = time.monotonic()
+    routes_changed = False
     try:
         record = store.repos.get_repo(repo)
         if record is None or record.index_format != INDEX_FORMAT:
@@ -318,12 +319,14 @@ def refresh_dependents(
             if rewritten:
                 refresh_files(store, repo, rewritten)
         if written.http or FLOWS_PENDING in dependencies.pending:
-            run_services(store, repo, manifest)
+            routes_changed = run_services(store, repo, manifest).routes_changed
         store.index.finish_run(repo)
         store.index.clear_pending(repo)
         return len(tasks)
     finally:
         release(store, repo, owner)
+        if routes_changed:  # after the lock: other repositories' requests may reach them
+            rematch_others(store, repo, lock_timeout)
 
 
 class _Run:

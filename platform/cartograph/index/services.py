@@ -145,11 +145,24 @@ def routes_of_listing(repo: str, listing: str) -> list[Route]:
 
 def all_routes(store: Store) -> list[Route]:
     """Every indexed repository's routes, as their services stages listed them."""
+    return listed_routes(store.index.service_listings())
+
+
+def listed_routes(listings: dict[str, tuple[str, str]], excluding: str = "") -> list[Route]:
+    """The routes of the repositories' stored listings, but those of `excluding`."""
     return [
         route
-        for repo, (listing, _calls) in sorted(store.index.service_listings().items())
+        for repo, (listing, _calls) in sorted(listings.items())
+        if repo != excluding
         for route in routes_of_listing(repo, listing)
     ]
+
+
+def serves_routes(store: Store, repo: str) -> bool:
+    """Whether the repository's last services stage listed routes (other repositories'
+    requests may reach them)."""
+    listing = store.index.service_listings().get(repo)
+    return listing is not None and bool(json.loads(listing[0]))
 
 
 def match_requests(
@@ -204,12 +217,7 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
     listing = listing_of(composed)
     listings = store.index.service_listings()
     before = listings.get(repo)
-    routes = [
-        route
-        for other, (other_listing, _) in sorted(listings.items())
-        if other != repo
-        for route in routes_of_listing(other, other_listing)
-    ] + [c.route for c in composed]
+    routes = listed_routes(listings, excluding=repo) + [c.route for c in composed]
     requests = requests_of(rows)
     calls = match_requests(repo, requests, routes, manifest)
     written_calls = calls_listing(calls)
@@ -249,6 +257,10 @@ def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
     requests again, each under its own lock; the repositories whose edges changed, and
     notes for those whose lock stayed held (their next run matches them)."""
     changed: list[str] = []
+    # the routes every request is matched against, and the configurations, read once; each
+    # repository's own listing is read again under its lock (what its write replaces)
+    routes = all_routes(store)
+    manifests = store.repos.manifests()
     for other in sorted(store.index.service_listings()):
         if other == repo:
             continue
@@ -259,24 +271,21 @@ def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
             store.index.add_pending(other, {FLOWS_PENDING})
             continue
         try:
-            if rematch(store, other):
+            if rematch(store, other, routes, manifests.get(other)):
                 changed.append(other)
         finally:
             release(store, other, owner)
     return changed
 
 
-def rematch(store: Store, repo: str) -> bool:
-    """Match a repository's stored requests again (another repository's routes changed);
-    whether its edges changed. The caller holds the repository's index lock."""
-    listings = store.index.service_listings()
-    before = listings.get(repo)
+def rematch(store: Store, repo: str, routes: list[Route], manifest: Manifest | None) -> bool:
+    """Match a repository's stored requests again, against `routes` (another repository's
+    changed); whether its edges changed. The caller holds the repository's index lock."""
+    before = store.index.service_listings().get(repo)
     if before is None:
         return False
-    rows = file_rows(store, repo)
-    requests = requests_of(rows)
-    manifest = store.repos.manifests().get(repo)
-    calls = match_requests(repo, requests, all_routes(store), manifest)
+    requests = requests_of(file_rows(store, repo))
+    calls = match_requests(repo, requests, routes, manifest)
     written = calls_listing(calls)
     if written == before[1]:
         return False
