@@ -9,7 +9,9 @@ files its parser runs, its family — which parser and resolver handle it:
   language's own rules module (`resolve/<rules>.py`); languages that share a rules module
   (Java and Kotlin, C and C++) share packages too;
 - "styles": CSS, SCSS and Less, `parsing/styles.py` and `resolve/styles.py` (a design
-  system's custom properties and variables; a lexer, no grammar) —
+  system's custom properties and variables; a lexer, no grammar);
+- "openapi": OpenAPI and Swagger documents, `parsing/openapi.py` and `resolve/openapi.py`
+  (the HTTP operations a service publishes; known by their file names, not an extension) —
 
 and the configuration files that steer how its imports resolve (a change to one re-resolves
 every file of the family). Nothing else dispatches on a language's name: add a language
@@ -24,7 +26,7 @@ from importlib import import_module, resources
 
 import tree_sitter
 
-FAMILIES = ("python", "ecma", "generic", "styles")
+FAMILIES = ("python", "ecma", "generic", "styles", "openapi")
 ECMA_CONFIG = ("tsconfig.json", "jsconfig.json", "package.json")
 # a stylesheet's custom properties may come from the packages its repository depends on
 STYLES_CONFIG = ("package.json", "pyproject.toml")
@@ -92,7 +94,11 @@ LANGUAGES: tuple[Language, ...] = (
     Language("css", (".css",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
     Language("scss", (".scss",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
     Language("less", (".less",), "styles", ("", ""), (), config_files=STYLES_CONFIG),
+    Language("openapi", (), "openapi", ("", ""), ()),
 )
+# OpenAPI documents, by file name: `openapi.yaml`, `swagger.json`, `users.openapi.yml`, ...
+DOCUMENT_STEMS = ("openapi", "swagger")
+DOCUMENT_EXTENSIONS = (".yaml", ".yml", ".json")
 BY_NAME: dict[str, Language] = {language.name: language for language in LANGUAGES}
 # file extension → language name
 EXTENSIONS: dict[str, str] = {
@@ -103,7 +109,14 @@ EXTENSIONS: dict[str, str] = {
 def language_of(path: str) -> str | None:
     """The language of a file, from its extension (None: not indexed)."""
     dot = path.rfind(".")
-    return EXTENSIONS.get(path[dot:]) if dot > path.rfind("/") else None
+    if dot <= path.rfind("/"):
+        return None
+    found = EXTENSIONS.get(path[dot:])
+    if found is None and path[dot:] in DOCUMENT_EXTENSIONS:
+        stem = path[path.rfind("/") + 1 : dot].lower()
+        if stem.rpartition(".")[2] in DOCUMENT_STEMS:
+            return "openapi"
+    return found
 
 
 def family(name: str) -> str:

@@ -38,6 +38,7 @@ from cartograph.parsing import decode_facts, extract_facts, facts_version
 from cartograph.resolve.core import FileResolution
 from cartograph.resolve.ecma import EcmaProgram
 from cartograph.resolve.modules import ModuleMap
+from cartograph.resolve.openapi import OpenApiProgram
 from cartograph.resolve.python import ModuleFacts, Program, absolute_module
 from cartograph.resolve.styles import StylesProgram
 from cartograph.store.interfaces import FileState, Store
@@ -132,6 +133,7 @@ class Resolver:
         self.ecma: EcmaProgram | None = None
         self.generic: GenericProgram | None = None
         self.styles: StylesProgram | None = None
+        self.openapi: OpenApiProgram | None = None
         self._local_tops: set[str] = set()
         # the Python modules loaded (this repository's by path, other repositories' too), kept
         # until `forget`: at most about `module_limit` files' facts are held at a time
@@ -159,13 +161,14 @@ class Resolver:
         self.ecma = None
         self.generic = None
         self.styles = None
+        self.openapi = None
         self.fresh = {}
         self.prefetched = {}
 
     def loaded(self) -> int:
         """Files whose facts the symbol tables hold now."""
         count = len(self._modules) + len(self._foreign)
-        for program in (self.ecma, self.generic, self.styles):
+        for program in (self.ecma, self.generic, self.styles, self.openapi):
             if program is not None:
                 count += program.loaded()
         return count
@@ -176,7 +179,7 @@ class Resolver:
         table's answers never depend on the questions asked before)."""
         self._modules.clear()
         self._foreign.clear()
-        for program in (self.program, self.ecma, self.generic, self.styles):
+        for program in (self.program, self.ecma, self.generic, self.styles, self.openapi):
             if program is not None:
                 program.forget()
         self._resolved_since_forget = 0
@@ -251,6 +254,9 @@ class Resolver:
         elif kind == "styles":
             assert self.styles is not None
             resolution = self.styles.resolve_file(path)
+        elif kind == "openapi":
+            assert self.openapi is not None
+            resolution = self.openapi.resolve_file(path)
         elif self.generic is not None:
             resolution = self.generic.resolve_file(path)
             consulted = resolution.deps | {path}
@@ -347,7 +353,7 @@ class Resolver:
                 return self._foreign_module(name)
             return load_path(path) if path is not None else None
 
-        by_family: dict[str, list[str]] = {"ecma": [], "generic": [], "styles": []}
+        by_family: dict[str, list[str]] = {"ecma": [], "generic": [], "styles": [], "openapi": []}
         for path in names.by_path:
             kind = family_of_path(path)
             if kind in by_family:
@@ -357,6 +363,7 @@ class Resolver:
             self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths, providers
         )
         self.styles = StylesProgram(self.repo, by_family["styles"], self._facts_of, providers)
+        self.openapi = OpenApiProgram(self.repo, by_family["openapi"], self._facts_of)
         self.generic = None
         if by_family["generic"]:
             from cartograph.resolve.generic import GenericProgram

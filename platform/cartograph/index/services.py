@@ -29,6 +29,7 @@ from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.results import IndexingError
 from cartograph.model import Edge, Manifest, ServiceWrite, SymbolRow, symbol_id
 from cartograph.resolve.http import Match, Route, join_paths, match_call
+from cartograph.resolve.openapi import FRAMEWORK as OPENAPI
 from cartograph.store import Store
 
 MAX_PREFIXES = 16  # the paths one router is reachable under (mounted in several places)
@@ -107,10 +108,17 @@ def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRou
         return found
 
     composed: dict[str, ComposedRoute] = {}
+    served: set[tuple[str, str]] = set()  # (method, path) the code declares
+    # the code's routes first: a document's operation the code declares too is the code's
+    declared.sort(key=lambda item: item[1][6] == OPENAPI)
     for path, (_, router, methods, route_path, handler, line, framework) in declared:
         for prefix in prefixes(router, frozenset()):
             full = join_paths(prefix, route_path)
             for method in methods:
+                if framework == OPENAPI and (method, full) in served:
+                    continue
+                if framework != OPENAPI:
+                    served.add((method, full))
                 name = f"{method} {full}"
                 sid = symbol_id(repo, path, name)
                 composed.setdefault(
@@ -235,6 +243,7 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
         route_edges = [
             Edge("ROUTES_TO", c.route.id, c.route.handler, [c.line], 1, "route", 1.0)
             for c in composed
+            if c.route.handler  # a document's operation names no code
         ]
         store.index.write_services(
             repo,

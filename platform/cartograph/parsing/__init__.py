@@ -25,6 +25,7 @@ PARSERS = {
     "ecma": "cartograph.parsing.ecma",
     "generic": "cartograph.parsing.tags",
     "styles": "cartograph.parsing.styles",
+    "openapi": "cartograph.parsing.openapi",
 }
 
 
