@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import EXTENSIONS, grammar, names, query_text
+from cartograph.parsing import go_services
 from cartograph.parsing.facts import (
     TAGS_BASE_LINE,
     TAGS_BASE_OWNER,
@@ -55,7 +56,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Matches, Node
 
-FACTS_VERSION = 2
+FACTS_VERSION = 3
 MAX_SIGNATURE = 300
 MAX_TEXT = 120
 
@@ -681,6 +682,8 @@ def extract(language: str, source: bytes) -> dict:
     calls: list[list] = []
     imports: list[list] = []
     bases: list[list] = []
+    # Go's routes, routers and requests (parsing.go_services)
+    http: list[list] = go_services.constants(cast("Node", root)) if dialect == "go" else []
     for node, name_node, recv_node, kind in sorted(calls_raw, key=lambda c: c[1].start_byte):
         enclosing = enclosing_at(node.start_byte)
         line = name_node.start_point[0] + 1
@@ -738,6 +741,10 @@ def extract(language: str, source: bytes) -> dict:
                 for constant in _constant_args(node):
                     bases.append([enclosing, normalize_type(_text(constant)), line])
         calls.append([name, recv, line, enclosing, kind, text])
+        if dialect == "go" and name in go_services.HTTP_CALLEES:
+            row = go_services.call_row(node, enclosing)
+            if row is not None:
+                http.append(row)
 
     for node in sorted(import_nodes, key=lambda n: n.start_byte):
         imports.extend(_imports(dialect, node))
@@ -767,6 +774,7 @@ def extract(language: str, source: bytes) -> dict:
         "calls": calls,
         "imports": imports,
         "bases": bases,
+        "http": http,
     }
 
 
@@ -827,5 +835,7 @@ def interface_of(facts: dict) -> bytes:
         sorted(
             [path, alias or "", flags] for path, alias, _line, flags in facts.get("imports", [])
         ),
+        # the string constants another file's requests may take their URL from
+        [row for row in facts.get("http", ()) if row[0] == "const"],
     ]
     return json.dumps(shape, separators=(",", ":"), ensure_ascii=False).encode()

@@ -322,6 +322,14 @@ class Rules:
         """The external module a qualified path `head::…` names (Rust crates)."""
         return ""
 
+    def http_rows(
+        self, unit: Unit, target_id: Callable[[Target], str], source_id: Callable[[int], str]
+    ) -> list[list]:
+        """The file's HTTP routes, routers, mounts and requests (`cartograph.resolve.http`
+        rows); `target_id` names a definition, `source_id` the symbol code at a definition
+        runs in. None by default."""
+        return []
+
     def import_links(self, unit: Unit) -> list[tuple[str, str, list[str]]]:
         """IMPORTS targets: ("file", path, names) in the repository, ("package", name,
         names) outside. By default every import is a package."""
@@ -591,7 +599,14 @@ class GenericProgram:
                 return FileResolution(path, path, [], [], [], set(), [])
             symbols, edges, unresolved = self._resolve(unit)
             imports = unit.rules.import_links(unit)
-        return FileResolution(
+            module_id = symbols[0].id
+
+            def source_id(enclosing: int) -> str:
+                source = self._source(unit, enclosing)
+                return self._id((unit, source)) if source >= 0 else module_id
+
+            http = unit.rules.http_rows(unit, self._id, source_id)
+        resolution = FileResolution(
             path=path,
             module=path,
             symbols=symbols,
@@ -600,6 +615,8 @@ class GenericProgram:
             deps=recorded.deps - {path},
             imports=imports,
         )
+        resolution.http = http
+        return resolution
 
     def _resolve(self, unit: Unit) -> tuple[list[SymbolRow], EdgeSet, list[Unresolved]]:
         path, facts, defs = unit.path, unit.facts, unit.defs

@@ -92,6 +92,11 @@ class GoRules(Rules):
             site.miss()
         return True
 
+    def http_rows(self, unit: Unit, target_id, source_id) -> list[list]:
+        from cartograph.resolve.go_services import http_rows
+
+        return http_rows(self, unit, target_id, source_id)
+
     def external_of(self, unit: Unit, head: str) -> str:
         imported = self.imports(unit).get(head)
         return imported[0] if imported and imported[1] is None else ""
