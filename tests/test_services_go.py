@@ -28,6 +28,34 @@ GO_SERVICE = {
         "\n"
         "func Unused() {}\n"
     ),
+    # the usual layout: a package registers its routes on a group it is given
+    "internal/teams/routes.go": (
+        "package teams\n"
+        "\n"
+        'import "github.com/gin-gonic/gin"\n'
+        "\n"
+        "func List(c *gin.Context) {}\n"
+        "\n"
+        "func Register(db string, router *gin.RouterGroup) {\n"
+        '\trouter.GET("/:team", List)\n'
+        "}\n"
+    ),
+    # a test builds its own application: not the service's routes
+    "internal/teams/routes_test.go": (
+        "package teams\n"
+        "\n"
+        "import (\n"
+        '\t"testing"\n'
+        "\n"
+        '\t"github.com/gin-gonic/gin"\n'
+        ")\n"
+        "\n"
+        "func TestList(t *testing.T) {\n"
+        "\tr := gin.New()\n"
+        '\tRegister("", r.Group("/teams"))\n'
+        '\tr.GET("/only-in-tests", List)\n'
+        "}\n"
+    ),
     "cmd/api/main.go": (
         "package main\n"
         "\n"
@@ -35,6 +63,7 @@ GO_SERVICE = {
         '\t"net/http"\n'
         "\n"
         '\t"example.com/catalog/internal/handlers"\n'
+        '\t"example.com/catalog/internal/teams"\n'
         '\t"github.com/gin-gonic/gin"\n'
         '\t"github.com/go-chi/chi/v5"\n'
         ")\n"
@@ -54,6 +83,7 @@ GO_SERVICE = {
         '\tv1.GET("/users/:id", users.Show)\n'
         '\tv1.DELETE("/users/:id", users.Remove)\n'
         '\tv1.POST("/users", func(c *gin.Context) {})\n'
+        '\tteams.Register("db", v1.Group("/teams"))\n'
         "\treturn r\n"
         "}\n"
         "\n"
@@ -80,6 +110,7 @@ GO_ROUTES = {
     "GET /api/v1/users/{id}": "handlers.Users.Show",
     "DELETE /api/v1/users/{id}": "handlers.Users.Remove",
     "POST /api/v1/users": "main.setup",  # a function literal: the function it is written in
+    "GET /api/v1/teams/{team}": "teams.List",  # on the group passed to teams.Register
     "GET /items": "main.listItems",
     "GET /items/{itemID}": "main.getItem",
     "GET /files/{path}": "main.serveFile",

@@ -24,6 +24,7 @@ import json
 import marshal
 from dataclasses import dataclass
 
+from cartograph.discover import is_test_path
 from cartograph.index.flows import FLOWS_PENDING
 from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.results import IndexingError
@@ -77,6 +78,8 @@ def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRou
     declared: list[tuple[str, list]] = []
     global_prefixes: dict[str, str] = {}  # framework → the prefix of its root routers
     for path, rows in sorted(rows_by_file.items()):
+        if is_test_path(path):
+            continue  # a test's application and routes are not the service's (its requests are)
         for row in rows:
             if row[0] == "global":
                 global_prefixes.setdefault(row[1], row[2])

@@ -9,8 +9,11 @@ hole `env:X`.
 
 Rows:
 - ["call", enclosing definition (-1: the file level), callee expr, [argument values], line,
-  the name its value is bound to (`r := chi.NewRouter()`) or None, byte position];
-- ["const", name, template]: a package-level string constant or variable.
+  the name its value is bound to (`r := chi.NewRouter()`) or None, byte position, [the
+  callee its value is passed to, at which position] or None];
+- ["const", name, template]: a package-level string constant or variable;
+- ["params", line, [[name, type text]]]: the parameters of a function declared at that line,
+  when one has a package's type (`func Register(router *gin.RouterGroup)`).
 
 Expressions: ["n", name] | ["a", base, field] | ["c", callee, [values], {}] | None.
 Values: ["t", template] | ["e", expr] | ["c", callee, [values], {}] | ["f", [[parameter,
@@ -83,7 +86,23 @@ def call_row(call: Node, enclosing: int) -> list | None:
         return None
     values = [value_of(a) for a in _arguments(call)]
     line = call.start_point[0] + 1
-    return ["call", enclosing, callee, values, line, assigned_name(call), call.start_byte]
+    row = ["call", enclosing, callee, values, line, assigned_name(call), call.start_byte]
+    return [*row, passed_to(call)]
+
+
+def passed_to(call: Node) -> list | None:
+    """`users.Register(v1.Group("/users"))`: the callee a call's value is passed to, and at
+    which position, or None."""
+    holder = call.parent
+    outer = holder.parent if holder is not None else None
+    if holder is None or holder.type != "argument_list" or outer is None:
+        return None
+    if outer.type != "call_expression":
+        return None
+    callee = expr_of(outer.child_by_field_name("function"))
+    arguments = [c for c in holder.named_children if c.type != "comment"]
+    index = next((i for i, c in enumerate(arguments) if c == call), None)
+    return [callee, index] if callee is not None and index is not None else None
 
 
 def value_of(node: Node | None, depth: int = 0) -> list | None:
@@ -209,10 +228,30 @@ def assigned_name(call: Node) -> str | None:
     return None
 
 
+def parameters(declaration: Node) -> list | None:
+    """["params", line, [[name, type], ...]] of a function or method whose parameters have a
+    package's type (`router *gin.RouterGroup`), else None."""
+    params = declaration.child_by_field_name("parameters")
+    found = []
+    for item in params.named_children if params is not None else []:
+        typ = _text(item.child_by_field_name("type"))
+        for name in item.children_by_field_name("name"):
+            found.append([_text(name), typ])
+    if not any("." in typ for _name, typ in found):
+        return None
+    return ["params", declaration.start_point[0] + 1, found]
+
+
 def constants(root: Node) -> list[list]:
-    """The package-level string constants and variables of a file."""
+    """The package-level string constants and variables of a file, and the parameters of its
+    functions that have a package's type (a router passed in)."""
     rows = []
     for declaration in root.named_children:
+        if declaration.type in ("function_declaration", "method_declaration"):
+            found = parameters(declaration)
+            if found is not None:
+                rows.append(found)
+            continue
         if declaration.type not in ("const_declaration", "var_declaration"):
             continue
         for spec in declaration.named_children:

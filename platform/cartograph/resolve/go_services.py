@@ -6,8 +6,9 @@ A call counts once its receiver is placed in a package, by name as the by-name t
 the file's import of `github.com/gin-gonic/gin`, `github.com/labstack/echo`,
 `github.com/go-chi/chi`, `github.com/gorilla/mux` or `net/http`, directly (`http.HandleFunc`),
 through a variable bound to one of their constructors (`r := gin.Default()`, `api :=
-r.Group("/api")`), or through a function literal's parameter of one of their types
-(`r.Route("/v1", func(r chi.Router) {...})`).
+r.Group("/api")`), or through a parameter of one of their types, of a function (`func
+Register(router *gin.RouterGroup)`, mounted where a group is passed to it) or of a function
+literal (`r.Route("/v1", func(r chi.Router) {...})`).
 
 - gin, echo: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`, `HEAD`, `OPTIONS`, `Any`; `Group(prefix)`.
 - chi: `Get` and the other methods, `Method(method, path, h)`, `Handle`/`HandleFunc` (every
@@ -31,7 +32,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cartograph.parsing.facts import TAGS_DEF_KIND, TAGS_DEF_MEMBER
+from cartograph.parsing.facts import TAGS_DEF_KIND, TAGS_DEF_MEMBER, TAGS_DEF_START
 from cartograph.resolve.generic import CALLABLE, Target, Unit, unique
 from cartograph.resolve.http import (
     ANY_METHOD,
@@ -119,17 +120,24 @@ class _Reader:
         if expr[0] == "n":
             typ = self._parameter_type(expr[1], pos)
             if typ is not None:
-                qualifier = typ.lstrip("*[]").partition(".")[0]
-                found = self.imports.get(qualifier)
-                return found[0] if found is not None and "." in typ else None
+                return self._type_package(typ)
             made = self._made(expr[1], enclosing)
             if made is not None:
                 return self.package(made[2], made[1], made[6], depth + 1)
+            typ = parameters_of(self.unit, enclosing).get(expr[1])
+            if typ is not None:
+                return self._type_package(typ)
             found = self.imports.get(expr[1])
             return found[0] if found is not None else None
         if expr[0] in ("a", "c"):
             return self.package(expr[1], enclosing, pos, depth + 1)
         return None
+
+    def _type_package(self, typ: str) -> str | None:
+        """The import path of a qualified type's package (`*gin.RouterGroup`: gin's)."""
+        qualifier, dot, _name = typ.lstrip("*[]").partition(".")
+        found = self.imports.get(qualifier) if dot else None
+        return found[0] if found is not None else None
 
     def _parameter_type(self, name: str, pos: int) -> str | None:
         """The type a function literal's parameter `name` is declared with, at `pos`."""
@@ -159,6 +167,8 @@ class _Reader:
             return f"{path}::{self.unit.qual(enclosing)}.{name}" if enclosing >= 0 else None
         if (-1, name) in self.constructed:
             return f"{path}::{name}"
+        if enclosing >= 0 and name in parameters_of(self.unit, enclosing):
+            return f"{path}::{self.unit.qual(enclosing)}.{name}"  # a router passed in
         found = self.imports.get(name)
         if found is not None and framework_of(found[0]) == "net/http":
             return f"{path}::http.DefaultServeMux"
@@ -166,7 +176,7 @@ class _Reader:
 
     # ------------------------------------------------------------ one call
     def call(self, row: list) -> list[list]:
-        _, enclosing, expr, _args, _line, target, pos = row
+        _, enclosing, expr, _args, _line, target, pos, _passed = row
         if expr[0] != "a":
             return []
         name = last_name(expr)
@@ -188,13 +198,42 @@ class _Reader:
             return []
         return self._router_call(row, router, framework, name)
 
+    def _parameter_key(self, passed: list | None) -> str | None:
+        """The key of the router parameter a call's value is passed to: `Register(g)` of the
+        package, or `users.Register(g)` of an imported package of the repository."""
+        if passed is None:
+            return None
+        callee, index = passed
+        found = self._function(callee)
+        if found is None:
+            return None
+        unit, i = found
+        params = list(parameters_of(unit, i))
+        if index >= len(params):
+            return None
+        return f"{unit.path}::{unit.qual(i)}.{params[index]}"
+
+    def _function(self, expr: list) -> Target | None:
+        """The top-level function an expression names: of the package, or exported by an
+        imported package of the repository."""
+        if expr[0] == "n":
+            group = self.rules.package_group(self.unit)
+            return unique(t for t in group.by_name.get(expr[1], ()) if _top_function(t))[0]
+        if expr[0] == "a" and expr[1][0] == "n":
+            imported = self.imports.get(expr[1][1])
+            if imported is None or imported[1] is None:
+                return None
+            group = self.rules.imported_group(imported[1])
+            return unique(t for t in group.by_name.get(expr[2], ()) if _top_function(t))[0]
+        return None
+
     def _key(self, enclosing: int, name: str) -> str | None:
         if enclosing >= 0:
             return f"{self.unit.path}::{self.unit.qual(enclosing)}.{name}"
         return f"{self.unit.path}::{name}"
 
     def _package_function(self, row: list, name: str) -> list[list]:
-        _, enclosing, _expr, args, line, _target, pos = row
+        _, enclosing, _expr, args, line, _target, pos, _passed = row
         if name in ("HandleFunc", "Handle"):
             router = f"{self.unit.path}::http.DefaultServeMux"
             return self._pattern_route(router, args, enclosing, pos, line)
@@ -209,11 +248,15 @@ class _Reader:
         return []
 
     def _router_call(self, row: list, router: str, framework: str, name: str) -> list[list]:
-        _, enclosing, _expr, args, line, target, pos = row
+        _, enclosing, _expr, args, line, target, pos, passed = row
         path = plain_text(args[0]) if args else None
         if framework in ("gin", "echo"):
-            if name == "Group" and target and path is not None:
-                child = self._key(enclosing, target)
+            if name == "Group" and path is not None:
+                # bound to a variable, or passed to a function that registers its routes
+                # (`users.Register(v1.Group("/users"))`)
+                child = self._key(enclosing, target) if target else self._parameter_key(passed)
+                if child is None:
+                    return []
                 return [["router", child, framework, ""], ["mount", router, child, path, line]]
             if name in UPPER_METHODS and path is not None and len(args) >= 2:
                 return self._route(
@@ -280,22 +323,12 @@ class _Reader:
         if value[0] != "e":
             return None
         expr = value[1]
-        group = self.rules.package_group(self.unit)
-        if expr[0] == "n":
-            found, _ = unique(
-                t for t in group.by_name.get(expr[1], ()) if _top_function(t)
-            )  # fmt: skip
+        if expr[0] == "n" or (expr[0] == "a" and self.imports.get(_head(expr)) is not None):
+            found = self._function(expr)  # `getUser`, `handlers.GetUser`
             return self.target_id(found) if found is not None else None
         if expr[0] == "a" and expr[1][0] == "n":
-            imported = self.imports.get(expr[1][1])
-            if imported is not None:  # `handlers.GetUser`: an imported package's function
-                if imported[1] is None:
-                    return None
-                other = self.rules.imported_group(imported[1])
-                found, _ = unique(t for t in other.by_name.get(expr[2], ()) if _top_function(t))
-                return self.target_id(found) if found is not None else None
             # a method value (`h.GetUser`): the one method of that name in reach
-            groups = [group] + [
+            groups = [self.rules.package_group(self.unit)] + [
                 self.rules.imported_group(directory)
                 for _path, directory in self.imports.values()
                 if directory is not None
@@ -346,6 +379,22 @@ class _Reader:
                 if row[0] == "const" and row[1] == name:
                     return row[2]
         return None
+
+
+def parameters_of(unit: Unit, definition: int) -> dict[str, str]:
+    """The parameters (name → type text) of a function of `unit` whose parameters include a
+    package's type, as the parser kept them ({} for any other)."""
+    if definition < 0:
+        return {}
+    start = unit.defs[definition][TAGS_DEF_START]
+    for row in unit.facts.get("http") or ():
+        if row[0] == "params" and row[1] == start:
+            return dict(row[2])
+    return {}
+
+
+def _head(expr: list) -> str:
+    return expr[1][1] if expr[0] == "a" and expr[1][0] == "n" else ""
 
 
 def _top_function(target: Target) -> bool:
