@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import tree_sitter
 from cartograph.languages import EXTENSIONS, grammar, names, query_text
-from cartograph.parsing import go_services
+from cartograph.parsing import go_services, jvm_services
 from cartograph.parsing.facts import (
     TAGS_BASE_LINE,
     TAGS_BASE_OWNER,
@@ -682,8 +682,14 @@ def extract(language: str, source: bytes) -> dict:
     calls: list[list] = []
     imports: list[list] = []
     bases: list[list] = []
-    # Go's routes, routers and requests (parsing.go_services)
+    # routes, routers and requests: Go's (parsing.go_services), Spring's (jvm_services)
     http: list[list] = go_services.constants(cast("Node", root)) if dialect == "go" else []
+    if dialect == "java":
+        for i, d in enumerate(defs):
+            if d.kind in CLASS_KINDS or d.kind == "method":
+                http.extend(jvm_services.mapping_annotations(i, d.node))
+            if d.kind in CLASS_KINDS:
+                http.extend(jvm_services.fields(d.node))
     for node, name_node, recv_node, kind in sorted(calls_raw, key=lambda c: c[1].start_byte):
         enclosing = enclosing_at(node.start_byte)
         line = name_node.start_point[0] + 1
@@ -741,6 +747,8 @@ def extract(language: str, source: bytes) -> dict:
                 for constant in _constant_args(node):
                     bases.append([enclosing, normalize_type(_text(constant)), line])
         calls.append([name, recv, line, enclosing, kind, text])
+        if dialect == "java" and name in jvm_services.CLIENT_CALLS:
+            http.append(jvm_services.call_row(node, name, recv, enclosing))
         if dialect == "go" and name in go_services.HTTP_CALLEES:
             row = go_services.call_row(node, enclosing)
             if row is not None:

@@ -49,6 +49,12 @@ class JavaRules(JvmRules):
     def constructor_names(self, class_name: str) -> tuple[str, ...]:
         return (class_name,)
 
+    def http_rows(self, unit: Unit, target_id, source_id) -> list[list]:
+        """Spring's routes, Feign clients and RestTemplate requests (resolve.jvm_services)."""
+        from cartograph.resolve.jvm_services import http_rows
+
+        return http_rows(unit, target_id, source_id)
+
 
 class KotlinRules(JvmRules):
     builtins = words(
