@@ -449,3 +449,43 @@ def test_removing_a_service_unmatches_the_requests_that_reached_it(tmp_path, sto
     # no edge into routes that are gone, and every request is listed as unmatched again
     assert http_edges(store, "client") == set()
     assert sum(service_map(store, "client").unmatched_by_base.values()) == len(CLIENT_REQUESTS)
+
+
+def test_a_base_url_held_by_a_settings_object_is_followed(tmp_path, stores):
+    """`settings.users_url` of a settings class (pydantic's BaseSettings, or any class whose
+    attribute holds the URL): the base is the URL's host, not the attribute's name."""
+    store = stores.open()
+    tree = {
+        "shop/__init__.py": "",
+        "shop/config.py": (
+            "from pydantic_settings import BaseSettings\n"
+            "\n\n"
+            "class Settings(BaseSettings):\n"
+            '    users_url: str = "http://users:8000/api"\n'
+            "\n\n"
+            "settings = Settings()\n"
+        ),
+        "shop/profiles.py": (
+            "import httpx\n"
+            "\n"
+            "from shop.config import Settings, settings\n"
+            "\n\n"
+            "def profile(user_id: int) -> dict:\n"
+            '    return httpx.get(f"{settings.users_url}/users/{user_id}").json()\n'
+            "\n\n"
+            "def avatar(user_id: int):\n"
+            '    return httpx.put(Settings.users_url + f"/users/{user_id}/avatar")\n'
+        ),
+        ".cartograph.toml": '[services]\n"users:8000" = "users"\n',
+    }
+    index(store, write_tree(tmp_path / "shop", tree), "shop")
+    index(store, write_tree(tmp_path / "users", FASTAPI), "users")
+    found = service_map(store, "shop")
+    assert {(r.source.qualname, r.base, r.path) for r in found.requests if r.source} == {
+        ("shop.profiles.profile", "users:8000", "/api/users/{}"),
+        ("shop.profiles.avatar", "users:8000", "/api/users/{}/avatar"),
+    }
+    assert http_edges(store, "shop") == {
+        ("shop.profiles.profile", "GET /api/users/{user_id}", "http"),
+        ("shop.profiles.avatar", "PUT /api/users/{user_id}/avatar", "http"),
+    }

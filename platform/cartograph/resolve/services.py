@@ -334,27 +334,40 @@ class _Reader:
 
     def _constant(self, expr: list, scope: int, depth: int) -> list | None:
         """The template a name holds when it is a module-level string constant, here or
-        imported."""
+        imported, or a class-level one read through the class or an instance (a settings
+        object: `settings.users_url` of `class Settings(BaseSettings): users_url: str =
+        "http://users:8000"`)."""
         if expr[0] != "n":
             if expr[0] == "a":
                 base = self.program.evaluate(self.mod, scope, expr[1], 0)[0]
                 if base is not None and base[0] == "mod":
                     return self._module_constant(base[1], expr[2], depth + 1)
+                if base is not None and base[0] in ("inst", "cls"):
+                    return _declared_constant(base[1], base[2], expr[2])
             return None
         return self._module_constant(self.mod, expr[1], depth)
 
     def _module_constant(self, mod: ModuleFacts, name: str, depth: int) -> list | None:
         if depth > MAX_CONST_DEPTH:
             return None
-        for row in mod.facts.get("http") or ():
-            if row[0] == "const" and row[1] == 0 and row[2] == name:
-                return row[3]
+        declared = _declared_constant(mod, 0, name)
+        if declared is not None:
+            return declared
         rows = self.program.module_rows(mod, name)
         if rows and rows[-1][BINDING_VALUE][0] == "from":
             other = self._from_module(mod, rows[-1][BINDING_VALUE])
             if other is not None:
                 return self._module_constant(other, rows[-1][BINDING_VALUE][3], depth + 1)
         return None
+
+
+def _declared_constant(mod: ModuleFacts, scope: int, name: str) -> list | None:
+    """A string a module or a class declares at its own level (`BASE = "http://..."`,
+    `users_url: str = "http://..."`)."""
+    for row in mod.facts.get("http") or ():
+        if row[0] == "const" and row[1] == scope and row[2] == name:
+            return row[3]
+    return None
 
 
 def _holder(scope: int, name: str) -> tuple:
