@@ -489,3 +489,64 @@ def test_a_base_url_held_by_a_settings_object_is_followed(tmp_path, stores):
         ("shop.profiles.profile", "GET /api/users/{user_id}", "http"),
         ("shop.profiles.avatar", "PUT /api/users/{user_id}/avatar", "http"),
     }
+
+
+STARLETTE = {
+    "web/__init__.py": "",
+    "web/views.py": (
+        "async def home(request):\n"
+        "    return None\n"
+        "\n\n"
+        "async def user(request):\n"
+        "    return None\n"
+        "\n\n"
+        "async def feed(websocket):\n"
+        "    return None\n"
+    ),
+    "web/api.py": (
+        "from starlette.routing import Mount, Route\n"
+        "\n"
+        "from web.views import user\n"
+        "\n"
+        "routes = [\n"
+        '    Route("/users/{user_id:int}", user, methods=["GET", "DELETE"]),\n'
+        "]\n"
+    ),
+    "web/app.py": (
+        "from starlette.applications import Starlette\n"
+        "from starlette.routing import Mount, Route, WebSocketRoute\n"
+        "\n"
+        "from web import api\n"
+        "from web.views import feed, home\n"
+        "\n"
+        "app = Starlette(\n"
+        "    routes=[\n"
+        '        Route("/", home),\n'
+        '        Mount("/api", routes=api.routes),\n'
+        '        WebSocketRoute("/feed", feed),\n'
+        "    ]\n"
+        ")\n"
+    ),
+}
+
+
+def test_a_starlette_route_table_with_mounts(tmp_path, stores):
+    store = stores.open()
+    web = write_tree(tmp_path / "web", STARLETTE)
+    index(store, web, "web")
+    expected = {
+        "GET /": "web.views.home",
+        "GET /api/users/{user_id}": "web.views.user",
+        "DELETE /api/users/{user_id}": "web.views.user",
+        "WS /feed": "web.views.feed",
+    }
+    assert routes(store, "web") == expected
+    # the table's module changes alone: the application's routes follow
+    write(web, "web/api.py", STARLETTE["web/api.py"].replace('"/users/', '"/people/'))
+    index(store, web, "web")
+    assert set(routes(store, "web")) == {
+        "GET /",
+        "GET /api/people/{user_id}",
+        "DELETE /api/people/{user_id}",
+        "WS /feed",
+    }

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -635,6 +635,9 @@ class _Extractor:
                 template = services.template_of(right, expr_of)
                 if template is not None and any(isinstance(p, str) and p for p in template):
                     self.http.append(["const", lookup, name, template])
+                elif right.type == "list" and services.holds_routes(right):
+                    # `routes = [Route("/", home), Mount("/api", routes=[...])]` (Starlette)
+                    self.http.append(["list", lookup, name, services.value_of(right, expr_of)])
             if kind in ("module", "class"):
                 if name == "__all__" and kind == "module":
                     self._all(right, extend=False)
@@ -1362,6 +1365,8 @@ def interface_of(facts: dict) -> bytes:
         _returned_locals(facts),
         # what containers hold (a module's registry filled by a function's `.append`)
         [(r[0], r[1], r[2], r[3], r[5]) for r in facts.get("stores", ())],
+        # the strings and route tables another module's requests and applications read
+        [r for r in facts.get("http", ()) if r[0] in ("const", "list")],
     )
     # version 2: no back-references, so the bytes depend on the values only, not on which of
     # them share one object (facts trimmed of appended definitions are compared with these)

@@ -11,6 +11,8 @@ A row: ["call", lookup scope, source scope, callee expr, positional values, keyw
 position, line, the scope a decorator call decorates (-1 when not a decorator), the name it
 is assigned to ("x", "self.x"; a `with ... as x` target) or None].
 ["const", scope, name, template]: a module- or class-level string (`BASE = "http://..."`).
+["list", scope, name, value]: a module- or class-level list of Starlette route entries
+(`routes = [Route("/", home), Mount("/api", routes=[...])]`).
 
 Values: ["t", template] a string | ["l", [values]] a list or tuple | ["e", expr] a name or
 attribute | ["c", callee expr, [values], {keyword: value}] a call | None (anything else).
@@ -31,19 +33,34 @@ HTTP_CALLEES = frozenset(
         "get", "post", "put", "patch", "delete", "head", "options", "route", "api_route",
         "websocket", "add_api_route", "add_url_rule", "add_route", "include_router",
         "register_blueprint", "mount", "path", "re_path", "url", "include", "FastAPI",
-        "APIRouter", "Flask", "Blueprint", "Starlette", "Router", "Route",
+        "APIRouter", "Flask", "Blueprint", "Starlette", "Router", "Route", "Mount",
+        "WebSocketRoute",
         # clients
         "request", "stream", "urlopen", "Request", "Client", "AsyncClient", "Session",
         "ClientSession",
     }
 )  # fmt: skip
-MAX_VALUE_DEPTH = 3
+MAX_VALUE_DEPTH = 6  # a Starlette table: a list of Mount(routes=[Route(...)])
 MAX_PARTS = 32
 _PERCENT_HOLE = re.compile(r"%(?:\([A-Za-z_]\w*\))?[-#0 +]*\d*(?:\.\d+)?[sdifr]")
 
 
 def _text(node: Node) -> str:
     return node.text.decode("utf-8", "replace") if node.text is not None else ""
+
+
+ROUTE_ENTRIES = frozenset({"Route", "Mount", "WebSocketRoute"})
+
+
+def holds_routes(node: Node) -> bool:
+    """A list literal with a `Route(...)`, `Mount(...)` or `WebSocketRoute(...)` in it."""
+    for child in node.named_children:
+        if child.type == "call":
+            callee = child.child_by_field_name("function")
+            name = _text(callee).rpartition(".")[2] if callee is not None else ""
+            if name in ROUTE_ENTRIES:
+                return True
+    return False
 
 
 def value_of(node: Node | None, expr_of, depth: int = 0) -> list | None:

@@ -17,6 +17,7 @@ from cartograph.resolve.http import (
     ANY_METHOD,
     METHODS,
     dotted,
+    join_paths,
     last_name,
     plain_text,
     request_row,
@@ -52,6 +53,8 @@ def http_rows(program: Program, mod: ModuleFacts) -> list[list]:
             made = reader.call(row)
             if made is not None:
                 rows.append(made)
+                if made[0] == "router":
+                    rows.extend(reader.listed_routes(made[1], made[2], row))
     return sorted(rows, key=repr)
 
 
@@ -179,6 +182,80 @@ class _Reader:
         base = self.program.resolve_relative(mod, binding[1], binding[2])
         return self.program.module(base) if base is not None else None
 
+    def listed_routes(self, router: str, framework: str, row: list) -> list[list]:
+        """The routes of an application's route table (`Starlette(routes=[Route(...),
+        Mount("/api", routes=[...])])`, the table given in place or by a name, here or
+        imported); a Mount's routes take its path as a prefix."""
+        _, lookup, _source, _expr, positional, keywords, pos, line, _decorates, _target = row
+        table = keywords.get("routes") or (positional[1] if len(positional) > 1 else None)
+        if framework != "starlette" or table is None:
+            return []
+        return self._table(router, "", table, self.mod, lookup, pos, line, 0)
+
+    def _table(self, router, prefix, table, mod, scope, pos, line, depth) -> list[list]:
+        """The routes of a table (a value in `mod`), under `prefix`."""
+        if table is None or depth > MAX_CONST_DEPTH:
+            return []
+        if table[0] == "e":
+            found = self._listed(mod, table[1], scope, pos)
+            if found is None:
+                return []
+            mod, table = found
+            scope, pos = 0, 1 << 62  # a table bound to a name is module-level
+        if table[0] != "l":
+            return []
+        rows: list[list] = []
+        for entry in table[1]:
+            if entry is None or entry[0] != "c" or not entry[2]:
+                continue
+            kind, positional, keywords = last_name(entry[1]), entry[2], entry[3]
+            path = plain_text(positional[0])
+            if path is None:
+                continue
+            full = join_paths(prefix, route_path("starlette", path))
+            if kind == "Mount":
+                inner = keywords.get("routes")
+                if inner is not None:
+                    rows.extend(self._table(router, full, inner, mod, scope, pos, line, depth + 1))
+                    continue
+                child = keywords.get("app") or (positional[1] if len(positional) > 1 else None)
+                key = self.identity(scope, child[1], pos) if child and child[0] == "e" else None
+                if key is not None and mod is self.mod:
+                    rows.append(["mount", router, key, full, line])
+            elif kind in ("Route", "WebSocketRoute"):
+                endpoint = keywords.get("endpoint") or (
+                    positional[1] if len(positional) > 1 else None
+                )  # fmt: skip
+                handler = self._handler(endpoint, scope, pos, mod)
+                if handler is None:
+                    continue
+                methods = ["WS"] if kind == "WebSocketRoute" else self._methods("route", keywords)
+                rows.append(["route", router, methods, full, handler, line, "starlette"])
+        return rows
+
+    def _listed(self, mod: ModuleFacts, expr: list, scope: int, pos: int):
+        """The module and route table a name is bound to: a module-level list of `mod`, or
+        of the module it is imported from."""
+        name = last_name(expr)
+        if expr[0] == "a":
+            base = self.program.evaluate(mod, scope, expr[1], pos)[0]
+            if base is None or base[0] != "mod":
+                return None
+            mod = base[1]
+        for _ in range(MAX_CONST_DEPTH):
+            for row in mod.facts.get("http") or ():
+                if row[0] == "list" and row[1] == 0 and row[2] == name:
+                    return mod, row[3]
+            rows = self.program.module_rows(mod, name)
+            if not rows or rows[-1][BINDING_VALUE][0] != "from":
+                return None
+            binding = rows[-1][BINDING_VALUE]
+            other = self._from_module(mod, binding)
+            if other is None:
+                return None
+            mod, name = other, binding[3]
+        return None
+
     def _methods(self, name: str, keywords: dict) -> list[str]:
         if name in ROUTE_DECORATORS:
             return [ROUTE_DECORATORS[name]]
@@ -189,16 +266,18 @@ class _Reader:
                 return sorted({m.upper() for m in methods if m})
         return ["GET"]
 
-    def _handler(self, value: list | None, line_scope: int, pos: int) -> str | None:
-        """The symbol id of a view or endpoint given as a value: a function, a class, a
-        class-based view's `View.as_view()`."""
+    def _handler(
+        self, value: list | None, line_scope: int, pos: int, mod: ModuleFacts | None = None
+    ) -> str | None:
+        """The symbol id of a view or endpoint given as a value (in `mod`, this module unless
+        told): a function, a class, a class-based view's `View.as_view()`."""
         if value is None:
             return None
         if value[0] == "c" and value[1][0] == "a" and value[1][2] == "as_view":
             value = ["e", value[1][1]]
         if value[0] != "e":
             return None
-        found = self.program.evaluate(self.mod, line_scope, value[1], pos)[0]
+        found = self.program.evaluate(mod or self.mod, line_scope, value[1], pos)[0]
         if found is not None and found[0] in ("fn", "cls"):
             return found[1].symbol_ids[found[2]]
         return None
