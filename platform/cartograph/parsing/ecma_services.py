@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cartograph.parsing.templates import hole, is_environment, merged
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -45,7 +47,6 @@ HTTP_DECORATORS = frozenset(
 )
 MAX_VALUE_DEPTH = 3
 MAX_PARTS = 32
-MAX_TEXT = 120
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 
 
@@ -82,7 +83,7 @@ class Values:
             return self.value(inner[0], depth) if inner else None
         template = self.template(node)
         if template is not None and (
-            any(isinstance(part, str) for part in template) or _is_environment(template)
+            any(isinstance(part, str) for part in template) or is_environment(template)
         ):
             return ["t", template]
         if kind == "array":
@@ -119,7 +120,7 @@ class Values:
         if kind == "parenthesized_expression" and node.named_child_count == 1:
             return self.template(node.named_children[0])
         if kind == "string":
-            return _merged([_text(c) for c in node.named_children if c.type == "string_fragment"])
+            return merged([_text(c) for c in node.named_children if c.type == "string_fragment"])
         if kind == "template_string":
             parts: list = []
             for child in node.named_children:
@@ -132,7 +133,7 @@ class Values:
                     if inner is None:
                         return None
                     parts.extend(self.template(inner) or self.hole(inner))
-            return _merged(parts) if len(parts) <= MAX_PARTS else None
+            return merged(parts) if len(parts) <= MAX_PARTS else None
         if kind == "binary_expression":
             operator = node.child_by_field_name("operator")
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -140,7 +141,7 @@ class Values:
                 return None
             first = self.template(left) or self.hole(left)
             second = self.template(right) or self.hole(right)
-            return _merged([*first, *second])
+            return merged([*first, *second])
         if kind == "member_expression":
             env = _environment_name(node)
             if env is not None:
@@ -150,7 +151,7 @@ class Values:
     def hole(self, node: Node) -> list:
         encoded = self.expr_of(node) if node.type in ("identifier", "member_expression") else None
         text = _text(node)
-        return [["v", encoded, text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"]]
+        return hole(encoded, text)
 
 
 def _argument_nodes(call: Node) -> list[Node]:
@@ -189,25 +190,6 @@ def _environment_name(node: Node) -> str | None:
     if _text(holder) in ("process", "import.meta"):
         return _text(prop)
     return None
-
-
-def _is_environment(template: list) -> bool:
-    """`process.env.X` alone: a hole that names where the value comes from."""
-    return len(template) == 1 and template[0][1] is None and template[0][2].startswith("env:")
-
-
-def _merged(parts: list) -> list:
-    """Adjacent literal texts joined, empty ones dropped."""
-    merged: list = []
-    for part in parts:
-        if isinstance(part, str):
-            if not part:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += part
-                continue
-        merged.append(part)
-    return merged or [""]
 
 
 _TRANSPARENT = frozenset(

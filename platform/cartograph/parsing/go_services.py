@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from cartograph.parsing.templates import hole, is_environment, merged
+
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Node
 
@@ -43,7 +45,6 @@ HTTP_CALLEES = frozenset(
 )  # fmt: skip
 MAX_DEPTH = 3
 MAX_PARTS = 32
-MAX_TEXT = 120
 _VERB = re.compile(r"%[-+# 0]*\d*(?:\.\d+)?[a-zA-Z%]")
 
 
@@ -110,9 +111,9 @@ def value_of(node: Node | None, depth: int = 0) -> list | None:
         return None
     template = template_of(node, depth)
     if template is not None and (
-        any(isinstance(p, str) for p in template) or _is_environment(template)
+        any(isinstance(p, str) for p in template) or is_environment(template)
     ):
-        return ["t", template]
+        return ["t", template[:MAX_PARTS]]
     if node.type in ("identifier", "selector_expression"):
         encoded = expr_of(node)
         return ["e", encoded] if encoded is not None else None
@@ -143,7 +144,7 @@ def template_of(node: Node | None, depth: int = 0) -> list | None:
                 parts.append(_text(child))
             elif child.type == "escape_sequence":
                 parts.append(_text(child).encode().decode("unicode_escape", "replace"))
-        return _merged(parts)
+        return merged(parts)
     if kind == "parenthesized_expression" and node.named_child_count == 1:
         return template_of(node.named_children[0], depth)
     if kind == "binary_expression":
@@ -153,7 +154,7 @@ def template_of(node: Node | None, depth: int = 0) -> list | None:
             return None
         first = template_of(left, depth + 1) or _hole(left)
         second = template_of(right, depth + 1) or _hole(right)
-        return _merged([*first, *second])
+        return merged([*first, *second])
     if kind == "call_expression":
         callee = _text(node.child_by_field_name("function"))
         args = _arguments(node)
@@ -183,30 +184,13 @@ def _formatted(format_node: Node, values: list[Node], depth: int) -> list | None
             filled.append(["v", None, match.group(0)])
         last = match.end()
     filled.append(text[last:].replace("%%", "%"))
-    return _merged(filled)
+    return merged(filled)
 
 
 def _hole(node: Node) -> list:
     encoded = expr_of(node) if node.type in ("identifier", "selector_expression") else None
     text = _text(node)
-    return [["v", encoded, text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"]]
-
-
-def _is_environment(template: list) -> bool:
-    return len(template) == 1 and template[0][1] is None and template[0][2].startswith("env:")
-
-
-def _merged(parts: list) -> list:
-    merged: list = []
-    for part in parts:
-        if isinstance(part, str):
-            if not part:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += part
-                continue
-        merged.append(part)
-    return merged[:MAX_PARTS] or [""]
+    return hole(encoded, text)
 
 
 def assigned_name(call: Node) -> str | None:

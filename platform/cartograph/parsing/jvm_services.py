@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cartograph.parsing.templates import hole, merged
+
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Node
 
@@ -33,7 +35,6 @@ CLIENT_CALLS = frozenset(
      "patchForObject", "exchange"}
 )  # fmt: skip
 MAX_DEPTH = 4
-MAX_TEXT = 120
 
 
 def _text(node: Node | None) -> str:
@@ -117,7 +118,7 @@ def template_of(node: Node | None, depth: int = 0) -> list | None:
         return None
     if node.type == "string_literal":
         parts = [_text(c) for c in node.named_children if c.type == "string_fragment"]
-        return _merged(parts)
+        return merged(parts)
     if node.type == "parenthesized_expression" and node.named_child_count == 1:
         return template_of(node.named_children[0], depth + 1)
     if node.type == "binary_expression":
@@ -127,24 +128,11 @@ def template_of(node: Node | None, depth: int = 0) -> list | None:
             return None
         first = template_of(left, depth + 1) or _hole(left)
         second = template_of(right, depth + 1) or _hole(right)
-        return _merged([*first, *second])
+        return merged([*first, *second])
     return None
 
 
 def _hole(node: Node) -> list:
     encoded = _expr(node) if node.type in ("identifier", "field_access") else None
     text = _text(node)
-    return [["v", encoded, text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"]]
-
-
-def _merged(parts: list) -> list:
-    merged: list = []
-    for part in parts:
-        if isinstance(part, str):
-            if not part:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += part
-                continue
-        merged.append(part)
-    return merged or [""]
+    return hole(encoded, text)

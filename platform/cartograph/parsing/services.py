@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from cartograph.parsing.templates import merged
+
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Node
 
@@ -122,7 +124,7 @@ def template_of(node: Node | None, expr_of) -> list | None:
             if piece is None:
                 return None
             parts.extend(piece)
-        return _merged(parts)
+        return merged(parts)
     if kind == "binary_operator":
         operator = node.child_by_field_name("operator")
         left = node.child_by_field_name("left")
@@ -132,7 +134,7 @@ def template_of(node: Node | None, expr_of) -> list | None:
         if operator.type == "+":
             first = template_of(left, expr_of) or _hole(left, expr_of)
             second = template_of(right, expr_of) or _hole(right, expr_of)
-            return _merged([*first, *second])
+            return merged([*first, *second])
         if operator.type == "%":
             format_parts = template_of(left, expr_of)
             if format_parts is None:
@@ -157,7 +159,7 @@ def template_of(node: Node | None, expr_of) -> list | None:
                     taken += 1
                     last = match.end()
                 filled.append(part[last:])
-            return _merged(filled)
+            return merged(filled)
         return None
     if kind == "call":  # os.environ.get("X", ...), os.getenv("X"): a named hole
         callee = node.child_by_field_name("function")
@@ -201,21 +203,7 @@ def _string_parts(node: Node, expr_of) -> list | None:
             parts.append(_hole(inner, expr_of)[0])
     if len(parts) > MAX_PARTS:
         return None
-    return _merged(parts) if parts else [""]
-
-
-def _merged(parts: list) -> list:
-    """Adjacent literal texts joined, empty ones dropped."""
-    merged: list = []
-    for part in parts:
-        if isinstance(part, str):
-            if not part:
-                continue
-            if merged and isinstance(merged[-1], str):
-                merged[-1] += part
-                continue
-        merged.append(part)
-    return merged or [""]
+    return merged(parts) if parts else [""]
 
 
 def decorated_definition(call: Node) -> Node | None:
