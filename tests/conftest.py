@@ -15,6 +15,9 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from neo4j_server import neo4j_session_server, wipe_neo4j
 
+# the real-browser fixtures (browser, page, page_errors, shop_server, cartograph_server)
+pytest_plugins = ["browser_support"]
+
 BACKENDS = ("sqlite", "neo4j")
 
 

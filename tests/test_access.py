@@ -369,6 +369,18 @@ GRAPHQL_FIELDS = {
     "pullRequestReport": ('{ pullRequestReport(repo: "shop", number: 1) { verdict } }', "read"),
     "session": ("{ session(id: 1) { id } }", "claims"),
     "claims": ("{ claims { path } }", "claims"),
+    # made from the catalogue (cartograph.api.graphql_answers): the operation's scope
+    "deadCode": ('{ deadCode(repo: "shop") }', "read"),
+    "services": ('{ services(repo: "shop") }', "read"),
+    "overview": ('{ overview(repo: "shop") }', "read"),
+    "stats": ('{ stats(repo: "shop") }', "read"),
+    "hotspots": ('{ hotspots(repo: "shop") }', "read"),
+    "coChanges": ('{ coChanges(target: "shop/models.py") }', "read"),
+    "owners": ('{ owners(target: "shop/models.py") }', "read"),
+    "explain": ('{ explain(name: "Cart.total") }', "read"),
+    "source": ('{ source(name: "Cart.total") }', "read"),
+    "team": ("{ team }", "claims"),
+    "trackedRepositories": ("{ trackedRepositories }", "admin"),
 }
 
 

@@ -29,6 +29,7 @@ from cartograph.hooks.install import HookInstall
 from cartograph.impact import text as impact_text
 from cartograph.impact.evidence import CoverageImport
 from cartograph.impact.report import Impact
+from cartograph.impact.source import SymbolSource
 from cartograph.model import (
     AgentSession,
     ApiToken,
@@ -43,6 +44,7 @@ from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
 from cartograph.query.graph import CallPath, Context, Neighbor, NeighborPage, Trace
 from cartograph.query.history import CoChanges, Explanation, HistoryPage, Owners, Partner
+from cartograph.query.hotspots import Hotspots
 from cartograph.query.listing import FilePage, GraphExport
 from cartograph.query.locate import LocationMap, locations_text
 from cartograph.query.overview import Overview, Stats
@@ -51,7 +53,7 @@ from cartograph.query.search import SearchResult
 from cartograph.query.services import ServiceMap
 from cartograph.query.tokens import TokenReport
 from cartograph.reviews import ForgeSettings
-from cartograph.team import Activity, Release
+from cartograph.team import Activity, Release, TeamView
 from cartograph.tracking import RepoStatus
 from typing_extensions import TypedDict  # pydantic reads it on Python 3.11 (MCP schemas)
 
@@ -652,6 +654,56 @@ def _activity(activity: Activity) -> str:
     return f"session {activity.session} {done} {activity.repo}:{activity.path}{where}"
 
 
+def _hotspots(found: Hotspots) -> str:
+    lines = [f"hot spots of {found.repo} (churn times fan-in):"]
+    if not found.mined:
+        lines.append("  no history mined yet: churn is unknown")
+    for spot in found.spots:
+        who = ", ".join(o.name or o.email for o in spot.owners) or "-"
+        lines.append(
+            f"  {spot.score:>6}  {spot.path}  {spot.churn} commits, {spot.fan_in} calls in  ({who})"
+        )
+    if found.clusters:
+        lines += ["", "co-change clusters:"]
+        for cluster in found.clusters:
+            more = (
+                f" (+{cluster.size - len(cluster.files)})"
+                if cluster.size > len(cluster.files)
+                else ""
+            )
+            lines.append(
+                f"  {cluster.size} files, up to {cluster.commits} commits together: "
+                f"{', '.join(cluster.files)}{more}"
+            )
+    return "\n".join(lines)
+
+
+def _source(source: SymbolSource) -> str:
+    width = len(str(source.start_line + len(source.lines)))
+    lines = [f"{_where(source.symbol)}" + (f" at {source.commit[:12]}" if source.commit else "")]
+    lines += [f"{source.start_line + i:>{width}}  {line}" for i, line in enumerate(source.lines)]
+    if source.cut:
+        lines.append("… (longer: open the file)")
+    return "\n".join(lines)
+
+
+def _team(view: TeamView) -> str:
+    lines = []
+    for at_work in view.sessions:
+        lines.append(_session(at_work.session))
+        lines.extend(
+            f"  claims {c.repo}:{c.path} ({c.intent}) since {c.since}" for c in at_work.claims
+        )
+        lines.extend(f"  {t.kind} {t.repo}:{t.path} at {t.at}" for t in at_work.recent)
+        if at_work.touched > len(at_work.recent):
+            lines.append(f"  … {at_work.touched - len(at_work.recent)} earlier reads and edits")
+    if not lines:
+        lines.append("no session is at work")
+    if view.lessons:
+        lines += ["", "lessons:", _lessons(view.lessons)]
+    return "\n".join(lines)
+
+
 def _overlay_file(f: OverlayFile) -> str:
     held = "deleted" if f.gone else f"{f.size} bytes"
     return f"{f.repo}:{f.path}  {held}, session {f.session}'s own version since {f.at}"
@@ -866,6 +918,9 @@ _RENDERERS: dict[Any, Callable[[Any], str]] = {
     list[Claim]: _claims,
     Release: _release,
     Activity: _activity,
+    TeamView: _team,
+    SymbolSource: _source,
+    Hotspots: _hotspots,
     OverlayFile: _overlay_file,
     list[OverlayFile]: _overlay,
     OverlayDropped: _overlay_dropped,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import anyio
 from cartograph import logs
+from cartograph.api.dashboard import dashboard_files, to_dashboard
 from cartograph.api.graphql import build_graphql_router
 from cartograph.api.guard import AccessPolicy, RequestGuard
 from cartograph.api.rest import build_router
@@ -223,6 +224,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             for error in exc.errors()
         )
         return _problem(422, details or "invalid request", request)
+
+    # the dashboard: its static files (docs/dashboard.md); the data comes from /graphql
+    app.add_api_route("/ui", to_dashboard, include_in_schema=False)
+    app.mount("/ui", dashboard_files(), name="dashboard")
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict:

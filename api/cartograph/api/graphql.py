@@ -10,10 +10,11 @@ answer could hold more than MAX_COST objects is refused before it runs (graphql_
 field needs the `read` scope; sessions, claims and a claim's holder need `claims`, as on REST.
 Store work runs in worker threads, never on the event loop.
 
-The fields are written by hand (it is a graph, not a list of operations), but each calls the
-library function of a catalogue operation and takes its defaults and bounds from that
-operation's parameters (`first` is the operation's `limit`). Errors carry their kind in
-`extensions.kind`.
+The fields of `WrittenQuery` are written by hand (it is a graph, not a list of operations), but
+each calls the library function of a catalogue operation and takes its defaults and bounds from
+that operation's parameters (`first` is the operation's `limit`). `Query` adds one field per
+other catalogue operation that names one (`stats`, `hotspots`, `team`, …: graphql_answers.py),
+answering its JSON. Errors carry their kind in `extensions.kind`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import anyio
 import strawberry
 from cartograph.agents import sessions as agents
 from cartograph.agents.overlay import session_view
+from cartograph.api.graphql_answers import answer_fields
 from cartograph.api.graphql_cost import MAX_COST, query_cost
 from cartograph.auth import require
 from cartograph.errors import CartographError
@@ -728,7 +730,9 @@ class Loaders:
 
 
 @strawberry.type
-class Query:
+class WrittenQuery:
+    """The fields written by hand; `Query` adds those made from the catalogue."""
+
     @strawberry.field
     async def repositories(self, info: Info) -> list[Repository]:
         return [
@@ -900,6 +904,13 @@ class Query:
         ]
 
 
+Query = strawberry.type(
+    type("Query", (WrittenQuery,), answer_fields(WrittenQuery)),
+    description="Repositories, symbols and their calls, and one field per question of the "
+    "catalogue not written here (its answer as JSON, in the shape REST answers it).",
+)
+
+
 class CostLimit(SchemaExtension):
     """Refuses a query whose answer could hold more than MAX_COST objects (graphql_cost)."""
 
@@ -979,6 +990,7 @@ def build_graphql_router(
             "loaders": Loaders(seen),
             "traces": 0,
             "caller": token,
+            "session": made_in,
         }
 
     return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")

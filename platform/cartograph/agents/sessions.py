@@ -127,6 +127,11 @@ def live_session(store: Store, session_id: int, caller: ApiToken | None = None) 
     return session
 
 
+def live_sessions(store: Store) -> list[AgentSession]:
+    """The sessions not ended nor expired, last seen first."""
+    return store.team.live_sessions(_stamp(_now() - SESSION_TTL))
+
+
 def heartbeat(store: Store, session_id: int, caller: ApiToken | None = None) -> AgentSession:
     """Keep the session alive, and its claims with it: each claim's expiry moves to a full
     CLAIM_TTL from now."""

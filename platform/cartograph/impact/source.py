@@ -1,6 +1,7 @@
 """Where a change comes from: two refs of a repository's git history (its work tree, or the
 mirror of a tracked repository), or a patch against the indexed commit. Either way a `Change`:
-the parsed diff and both versions of every file it touches."""
+the parsed diff and both versions of every file it touches. And where a symbol's source is
+read from (`symbol_source`: its work tree, or its history at the indexed commit)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 from cartograph.errors import Invalid, NotFound
 from cartograph.gitremote import git_environment, redact
 from cartograph.impact.diff import FileDiff, Patch, PatchMismatch, apply, parse_patch
-from cartograph.model import Repo
+from cartograph.model import Repo, SymbolRow
+from cartograph.query import find_symbol
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror
 
@@ -222,3 +224,45 @@ def _bytes(text: str) -> bytes:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace")
+
+
+MAX_SOURCE_LINES = 400  # of one symbol shown; longer ones are cut (`cut` says so)
+
+
+@dataclass(slots=True)
+class SymbolSource:
+    """A symbol's lines as the graph indexed them."""
+
+    symbol: SymbolRow
+    start_line: int
+    lines: list[str]
+    cut: bool  # the symbol is longer than MAX_SOURCE_LINES; the first ones are shown
+    commit: str  # where the lines were read: the indexed commit, or "" for the work tree
+
+
+def symbol_source(
+    store: Store, symbol: str, repo: str | None = None, data_dir: Path | None = None
+) -> SymbolSource:
+    """The source of a symbol: from the indexed work tree when it was indexed from one (the
+    answer's envelope says when the file changed since), else from its history at the
+    indexed commit."""
+    row = find_symbol(store, symbol, repo)
+    record = store.repos.get_repo(row.repo)
+    assert record is not None  # find_symbol found a symbol of it
+    content: bytes | None = None
+    commit = ""
+    if record.root:
+        try:
+            content = (Path(record.root) / row.path).read_bytes()
+        except OSError:
+            content = None
+    if content is None and record.indexed_sha:
+        commit = record.indexed_sha
+        content = git_of(store, row.repo, data_dir).blobs(commit, [row.path]).get(row.path)
+    if content is None:
+        raise NotFound(f"the source of {row.path} is not here (neither its work tree nor history)")
+    lines = content.decode("utf-8", "replace").splitlines()
+    wanted = lines[row.start_line - 1 : row.end_line]
+    return SymbolSource(
+        row, row.start_line, wanted[:MAX_SOURCE_LINES], len(wanted) > MAX_SOURCE_LINES, commit
+    )

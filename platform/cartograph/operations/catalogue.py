@@ -18,6 +18,7 @@ from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
 from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
+from cartograph.impact.source import SymbolSource, symbol_source
 from cartograph.model import (
     SYMBOL_KINDS,
     AgentSession,
@@ -70,6 +71,7 @@ from cartograph.query.history import co_changes as co_changes_of
 from cartograph.query.history import explain as explain_symbol
 from cartograph.query.history import history as history_of
 from cartograph.query.history import owners as owners_of
+from cartograph.query.hotspots import MIN_CLUSTER_COUNT, Hotspots, hotspots
 from cartograph.query.listing import (
     FilePage,
     GraphExport,
@@ -366,6 +368,7 @@ READ = [
         cli=Cli(("dead-code",)),
         mcp="find_dead_code",
         rest=Rest("GET", "/repos/{repo}/dead-code"),
+        graphql="deadCode",
     ),
     Operation(
         "services",
@@ -382,6 +385,7 @@ READ = [
         cli=Cli(("services",)),
         mcp="list_services",
         rest=Rest("GET", "/repos/{repo}/services"),
+        graphql="services",
     ),
     Operation(
         "design-tokens",
@@ -410,6 +414,33 @@ READ = [
         rest=Rest("GET", "/design-tokens"),
     ),
     Operation(
+        "hotspots",
+        hotspots,
+        Hotspots,
+        "read",
+        "files that change most and are called most, and groups that change together",
+        (
+            PICKED_REPO,
+            limit(20),
+            Param(
+                "min_count",
+                Integer(),
+                MIN_CLUSTER_COUNT,
+                f"commits a pair shares to join a cluster (default {MIN_CLUSTER_COUNT})",
+                minimum=1,
+                maximum=MIN_COUNT,
+            ),
+        ),
+        description="Where risk concentrates in a repository: hot spots (files ranked by "
+        "churn times fan-in: commits that touched them times calls into their symbols, "
+        "with their top owners) and co-change clusters (groups of files that changed together "
+        "at least min_count times).",
+        cli=Cli(("hotspots",)),
+        mcp="find_hotspots",
+        rest=Rest("GET", "/repos/{repo}/hotspots"),
+        graphql="hotspots",
+    ),
+    Operation(
         "overview",
         overview,
         Overview,
@@ -422,6 +453,7 @@ READ = [
         cli=Cli(("overview",)),
         mcp="get_overview",
         rest=Rest("GET", "/repos/{repo}/overview"),
+        graphql="overview",
     ),
     Operation(
         "stats",
@@ -436,6 +468,7 @@ READ = [
         cli=Cli(("stats",)),
         mcp="get_stats",
         rest=Rest("GET", "/repos/{repo}/stats"),
+        graphql="stats",
     ),
     Operation(
         "history",
@@ -475,6 +508,7 @@ READ = [
         cli=Cli(("co-changes",)),
         mcp="co_changes",
         rest=Rest("GET", "/co-changes"),
+        graphql="coChanges",
     ),
     Operation(
         "owners",
@@ -488,6 +522,7 @@ READ = [
         cli=Cli(("owners",)),
         mcp="owners",
         rest=Rest("GET", "/owners"),
+        graphql="owners",
     ),
     Operation(
         "impact",
@@ -590,6 +625,23 @@ READ = [
         cli=Cli(("explain",)),
         mcp="explain",
         rest=Rest("GET", "/symbols/{symbol:path}/explain"),
+        graphql="explain",
+    ),
+    Operation(
+        "source",
+        symbol_source,
+        SymbolSource,
+        "read",
+        "a symbol's source lines, as indexed",
+        (replace(SYMBOL, arg="symbol"), REPO),
+        description="The lines of a symbol (at most 400): from the work tree it was indexed "
+        "from, else from its history at the indexed commit. For reading one symbol without "
+        "opening its file.",
+        services=("data_dir",),
+        cli=Cli(("source",)),
+        mcp="get_source",
+        rest=Rest("GET", "/symbols/{symbol:path}/source"),
+        graphql="source",
     ),
     Operation(
         "export",
@@ -762,6 +814,24 @@ TEAM = [
         mcp="list_claims",
         rest=Rest("GET", "/claims"),
         graphql="claims",
+        read_only=True,
+    ),
+    Operation(
+        "team",
+        team.team_view,
+        team.TeamView,
+        "claims",
+        "who is at work: live sessions, their claims and latest reads and edits, lessons",
+        (
+            REPO,
+            replace(limit(20, "newest lessons shown"), name="lessons", graphql="lessons"),
+        ),
+        description="The team at a glance: every live agent session with what it claims and "
+        "what it read and edited last (in one repository, or all), and the newest lessons.",
+        cli=Cli(("team",)),
+        mcp="team_at_work",
+        rest=Rest("GET", "/team"),
+        graphql="team",
         read_only=True,
     ),
     Operation(
@@ -1075,6 +1145,7 @@ ADMIN = [
         mcp="list_tracked_repos",
         rest=Rest("GET", "/repos"),
         read_only=True,
+        graphql="trackedRepositories",
     ),
     Operation(
         "repo-status",

@@ -193,7 +193,7 @@ def target_owners(store: Store, target: Target, limit: int | None, half_life_day
         touches = store.history.symbol_history(target.symbol.id, 100_000)
     else:
         touches = store.history.touches_under(target.repo, target.path, exact=target.kind == "file")
-    ranked = _rank(touches, half_life_days)[: clamp(limit, 10)]
+    ranked = rank_owners(touches, half_life_days)[: clamp(limit, 10)]
     repo_row = store.repos.get_repo(target.repo)
     # a folder is asked as "folder/": the rules for it, not for a file of the same name
     asked = target.path + "/" if target.kind == "folder" else target.path
@@ -242,7 +242,7 @@ def _symbol_partners(store: Store, found: list[CoChange]) -> list[Partner]:
     ]
 
 
-def _rank(touches: list[Touch], half_life_days: float) -> list[Owner]:
+def rank_owners(touches: list[Touch], half_life_days: float) -> list[Owner]:
     if not touches:
         return []
     newest = max(_day(t.at) for t in touches)

@@ -284,7 +284,7 @@ class Neo4jHistory:
             "ORDER BY ordinal DESC, path",
             id=file_id(repo, path),
             repo=repo,
-            prefix=path.strip("/") + "/",
+            prefix=path.strip("/") + "/" if path.strip("/") else "",  # "": the whole repository
         )
         return [_touch(r, r["path"], r["added"], r["deleted"]) for r in records]
 

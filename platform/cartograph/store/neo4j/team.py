@@ -110,6 +110,14 @@ class Neo4jTeam:
         )
         return _session(records[0]) if records else None
 
+    def live_sessions(self, seen_since: str) -> list[AgentSession]:
+        records = self.read(
+            "MATCH (s:AgentSession) WHERE coalesce(s.ended_at, '') = '' AND s.last_seen >= $since "
+            f"RETURN {_SESSION_RETURN} ORDER BY last_seen DESC, id DESC",
+            since=seen_since,
+        )
+        return [_session(r) for r in records]
+
     def touch_session(self, session_id: int, at: str) -> None:
         self.connection.run(
             "MATCH (s:AgentSession {id: $id}) SET s.last_seen = $at",

@@ -198,7 +198,7 @@ class SQLiteHistory:
         return [_touch(r) for r in rows]
 
     def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
-        folder = path.strip("/") + "/"
+        folder = path.strip("/") + "/" if path.strip("/") else ""  # "": the whole repository
         where = "t.path = ?" if exact else "t.path >= ? AND t.path < ?"
         args = (path,) if exact else (folder, folder + "\U0010ffff")
         rows = self.db.execute(

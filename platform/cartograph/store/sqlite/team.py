@@ -57,6 +57,14 @@ class SQLiteTeam:
         ).fetchone()
         return AgentSession(*row) if row else None
 
+    def live_sessions(self, seen_since: str) -> list[AgentSession]:
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM agent_sessions WHERE ended_at = '' AND last_seen >= ? "
+            "ORDER BY last_seen DESC, id DESC",
+            (seen_since,),
+        )
+        return [AgentSession(*row) for row in rows]
+
     def touch_session(self, session_id: int, at: str) -> None:
         with self.connection.transaction(answers_change=False) as db:
             db.execute("UPDATE agent_sessions SET last_seen = ? WHERE id = ?", (at, session_id))

@@ -1,0 +1,246 @@
+"""The dashboard at /ui, driven in headless Chromium against a running `cartograph serve` with a
+real indexed repository: each page loads and shows the names and numbers the graph holds, links
+lead from a symbol to its caller's page and back, the search box works from the keyboard, the
+token form lets a good token in and refuses a bad one, axe finds no serious accessibility
+violation, and no page logs an error."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from browser_support import Server, axe_violations, cartograph, format_violations, serve
+from cartograph.agents import sessions as agents
+from cartograph.store import open_store
+from playwright.sync_api import Page, expect
+from sample_repo import git, make_sample_repo
+
+READY = "body[data-state=ready], body[data-state=error]"
+PRICE_OF = "shop:shop/models.py#shop.models.price_of"
+
+
+def _commit(root: Path, who: str, message: str, edits: dict[str, tuple[str, str]]) -> None:
+    """Replace text in files and commit it as `who`."""
+    for path, (old, new) in edits.items():
+        target = root / path
+        text = target.read_text()
+        assert old in text, (path, old)
+        target.write_text(text.replace(old, new))
+    git(root, "-c", f"user.name={who}", "-c", f"user.email={who.lower()}@example.com",
+        "commit", "-q", "-am", message)  # fmt: skip
+
+
+def _shop_with_history(root: Path) -> Path:
+    """The sample shop with a history: models and orders change together three times (a
+    co-change cluster, hot spots with owners), and a last commit that gives price_of a
+    required parameter (a breaking change for the Change page)."""
+    make_sample_repo(root)
+    for n in range(3):
+        _commit(root, "Ada", f"prices {n}", {
+            "shop/models.py": (f"return 9.99{'9' * n}", f"return 9.99{'9' * (n + 1)}"),
+            "shop/orders.py": ("return service.pay(cart)", "return service.pay(cart)  # paid")
+            if n == 0 else (f"# paid{'!' * (n - 1)}", f"# paid{'!' * n}"),
+        })  # fmt: skip
+    _commit(root, "Grace", "price_of takes a currency", {
+        "shop/models.py": ("def price_of(sku: str) -> float:", "def price_of(sku: str, currency: str) -> float:"),
+    })  # fmt: skip
+    return root
+
+
+@pytest.fixture(scope="module")
+def dashboard(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("dashboard")
+    shop = _shop_with_history(folder / "shop")
+    with serve(folder / "server", repos=[shop]) as server:
+        store = open_store(server.store)
+        session = agents.start_session(store, "alice-laptop", "round prices down")
+        agents.claim(store, session.id, "shop", "shop/models.py", "edit")
+        agents.record_read(store, session.id, "shop", "shop/orders.py")
+        agents.remember(store, session.id, "run pytest tests/ before pushing", ["shop/"])
+        store.close()
+        yield server
+
+
+def _open(page: Page, server: Server, route: str) -> None:
+    page.goto(f"{server.url}/ui/{route}")
+    page.wait_for_selector(READY)
+    assert page.locator("body").get_attribute("data-state") == "ready", page.inner_text("main")
+
+
+def _main(page: Page) -> str:
+    return page.inner_text("main")
+
+
+def _no_serious_violations(page: Page) -> None:
+    violations = axe_violations(page)
+    assert violations == [], format_violations(violations)
+
+
+def test_repositories_lists_each_repository_with_its_freshness_and_counts(
+    page, page_errors, dashboard
+):
+    _open(page, dashboard, "#/repos")
+    row = page.locator("tbody tr", has=page.get_by_role("link", name="shop", exact=True))
+    cells = row.locator("td").all_inner_texts()
+    assert cells[0] == "shop"
+    assert cells[1] == "indexed"  # not tracked: no lag to show
+    assert "python 5" in cells[9]  # languages and files
+    assert cells[10] == "5"
+    assert page.title() == "Repositories · Cartograph"
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_repository_shows_packages_hot_spots_clusters_dead_code(page, page_errors, dashboard):
+    _open(page, dashboard, "#/repo/shop")
+    text = _main(page)
+    assert page.get_by_role("heading", level=1).inner_text() == "shop"
+    assert "5 files" in text
+    spots = page.locator("section[aria-labelledby=hot-spots] tbody tr").all_inner_texts()
+    # models.py: 5 commits (the first, three price changes, the signature) times 4 calls in
+    # (Cart() and cart.add from orders, cart.total from payments, price_of from Cart.total)
+    assert spots[0].split("\t")[:4] == ["shop/models.py", "5", "4", "20"]
+    assert "Ada" in spots[0] and "Grace" in spots[0]
+    clusters = page.locator("section[aria-labelledby=co-change-clusters]").inner_text()
+    assert "2 files" in clusters and "shop/models.py" in clusters and "shop/orders.py" in clusters
+    dead = page.locator("section[aria-labelledby=dead-code]")
+    expect(dead.get_by_role("link", name="shop.models.unused_helper")).to_be_visible()
+    # a package's imports open on demand
+    package = page.locator("details", has=page.locator("summary code", has_text="tests"))
+    expect(package.locator("li")).to_be_hidden()
+    package.locator("summary").click()
+    expect(package.locator("li")).to_have_text("shop (1 file imports)")
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_symbol_shows_callers_source_callees_and_links_to_the_caller(page, page_errors, dashboard):
+    _open(page, dashboard, f"#/symbol/{quote(PRICE_OF)}")
+    assert page.get_by_role("heading", level=1).inner_text() == "shop.models.price_of"
+    source = page.get_by_label("Source of shop.models.price_of").inner_text()
+    assert "def price_of(sku: str, currency: str) -> float:" in source
+    assert "return 9.99" in source
+    callers = page.locator(".column", has=page.get_by_role("heading", name="Callers (1)"))
+    expect(callers.get_by_role("link", name="shop.models.Cart.total")).to_be_visible()
+    assert "via" in callers.inner_text()
+    history = page.locator("section[aria-labelledby=history]").inner_text()
+    assert "price_of takes a currency" in history and "Grace" in history
+    owners = page.locator("section[aria-labelledby=owners]").inner_text()
+    assert "Grace" in owners
+    graph = page.get_by_role("group", name=re.compile("Call graph of shop.models.price_of"))
+    expect(graph).to_be_visible()
+    _no_serious_violations(page)
+
+    # symbol → its caller's page, then through the call graph back to the symbol
+    callers.get_by_role("link", name="shop.models.Cart.total").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("shop.models.Cart.total")
+    page.wait_for_selector(READY)
+    callees = page.locator(".column", has=page.get_by_role("heading", name=re.compile("Callees")))
+    expect(callees.get_by_role("link", name="shop.models.price_of")).to_be_visible()
+    callers_of_total = page.locator(".column", has=page.get_by_role("heading", name="Callers (1)"))
+    expect(
+        callers_of_total.get_by_role("link", name="shop.payments.PaymentService.pay")
+    ).to_be_visible()
+    page.locator("svg.graph a", has_text="price_of").first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("shop.models.price_of")
+    assert page.url.endswith(f"#/symbol/{quote(PRICE_OF, safe='')}")
+    assert page_errors == []
+
+
+def test_change_shows_what_the_last_commit_breaks_and_the_tests_to_run(
+    page, page_errors, dashboard
+):
+    _open(page, dashboard, "#/change/shop?base=HEAD~1&head=HEAD")
+    text = _main(page)
+    assert "breaking" in text
+    breaks = page.locator("section[aria-labelledby=will-break]")
+    expect(breaks.get_by_role("link", name="shop.models.Cart.total")).to_be_visible()
+    changed = page.locator("section[aria-labelledby=changed]").inner_text()
+    assert "shop.models.price_of" in changed
+    tests = page.locator("section[aria-labelledby=tests-to-run]").inner_text()
+    assert "tests/test_orders.py" in tests
+    owners = page.locator("section[aria-labelledby=owners-to-ask]").inner_text()
+    assert "Ada" in owners or "Grace" in owners
+    treemap = page.get_by_role("img", name=re.compile("Packages: 1 changed files"))
+    expect(treemap.locator(".cell.changed")).to_have_count(1)
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_team_shows_the_live_session_its_claim_its_reads_and_the_lessons(
+    page, page_errors, dashboard
+):
+    _open(page, dashboard, "#/team")
+    text = _main(page)
+    assert "1 live sessions · 1 claimed files" in text
+    assert "alice-laptop" in text and "round prices down" in text
+    assert "shop:shop/models.py" in text  # claimed
+    assert "shop:shop/orders.py" in text  # read
+    assert "run pytest tests/ before pushing" in text
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_search_from_the_keyboard_opens_a_symbol(page, page_errors, dashboard):
+    _open(page, dashboard, "#/repos")
+    page.keyboard.press("/")
+    expect(page.get_by_label(re.compile("Search symbols"))).to_be_focused()
+    page.keyboard.type("place_ord")
+    option = page.get_by_role("option", name=re.compile("shop.orders.place_order"))
+    expect(option).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_have_text("shop.orders.place_order")
+    page.wait_for_selector(READY)
+    assert page_errors == []
+
+
+def test_an_unknown_address_says_so(page, page_errors, dashboard):
+    _open(page, dashboard, "#/nowhere")
+    assert "No page at #/nowhere" in _main(page)
+    expect(page.get_by_role("link", name="Repositories").last).to_be_visible()
+    assert page_errors == []
+
+
+def test_an_unknown_symbol_is_an_error_on_the_page(page, dashboard):
+    page.goto(f"{dashboard.url}/ui/#/symbol/{quote('shop:shop/models.py#shop.models.gone')}")
+    page.wait_for_selector(READY)
+    assert page.locator("body").get_attribute("data-state") == "error"
+    assert "shop.models.gone" in page.get_by_role("alert").inner_text()
+
+
+def test_the_token_form_lets_a_good_token_in_and_refuses_a_bad_one(
+    page, page_errors, cartograph_server, tmp_path
+):
+    server = cartograph_server(
+        env={"CARTOGRAPH_REQUIRE_TOKENS": "1"}, repos=[make_sample_repo(tmp_path / "shop")]
+    )
+    issued = cartograph("token", "create", "--name", "reader", "--json", env=server.env).stdout
+    good = re.search(r'"token":\s*"([^"]+)"', issued)
+    assert good, issued
+    page.goto(f"{server.url}/ui/#/repos")
+    dialog = page.get_by_role("dialog", name="Sign in")
+    expect(dialog).to_be_visible()
+    _no_serious_violations(page)
+    page.get_by_label("Token").fill("not-a-token")
+    page.get_by_role("button", name="Sign in").click()
+    expect(dialog.get_by_role("alert")).to_have_text("That token was refused.")
+    page.get_by_label("Token").fill(good.group(1))
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(READY)
+    expect(page.get_by_role("link", name="shop", exact=True)).to_be_visible()
+    expect(dialog).to_be_hidden()
+    # the browser logs each refused request (401) as a console error: those and only those
+    assert page_errors and all("401" in e for e in page_errors), page_errors
+
+
+def test_the_dashboard_loads_nothing_from_elsewhere(page, dashboard):
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    _open(page, dashboard, f"#/symbol/{quote(PRICE_OF)}")
+    assert requested and all(
+        u.startswith(dashboard.url) or u.startswith("data:") for u in requested
+    )
+    policy = page.request.get(f"{dashboard.url}/ui/").headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "script-src 'self'" in policy
