@@ -14,8 +14,10 @@ import pytest
 from browser_support import Server, axe_violations, cartograph, format_violations, serve
 from cartograph.agents import sessions as agents
 from cartograph.store import open_store
+from indexing_support import write_tree
 from playwright.sync_api import Page, expect
 from sample_repo import git, make_sample_repo
+from test_services import CLIENTS, FASTAPI, SERVICES_CONFIG
 
 READY = "body[data-state=ready], body[data-state=error]"
 PRICE_OF = "shop:shop/models.py#shop.models.price_of"
@@ -244,3 +246,32 @@ def test_the_dashboard_loads_nothing_from_elsewhere(page, dashboard):
     )
     policy = page.request.get(f"{dashboard.url}/ui/").headers["content-security-policy"]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy
+
+
+def test_the_service_map_shows_where_requests_go_and_leads_to_the_handlers_callers(
+    page, page_errors, cartograph_server, tmp_path
+):
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    users = write_tree(tmp_path / "users", FASTAPI)
+    server = cartograph_server(repos=[client, users])  # the client first: users matches it
+    _open(page, server, "#/repo/client")
+    services = page.locator("section[aria-labelledby=service-map]")
+    graph = services.get_by_role("group", name="Service map of client")
+    expect(graph.get_by_role("link", name="users")).to_be_visible()
+    assert "unmatched: api.weather.example" in (graph.text_content() or "")
+    sent = services.locator("table", has_text="Requests it sends").inner_text()
+    assert "GET users:8000/api/users/{}" in sent and "GET /api/users/{user_id} (http)" in sent
+    _no_serious_violations(page)
+
+    graph.get_by_role("link", name="users").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("users")
+    page.wait_for_selector(READY)
+    served = page.locator("table", has_text="Routes it serves")
+    row = served.locator("tr", has_text="GET /api/users/{user_id}")
+    assert row.locator("td").last.inner_text() == "2"  # fetch_user and Users.lookup reach it
+    row.get_by_role("link", name="users.routers.accounts.get_user").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("users.routers.accounts.get_user")
+    callers = page.locator(".column", has=page.get_by_role("heading", name=re.compile("Callers")))
+    expect(callers.get_by_role("link", name="client.api.fetch_user")).to_be_visible()
+    assert "through GET /api/users/{user_id}" in callers.inner_text()
+    assert page_errors == []

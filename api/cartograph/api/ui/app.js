@@ -270,8 +270,9 @@ function packagesSection(overview) {
   return section("Packages", holder, more);
 }
 
-// The service map: the repositories whose requests reach this one's routes (left) and those its
-// requests reach (right), then the routes and requests themselves.
+// The service map: the repository and where its requests go (the repositories serving them, or
+// the base URLs no indexed route serves), then the routes it serves (with the number of requests
+// of indexed code reaching each) and the requests it sends.
 function servicesSection(name, services) {
   if (!services.route_total && !services.request_total) {
     return section("Service map", h("p", { className: "empty" }, "No HTTP routes or requests found."));
