@@ -154,7 +154,13 @@ def test_symbol_shows_callers_source_callees_and_links_to_the_caller(page, page_
 def test_change_shows_what_the_last_commit_breaks_and_the_tests_to_run(
     page, page_errors, dashboard
 ):
-    _open(page, dashboard, "#/change/shop?base=HEAD~1&head=HEAD")
+    # from the repository page: two refs to compare
+    _open(page, dashboard, "#/repo/shop")
+    page.get_by_label("Base").fill("HEAD~1")
+    page.get_by_role("button", name="Show its impact").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Change HEAD~1…HEAD of shop")
+    page.wait_for_selector(READY)
+    assert page.url.endswith("#/change/shop?base=HEAD%7E1&head=HEAD")
     text = _main(page)
     assert "breaking" in text
     breaks = page.locator("section[aria-labelledby=will-break]")

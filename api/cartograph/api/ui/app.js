@@ -224,11 +224,14 @@ async function repositoryPage(name) {
   );
   const { stats, overview, hotspots, deadCode, services } = data;
   const symbols = Object.values(stats.symbols).reduce((a, b) => a + b, 0);
+  const reviews = (await gql("{ repositories { name reviews(first: 10) { number title verdict computedAt } } }"))
+    .repositories.find((r) => r.name === name)?.reviews || [];
   return [
     h("h1", {}, name),
     h("p", { className: "summary" }, envelopeBadges(stats.envelope), " · ",
       `${number(stats.files)} files, ${number(symbols)} symbols, ${number(overview.lines)} lines, `,
       `${Math.round(stats.unresolved_rate * 100)} % of calls unresolved`),
+    changesSection(name, reviews),
     packagesSection(overview),
     section("Hot spots",
       hotspots.mined ? null : h("p", { className: "note" }, "No history mined yet: churn is unknown."),
@@ -252,6 +255,24 @@ async function repositoryPage(name) {
     section("Most called",
       capped(overview.most_called, ([s, n]) => [symbolLink(s), ` — ${number(n)} calls`])),
   ];
+}
+
+// What a change reaches: the pull requests with a stored report, and two refs to compare.
+function changesSection(name, reviews) {
+  const form = h("form", { className: "refs", onsubmit: (event) => {
+    event.preventDefault();
+    const given = new FormData(event.target);
+    const query = new URLSearchParams({ base: given.get("base"), head: given.get("head") });
+    location.hash = `#/change/${encodeURIComponent(name)}?${query}`;
+  } },
+  h("label", { for: "base-ref" }, "Base"), h("input", { id: "base-ref", name: "base", value: "HEAD~1", required: true }),
+  h("label", { for: "head-ref" }, "Head"), h("input", { id: "head-ref", name: "head", value: "HEAD", required: true }),
+  h("button", { type: "submit" }, "Show its impact"));
+  return section("Changes",
+    reviews.length
+      ? capped(reviews, (r) => [link(`#/change/${encodeURIComponent(name)}/${r.number}`, `#${r.number} ${r.title}`), " ", badge(r.verdict === "breaking" ? "error" : "local", r.verdict || "pending", ""), ` ${age(r.computedAt)}`])
+      : h("p", { className: "empty" }, "No pull request reports yet (they come with a forge: cartograph repo forge)."),
+    form);
 }
 
 // Packages and their imports, one level at a time: a package's imports open on demand.
