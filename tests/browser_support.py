@@ -138,8 +138,11 @@ def chromium_path(request: pytest.FixtureRequest) -> str:
 # -------------------------------------------------------------------------- Playwright pages
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Browser]:
+    """Chromium for one test module. Not for the session: Playwright's sync API keeps its event
+    loop running in this thread while it is started, and every later test that calls
+    `asyncio.run` (GraphQL, MCP) would be refused."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

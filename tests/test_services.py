@@ -550,3 +550,114 @@ def test_a_starlette_route_table_with_mounts(tmp_path, stores):
         "DELETE /api/people/{user_id}",
         "WS /feed",
     }
+
+
+# a client OpenAPI Generator wrote (python, version 7 and the older call_api), the code using
+# it, and the service it was generated from
+GENERATED_CLIENT = {
+    "petstore_client/__init__.py": "",
+    "petstore_client/api_client.py": """
+        class ApiClient:
+            def __init__(self, configuration=None):
+                self.configuration = configuration
+
+            @classmethod
+            def get_default(cls):
+                return cls()
+
+            def param_serialize(self, method, resource_path, path_params=None, body=None):
+                return method, resource_path, path_params, body
+
+            def call_api(self, *args, **kwargs):
+                return args, kwargs
+    """,
+    "petstore_client/api/__init__.py": "",
+    "petstore_client/api/pet_api.py": """
+        from petstore_client.api_client import ApiClient
+
+
+        class PetApi:
+            def __init__(self, api_client=None) -> None:
+                if api_client is None:
+                    api_client = ApiClient.get_default()
+                self.api_client = api_client
+
+            def get_pet_by_id(self, pet_id: int):
+                _param = self._get_pet_by_id_serialize(pet_id=pet_id)
+                return self.api_client.call_api(*_param)
+
+            def _get_pet_by_id_serialize(self, pet_id):
+                _path_params = {"petId": pet_id}
+                return self.api_client.param_serialize(
+                    method="GET",
+                    resource_path="/pet/{petId}",
+                    path_params=_path_params,
+                )
+
+            def add_pet(self, pet):
+                return self.api_client.call_api("/pet", "POST", body=pet)
+
+            def delete_pet(self, pet_id):
+                return self.api_client.call_api("DELETE", "/pet/{petId}")
+    """,
+    "shop/views.py": """
+        from petstore_client.api.pet_api import PetApi
+
+
+        def show_pet(pet_id):
+            return PetApi().get_pet_by_id(pet_id)
+
+
+        def lookup(table, key):
+            return table.call_api("/not/a/request", "GET")
+    """,
+    ".cartograph.toml": '[services]\n"openapi:petstore_client" = "petstore"\n',
+}
+PETSTORE = {
+    "petstore/main.py": """
+        from fastapi import FastAPI
+
+        app = FastAPI()
+
+
+        @app.get("/pet/{pet_id}")
+        def read_pet(pet_id: int):
+            return {"id": pet_id}
+
+
+        @app.post("/pet")
+        def create_pet(pet: dict):
+            return pet
+
+
+        @app.delete("/pet/{pet_id}")
+        def remove_pet(pet_id: int):
+            return None
+    """,
+}
+
+
+def test_a_generated_openapi_client_reaches_the_service_it_was_generated_from(tmp_path, stores):
+    store = stores.open()
+    index(store, write_tree(tmp_path / "shopclient", GENERATED_CLIENT), "shopclient")
+    found = service_map(store, "shopclient", limit=100)
+    api = "petstore_client.api.pet_api.PetApi."
+    assert {(r.source.qualname, r.method, r.base, r.path) for r in found.requests} == {
+        (api + "_get_pet_by_id_serialize", "GET", "openapi:petstore_client", "/pet/{}"),
+        (api + "add_pet", "POST", "openapi:petstore_client", "/pet"),
+        (api + "delete_pet", "DELETE", "openapi:petstore_client", "/pet/{}"),
+    }  # `table.call_api(...)` of shop.views is no generated client's: no request
+    index(store, write_tree(tmp_path / "petstore", PETSTORE), "petstore")
+    assert http_edges(store, "shopclient") == {
+        (api + "_get_pet_by_id_serialize", "GET /pet/{pet_id}", "http"),
+        (api + "add_pet", "POST /pet", "http"),
+        (api + "delete_pet", "DELETE /pet/{pet_id}", "http"),
+    }
+    # the code using the client reaches the handler: through the generated method's calls
+    tree = trace(store, "petstore.main.read_pet", direction="in", depth=5)
+    assert [(s.symbol.qualname, s.depth) for s in tree.steps] == [
+        ("GET /pet/{pet_id}", 1),
+        (api + "_get_pet_by_id_serialize", 2),
+        (api + "get_pet_by_id", 3),
+        ("shop.views.show_pet", 4),
+    ]

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 5
+FACTS_VERSION = 6
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300

@@ -40,6 +40,8 @@ HTTP_CALLEES = frozenset(
         # clients
         "request", "stream", "urlopen", "Request", "Client", "AsyncClient", "Session",
         "ClientSession",
+        # clients that OpenAPI Generator writes (their ApiClient sends every request)
+        "call_api", "param_serialize",
     }
 )  # fmt: skip
 MAX_VALUE_DEPTH = 6  # a Starlette table: a list of Mount(routes=[Route(...)])

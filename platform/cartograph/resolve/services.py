@@ -4,12 +4,21 @@
 The parser keeps every call whose callee's last name may be one (`parsing.services`); here
 the callee is evaluated, and a row is made only when it is what the name suggests: a
 decorator of a FastAPI, Starlette or Flask object, Django's `path`/`re_path`/`url`, a
-request of requests, httpx, aiohttp or urllib. Nothing is made of a callee the resolver
-cannot place (a `get` of a dictionary is not a request).
+request of requests, httpx, aiohttp or urllib, or of a client OpenAPI Generator wrote. Nothing
+is made of a callee the resolver cannot place (a `get` of a dictionary is not a request).
+
+A generated Python client (openapi-generator's `python` client, old and new) sends every
+operation through its `ApiClient`: `self.api_client.call_api("/pets/{petId}", "GET", ...)` or
+`self.api_client.param_serialize(method="GET", resource_path="/pets/{petId}", ...)`, in the
+operation's method of the generated `PetApi`. Such a call with a literal path and method is a
+request; its base is the client package's configured host, named `openapi:PACKAGE`
+(`openapi:petstore_client`), which a repository maps to the service in `.cartograph.toml`
+`[services]`. The user's code reaches the route through the generated method's ordinary calls.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from cartograph.parsing.facts import BINDING_VALUE
@@ -38,6 +47,10 @@ ROUTER_CLASSES = frozenset({"FastAPI", "APIRouter", "Starlette", "Router", "Flas
 CLIENT_CLASSES = frozenset({"Client", "AsyncClient", "Session", "ClientSession", "PoolManager"})
 ROUTE_DECORATORS = {m.lower(): m for m in METHODS} | {"websocket": "WS"}
 CLIENT_METHODS = {m.lower(): m for m in METHODS}
+# the generated ApiClient's methods that send an operation, and the name its API classes keep it
+GENERATED_SENDS = frozenset({"call_api", "param_serialize"})
+GENERATED_CLIENT = "api_client"
+_PATH_PARAMETER = re.compile(r"\{[A-Za-z_][\w.-]*\}")
 MAX_CONST_DEPTH = 4
 
 
@@ -87,6 +100,12 @@ class _Reader:
         _, lookup, source, expr, positional, keywords, pos, line, decorates, target = row
         name = expr[2] if expr[0] == "a" else expr[1]
         ids = self.mod.symbol_ids
+        if name in GENERATED_SENDS and expr[0] == "a" and last_name(expr[1]) == GENERATED_CLIENT:
+            return (
+                self._generated(name, positional, keywords, line, ids[source])
+                if decorates < 0
+                else None
+            )
         if expr[0] == "a":
             owner = self.library(lookup, expr[1], pos)
             if owner is None:
@@ -376,6 +395,25 @@ class _Reader:
         parts = self._parts(url, lookup, 0)
         base_parts = self._client_base(expr, lookup)
         return request_row(source_id, method, parts, base_parts, line, library)
+
+    def _generated(
+        self, name: str, positional: list, keywords: dict, line: int, source_id: str
+    ) -> list | None:
+        """A request of a client OpenAPI Generator wrote (see the module's docstring)."""
+        if name == "call_api":  # (path, method, ...) before version 7, (method, url, ...) since
+            path = positional[0] if positional else keywords.get("resource_path")
+            method = positional[1] if len(positional) > 1 else keywords.get("method")
+            if (plain_text(path) or "").upper() in METHODS:
+                path, method = method, path
+        else:
+            path, method = keywords.get("resource_path"), keywords.get("method")
+        path_text, method_text = plain_text(path), (plain_text(method) or "").upper()
+        if path_text is None or not path_text.startswith("/") or method_text not in METHODS:
+            return None
+        package = self.mod.name.split(".")[0]
+        base = ["v", None, f"openapi:{package}"]
+        parts = [base, _PATH_PARAMETER.sub("{}", path_text)]
+        return request_row(source_id, method_text, parts, None, line, "openapi-generator")
 
     def _client_base(self, expr: list, scope: int) -> list | None:
         """The base URL of the client object a request is sent through (`httpx.Client(
