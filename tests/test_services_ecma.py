@@ -315,3 +315,33 @@ def test_nest_controller_methods_reached_only_through_routes_are_live(tmp_path, 
     dead = {i.symbol.qualname for i in dead_code(store, "nest", verdicts=["dead"]).items}
     assert "CatsController.helper" in dead
     assert not dead & set(NEST_ROUTES.values())
+
+
+# a client typescript-fetch (OpenAPI Generator) wrote, the code using it, and a class of the
+# same shape that is no generated client's
+GENERATED_TS_CLIENT = {
+    ".cartograph.toml": '[services]\n"openapi:shop-web" = "petstore"\n',
+    "package.json": '{"name": "shop-web", "version": "1.0.0", "dependencies": {}}\n',
+    "src/app/pets.ts": 'import { PetApi } from \'../generated/apis/PetApi\';\n\nconst api = new PetApi();\n\nexport async function showPet(id: number) {\n    return api.getPetById({ petId: id });\n}\n\nclass Cache {\n    request(options: { path: string; method: string }) { return options; }\n    load() { return this.request({ path: "/pet/{petId}", method: "GET" }); }\n}\n',
+    "src/generated/apis/PetApi.ts": "import * as runtime from '../runtime';\n\nexport class PetApi extends runtime.BaseAPI {\n    async getPetByIdRaw(requestParameters: { petId: number }, initOverrides?: RequestInit): Promise<Response> {\n        const headerParameters: Record<string, string> = {};\n        const response = await this.request({\n            path: `/pet/{petId}`.replace(`{${\"petId\"}}`, encodeURIComponent(String(requestParameters['petId']))),\n            method: 'GET',\n            headers: headerParameters,\n        }, initOverrides);\n        return response;\n    }\n\n    async getPetById(requestParameters: { petId: number }): Promise<unknown> {\n        const response = await this.getPetByIdRaw(requestParameters);\n        return await response.json();\n    }\n\n    async addPetRaw(body: unknown): Promise<Response> {\n        return await this.request({\n            path: `/pet`,\n            method: 'POST',\n            headers: {},\n            body: body,\n        });\n    }\n}\n",
+    "src/generated/runtime.ts": 'export interface RequestOpts {\n    path: string;\n    method: string;\n    headers: Record<string, string>;\n    query?: Record<string, string>;\n    body?: unknown;\n}\n\nexport class BaseAPI {\n    constructor(protected basePath: string = "http://petstore.swagger.io/v2") {}\n\n    protected async request(context: RequestOpts, initOverrides?: RequestInit): Promise<Response> {\n        return fetch(this.basePath + context.path, { method: context.method, ...initOverrides });\n    }\n}\n',
+}
+
+
+def test_a_generated_typescript_client_reaches_the_service_it_was_generated_from(tmp_path, stores):
+    from test_services import PETSTORE
+
+    store = stores.open()
+    index(store, write_tree(tmp_path / "web", GENERATED_TS_CLIENT), "web")
+    found = service_map(store, "web", limit=100)
+    assert {(r.source.qualname, r.method, r.base, r.path) for r in found.requests} == {
+        ("PetApi.getPetByIdRaw", "GET", "openapi:shop-web", "/pet/{}"),
+        ("PetApi.addPetRaw", "POST", "openapi:shop-web", "/pet"),
+    }  # Cache.request of src/app/pets.ts is no BaseAPI's: no request
+    index(store, write_tree(tmp_path / "petstore", PETSTORE), "petstore")
+    assert http_edges(store, "web") == {
+        ("PetApi.getPetByIdRaw", "GET /pet/{pet_id}", "http"),
+        ("PetApi.addPetRaw", "POST /pet", "http"),
+    }
+    reached = {n.symbol.qualname for n in callers(store, "petstore.main.read_pet").items}
+    assert "PetApi.getPetByIdRaw" in reached

@@ -39,7 +39,7 @@ from cartograph.parsing.facts import (
 if TYPE_CHECKING:
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 4
+FACTS_VERSION = 5
 LANGUAGES = names("ecma")
 MAX_TEXT = 120
 MAX_DEPTH = 48

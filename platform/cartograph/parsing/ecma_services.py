@@ -22,6 +22,7 @@ a function written in place (-1 when it is anonymous: its code belongs to the en
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from cartograph.parsing.templates import hole, is_environment, merged
@@ -47,6 +48,7 @@ HTTP_DECORATORS = frozenset(
 )
 MAX_VALUE_DEPTH = 3
 MAX_PARTS = 32
+_PARAMETER = re.compile(r"\{[A-Za-z_][\w.-]*\}")
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 
 
@@ -146,7 +148,38 @@ class Values:
             env = _environment_name(node)
             if env is not None:
                 return [["v", None, f"env:{env}"]]
+        if kind == "call_expression":
+            return self._filled(node)
         return None
+
+    def _filled(self, call: Node) -> list | None:
+        """`"/pet/{petId}".replace("{petId}", value)` (how generated clients fill a path
+        parameter): the string with that parameter a hole of the value, or None for any
+        other call. Only a `{name}` written in the string is replaced."""
+        callee = call.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression":
+            return None
+        receiver, prop = (
+            callee.child_by_field_name("object"),
+            callee.child_by_field_name("property"),
+        )
+        arguments = _argument_nodes(call)
+        if prop is None or _text(prop) != "replace" or len(arguments) != 2:
+            return None
+        text, placeholder = self.template(receiver), self.template(arguments[0])
+        if text is None or not placeholder or not all(isinstance(p, str) for p in placeholder):
+            return None
+        name = "".join(placeholder)
+        if not _PARAMETER.fullmatch(name):
+            return None
+        parts: list = []
+        for part in text:
+            if isinstance(part, str) and name in part:
+                head, _, tail = part.partition(name)
+                parts.extend([head, *self.hole(arguments[1]), tail])
+            else:
+                parts.append(part)
+        return merged(parts)
 
     def hole(self, node: Node) -> list:
         encoded = self.expr_of(node) if node.type in ("identifier", "member_expression") else None

@@ -16,7 +16,8 @@ what the name suggests:
   application `NestFactory.create` made is the prefix of every controller.
 - Requests: the global `fetch` (and `node-fetch`, `undici`, `cross-fetch`) with its `method`
   option; `axios(url | config)`, `axios.get(url)` and the other methods, `axios.request(
-  config)`, and the same through an instance made by `axios.create({baseURL})`.
+  config)`, and the same through an instance made by `axios.create({baseURL})`; and
+  typescript-fetch's generated `this.request({path, method})` of `BaseAPI` (docs/services.md).
 
 A handler written in place (`app.get("/x", (req, res) => ...)`) has no symbol of its own: its
 code belongs to the enclosing scope, and the route goes to that scope's symbol (the module,
@@ -52,6 +53,7 @@ GLOBAL_OBJECTS = frozenset({"window", "globalThis", "self", "global"})
 ROUTE_METHODS = {m.lower(): m for m in METHODS} | {"all": ANY_METHOD, "del": "DELETE"}
 NEST_METHODS = {m.capitalize(): m for m in METHODS} | {"All": ANY_METHOD}
 CLIENT_METHODS = {m.lower(): m for m in METHODS}
+GENERATED_BASE = "BaseAPI"  # the class typescript-fetch's API classes derive from
 MAX_DEPTH = 6
 END = 1 << 60
 
@@ -148,6 +150,8 @@ class _Reader:
     def call(self, row: list) -> list | None:
         _, scope, expr, args, pos, line, target = row
         name = last_name(expr)
+        if expr == ["a", ["this"], "request"] and args and args[0] is not None:
+            return self._generated(scope, expr, args[0], pos, line)
         if name == "fetch" and self._global_fetch(scope, expr):
             return self._fetch(scope, args, line, "fetch")
         owner = self.package(scope, expr, pos)
@@ -360,6 +364,34 @@ class _Reader:
         else:
             return None  # axios.create, interceptors: not requests
         return self._request(scope, method, url, base, line, "axios")
+
+    def _generated(self, scope: int, expr: list, options: list, pos: int, line: int):
+        """`this.request({path, method, ...})` in an API class OpenAPI Generator wrote
+        (typescript-fetch: the method is its runtime's `BaseAPI.request`), a literal method and
+        a path that starts with "/": a request based at `openapi:PACKAGE`, the package.json
+        that holds the file (`[services]` maps it to the service)."""
+        if options[0] != "o":
+            return None
+        value = self.program.evaluate(self.f, scope, expr, pos)[0]
+        if value is None or value[0] != "def":
+            return None
+        qualname = self.program.symbol(value[1], value[2]).rpartition("#")[2]
+        if qualname.rpartition(".")[0].rpartition(".")[2] != GENERATED_BASE:
+            return None
+        method = (plain_text(options[1].get("method")) or "").upper()
+        parts = self._parts(options[1].get("path"), scope, 0)
+        if not parts or not isinstance(parts[0], str) or not parts[0].startswith("/"):
+            return None
+        holder = [
+            (len(folder), name)
+            for name, (folder, _manifest) in self.program.modules.packages().items()
+            if not folder or self.f.path.startswith(folder + "/")
+        ]
+        package = max(holder)[1] if holder else self.f.path.split("/")[0]
+        base = [["v", None, f"openapi:{package}"]]
+        if method not in METHODS:
+            return None
+        return request_row(self.symbol(scope), method, parts, base, line, "openapi-generator")
 
     def _instance_base(self, receiver: list, scope: int) -> list | None:
         """The `baseURL` of the instance `axios.create({baseURL})` made, here or in the
