@@ -157,7 +157,7 @@ def main() -> None:
         started = time.perf_counter()
         _cli(env, "index", str(root))
         index_seconds = time.perf_counter() - started
-        stats = _cli(env, "stats", "--repo", "django", "--json")
+        stats = _cli(env, "--json", "stats", "--repo", "django")
         most_called = _most_called(env)
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
@@ -228,7 +228,7 @@ def main() -> None:
 def _most_called(env: dict[str, str]) -> str:
     import json
 
-    overview = json.loads(_cli(env, "overview", "--repo", "django", "--top", "5", "--json"))
+    overview = json.loads(_cli(env, "--json", "overview", "--repo", "django", "--limit", "5"))
     return overview["most_called"][0][0]["id"]
 
 
