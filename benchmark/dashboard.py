@@ -32,20 +32,13 @@ from urllib.parse import quote
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from browser_support import LAUNCH_ARGS  # Chromium's flags for this network
+
 from benchmark.corpora import fetch
 from benchmark.report import run_facts, write_report
 
 TARGET_MS = 1000
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 READY = "body[data-state=ready], body[data-state=error]"
 CHANGED = (
     "django/utils/encoding.py",

@@ -55,13 +55,27 @@ def serve_in_process(env: dict[str, str], log: Path, workers: int = 1) -> Iterat
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--log-level", "warning",
     ]  # fmt: skip
+    with serving(command, {**os.environ, **env}, log, port) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(
+    command: list[str], env: dict[str, str], log: Path, port: int, timeout: float = 30
+) -> Iterator[str]:
+    """`command` (a server on `port` of this machine) running with exactly `env`, its output
+    in `log`, until the block ends; its URL once `/healthz` answers (the log's end in the error
+    when it never does)."""
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            command, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
+            command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(url, process)
+        try:
+            _wait_ready(url, process, timeout)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}:\n{log.read_text(errors='replace')[-3000:]}") from None
         yield url
     finally:
         process.terminate()
@@ -69,3 +83,4 @@ def serve_in_process(env: dict[str, str], log: Path, workers: int = 1) -> Iterat
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait()

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import httpx
 import pytest
+from api_support import serving
 from redis_server import free_port
 from sample_repo import make_sample_repo
 
@@ -245,38 +245,9 @@ def serve(
     for root in repos:
         cartograph("index", str(root), env=environment)
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    log = folder / "serve.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cartograph.cli", "serve", "--port", str(port)],
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while not _healthy(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                status = "exited" if process.poll() is not None else "did not answer in 60 s"
-                raise RuntimeError(f"cartograph serve {status}:\n{log.read_text()[-3000:]}")
-            time.sleep(0.1)
-        yield Server(url, environment["CARTOGRAPH_STORE"], log, environment)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
+    command = [sys.executable, "-m", "cartograph.cli", "serve", "--port", str(port)]
+    with serving(command, environment, folder / "serve.log", port, timeout=60) as url:
+        yield Server(url, environment["CARTOGRAPH_STORE"], folder / "serve.log", environment)
 
 
 @pytest.fixture

@@ -22,10 +22,9 @@ a function written in place (-1 when it is anonymous: its code belongs to the en
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
-from cartograph.parsing.templates import hole, is_environment, merged
+from cartograph.parsing.templates import PATH_PARAMETER, hole, is_environment, merged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,7 +47,6 @@ HTTP_DECORATORS = frozenset(
 )
 MAX_VALUE_DEPTH = 3
 MAX_PARTS = 32
-_PARAMETER = re.compile(r"\{[A-Za-z_][\w.-]*\}")
 _FUNCTIONS = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 
 
@@ -170,7 +168,7 @@ class Values:
         if text is None or not placeholder or not all(isinstance(p, str) for p in placeholder):
             return None
         name = "".join(placeholder)
-        if not _PARAMETER.fullmatch(name):
+        if not PATH_PARAMETER.fullmatch(name):
             return None
         parts: list = []
         for part in text:

@@ -4,6 +4,10 @@ hole ["v", expr | None, text]; `env:NAME` is the text of a hole an environment v
 
 from __future__ import annotations
 
+import re
+
+# a path parameter written `{name}` in a generated client's path (`/pet/{petId}`)
+PATH_PARAMETER = re.compile(r"\{[A-Za-z_][\w.-]*\}")
 MAX_HOLE_TEXT = 120
 
 

@@ -3,8 +3,9 @@
 A hot spot is a file that both changes often and is depended on: its churn (the commits that
 touched it in the mined history) times its fan-in (the calls into its symbols from
 other symbols), with the people who know it best. A co-change cluster is a group of files joined by
-pairs that changed together at least `min_count` times (the connected groups of that pair
-graph, largest first): what tends to move as one.
+pairs that changed together at least `min_count` times and in at least MIN_CLUSTER_SHARE of the
+commits touching either (the connected groups of that pair graph, largest first): what tends to
+move as one.
 """
 
 from __future__ import annotations

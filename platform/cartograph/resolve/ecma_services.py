@@ -370,7 +370,8 @@ class _Reader:
         (typescript-fetch: the method is its runtime's `BaseAPI.request`), a literal method and
         a path that starts with "/": a request based at `openapi:PACKAGE`, the package.json
         that holds the file (`[services]` maps it to the service)."""
-        if options[0] != "o":
+        method = (plain_text(options[1].get("method")) or "").upper() if options[0] == "o" else ""
+        if method not in METHODS:
             return None
         value = self.program.evaluate(self.f, scope, expr, pos)[0]
         if value is None or value[0] != "def":
@@ -378,7 +379,6 @@ class _Reader:
         qualname = self.program.symbol(value[1], value[2]).rpartition("#")[2]
         if qualname.rpartition(".")[0].rpartition(".")[2] != GENERATED_BASE:
             return None
-        method = (plain_text(options[1].get("method")) or "").upper()
         parts = self._parts(options[1].get("path"), scope, 0)
         if not parts or not isinstance(parts[0], str) or not parts[0].startswith("/"):
             return None
@@ -389,8 +389,6 @@ class _Reader:
         ]
         package = max(holder)[1] if holder else self.f.path.split("/")[0]
         base = [["v", None, f"openapi:{package}"]]
-        if method not in METHODS:
-            return None
         return request_row(self.symbol(scope), method, parts, base, line, "openapi-generator")
 
     def _instance_base(self, receiver: list, scope: int) -> list | None:

@@ -18,10 +18,10 @@ request; its base is the client package's configured host, named `openapi:PACKAG
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from cartograph.parsing.facts import BINDING_VALUE
+from cartograph.parsing.templates import PATH_PARAMETER
 from cartograph.resolve.http import (
     ANY_METHOD,
     METHODS,
@@ -50,7 +50,6 @@ CLIENT_METHODS = {m.lower(): m for m in METHODS}
 # the generated ApiClient's methods that send an operation, and the name its API classes keep it
 GENERATED_SENDS = frozenset({"call_api", "param_serialize"})
 GENERATED_CLIENT = "api_client"
-_PATH_PARAMETER = re.compile(r"\{[A-Za-z_][\w.-]*\}")
 MAX_CONST_DEPTH = 4
 
 
@@ -412,7 +411,7 @@ class _Reader:
             return None
         package = self.mod.name.split(".")[0]
         base = ["v", None, f"openapi:{package}"]
-        parts = [base, _PATH_PARAMETER.sub("{}", path_text)]
+        parts = [base, PATH_PARAMETER.sub("{}", path_text)]
         return request_row(source_id, method_text, parts, None, line, "openapi-generator")
 
     def _client_base(self, expr: list, scope: int) -> list | None:
