@@ -20,12 +20,14 @@ the result type are the core's (`cartograph.resolve.core`); the method resolutio
 from __future__ import annotations
 
 import builtins
+import importlib
 import marshal
 import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from cartograph.model import SymbolRow, Unresolved
 from cartograph.parsing.facts import (
@@ -278,6 +280,10 @@ class ClassInfo:
     # ("" when a base's origin is unknown, e.g. a class built by a function call)
     external_bases: list[str]
     direct_external: list[str]  # bases of this class itself that are outside the repository
+    # the attribute names of the external bases, of this class or its ancestors (what code
+    # outside the repository can call back by name); None when one of them is not known (a
+    # base outside the standard library)
+    external_members: frozenset[str] | None
     # resolved direct bases: (module, scope, via, order among the declared bases, 1 = first)
     bases: list[tuple[ModuleFacts, int, str, int]]
 
@@ -1482,8 +1488,10 @@ class Program:
         external: list[str] = []
         direct_external: list[str] = []
         base_mros: list[list[tuple[ModuleFacts, int]] | None] = []
+        members: set[str] | None = set()
         for order, base in enumerate(row[SCOPE_BASES], 1):
             value, via = self.evaluate(mod, header, base, row[SCOPE_BODY])
+            known: frozenset[str] | None = frozenset()
             if value is not None and value[0] == "cls":
                 if (value[1].path, value[2]) == (mod.path, scope):
                     continue
@@ -1492,11 +1500,17 @@ class Program:
                 base_mros.append(info.linearization if info is not None else None)
                 if info is not None:
                     external.extend(info.external_bases)
+                    known = info.external_members
             elif value != BUILTIN_VALUE:
-                direct_external.append(render(base))
-                external.append(value[1] if value is not None and value[0] == "ext" else "")
+                written = render(base)
+                direct_external.append(written)
+                top = value[1] if value is not None and value[0] == "ext" else ""
+                external.append(top)
+                known = standard_class_members(top, written) if top else None
+            members = None if members is None or known is None else members | known
         mro = c3((mod, scope), [(b[0], b[1]) for b in bases], base_mros)
-        return ClassInfo(mod, scope, mro, external, direct_external, bases)
+        frozen = None if members is None else frozenset(members)
+        return ClassInfo(mod, scope, mro, external, direct_external, frozen, bases)
 
     def class_member(
         self,
@@ -1741,7 +1755,10 @@ class Program:
         handed over, which is a REFERENCES of its own: the caller does not call it). A method a
         repository class inherits from an external base (`client.get()` on a subclass of an
         external client) runs code that may call the class's own methods, overrides of what
-        the base calls (a template method calling `self.open()`): CALLS to each of them."""
+        the base calls (a template method calling `self.open()`): CALLS to each of them that
+        can override a member of the base, when the bases are classes of the standard library
+        whose members are known (`unittest.TestCase`: `setUp`, not `test_login`), else to each
+        method the class defines."""
         for _slot, argument in mod.arguments().get(pos, ()):
             found = self._evaluate_ref(mod, scope, argument, pos)[0]
             if found is not None and found[0] == "inst":
@@ -1757,9 +1774,12 @@ class Program:
         info = self.class_info(receiver[1], receiver[2])
         if info is None or not info.external_bases:
             return
+        overridable = info.external_members  # None: any name the class defines
         for owner_mod, owner_scope in info.linearization:
             for name, rows in owner_mod.bindings(owner_scope).items():
-                if name in CALLBACK_SKIPPED:
+                if name in CALLBACK_SKIPPED or (
+                    overridable is not None and name not in overridable
+                ):
                     continue
                 for row in rows:
                     binding = row[BINDING_VALUE]
@@ -1965,6 +1985,42 @@ def _imported(value: tuple) -> tuple:
 CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault"})
 MAX_CALLABLES_DEPTH = 12
 # methods an external base never calls back: the constructor ran already
+# standard modules whose import does something (opens a browser, prints, starts a GUI)
+IMPORT_SIDE_EFFECTS = frozenset(
+    {"antigravity", "this", "turtle", "turtledemo", "tkinter", "idlelib", "__hello__", "__phello__"}
+)
+
+
+@cache
+def standard_class_members(top: str, written: str) -> frozenset[str] | None:
+    """The attribute names of a class of Python's standard library (those of the Python that
+    indexes), written `written` in a module that has it from the standard module `top`:
+    `unittest.TestCase` after `import unittest`, `TestCase` after `from unittest import
+    TestCase`, `mock.Mock` after `from unittest import mock`. None when it is not one (a
+    module outside the standard library, an alias, a subscripted or computed base)."""
+    if top not in sys.stdlib_module_names or top in IMPORT_SIDE_EFFECTS:
+        return None
+    parts = written.split("[")[0].split(".")
+    for path in (parts[1:], parts):
+        found = _standard_attribute(top, path) if path else None
+        if isinstance(found, type):
+            return frozenset(dir(found))
+    return None
+
+
+def _standard_attribute(top: str, path: list[str]) -> object:
+    try:
+        value: object = importlib.import_module(top)
+        for name in path:
+            if not hasattr(value, name) and isinstance(value, type(sys)):
+                value = importlib.import_module(f"{value.__name__}.{name}")
+            else:
+                value = getattr(value, name)
+        return value
+    except Exception:  # not a class this Python can find
+        return None
+
+
 CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
