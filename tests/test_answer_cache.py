@@ -17,7 +17,7 @@ from cartograph.index import index_repository
 from cartograph.operations import Services, operation
 from cartograph.query.answers import ANSWERS
 from cartograph.render import to_data
-from sample_repo import make_sample_repo
+from sample_repo import git, make_sample_repo
 
 READS = [
     ("context", {"symbol": "shop.models.price_of", "repo": "shop"}),
@@ -27,6 +27,7 @@ READS = [
     ("search", {"query": "price", "repo": "shop"}),
     ("files", {"repo": "shop"}),
     ("stats", {"repo": "shop"}),
+    ("dead-code", {"repo": "shop"}),
 ]
 
 
@@ -108,6 +109,52 @@ def test_a_file_changed_on_disk_is_marked_in_a_repeated_answer(stores, tmp_path)
     assert (
         through_cache["envelope"]["stale"] == fresh["envelope"]["stale"] == ["shop:shop/models.py"]
     )
+
+
+def test_a_console_script_declared_since_changes_the_dead_code_answer(stores, tmp_path):
+    """Dead code reads the repository's manifests on disk: one edited after the answer was
+    cached is read again."""
+    store = stores.open()
+    root = make_sample_repo(tmp_path / "shop")
+    index_repository(store, root, name="shop")
+    dead = {
+        i["symbol"]["qualname"] for i in asked(store, "dead-code", {"repo": "shop"})[0]["items"]
+    }
+    assert "shop.models.unused_helper" in dead
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "shop"\n\n[project.scripts]\nhelp-shop = "shop.models:unused_helper"\n'
+    )
+    again, fresh = asked(store, "dead-code", {"repo": "shop"})
+    assert again == fresh
+    assert "shop.models.unused_helper" not in {i["symbol"]["qualname"] for i in again["items"]}
+
+
+def test_the_impact_between_two_refs_is_kept_until_a_ref_names_another_commit(stores, tmp_path):
+    store = stores.open()
+    root = make_sample_repo(tmp_path / "shop")
+    models = root / "shop/models.py"
+
+    def commit(old: str, new: str, message: str) -> None:
+        models.write_text(models.read_text().replace(old, new, 1))
+        git(root, "commit", "-q", "-am", message)
+
+    commit("def price_of(sku: str)", "def price_of(sku: str, currency: str)", "price_of: currency")
+    index_repository(store, root, name="shop")
+    change = {"repo": "shop", "base": "HEAD~1", "head": "HEAD"}
+
+    def impact() -> dict:
+        return to_data(operation("impact").run(Services(store), change))
+
+    first = impact()
+    assert first["verdict"] == "breaking"
+    misses = ANSWERS.misses
+    assert impact() == first and ANSWERS.misses == misses, "the same commits were compared again"
+    commit("def unused_helper():", "def unused_helper(flag=False):", "unused_helper: a flag")
+    moved = impact()
+    assert [c["qualname"] for c in moved["changed"]] == ["shop.models.unused_helper"]
+    assert moved["verdict"] != "breaking"
+    ANSWERS.clear()
+    assert impact() == moved
 
 
 def test_agents_at_work_keep_the_cache_and_a_lesson_empties_it(stores, tmp_path):

@@ -18,7 +18,7 @@ from cartograph.impact.reach import (
     seeds_with_overrides,
     walk_back,
 )
-from cartograph.impact.source import Change, change_between, change_from_patch
+from cartograph.impact.source import Change, change_between, change_from_patch, commits_of
 from cartograph.impact.symbols import (
     ChangedFile,
     ChangedSymbol,
@@ -38,6 +38,8 @@ from cartograph.impact.tests import (
 )
 from cartograph.index.services import compose_routes, file_rows
 from cartograph.model import SymbolRow
+from cartograph.query import answers as answer_cache
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
 from cartograph.store.interfaces import Store
@@ -143,12 +145,37 @@ def impact(
     if patch is not None:
         change = change_from_patch(store, repo, patch, data_dir)
     elif base and head:
-        change = change_between(store, repo, base, head, data_dir)
+        commits = commits_of(store, repo, base, head, data_dir)
+        folder = str(data_dir) if data_dir is not None else None
+        given = (repo, base, head, *commits, limit, format, min_confidence, folder)
+        return answer_cache.answer(store, _impact_of_commits, *given)
     else:
         raise Invalid("give the change: --base REF --head REF, or a patch")
-    answer = impact_of(store, change, limit, min_confidence)
-    answer.format = format
-    return answer
+    found = impact_of(store, change, limit, min_confidence)
+    found.format = format
+    return found
+
+
+@cacheable
+def _impact_of_commits(
+    store: Store,
+    repo: str,
+    base: str,
+    head: str,
+    base_commit: str,
+    head_commit: str,
+    limit: int,
+    format: str,
+    min_confidence: int,
+    data_dir: str | None,
+) -> Impact:
+    """The impact of the change between two commits (named `base` and `head`): what git
+    holds of a commit never changes, so the answer cache keeps it while the store does not."""
+    folder = Path(data_dir) if data_dir is not None else None
+    change = change_between(store, repo, base, head, folder, (base_commit, head_commit))
+    found = impact_of(store, change, limit, min_confidence)
+    found.format = format
+    return found
 
 
 def impact_of(

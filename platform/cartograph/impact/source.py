@@ -122,17 +122,31 @@ def git_of(store: Store, repo: str, data_dir: Path | None) -> Git:
     )
 
 
-def change_between(
+def commits_of(
     store: Store, repo: str, base: str, head: str, data_dir: Path | None = None
-) -> Change:
-    """The change from `base` to `head`, as a pull request shows it: against their merge base
-    when they have one."""
+) -> tuple[str, str]:
+    """The commits `base` and `head` name in the repository's history."""
     git = git_of(store, repo, data_dir)
     base_commit, head_commit = git.commit(base), git.commit(head)
     for ref, commit in ((base, base_commit), (head, head_commit)):
         if commit is None:
             raise NotFound(f"{ref!r} names no commit in {repo}")
     assert base_commit is not None and head_commit is not None
+    return base_commit, head_commit
+
+
+def change_between(
+    store: Store,
+    repo: str,
+    base: str,
+    head: str,
+    data_dir: Path | None = None,
+    commits: tuple[str, str] | None = None,
+) -> Change:
+    """The change from `base` to `head`, as a pull request shows it: against their merge base
+    when they have one. `commits`: the commits they name, when already found."""
+    git = git_of(store, repo, data_dir)
+    base_commit, head_commit = commits or commits_of(store, repo, base, head, data_dir)
     old_side = git.merge_base(base_commit, head_commit) or base_commit
     change = Change(repo, parse_patch(git.diff(old_side, head_commit)), old_side, head_commit)
     if old_side != base_commit:

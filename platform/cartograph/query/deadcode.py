@@ -16,9 +16,11 @@ import configparser
 import re
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from cartograph.model import SymbolRow
+from cartograph.query.answers import cacheable, judged
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.store.interfaces import Store
 
@@ -152,6 +154,7 @@ class DeadCodeReport:
     envelope: Envelope = field(default_factory=Envelope)
 
 
+@cacheable
 def dead_code(
     store: Store,
     repo: str,
@@ -294,10 +297,26 @@ def _unresolved_bases(store: Store, candidates: list[tuple[SymbolRow, int]]):
     return [u for u in store.graph.unresolved_of(classes) if u.kind == "base"]
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """A manifest's size and modification time (None: no such file): the answer cache asks
+    again before it gives a dead-code answer read with it."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
+
+
+def _unchanged(path: Path, stamp: tuple[int, int] | None) -> bool:
+    return _stamp(path) == stamp
+
+
 def _console_scripts(root: Path | None) -> set[str]:
     """Qualnames named by [project.scripts] / console_scripts entry points."""
     if root is None:
         return set()
+    for manifest in (root / "pyproject.toml", root / "setup.cfg"):
+        judged(partial(_unchanged, manifest, _stamp(manifest)), True)
     targets: list[str] = []
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():

@@ -95,10 +95,13 @@ def _group_depths(files: dict) -> Callable[[str], int]:
         for depth in range(1, min(len(parts), 4) + 1):
             lines[".".join(parts[:depth])] += record.lines
     depth_for: dict[str, int] = {}  # group prefix → depth to show below it
+    below: dict[str, list[str]] = {}  # group → its subpackages, in the order first seen
+    for key in lines:
+        if "." in key:
+            below.setdefault(key.rpartition(".")[0], []).append(key)
 
     def children(prefix: str) -> list[str]:
-        level = prefix.count(".") + 1
-        return [k for k in lines if k.count(".") == level and k.startswith(prefix + ".")]
+        return below.get(prefix, [])
 
     groups = [k for k in lines if "." not in k]
     while True:
