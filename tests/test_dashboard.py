@@ -6,6 +6,7 @@ violation, and no page logs an error."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -173,6 +174,34 @@ def test_change_shows_what_the_last_commit_breaks_and_the_tests_to_run(
     assert "Ada" in owners or "Grace" in owners
     treemap = page.get_by_role("img", name=re.compile("Packages: 1 changed files"))
     expect(treemap.locator(".cell.changed")).to_have_count(1)
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_a_pasted_diff_shows_what_it_would_break(page, page_errors, dashboard):
+    """A diff against the indexed commit, pasted on the repository's page: `Cart.add` gains a
+    required parameter, which breaks its caller `place_order`."""
+    store = open_store(dashboard.store)
+    root = Path(store.repos.get_repo("shop").root)
+    store.close()
+    indexed = git(root, "show", "HEAD:shop/models.py") + "\n"
+    edited = indexed.replace(
+        "def add(self, sku: str, qty: int = 1)", "def add(self, sku: str, qty: int)"
+    )
+    assert edited != indexed
+    diff = "".join(difflib.unified_diff(
+        indexed.splitlines(keepends=True), edited.splitlines(keepends=True),
+        "a/shop/models.py", "b/shop/models.py",
+    ))  # fmt: skip
+    _open(page, dashboard, "#/repo/shop")
+    page.get_by_label("Or paste a diff").fill(diff)
+    page.get_by_role("button", name="Show the diff's impact").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("A pasted diff against shop")
+    page.wait_for_selector(READY)
+    assert page.url.endswith("#/change/shop?patch=pasted")
+    assert "shop.models.Cart.add" in page.locator("section[aria-labelledby=changed]").inner_text()
+    breaks = page.locator("section[aria-labelledby=will-break]")
+    expect(breaks.get_by_role("link", name="shop.orders.place_order")).to_be_visible()
     _no_serious_violations(page)
     assert page_errors == []
 

@@ -8,6 +8,7 @@ const TOKEN_KEY = "cartograph-token";
 let token = sessionStorage.getItem(TOKEN_KEY) || "";
 const GRAPH_COLUMN_CAP = 8; // nodes shown per hop of a call graph before "show more"
 const LIST_CAP = 50; // rows of a long list shown before "show all"
+const PATCH_KEY = "cartograph-pasted-diff"; // the diff last pasted in this tab
 
 // ---------------------------------------------------------------- DOM helpers
 
@@ -46,15 +47,24 @@ const repoHref = (name) => `#/repo/${encodeURIComponent(name)}`;
 const symbolLink = (s) => link(symbolHref(s.id), s.qualname || s.name, { title: `${s.path}:${s.start_line ?? s.startLine}` });
 const number = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en"));
 
-function table(caption, headers, rows, empty = "none") {
+// A table cut at `cap` rows, like `capped`: a button shows the rest.
+function table(caption, headers, rows, empty = "none", cap = LIST_CAP) {
   if (!rows.length) return h("p", { className: "empty" }, `${caption}: ${empty}`);
-  return h(
+  const row = (cells) => h("tr", {}, cells.map((c) => h("td", {}, c)));
+  const body = h("tbody", {}, rows.slice(0, cap).map(row));
+  const shown = h(
     "table",
     {},
     h("caption", {}, caption),
     h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
-    h("tbody", {}, rows.map((cells) => h("tr", {}, cells.map((c) => h("td", {}, c))))),
+    body,
   );
+  if (rows.length <= cap) return shown;
+  const more = h("button", { type: "button", onclick: () => {
+    more.remove();
+    append(body, rows.slice(cap).map(row));
+  } }, `show all ${rows.length} rows`);
+  return h("div", {}, shown, more);
 }
 
 // A list cut at `cap` rows with a button that shows the rest.
@@ -66,6 +76,25 @@ function capped(items, render, cap = LIST_CAP) {
     append(list, items.slice(cap).map((x) => h("li", {}, render(x))));
   } }, `show all ${items.length}`);
   return h("div", {}, list, more);
+}
+
+// A section drawn when its own answer arrives: the page shows as soon as its first answer
+// has, a placeholder stands for the rest, and the page is ready once every one is drawn.
+let waiting = [];
+
+function later(title, content) {
+  const status = h("p", { className: "note", role: "status" }, "loading…");
+  const holder = section(title, status);
+  holder.setAttribute("aria-busy", "true");
+  waiting.push(content.then(
+    (drawn) => holder.replaceWith(...[drawn].flat(Infinity).filter(Boolean)),
+    (error) => {
+      holder.removeAttribute("aria-busy");
+      status.className = "error";
+      status.textContent = `Not available: ${error.message}`;
+    },
+  ));
+  return holder;
 }
 
 function section(title, ...children) {
@@ -215,45 +244,42 @@ async function repositoriesPage() {
 }
 
 async function repositoryPage(name) {
-  const data = await gql(
-    `query($r: String!) {
-      stats(repo: $r) overview(repo: $r, first: 15) hotspots(repo: $r, first: 15)
-      deadCode(repo: $r, first: 100) services(repo: $r, first: 50)
-    }`,
-    { r: name },
-  );
-  const { stats, overview, hotspots, deadCode, services } = data;
+  const ask = (field, more = "") => gql(`query($r: String!) { ${field}(repo: $r${more}) }`, { r: name }).then((d) => d[field]);
+  const stats = await ask("stats");
+  const overview = ask("overview", ", first: 15");
+  const hotspots = ask("hotspots", ", first: 15");
+  const reviews = gql("{ repositories { name reviews(first: 10) { number title verdict computedAt } } }")
+    .then((d) => d.repositories.find((r) => r.name === name)?.reviews || []);
   const symbols = Object.values(stats.symbols).reduce((a, b) => a + b, 0);
-  const reviews = (await gql("{ repositories { name reviews(first: 10) { number title verdict computedAt } } }"))
-    .repositories.find((r) => r.name === name)?.reviews || [];
+  const lines = Object.values(stats.languages).reduce((a, l) => a + l.lines, 0);
   return [
     h("h1", {}, name),
     h("p", { className: "summary" }, envelopeBadges(stats.envelope), " · ",
-      `${number(stats.files)} files, ${number(symbols)} symbols, ${number(overview.lines)} lines, `,
+      `${number(stats.files)} files, ${number(symbols)} symbols, ${number(lines)} lines, `,
       `${Math.round(stats.unresolved_rate * 100)} % of calls unresolved`),
-    changesSection(name, reviews),
-    packagesSection(overview),
-    section("Hot spots",
-      hotspots.mined ? null : h("p", { className: "note" }, "No history mined yet: churn is unknown."),
+    later("Changes", reviews.then((found) => changesSection(name, found))),
+    later("Packages", overview.then(packagesSection)),
+    later("Hot spots", hotspots.then((found) => section("Hot spots",
+      found.mined ? null : h("p", { className: "note" }, "No history mined yet: churn is unknown."),
       table("Files that change most and are called most (churn × fan-in)", ["File", "Commits", "Calls in", "Score", "Owners"],
-        hotspots.spots.map((s) => [h("code", {}, s.path), number(s.churn), number(s.fan_in), number(s.score), s.owners.map((o) => o.name || o.email).join(", ") || "—"]))),
-    section("Co-change clusters",
-      hotspots.clusters.length
-        ? capped(hotspots.clusters, (c) => [h("strong", {}, `${c.size} files`), ` (up to ${c.commits} commits together): `, c.files.join(", "), c.size > c.files.length ? ` and ${c.size - c.files.length} more` : ""])
-        : h("p", { className: "empty" }, "No files changed together often enough.")),
-    section("Dead code",
-      h("p", {}, Object.entries(deadCode.counts).map(([verdict, n]) => `${verdict}: ${number(n)}`).join(" · ")),
-      capped(deadCode.items, (item) => [symbolLink(item.symbol), ` — ${item.reason}`])),
-    servicesSection(name, services),
-    section("Dependencies",
+        found.spots.map((s) => [h("code", {}, s.path), number(s.churn), number(s.fan_in), number(s.score), s.owners.map((o) => o.name || o.email).join(", ") || "—"]))))),
+    later("Co-change clusters", hotspots.then((found) => section("Co-change clusters",
+      found.clusters.length
+        ? capped(found.clusters, (c) => [h("strong", {}, `${c.size} files`), ` (up to ${c.commits} commits together): `, c.files.join(", "), c.size > c.files.length ? ` and ${c.size - c.files.length} more` : ""])
+        : h("p", { className: "empty" }, "No files changed together often enough.")))),
+    later("Dead code", ask("deadCode", ", first: 100").then((found) => section("Dead code",
+      h("p", {}, Object.entries(found.counts).map(([verdict, n]) => `${verdict}: ${number(n)}`).join(" · ")),
+      capped(found.items, (item) => [symbolLink(item.symbol), ` — ${item.reason}`])))),
+    later("Service map", ask("services", ", first: 50").then((found) => servicesSection(name, found))),
+    later("Dependencies", overview.then((found) => section("Dependencies",
       h("h3", {}, "External packages it uses"),
-      overview.external_packages.length ? capped(overview.external_packages, ([pkg, n]) => `${pkg} (${number(n)} imports)`) : h("p", { className: "empty" }, "none"),
+      found.external_packages.length ? capped(found.external_packages, ([pkg, n]) => `${pkg} (${number(n)} imports)`) : h("p", { className: "empty" }, "none"),
       h("h3", {}, "Repositories it uses"),
-      overview.providers.length ? capped(overview.providers, (l) => [link(repoHref(l.repo), l.repo), ` — ${number(l.edges)} edges through ${l.packages.join(", ")}`]) : h("p", { className: "empty" }, "none"),
+      found.providers.length ? capped(found.providers, (l) => [link(repoHref(l.repo), l.repo), ` — ${number(l.edges)} edges through ${l.packages.join(", ")}`]) : h("p", { className: "empty" }, "none"),
       h("h3", {}, "Repositories that use it"),
-      overview.consumers.length ? capped(overview.consumers, (l) => [link(repoHref(l.repo), l.repo), ` — ${number(l.edges)} edges`]) : h("p", { className: "empty" }, "none")),
-    section("Most called",
-      capped(overview.most_called, ([s, n]) => [symbolLink(s), ` — ${number(n)} calls`])),
+      found.consumers.length ? capped(found.consumers, (l) => [link(repoHref(l.repo), l.repo), ` — ${number(l.edges)} edges`]) : h("p", { className: "empty" }, "none")))),
+    later("Most called", overview.then((found) => section("Most called",
+      capped(found.most_called, ([s, n]) => [symbolLink(s), ` — ${number(n)} calls`])))),
   ];
 }
 
@@ -268,11 +294,20 @@ function changesSection(name, reviews) {
   h("label", { for: "base-ref" }, "Base"), h("input", { id: "base-ref", name: "base", value: "HEAD~1", required: true }),
   h("label", { for: "head-ref" }, "Head"), h("input", { id: "head-ref", name: "head", value: "HEAD", required: true }),
   h("button", { type: "submit" }, "Show its impact"));
+  // a pasted diff is too long for an address: this tab keeps it, and the address says so
+  const pasted = h("form", { className: "patch", onsubmit: (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(PATCH_KEY, new FormData(event.target).get("patch"));
+    location.hash = `#/change/${encodeURIComponent(name)}?patch=pasted`;
+  } },
+  h("label", { for: "patch-text" }, "Or paste a diff (against the indexed commit)"),
+  h("textarea", { id: "patch-text", name: "patch", rows: 6, required: true, spellcheck: "false" }),
+  h("button", { type: "submit" }, "Show the diff's impact"));
   return section("Changes",
     reviews.length
       ? capped(reviews, (r) => [link(`#/change/${encodeURIComponent(name)}/${r.number}`, `#${r.number} ${r.title}`), " ", badge(r.verdict === "breaking" ? "error" : "local", r.verdict || "pending", ""), ` ${age(r.computedAt)}`])
       : h("p", { className: "empty" }, "No pull request reports yet (they come with a forge: cartograph repo forge)."),
-    form);
+    form, pasted);
 }
 
 // Packages and their imports, one level at a time: a package's imports open on demand.
@@ -370,7 +405,7 @@ async function symbolPage(id) {
         h("pre", { tabindex: "0", "aria-label": `Source of ${s.qualname}` }, source.lines.map((line, i) => h("span", { className: "line" }, h("span", { className: "no", "aria-hidden": "true" }, String(source.start_line + i)), line, "\n"))),
         source.cut ? h("p", { className: "note" }, "Longer: open the file.") : null),
       neighbours(ctx.callees, "Callees")),
-    await callGraph(s),
+    later("Call graph", callGraph(s)),
     section("Callers in other repositories",
       otherRepos.length ? h("ul", {}, otherRepos.map((n) => h("li", {}, link(repoHref(n.symbol.repo), n.symbol.repo), " ", symbolLink(n.symbol)))) : h("p", { className: "empty" }, "none")),
     section("History", table("Latest commits", ["Commit", "When", "Who", "Message"],
@@ -476,21 +511,26 @@ async function changePage(repo, pull, params) {
     if (!found.reportJson) throw new GraphError(found.error || "this pull request has no report yet", "not_found");
     report = JSON.parse(found.reportJson);
     report.title = found.title;
+  } else if (params.get("patch")) {
+    const patch = sessionStorage.getItem(PATCH_KEY);
+    if (!patch) throw new GraphError("the pasted diff is kept only in the tab it was pasted in: paste it again on the repository's page", "not_found");
+    const data = await gql(`query($r: String!, $p: String) { impact(repo: $r, patch: $p) { ${fields} } }`, { r: repo, p: patch });
+    report = snake(data.impact);
   } else {
     const data = await gql(`query($r: String!, $b: String, $h: String) { impact(repo: $r, base: $b, head: $h) { ${fields} } }`,
       { r: repo, b: params.get("base"), h: params.get("head") });
     report = snake(data.impact);
   }
-  const overview = (await gql("query($r: String!) { overview(repo: $r, first: 1) }", { r: repo })).overview;
+  const overview = gql("query($r: String!) { overview(repo: $r, first: 15) }", { r: repo }).then((d) => d.overview);
   const changedFiles = new Set(report.changed.map((c) => c.path));
   const affectedFiles = new Set([...report.will_break.map((b) => b.caller.path), ...report.may_be_affected.map((a) => a.symbol.path)]);
   const person = (x) => (Array.isArray(x) ? x[1] || x[0] : x);
   return [
-    h("h1", {}, pull ? `Pull request #${pull} of ${repo}` : `Change ${params.get("base") || ""}…${params.get("head") || ""} of ${repo}`),
+    h("h1", {}, pull ? `Pull request #${pull} of ${repo}` : params.get("patch") ? `A pasted diff against ${repo}` : `Change ${params.get("base") || ""}…${params.get("head") || ""} of ${repo}`),
     report.title ? h("p", {}, report.title) : null,
     h("p", { className: "verdict" }, badge(report.verdict === "breaking" ? "error" : "fresh", report.verdict, ""), " ", report.summary.join(" · ")),
-    section("Where it lands", treemap(overview.packages, changedFiles, affectedFiles),
-      h("p", { className: "legend" }, badge("changed", "changed", ""), " ", badge("affected", "affected", ""), " ", badge("local", "untouched", ""))),
+    later("Where it lands", overview.then((found) => section("Where it lands", treemap(found.packages, changedFiles, affectedFiles),
+      h("p", { className: "legend" }, badge("changed", "changed", ""), " ", badge("affected", "affected", ""), " ", badge("local", "untouched", ""))))),
     section("Will break", table("Callers the change breaks", ["Caller", "Of", "Why", "Lines"],
       report.will_break.map((b) => [symbolLink(b.caller), h("code", {}, b.target), b.why, b.lines.join(", ")]), "nothing")),
     section("Changed", table("Symbols it changes", ["Symbol", "Change", "Why"],
@@ -660,11 +700,17 @@ async function route() {
   const [match, name, page] = found;
   document.body.dataset.page = name;
   try {
+    waiting = [];
     const content = await page(match);
+    const drawing = waiting;
     if (turn !== rendering) return; // the reader went elsewhere meanwhile
     view.replaceChildren(...[content].flat(Infinity).filter(Boolean));
     document.title = `${view.querySelector("h1")?.textContent || name} · Cartograph`;
     document.querySelectorAll("nav a").forEach((a) => a.setAttribute("aria-current", hash.startsWith(a.getAttribute("href")) ? "page" : "false"));
+    document.body.dataset.state = "drawing";
+    performance.mark(`first render ${hash}`);
+    await Promise.all(drawing);
+    if (turn !== rendering) return;
     document.body.dataset.state = "ready";
     performance.mark(`rendered ${hash}`);
   } catch (error) {
