@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from api_support import serve_in_thread
+from cartograph.api.app import Settings, create_app
 from cartograph.errors import CartographError, NotFound
+from cartograph.impact import graph
 from cartograph.impact.report import impact
 from cartograph.impact.tests import commands
 from cartograph.index import index_repository
@@ -499,3 +503,48 @@ def test_a_write_is_never_followed_by_a_stale_answer(project, stores):
     _indexed(store, project)
     answer = impact(store, "proj", base="main", head="feature")
     assert "tests/test_more.py::test_more" in _tests(answer)
+
+
+def _preloaded(preloader, repo: str, times: int) -> bool:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if preloader.loaded.count(repo) >= times:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_server_reads_the_walks_edges_before_the_first_question(project, stores, tmp_path):
+    """`cartograph serve` reads each repository's edges at start, and again after an index run
+    changes them: the first impact after either finds them read (it does not read them)."""
+    store = stores.open()
+    _indexed(store, project)
+    app = create_app(Settings(store_url=stores.url(), data_dir=tmp_path / "d", broker_url=None))
+    with serve_in_thread(app):
+        preloader = app.state.preloader
+        assert _preloaded(preloader, "proj", 1)
+        key = (store.url, "proj")
+        read_at_start = graph._CACHE[key]
+        _branch(
+            project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")}
+        )
+        assert impact(store, "proj", base="main", head="feature").will_break
+        assert graph._CACHE[key] is read_at_start, "the walk read the edges again"
+
+        write(
+            project,
+            "pkg/extra.py",
+            "from pkg.core import compute\n\n\ndef more():\n    return compute(5)\n",
+        )
+        commit_all(project, "more")
+        _indexed(store, project)
+        assert _preloaded(preloader, "proj", 2)
+        read_after_push = graph._CACHE[key]
+        assert read_after_push is not read_at_start
+        git(project, "checkout", "-q", "feature")
+        git(project, "merge", "-q", "--no-edit", "main")
+        git(project, "checkout", "-q", "main")
+        answer = impact(store, "proj", base="main", head="feature")
+        assert "pkg.extra.more" in {b.caller.qualname for b in answer.will_break}
+        assert graph._CACHE[key] is read_after_push
+    assert not preloader._thread.is_alive()

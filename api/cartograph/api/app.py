@@ -28,6 +28,7 @@ from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
 from cartograph.errors import HTTP_STATUS, CartographError, NotFound, Unavailable
+from cartograph.impact.graph import GraphPreloader
 from cartograph.jobs import JobRunner, ThreadJobRunner
 from cartograph.mcp_server import build_server
 from cartograph.model import ApiToken
@@ -74,6 +75,11 @@ class Settings:
     )
     allowed_origins: tuple[str, ...] = field(
         default_factory=lambda: env_list("CARTOGRAPH_ALLOWED_ORIGINS")
+    )
+    # read each repository's edges for impact at start and after a write changes them, so no
+    # question waits for them (cartograph.impact.graph.GraphPreloader)
+    preload_graphs: bool = field(
+        default_factory=lambda: env_bool("CARTOGRAPH_PRELOAD_GRAPHS", True)
     )
 
     @property
@@ -152,8 +158,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
             return
         mcp_running.append(True)
+        preloader = GraphPreloader(stores.get).start() if settings.preload_graphs else None
+        app.state.preloader = preloader
         async with mcp_server.session_manager.run():
             yield
+        if preloader is not None:
+            preloader.stop()
         if isinstance(runner, ThreadJobRunner):
             runner.shutdown()
         stores.close()

@@ -6,15 +6,17 @@ symbols costs no store round trip per level, on either store."""
 from __future__ import annotations
 
 import hashlib
+import logging
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from cartograph.discover import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
 from cartograph.store.interfaces import FileState, Store
 
+log = logging.getLogger("cartograph.impact")
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
@@ -154,3 +156,54 @@ class ReverseGraph:
     def is_test_function(self, symbol_id: str) -> bool:
         edges = self.edges(symbol_id.partition(":")[0])
         return edges is not None and symbol_id in edges.test_functions
+
+
+def preload(store: Store) -> list[str]:
+    """Read into this process's cache the edges of every repository whose edges changed since
+    they were read (none the first time: all of them); the repositories read."""
+    read = []
+    for record in store.repos.list_repos():
+        key = (store.url, record.name)
+        with _LOCK:
+            before = _CACHE.get(key)
+        if ReverseGraph(store).edges(record.name) is not None:
+            with _LOCK:
+                if _CACHE.get(key) is not before:
+                    read.append(record.name)
+    return read
+
+
+class GraphPreloader:
+    """Keeps the edges an impact walks in this process's cache ahead of the first question: a
+    thread reads them at start, and again for a repository after a write changes its edges (it
+    looks at the store's generation every `interval` seconds). Without it, the first impact of
+    a process, or the first after a push, reads the repository's edges itself (about a second
+    on Django)."""
+
+    def __init__(self, store: Callable[[], Store], interval: float = 2.0) -> None:
+        self._store = store  # the store of the calling thread (its owner closes it)
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="graph-preloader", daemon=True)
+        self.loaded: list[str] = []  # the repositories read, in order (for tests and logs)
+
+    def start(self) -> GraphPreloader:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        seen: int | None = None
+        while not self._stop.is_set():
+            try:
+                store = self._store()
+                generation = store.generation()
+                if generation != seen:
+                    self.loaded += preload(store)
+                    seen = generation
+            except Exception:  # the store is away or mid-migration: try again later
+                log.warning("could not preload the impact graph", exc_info=True)
+            self._stop.wait(self.interval)
