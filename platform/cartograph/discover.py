@@ -95,7 +95,7 @@ def is_test_path(path: str) -> bool:
     if (
         name.startswith("test_")
         or name.endswith(("_test.py", "_tests.py", "_test.go", "Test.java", "Tests.java"))
-        or name == "conftest.py"
+        or name in ("conftest.py", "tests.py")  # tests.py: unittest's and Django's `test*.py`
         or ".test." in name
         or ".spec." in name
     ):

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from cartograph.discover import is_test_path
 from cartograph.model import SymbolRow, Unresolved
 from cartograph.parsing.facts import (
     ATTR_NAME,
@@ -1758,7 +1759,8 @@ class Program:
         the base calls (a template method calling `self.open()`): CALLS to each of them that
         can override a member of the base, when the bases are classes of the standard library
         whose members are known (`unittest.TestCase`: `setUp`, not `test_login`), else to each
-        method the class defines."""
+        method the class defines but its tests (`test*` methods of a test file: a runner finds
+        them by their names, which no base knows)."""
         for _slot, argument in mod.arguments().get(pos, ()):
             found = self._evaluate_ref(mod, scope, argument, pos)[0]
             if found is not None and found[0] == "inst":
@@ -1776,11 +1778,14 @@ class Program:
             return
         overridable = info.external_members  # None: any name the class defines
         for owner_mod, owner_scope in info.linearization:
+            in_tests = is_test_path(owner_mod.path)
             for name, rows in owner_mod.bindings(owner_scope).items():
                 if name in CALLBACK_SKIPPED or (
                     overridable is not None and name not in overridable
                 ):
                     continue
+                if in_tests and name.startswith("test"):
+                    continue  # a test: its name is its author's, no base knows it (runners find it)
                 for row in rows:
                     binding = row[BINDING_VALUE]
                     if (
