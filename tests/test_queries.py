@@ -310,3 +310,25 @@ def test_overrides_follow_each_languages_lookup_order(tmp_path, stores):
         ("ts/shapes.ts", "A.draw"),
         ("ts/shapes.ts", "C.draw"),
     ]
+
+
+def test_each_source_line_has_its_line_of_search_words():
+    from cartograph.identifiers import line_words
+
+    source = (
+        b"def priceOf(item):\r\n"
+        b"\n"
+        b"    # caf\xc3\xa9 x 42 totals\n"
+        b'    return item.unit_price * 2  "HTTPServer"\n'
+        b"\n"
+    )
+    lines = line_words(source).split("\n")
+    # one line of words per line of source (a symbol's words are the lines of its range)
+    assert lines == [
+        "def priceof price of item",
+        "",
+        "caf totals",  # one-letter words and numbers are left out; words are ASCII
+        "return item unit price httpserver http server",
+        "",
+        "",
+    ]

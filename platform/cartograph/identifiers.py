@@ -11,8 +11,9 @@ from functools import lru_cache
 
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+")
 _SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
-# a word of a line of code, comment or string: a letter, then at least one letter or digit
-_LINE_WORD = re.compile(rb"[A-Za-z][0-9A-Za-z]+")
+# a word of a line of code, comment or string (a letter, then at least one letter or digit),
+# or the end of a line
+_LINE_TOKEN = re.compile(rb"[A-Za-z][0-9A-Za-z]+|\n")
 
 
 @lru_cache(maxsize=1 << 18)
@@ -47,7 +48,11 @@ def line_words(source: bytes) -> str:
     """The searchable words of each line of a file (`search_text` of its identifiers and the
     words of its strings and comments; one-letter words and numbers left out), one line of
     words per line of source, so a symbol's words are the lines of its range."""
-    return "\n".join(
-        " ".join(_chunk_text(word.decode()) for word in _LINE_WORD.findall(line))
-        for line in source.split(b"\n")
-    )
+    # one pass over the words and the line ends, each word's text cached by its bytes
+    joined = " ".join(map(_token_text, _LINE_TOKEN.findall(source)))
+    return joined.replace(" \n", "\n").replace("\n ", "\n")
+
+
+@lru_cache(maxsize=1 << 18)
+def _token_text(token: bytes) -> str:
+    return "\n" if token == b"\n" else _chunk_text(token.decode())

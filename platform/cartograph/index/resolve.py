@@ -141,6 +141,9 @@ class Resolver:
         self._foreign: dict[str, ModuleFacts | None] = {}
         self.module_limit = module_limit or MODULE_LIMIT
         self._resolved_since_forget = 0
+        # the facts of the file being written, decoded once for its record, its resolution
+        # and its search bodies (a parsed file's facts are kept encoded: `Parsed.facts`)
+        self._writing: tuple[str, dict] | None = None
         self.program: Program | None = self._program(set(other_paths))
 
     @property
@@ -292,6 +295,7 @@ class Resolver:
         source = parsed.source
         module = self.names.by_path.get(source.path)
         facts = parsed.facts
+        self._writing = (source.path, facts)
         record = FileRecord(
             self.repo,
             source.path,
@@ -306,7 +310,10 @@ class Resolver:
             parsed.interface,
             " ".join(module.aliases) if module else "",
         )
-        resolution = self.resolution(source.path, parsed)
+        try:
+            resolution = self.resolution(source.path, parsed)
+        finally:
+            self._writing = None
         if resolution is None:
             return FileWrite(record, parsed.blob, [], [], [], [], [])
         record.resolution = resolution_digest(resolution)
@@ -392,6 +399,8 @@ class Resolver:
     def _facts_of(self, path: str) -> dict | None:
         """A file's facts: parsed in this run, else stored, else read and parsed again (stored
         facts written by an older parser)."""
+        if self._writing is not None and self._writing[0] == path:
+            return self._writing[1]
         parsed = self.fresh.get(path)
         if parsed is not None:
             return parsed.facts
@@ -588,7 +597,8 @@ def resolution_digest(resolution: FileResolution) -> str:
         resolution.flows,
         resolution.http,
     )
-    return hashlib.blake2b(repr(content).encode(), digest_size=12).hexdigest()
+    # marshal version 2 writes no back-references, so equal content gives equal bytes
+    return hashlib.blake2b(marshal.dumps(content, 2), digest_size=12).hexdigest()
 
 
 def encoded_http(resolution: FileResolution) -> bytes | None:
