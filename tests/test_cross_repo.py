@@ -8,6 +8,7 @@ configuration settles."""
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
@@ -15,8 +16,11 @@ import pytest
 from cartograph.index import index_repository
 from cartograph.query import callers, context, dead_code, overview, path, trace
 from cartograph.query.deadcode import VERDICTS
+from cartograph.sync import Mirror, sync_to
+from cartograph.tracking import add_tracked
 from helpers import graph_edges
-from indexing_support import snapshot, write, write_tree
+from indexing_support import differences, snapshot, write, write_tree
+from push_support import Remote
 
 LIBPAY = {
     "pyproject.toml": '[project]\nname = "libpay"\nversion = "1.3.0"\n',
@@ -502,3 +506,126 @@ def test_consumers_are_re_resolved_in_parallel_processes(tmp_path, stores):
         assert ("CALLS", CHECKOUT, "libpay.money.only_for_shop", "import") not in edges
         assert ("CALLS", CHECKOUT, "libpay.money.round_amount", "import") in edges
         assert not store.index.pending(name)
+
+
+# ---------------------------------------------------------------- random pushes to both
+
+FUNCTIONS = ["alpha", "beta", "gamma", "delta"]
+
+
+def _provider_files(rng: random.Random) -> dict[str, str]:
+    """libpay: a class and some functions in `money`, `tax` calling into `money`, and a
+    package `__init__` re-exporting one of them."""
+
+    def functions(calls: str) -> str:
+        return "".join(
+            f"\n\ndef {name}(value):\n    return {calls.format(rng.choice(FUNCTIONS))}\n"
+            for name in rng.sample(FUNCTIONS, rng.randint(1, len(FUNCTIONS)))
+        )
+
+    methods = rng.sample(["total", "split", "rounded"], rng.randint(1, 3))
+    money = "class Money:\n" + "".join(
+        f"    def {m}(self):\n        return {rng.choice(FUNCTIONS)}(self)\n\n" for m in methods
+    )
+    return {
+        "libpay/money.py": money + functions("{}(value)"),
+        "libpay/tax.py": "from libpay import money\n" + functions("money.{}(value)"),
+        "libpay/__init__.py": (
+            f"from libpay.{rng.choice(['money', 'tax'])} import {rng.choice(FUNCTIONS)} "
+            "as exported\n"
+        ),
+    }
+
+
+def _consumer_module(rng: random.Random) -> str:
+    """A shop module calling into libpay by every way in: the re-export, a module attribute,
+    a name imported from a module, and a subclass of its class (some may not exist now)."""
+    return (
+        "import libpay.money\n"
+        "from libpay import exported\n"
+        f"from libpay.tax import {rng.choice(FUNCTIONS)} as taxed\n"
+        "\n\n"
+        "class Price(libpay.money.Money):\n"
+        "    def charge(self):\n"
+        f"        return self.{rng.choice(['total', 'split', 'rounded'])}()\n"
+        "\n\n"
+        "def checkout(value):\n"
+        f"    libpay.money.{rng.choice(FUNCTIONS)}(value)\n"
+        "    Price().charge()\n"
+        "    return exported(taxed(value))\n"
+    )
+
+
+def _without_repo_node(parts: dict[str, set[str]]) -> dict[str, set[str]]:
+    """A snapshot less the Repo node, whose url and branch a sync sets and an index does not."""
+    parts["nodes"] = {n for n in parts["nodes"] if '"label": "Repo"' not in n}
+    return parts
+
+
+def test_random_pushes_to_two_dependent_repositories_always_match_a_fresh_index(tmp_path, stores):
+    """Seeded pushes to a provider and to its consumer, each synced as a push is (the
+    provider's sync re-resolves the consumer's files that bound into what changed): at every
+    checkpoint both graphs equal a from-scratch index of the two trees."""
+    rng = random.Random(20261204)
+    store = stores.open()
+    data = tmp_path / "data"
+    provider = {"pyproject.toml": '[project]\nname = "libpay"\nversion = "1.0"\n'}
+    consumer = {
+        "pyproject.toml": (
+            '[project]\nname = "shop"\nversion = "0.1"\ndependencies = ["libpay"]\n'
+        ),
+        "shop/__init__.py": "",
+        "shop/cart.py": _consumer_module(rng),
+        "shop/orders.py": _consumer_module(rng),
+    }
+    remotes = {
+        "libpay": Remote(tmp_path / "libpay", provider | _provider_files(rng)),
+        "shop": Remote(tmp_path / "shop", consumer),
+    }
+    tracked = {name: add_tracked(store, name, r.url, "main") for name, r in remotes.items()}
+    works = {name: Mirror(data, name, r.url).work for name, r in remotes.items()}
+
+    def push(name: str, **change) -> None:
+        remotes[name].commit(f"step {step}", **change)
+        sha = remotes[name].push()
+        assert sync_to(store, tracked[name], sha, data, workers=1, history=False).sha == sha
+
+    def assert_both_as_fresh() -> None:
+        synced = {name: _without_repo_node(snapshot(store, name)) for name in remotes}
+        for name in ("shop", "libpay"):  # consumer first: the order must not matter
+            store.repos.delete_repo(name)
+        for name in ("libpay", "shop"):
+            index_repository(store, works[name], name=name, workers=1, history=False)
+        for name in remotes:
+            fresh = _without_repo_node(snapshot(store, name))
+            problems = differences(synced[name], fresh, ("the synced graph", "a fresh index"))
+            assert not problems, f"step {step}, {name}:\n" + "\n".join(problems)
+
+    step = -1  # the first sync of each
+    for name in ("libpay", "shop"):
+        push(name)
+    crossing = graph_edges(store, "shop")
+    assert any(dst.startswith("libpay.") for _type, _src, dst, _via in crossing)
+
+    for step in range(12):
+        action = rng.choice(["provider", "provider", "reexport", "tax", "consumer", "orders"])
+        orders = (works["shop"] / "shop/orders.py").exists()
+        tax = (works["libpay"] / "libpay/tax.py").exists()
+        if action == "provider":  # functions and methods come and go
+            files = _provider_files(rng)
+            push("libpay", write={"libpay/money.py": files["libpay/money.py"]})
+        elif action == "reexport":
+            push("libpay", write={"libpay/__init__.py": _provider_files(rng)["libpay/__init__.py"]})
+        elif action == "tax":  # the module one import names goes, or comes back
+            if tax:
+                push("libpay", delete=["libpay/tax.py"])
+            else:
+                push("libpay", write={"libpay/tax.py": _provider_files(rng)["libpay/tax.py"]})
+        elif action == "consumer":
+            push("shop", write={"shop/cart.py": _consumer_module(rng)})
+        elif orders:
+            push("shop", delete=["shop/orders.py"])
+        else:
+            push("shop", write={"shop/orders.py": _consumer_module(rng)})
+        if step % 4 == 3:
+            assert_both_as_fresh()

@@ -120,7 +120,8 @@ class Providers:
         self._style_providers: list[str] | None = None
         self._declared: dict[str, list[str]] = {}
         self.files = files if files is not None else ProviderFiles()
-        self.bound: dict[str, str] = {}  # Python module name → the repository it was read from
+        # Python module name → the repository it was read from, or looked up in and missing
+        self.bound: dict[str, str] = {}
 
     def ambiguous(self) -> dict[str, list[str]]:
         """The import names this repository looks up that several other repositories provide
@@ -180,10 +181,12 @@ class Providers:
         if found is None:
             return None
         repo = found[0]
+        # recorded found or not: a module the provider lacks now is a lookup that fails, and
+        # the provider's run that adds it must re-resolve this file
+        self.bound[name] = repo
         path = self.module_map(repo).by_name.get(name)
         if path is None:
             return None
-        self.bound[name] = repo
         return foreign_path(repo, path), repo, path.endswith(("__init__.py", "__init__.pyi"))
 
     def npm_package(self, name: str) -> tuple[str, dict] | None:
