@@ -301,6 +301,11 @@ def test_the_service_map_shows_where_requests_go_and_leads_to_the_handlers_calle
     graph.get_by_role("link", name="users").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("users")
     page.wait_for_selector(READY)
+    # the service's map shows who calls it: the client, with its 8 matched requests
+    called = page.get_by_role("group", name="Service map of users")
+    expect(called.get_by_role("link", name="client")).to_be_visible()
+    assert "1 repository calls users" in (called.locator("title").first.text_content() or "")
+    assert "8" in (called.text_content() or "")
     served = page.locator("table", has_text="Routes it serves")
     row = served.locator("tr", has_text="GET /api/users/{user_id}")
     assert row.locator("td").last.inner_text() == "2"  # fetch_user and Users.lookup reach it

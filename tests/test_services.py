@@ -301,6 +301,9 @@ def test_two_services_callers_trace_dead_code(tmp_path, stores):
     assert [item.symbol.qualname for item in report.items] == ["users.routers.accounts.unused"]
     unmatched = service_map(store, "client").unmatched_by_base
     assert unmatched == {"api.weather.example": 1}
+    # the service's map: who calls it, by repository (each matched request once)
+    assert service_map(store, "users").clients == {"client": len(CLIENT_EDGES)}
+    assert service_map(store, "client").clients == {}
 
 
 def test_a_changed_route_moves_its_clients_edges(tmp_path, stores):
@@ -661,3 +664,56 @@ def test_a_generated_openapi_client_reaches_the_service_it_was_generated_from(tm
         (api + "get_pet_by_id", 3),
         ("shop.views.show_pet", 4),
     ]
+
+
+def test_a_session_that_edits_a_service_or_its_client_still_sees_the_http_edges(tmp_path, stores):
+    """An agent session's view (its overlay) of a routes file it edited keeps the routes there
+    and the requests that reach them; a route the edit moves loses its clients in that view
+    (they would break), and a request the session writes reaches its route at once."""
+    from cartograph.agents.overlay import overlay_edit, session_view
+    from cartograph.agents.sessions import start_session
+
+    store = stores.open()
+    users = write_tree(tmp_path / "users", FASTAPI)
+    client = write_tree(tmp_path / "client", {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG})
+    index(store, users, "users")
+    index(store, client, "client")
+    handler = "users.routers.accounts.get_user"
+    expected = {
+        ("GET /api/users/{user_id}", "ROUTES_TO"),
+        ("client.api.fetch_user", "HTTP_CALLS"),
+        ("client.api.Users.lookup", "HTTP_CALLS"),
+    }
+
+    def callers_seen(view) -> set[tuple[str, str]]:
+        return {(n.symbol.qualname, n.type) for n in callers(view, handler).items}
+
+    assert callers_seen(store) == expected
+    session = start_session(store, "agent", "users: tidy the accounts router")
+    accounts = FASTAPI["users/routers/accounts.py"]
+    body_edit = accounts.replace('return {"id": user_id}', 'return {"id": int(user_id)}')
+    overlay_edit(store, session.id, "users", "users/routers/accounts.py", body_edit)
+    view = session_view(store, session.id)
+    assert callers_seen(view) == expected
+    served = {r.route.name: r.requests for r in service_map(view, "users", limit=100).routes}
+    assert served["GET /api/users/{user_id}"] == 2
+
+    # the route moves in the session's edit: no request reaches it any more (in that view only)
+    moved = body_edit.replace('@router.get("/{user_id}")', '@router.get("/by-id/{user_id}")')
+    overlay_edit(store, session.id, "users", "users/routers/accounts.py", moved)
+    view = session_view(store, session.id)
+    assert callers_seen(view) == {("GET /api/users/by-id/{user_id}", "ROUTES_TO")}
+    assert callers_seen(store) == expected
+
+    # a request the session adds to the client reaches its route in the session's view
+    added = CLIENTS["client/api.py"] + (
+        '\n\ndef create_again(body):\n    return httpx.post(f"{BASE}/users", json=body)\n'
+    )
+    overlay_edit(store, session.id, "client", "client/api.py", added)
+    view = session_view(store, session.id)
+    create = {
+        (n.symbol.qualname, n.type)
+        for n in callers(view, "users.routers.accounts.create_user").items
+    }
+    assert ("client.api.create_again", "HTTP_CALLS") in create
+    assert ("client.api.Users.create", "HTTP_CALLS") in create

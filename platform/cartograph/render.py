@@ -362,6 +362,9 @@ def _services(view: ServiceMap) -> str:
         out.append(f"  {served.route.name}{handler}{reached}")
     if len(view.routes) < view.route_total:
         out.append(f"  … {view.route_total - len(view.routes)} more: raise --limit")
+    if view.clients:
+        callers = ", ".join(f"{repo} ({n})" for repo, n in view.clients.items())
+        out.append(f"requests reaching these routes, by repository: {callers}")
     out.append(f"requests sent ({view.request_total}):")
     for sent in view.requests:
         source = sent.source.qualname if sent.source else "?"

@@ -15,6 +15,7 @@ sessions that expired."""
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -31,7 +32,7 @@ from cartograph.agents.sessions import (
 )
 from cartograph.agents.sessions import _path as session_path
 from cartograph.errors import ErrorKind
-from cartograph.model import ApiToken, OverlayFile
+from cartograph.model import ApiToken, FileWrite, OverlayFile, split_symbol_id
 from cartograph.store.interfaces import Store
 from cartograph.store.overlay import Layer, OverlayGraph, layer_of
 
@@ -164,5 +165,36 @@ def _resolve_layers(store: Store, session: int, files: list[OverlayFile]) -> dic
             continue
         versions = Versions(store, repo, changed, states)
         gone = {path for path, data in changed.items() if data is None}
-        layers[repo] = layer_of(repo, versions.writes(), gone)
+        writes = versions.writes()
+        layers[repo] = layer = layer_of(repo, writes, gone)
+        _add_services(store, layer, writes)
     return layers
+
+
+def _add_services(store: Store, layer: Layer, writes: list[FileWrite]) -> None:
+    """The services stage's part of the overlaid files (docs/services.md): the routes they
+    declare with their ROUTES_TO edges, and the HTTP_CALLS of the requests they send, as the
+    stage would list them with these versions. Routes of other files stay the stored ones (a
+    prefix an overlaid mount changes shows once indexed), and so do the requests of other
+    files: a route the edit moves loses them, as it would."""
+    from cartograph.index.services import (
+        file_rows,
+        route_edge,
+        route_symbol,
+        services_as_changed,
+        with_changed_rows,
+    )
+
+    stored = file_rows(store, layer.repo)
+    changed: dict[str, list | None] = dict.fromkeys(layer.paths)
+    changed.update((w.record.path, marshal.loads(w.http) if w.http else None) for w in writes)
+    if not any(changed.values()) and not set(changed) & set(stored):
+        return  # nothing of HTTP here, before or after
+    routes, calls = services_as_changed(store, layer.repo, with_changed_rows(stored, changed))
+    declared = [c for c in routes if c.path in layer.paths]
+    sent = [e for e in calls if split_symbol_id(e.src)[1] in layer.paths]
+    layer.add(
+        [route_symbol(c) for c in declared],
+        [route_edge(c) for c in declared if c.route.handler] + sent,
+        {},
+    )

@@ -36,7 +36,7 @@ from cartograph.impact.tests import (
     runner_of,
     test_unit,
 )
-from cartograph.index.services import compose_routes, file_rows
+from cartograph.index.services import compose_routes, file_rows, with_changed_rows
 from cartograph.model import SymbolRow
 from cartograph.query import answers as answer_cache
 from cartograph.query.answers import cacheable
@@ -310,10 +310,9 @@ def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]
         stored = file_rows(store, repo)
         touched = set(versions.fresh) | versions.gone
         if touched & set(stored) or any(p.facts.get("http") for p in versions.fresh.values()):
-            rows = {path: r for path, r in stored.items() if path not in touched}
-            for path, resolution in versions.resolve(set(versions.fresh)).items():
-                if resolution.http:
-                    rows[path] = resolution.http
+            resolved = versions.resolve(set(versions.fresh))
+            changed = {path: resolved[path].http if path in resolved else None for path in touched}
+            rows = with_changed_rows(stored, changed)
             after = {c.route.id for c in compose_routes(repo, rows)}
             for composed in compose_routes(repo, stored):
                 if composed.route.id not in after:

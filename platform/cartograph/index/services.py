@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import marshal
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cartograph.discover import is_test_path
@@ -221,6 +222,36 @@ def _route_keys(listing: str) -> set[tuple[str, str, str]]:
     return {(sid, method, path) for sid, method, path, *_ in json.loads(listing)}
 
 
+def with_changed_rows(
+    stored: dict[str, list], changed: Mapping[str, list | None]
+) -> dict[str, list]:
+    """The stored HTTP rows by file with the `changed` files' rows (as their resolution yields
+    them; None or empty: none, or the file is gone) in their place."""
+    rows = {path: r for path, r in stored.items() if path not in changed}
+    rows.update({path: r for path, r in changed.items() if r})
+    return rows
+
+
+def services_as_changed(
+    store: Store, repo: str, rows: dict[str, list]
+) -> tuple[list[ComposedRoute], list[Edge]]:
+    """What the services stage would list for a repository whose files had these HTTP rows,
+    written nowhere (a session's overlay, `agents.overlay`): its routes, and the HTTP_CALLS
+    edges of its requests, matched against those routes and every other repository's listed
+    ones."""
+    composed = compose_routes(repo, rows)
+    routes = listed_routes(store.index.service_listings(), excluding=repo)
+    routes += [c.route for c in composed]
+    manifest = store.repos.manifests().get(repo)
+    return composed, match_requests(repo, requests_of(rows), routes, manifest)
+
+
+def route_edge(composed: ComposedRoute) -> Edge:
+    """A route's ROUTES_TO edge to its handler (a document's operation names no code)."""
+    return Edge("ROUTES_TO", composed.route.id, composed.route.handler, [composed.line], 1,
+                "route", 1.0)  # fmt: skip
+
+
 def run_services(store: Store, repo: str, manifest: Manifest | None) -> ServicesOutcome:
     """Compose the repository's routes, match its requests, write what changed."""
     rows = file_rows(store, repo)
@@ -243,11 +274,7 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
     routes_written = before is None or before[0] != listing
     if routes_written or before is None or before[1] != written_calls:
         symbols = [route_symbol(c) for c in composed] if routes_written else None
-        route_edges = [
-            Edge("ROUTES_TO", c.route.id, c.route.handler, [c.line], 1, "route", 1.0)
-            for c in composed
-            if c.route.handler  # a document's operation names no code
-        ]
+        route_edges = [route_edge(c) for c in composed if c.route.handler]
         store.index.write_services(
             repo,
             ServiceWrite(

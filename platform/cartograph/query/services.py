@@ -40,6 +40,9 @@ class ServiceMap:
     requests: list[SentRequest]  # matched ones first, then unmatched by base
     request_total: int
     unmatched_by_base: dict[str, int] = field(default_factory=dict)
+    # the repositories whose indexed code sends requests that reach these routes (itself
+    # included) → how many requests
+    clients: dict[str, int] = field(default_factory=dict)
     envelope: Envelope = field(default_factory=Envelope)
 
 
@@ -60,7 +63,12 @@ def service_map(store: Store, repo: str, limit: int | None = 50) -> ServiceMap:
     ids |= {r.source for r in shown_requests}
     ids |= {r.match.route.id for r in shown_requests if r.match is not None}
     symbols = store.graph.get_symbols(sorted(ids))
-    counts = store.graph.edge_counts([r.id for r in shown_routes], "in", ["HTTP_CALLS"])
+    counts: dict[str, int] = {}
+    clients: dict[str, int] = {}
+    for row in store.graph.edges_of([r.id for r in own], "in", ["HTTP_CALLS"]):
+        counts[row.edge.dst] = counts.get(row.edge.dst, 0) + 1
+        client = row.other.repo if row.other is not None else row.edge.src.partition(":")[0]
+        clients[client] = clients.get(client, 0) + row.edge.count
     served = [
         ServedRoute(symbols[r.id], symbols.get(r.handler), counts.get(r.id, 0))
         for r in shown_routes
@@ -86,5 +94,6 @@ def service_map(store: Store, repo: str, limit: int | None = 50) -> ServiceMap:
     touched = [s.route for s in served] + [s.source for s in sent if s.source is not None]
     envelope = Freshness(store).envelope(touched, [repo])
     return ServiceMap(
-        repo, served, len(own), sent, len(requests), dict(sorted(unmatched.items())), envelope
-    )
+        repo, served, len(own), sent, len(requests), dict(sorted(unmatched.items())),
+        dict(sorted(clients.items(), key=lambda item: (-item[1], item[0]))), envelope,
+    )  # fmt: skip

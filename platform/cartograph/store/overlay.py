@@ -14,6 +14,8 @@ names symbols, files or edges answers as if the layer had been written:
   what its stored version scored in the same match when it had one (an edit changes a few
   words), else the best stored score when it holds every word, else the weakest: placed among
   the stored matches, not re-scored against the whole graph;
+- the routes an overlaid file declares, and the HTTP_CALLS of its requests, are what the
+  services stage would list with the layer (`agents.overlay`);
 - traversals (`trace`, `shortest_path`) walk these edges.
 
 What stays the shared graph's: the files that import an overlaid file are not re-resolved (a
@@ -66,24 +68,36 @@ class Layer:
     imports: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     texts: dict[str, dict[str, str]] = field(default_factory=dict)  # id → field → text
 
+    def add(
+        self, symbols: Iterable[SymbolRow], edges: Iterable[Edge], bodies: Mapping[str, str]
+    ) -> None:
+        """Symbols of the overlaid files (`bodies`: their text for search, by id) and edges
+        leaving them."""
+        touched = set()
+        for symbol in symbols:
+            touched.add(symbol.path)
+            self.symbols[symbol.id] = symbol
+            self.by_path.setdefault(symbol.path, []).append(symbol)
+            self.texts[symbol.id] = {
+                "name": search_text(symbol.name),
+                "qualname": search_text(symbol.qualname),
+                "context": search_text(f"{symbol.path} {symbol.doc}"),
+                "body": bodies.get(symbol.id, ""),
+            }
+        for edge in edges:
+            self.out.setdefault(edge.src, []).append(edge)
+            self.into.setdefault(edge.dst, []).append(edge)
+        for path in touched:
+            self.by_path[path].sort(key=lambda s: (s.start_line, s.qualname))
+
 
 def layer_of(repo: str, writes: Sequence[FileWrite], gone: Iterable[str]) -> Layer:
     layer = Layer(repo, {w.record.path for w in writes} | set(gone))
     for write in writes:
         path = write.record.path
         layer.records[path] = write.record
-        layer.by_path[path] = sorted(write.symbols, key=lambda s: (s.start_line, s.qualname))
-        for symbol in write.symbols:
-            layer.symbols[symbol.id] = symbol
-            layer.texts[symbol.id] = {
-                "name": search_text(symbol.name),
-                "qualname": search_text(symbol.qualname),
-                "context": search_text(f"{symbol.path} {symbol.doc}"),
-                "body": write.bodies.get(symbol.id, ""),
-            }
-        for edge in write.edges:
-            layer.out.setdefault(edge.src, []).append(edge)
-            layer.into.setdefault(edge.dst, []).append(edge)
+        layer.by_path[path] = []
+        layer.add(write.symbols, write.edges, write.bodies)
         for unresolved in write.unresolved:
             layer.unresolved.setdefault(unresolved.src, []).append(unresolved)
         layer.imports.extend((path, i.target_kind, i.target, i.names) for i in write.imports)

@@ -326,9 +326,10 @@ function packagesSection(overview) {
   return section("Packages", holder, more);
 }
 
-// The service map: the repository and where its requests go (the repositories serving them, or
-// the base URLs no indexed route serves), then the routes it serves (with the number of requests
-// of indexed code reaching each) and the requests it sends.
+// The service map: the repositories whose requests reach this one's routes (left), the
+// repository, and where its own requests go (right: the repositories serving them, or the base
+// URLs no indexed route serves); then the routes it serves (with the number of requests of
+// indexed code reaching each) and the requests it sends.
 function servicesSection(name, services) {
   if (!services.route_total && !services.request_total) {
     return section("Service map", h("p", { className: "empty" }, "No HTTP routes or requests found."));
@@ -338,23 +339,33 @@ function servicesSection(name, services) {
     const target = r.route ? r.route.repo : `unmatched: ${r.base || "relative"}`;
     reaches.set(target, (reaches.get(target) || 0) + 1);
   }
-  const width = 640;
+  const clients = Object.entries(services.clients || {}).filter(([repo]) => repo !== name);
+  const width = 860;
   const rowHeight = 28;
+  const shownClients = clients.slice(0, GRAPH_COLUMN_CAP);
   const targets = [...reaches.entries()].slice(0, GRAPH_COLUMN_CAP);
-  const height = Math.max(2, targets.length) * rowHeight + 20;
+  const height = Math.max(2, targets.length, shownClients.length) * rowHeight + 20;
+  const middle = height / 2;
+  const column = (entries, x, edgeFrom, edgeTo) => entries.map(([target, n], i) => {
+    const y = 10 + i * rowHeight;
+    const missing = target.startsWith("unmatched");
+    const [x1, y1, x2, y2] = edgeFrom === "node" ? [x + 200, y + 12, edgeTo, middle] : [edgeFrom, middle, x, y + 12];
+    return [
+      svg("line", { x1, y1, x2, y2, className: "edge" }),
+      svg("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 3, className: "label" }, `${n}`),
+      node(x, y, 200, target, missing ? null : repoHref(target), missing ? "missing" : ""),
+    ];
+  });
   const map = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "group", "aria-label": `Service map of ${name}`, className: "graph" },
-    svg("title", {}, `${name} serves ${services.route_total} routes and sends ${services.request_total} requests`),
-    node(20, height / 2 - 12, 200, `${name}: ${services.route_total} routes`, null, "focus"),
-    targets.map(([target, n], i) => {
-      const y = 10 + i * rowHeight;
-      return [
-        svg("line", { x1: 220, y1: height / 2, x2: 400, y2: y + 12, className: "edge" }),
-        svg("text", { x: 300, y: (height / 2 + y + 12) / 2 - 3, className: "label" }, `${n}`),
-        node(400, y, 220, target, target.startsWith("unmatched") ? null : repoHref(target), target.startsWith("unmatched") ? "missing" : ""),
-      ];
-    }),
+    svg("title", {}, `${clients.length} ${clients.length === 1 ? "repository calls" : "repositories call"} ${name}, which serves ${services.route_total} routes and sends ${services.request_total} requests`),
+    column(shownClients, 20, "node", 330),
+    node(330, middle - 12, 200, `${name}: ${services.route_total} routes`, null, "focus"),
+    column(targets, 640, 530),
   );
-  return section("Service map", map,
+  const more = clients.length > shownClients.length
+    ? h("p", {}, `and ${clients.length - shownClients.length} more repositories calling it`)
+    : null;
+  return section("Service map", map, more,
     table(`Routes it serves (${services.route_total})`, ["Route", "Handler", "Requests reaching it"],
       services.routes.map((r) => [h("code", {}, r.route.name), r.handler ? symbolLink(r.handler) : "— (from a document)", number(r.requests)])),
     table(`Requests it sends (${services.request_total})`, ["From", "Request", "Reaches"],
