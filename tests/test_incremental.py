@@ -962,3 +962,227 @@ def test_a_file_edited_and_not_indexed_yet_is_judged_by_what_is_indexed(make):
     result = ws.index(check=False, files=["lib.py"])
     assert result.parsed == 1
     assert ("star.h", "lib.b") in ws.calls()
+
+
+# ---------------------------------------------------------------- top-level names changed
+
+CHANGED_BASE = {
+    "lib.py": (
+        "def helper():\n    return 1\n\n\n"
+        "def make():\n    return Thing()\n\n\n"
+        "class Thing:\n    def go(self):\n        return helper()\n\n\n"
+        "def plain(x):\n    return x\n"
+    ),
+    "uses_helper.py": "from lib import helper\n\n\ndef f():\n    helper()\n",
+    "uses_plain.py": "import lib\n\n\ndef g():\n    lib.plain(1)\n",
+    "uses_make.py": "from lib import make\n\n\ndef h():\n    make().go()\n",
+    "unrelated.py": "import lib\n\n\ndef u():\n    return lib\n",
+}
+
+
+def test_a_changed_function_reresolves_only_the_files_that_can_name_it(make):
+    """`plain` now returns a `Thing`: of lib's four importers only uses_plain.py names it;
+    the others are not re-resolved, and the graph equals a fresh index."""
+    ws = make(CHANGED_BASE)
+    ws.index()
+    changed = CHANGED_BASE["lib.py"].replace("    return x\n", "    return Thing()\n")
+    ws.write("lib.py", changed)
+    ws.write("uses_plain.py", "import lib\n\n\ndef g():\n    lib.plain(1).go()\n")
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (2, 0)
+    assert ("uses_plain.g", "lib.Thing.go") in ws.calls()
+
+    # the same change seen from an untouched importer: only it is re-resolved
+    ws.write("lib.py", CHANGED_BASE["lib.py"])
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (1, 1)
+    assert ("uses_plain.g", "lib.Thing.go") not in ws.calls()
+
+
+def test_a_removed_function_and_a_changed_class_reach_every_file_that_uses_them(make):
+    """Removing `helper` re-resolves its importer (its call is unresolved now); a method
+    added to `Thing` reaches uses_make.py, which never names Thing but uses `make`, whose
+    module names it."""
+    ws = make(CHANGED_BASE)
+    ws.index()
+    removed = CHANGED_BASE["lib.py"].replace("def helper():\n    return 1\n\n\n", "")
+    removed = removed.replace("return helper()", "return 2")
+    ws.write("lib.py", removed)
+    result = ws.index()
+    assert result.reresolved >= 1 and ("uses_helper.f", "lib.helper") not in ws.calls()
+
+    ws.write("uses_make.py", "from lib import make\n\n\ndef h():\n    make().stop()\n")
+    ws.index()
+    assert ("uses_make.h", "lib.Thing.stop") not in ws.calls()
+    grown = removed.replace(
+        "        return 2\n", "        return 2\n\n    def stop(self):\n        return 3\n"
+    )
+    ws.write("lib.py", grown)
+    ws.index()
+    assert ("uses_make.h", "lib.Thing.stop") in ws.calls()
+
+
+def test_a_definition_inserted_above_others_changes_only_its_own_name(make):
+    """A function inserted at the top renumbers every scope below it; only files naming the
+    new function are re-resolved (none here)."""
+    ws = make(CHANGED_BASE)
+    ws.index()
+    ws.write("lib.py", "def first():\n    return 0\n\n\n" + CHANGED_BASE["lib.py"])
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (1, 0)
+
+
+def test_module_wide_changes_still_reresolve_every_importer(make):
+    """A module `__getattr__`, a decorated definition or a star import may change what any
+    name of the module means: every file that consulted it is re-resolved, though each
+    addition also brings a new name no importer mentions."""
+    ws = make(CHANGED_BASE)
+    ws.index()
+    extra = "\n\ndef extra():\n    return 1\n"
+    for addition in (
+        "\n\ndef __getattr__(name):\n    return None\n",
+        "\n\n@staticmethod\ndef cached():\n    return 1\n",
+        "\n\nfrom os.path import *\n",
+    ):
+        ws.write("lib.py", CHANGED_BASE["lib.py"] + addition + extra)
+        assert ws.index().reresolved == 4, addition
+        ws.write("lib.py", CHANGED_BASE["lib.py"])
+        ws.index()
+    # the new name alone: no importer mentions it
+    ws.write("lib.py", CHANGED_BASE["lib.py"] + extra)
+    assert ws.index().reresolved == 0
+
+
+def test_random_name_changes_and_uses_always_match_a_fresh_index(make):
+    """Seeded: one top-level name at a time added, removed or changed (a function's return,
+    a class's base or methods, a module-level alias or constant, an import) in three modules,
+    while importers use them through `from` imports with aliases, module attributes,
+    re-exports, star imports, subclasses, what another module's function returns, and pytest
+    fixtures."""
+    rng = random.Random(20261204)
+    modules = ["m0", "m1", "pkg.m2"]
+    names = ["alpha", "beta", "Gamma", "Delta", "CONST", "alias", "imported"]
+    methods = ["run", "stop", "size"]
+
+    def definition(module: str, name: str) -> str:
+        other = rng.choice([m for m in modules if m != module])
+        if name in ("alpha", "beta"):
+            returns = rng.choice(["Gamma()", "Delta()", "1", "imported.alpha()", "alias()"])
+            return f"def {name}(x=None):\n    return {returns}"
+        if name in ("Gamma", "Delta"):
+            base = rng.choice(["", "(Gamma)", "(Delta)", "(imported.Gamma)"])
+            base = "" if base == f"({name})" else base
+            body = "".join(
+                f"    def {m}(self):\n        return {rng.choice(['alpha()', '0', 'self'])}\n"
+                for m in rng.sample(methods, rng.randint(1, 3))
+            )
+            return f"class {name}{base}:\n{body}"
+        if name == "CONST":
+            return f"CONST = {rng.choice(['1', 'alpha', 'Gamma'])}"
+        if name == "alias":
+            return f"alias = {rng.choice(['alpha', 'beta', 'Gamma', 'Delta'])}"
+        return f"import {other} as imported"
+
+    defined = {m: {n: definition(m, n) for n in rng.sample(names, 4)} for m in modules}
+
+    def module_text(module: str) -> str:
+        ordered = sorted(defined[module].items(), key=lambda item: item[0] != "imported")
+        return "\n\n\n".join(text for _name, text in ordered) + "\n"
+
+    def user_text() -> str:
+        target = rng.choice(modules)
+        name = rng.choice(names)
+        method = rng.choice(methods)
+        style = rng.choice(["from", "alias", "attr", "star", "reexport", "subclass", "via"])
+        if style == "from":
+            return f"from {target} import {name}\n\n\ndef use():\n    {name}().{method}()\n"
+        if style == "alias":
+            return f"from {target} import {name} as n\n\n\ndef use():\n    n().{method}()\n"
+        if style == "attr":
+            return f"import {target}\n\n\ndef use():\n    {target}.{name}().{method}()\n"
+        if style == "star":
+            return f"from {target} import *\n\n\ndef use():\n    {name}().{method}()\n"
+        if style == "reexport":
+            return f"from pkg import exported\n\n\ndef use():\n    exported().{method}()\n"
+        if style == "subclass":
+            return (
+                f"import {target}\n\n\nclass Mine({target}.{name}):\n"
+                f"    def own(self):\n        return self.{method}()\n"
+            )
+        return f"from {target} import beta\n\n\ndef use():\n    beta().{method}()\n"
+
+    files = {m.replace(".", "/") + ".py": module_text(m) for m in modules}
+    files["pkg/__init__.py"] = f"from pkg.m2 import {rng.choice(names)} as exported\n"
+    for user in ("user.py", "other_user.py", "third_user.py"):
+        files[user] = user_text()
+    files["conftest.py"] = (
+        "import pytest\nimport m0\n\n\n@pytest.fixture\ndef thing():\n    return m0.alpha()\n"
+    )
+    files["test_use.py"] = "def test_thing(thing):\n    thing.run()\n"
+    ws = make(files)
+    ws.index()
+    narrowed = 0
+    for step in range(40):
+        action = rng.choice(["name"] * 5 + ["user", "reexport"])
+        if action == "name":
+            module = rng.choice(modules)
+            name = rng.choice(names)
+            if name in defined[module] and rng.random() < 0.3:
+                del defined[module][name]
+            else:
+                defined[module][name] = definition(module, name)
+            ws.write(module.replace(".", "/") + ".py", module_text(module))
+        elif action == "user":
+            ws.write(rng.choice(["user.py", "other_user.py", "third_user.py"]), user_text())
+        else:
+            ws.write("pkg/__init__.py", f"from pkg.m2 import {rng.choice(names)} as exported\n")
+        if step % 5 == 4:
+            commit_all(ws.root, f"step {step}")
+        result = ws.index()  # compares with a fresh index every time
+        narrowed += action == "name" and result.parsed == 1 and result.reresolved < 3
+    assert narrowed >= 10  # the narrowing was exercised, not only the module-wide rule
+
+
+def test_a_binding_moved_past_its_reader_with_another_change_reaches_the_users(make):
+    """`handler = pick` reads `pick` where it stands: moving it below the second binding of
+    `pick` changes what `handler` holds though neither part changed, and the same edit adds a
+    name no user mentions; the order of the module's bindings keeps users re-resolved."""
+    classes = (
+        "class A:\n    def run(self):\n        return 1\n\n\n"
+        "class B:\n    def run(self):\n        return 2\n\n\n"
+    )
+    ws = make(
+        {
+            "lib.py": classes + "pick = A\nhandler = pick\npick = B\n",
+            "user.py": "from lib import handler\n\n\ndef use():\n    handler().run()\n",
+        }
+    )
+    ws.index()
+    assert ("user.use", "lib.A.run") in ws.calls()
+    ws.write(
+        "lib.py", classes + "pick = A\npick = B\nhandler = pick\n\n\ndef more():\n    return 1\n"
+    )
+    ws.index()  # compares with a fresh index
+    assert ("user.use", "lib.B.run") in ws.calls()
+
+
+def test_a_changed_name_stored_in_a_module_container_reaches_its_users(make):
+    """`HANDLERS.append(Impl)` at module level (a container store: part of what no one name
+    owns): a method added to Impl reaches the file that calls it on the container's elements,
+    though that file never names Impl."""
+    impl = "class Impl:\n    def run(self):\n        return 1\n"
+    registry = "\n\nHANDLERS = []\nHANDLERS.append(Impl)\n"
+    ws = make(
+        {
+            "lib.py": impl + registry,
+            "user.py": (
+                "from lib import HANDLERS\n\n\ndef use():\n    for handler in HANDLERS:\n"
+                "        handler().stop()\n"
+            ),
+        }
+    )
+    ws.index()
+    assert ("user.use", "lib.Impl.stop") not in ws.calls()
+    ws.write("lib.py", impl + "\n    def stop(self):\n        return 2\n" + registry)
+    ws.index()  # compares with a fresh index
+    assert ("user.use", "lib.Impl.stop") in ws.calls()

@@ -11,8 +11,14 @@ from pathlib import Path
 
 from cartograph import languages
 from cartograph.index.parse import Parsed
-from cartograph.parsing import interface_hash
-from cartograph.parsing.python import without_trailing_definitions
+from cartograph.parsing import decode_facts
+from cartograph.parsing.python import (
+    FACTS_VERSION,
+    WIDE,
+    changed_parts,
+    interface_parts,
+    interface_words,
+)
 from cartograph.resolve.modules import ModuleMap
 from cartograph.resolve.styles import STYLES_DEP
 from cartograph.store.interfaces import FileState, Store
@@ -49,7 +55,8 @@ def changed_names(
     interface is unchanged — an edit inside a function body — do not change what their
     dependents resolve to), whose own module name changed, or that were deleted; names that
     moved to another file; and the folders a generic-tier file appeared in or left. The files
-    `besides` (whose edit only appended definitions) are left out of the interface changes."""
+    `besides` (whose edit changed only some of their top-level names: `name_changes`) are left
+    out of the interface changes."""
     left_out = set(besides)
     interface_changed = [
         path
@@ -74,24 +81,30 @@ def changed_names(
     return names
 
 
-MAX_APPENDED = 20  # top-level definitions an edit may have appended, tried last first
-
-
 @dataclass(slots=True)
-class Appended:
-    """Python files whose interface changed only by top-level functions and classes added
-    after every other definition (`parsing.python.without_trailing_definitions`)."""
+class NameChanges:
+    """Python files whose interface changed only in the parts of some top-level names
+    (`parsing.python.interface_parts`: functions and classes added, removed or changed,
+    module-level names bound anew), whose module kept its names."""
 
     modules: dict[str, set[str]] = field(default_factory=dict)  # path → its module names
-    names: set[str] = field(default_factory=set)  # the names those definitions bind
+    names: set[str] = field(default_factory=set)  # the top-level names whose part changed
+    # path → the parts of its interface that did not change, each with its identifiers
+    # (`parsing.python.interface_words`): where a lookup through the module may go on to
+    words: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
 
-def appended_definitions(
-    states: Mapping[str, FileState], fresh: Mapping[str, Parsed], old: ModuleMap, new: ModuleMap
-) -> Appended:
-    """The changed Python files whose edit only appended definitions to their module (which
-    kept its names, and whose names still mean this file)."""
-    found = Appended()
+def name_changes(
+    store: Store,
+    repo: str,
+    states: Mapping[str, FileState],
+    fresh: Mapping[str, Parsed],
+    old: ModuleMap,
+    new: ModuleMap,
+) -> NameChanges:
+    """The changed Python files whose edit changed only some top-level names of their module
+    (compared with their stored facts), and those names."""
+    candidates = []
     for path, parsed in fresh.items():
         state = states.get(path)
         module = new.by_path.get(path)
@@ -101,15 +114,22 @@ def appended_definitions(
             continue
         if any(old.by_name.get(n) != new.by_name.get(n) for n in (module.name, *module.aliases)):
             continue
-        for count in range(1, MAX_APPENDED + 1):
-            trimmed = without_trailing_definitions(parsed.facts, count)
-            if trimmed is None:
-                break
-            before, names = trimmed
-            if interface_hash("python", before) == state.interface:
-                found.modules[path] = {module.name, *module.aliases}
-                found.names |= names
-                break
+        candidates.append((path, parsed, module))
+    found = NameChanges()
+    stored = store.index.load_facts(repo, [path for path, _, _ in candidates]) if candidates else {}
+    for path, parsed, module in candidates:
+        before = decode_facts(stored.get(path, b""))
+        if before is None or before.get("v") != parsed.facts.get("v"):
+            continue
+        after = interface_parts(parsed.facts)
+        names = changed_parts(interface_parts(before), after)
+        if not names:  # WIDE changed, or nothing a name owns (the module-wide rule applies)
+            continue
+        found.modules[path] = {module.name, *module.aliases}
+        found.names |= names
+        found.words[path] = {
+            part: words for part, words in interface_words(after).items() if part not in names
+        }
     return found
 
 
@@ -117,17 +137,14 @@ def mentioning(
     root: Path,
     paths: Iterable[str],
     names: set[str],
-    own: set[str],
     as_indexed: Callable[[str, os.stat_result], bool],
 ) -> set[str]:
     """The files among `paths` whose text holds one of `names` as a word (strings and
-    comments too: more is only slower), besides, in the files of `own`, the `def` and
-    `class` lines at column 0 that define them. A file that may differ from what is indexed
+    comments too: more is only slower). A file that may differ from what is indexed
     (`as_indexed` false for its size and mtime), a symlink or one that cannot be read counts
     as mentioning: only whether a file is re-resolved depends on what is read here."""
     wanted = {name.encode() for name in names}
     words = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(wanted)) + rb")\b")
-    definition = re.compile(rb"^(?:async[ \t]+)?def[ \t]+(\w+)|^class[ \t]+(\w+)", re.MULTILINE)
     found = set()
     for path in paths:
         try:
@@ -140,12 +157,7 @@ def mentioning(
                 found.add(path)
                 continue
             data = handle.read()
-        if not any(name in data for name in wanted):
-            continue
-        count = len(words.findall(data))
-        if count and path in own:
-            count -= sum(1 for m in definition.finditer(data) if (m[1] or m[2]) in wanted)
-        if count > 0:
+        if any(name in data for name in wanted) and words.search(data):
             found.add(path)
     return found
 
@@ -157,47 +169,55 @@ def plan_dependents(
     names: set[str],
     fresh: Mapping[str, Parsed],
     present: set[str],
-    appended: Appended | None = None,
+    narrowed: NameChanges | None = None,
     tree: tuple[Path, ModuleMap] | None = None,
 ) -> DependencyPlan:
     """The stored files (present after the run, not parsed in it) that consulted a changed
     name or one an interrupted run left pending. A first index has nothing stored: none.
 
-    The files of `appended` only added names to their modules (`names` leaves them out: see
-    `changed_names(besides=…)`): of the files that consulted them, only those that mention one
-    of those names, themselves or through a module they consulted, are re-resolved (`tree`:
-    the work tree's root and its module map). A module name `names` holds too (another file
+    The files of `narrowed` changed only some top-level names of their modules (`names` leaves
+    them out: see `changed_names(besides=…)`): of the files that consulted them, only those that
+    mention one of those names, themselves or through a module they consulted, are
+    re-resolved (`tree`: the work tree's root and its module map). A module name `names` holds too (another file
     of that name changed, or it moved) is not narrowed."""
     if not states:
         return DependencyPlan()
     names = names | store.index.pending(repo)
-    if appended is None or not appended.modules or tree is None:
+    if narrowed is None or not narrowed.modules or tree is None:
         if not names:
             return DependencyPlan()
         dependents = store.index.dependents(repo, names) - set(fresh)
         return DependencyPlan(dependents & present, names)
-    narrowed = set().union(*appended.modules.values()) - names
+    modules = set().union(*narrowed.modules.values()) - names
     dependents = store.index.dependents(repo, names) - set(fresh)
-    candidates = store.index.dependents(repo, narrowed) - set(fresh) - dependents
+    candidates = store.index.dependents(repo, modules) - set(fresh) - dependents
     if candidates:
-        dependents |= _readers(store, repo, candidates, appended, tree, states, fresh)
+        dependents |= _readers(store, repo, candidates, narrowed, tree, states, fresh)
     # marked pending all the same: a run stopped before it wrote the readers is completed by
     # the next one, which re-resolves every file that consulted these modules
-    return DependencyPlan(dependents & present, names | narrowed)
+    return DependencyPlan(dependents & present, names | modules)
 
 
 def _readers(
     store: Store,
     repo: str,
     candidates: set[str],
-    appended: Appended,
+    narrowed: NameChanges,
     tree: tuple[Path, ModuleMap],
     states: Mapping[str, FileState],
     fresh: Mapping[str, Parsed],
 ) -> set[str]:
-    """Of `candidates`, the files that mention an appended name, or consulted a module whose
-    file mentions one (every Python file of the repository is read: the parsed ones as they
-    are, the others when their size and mtime are those indexed)."""
+    """Of `candidates`, the files that can reach a changed name: those whose text holds one
+    of the names that lead to it, or that consulted a module through whose module-wide part
+    (`WIDE`) one may be reached.
+
+    The names that lead to a changed name are found to a fixed point: the changed names, and
+    the name of every interface part (of any module: a re-export, a function returning an
+    instance of a changed class) whose identifiers hold one of them. Every Python file of the
+    repository is read for the names (the parsed ones as they are, the others when their size
+    and mtime are those indexed); the stored facts of those whose text holds one are read for
+    their parts (a changed module's are its parts that did not change). A resolution reaches
+    a module's rows only through its interface, and a part only by looking its name up."""
     root, modules = tree
 
     def as_indexed(path: str, status: os.stat_result) -> bool:
@@ -209,17 +229,69 @@ def _readers(
             status.st_mtime_ns,
         )
 
-    python = [path for path in modules.by_path if family_of_path(path) == "python"]
-    named_in = mentioning(root, python, appended.names, set(appended.modules), as_indexed)
-    if not named_in:
-        return set()
-    through = {
+    python = [
+        path
+        for path in modules.by_path
+        if family_of_path(path) == "python" and path not in narrowed.modules
+    ]
+    leading = set(narrowed.names)
+    parts: dict[str, dict[str, set[str]] | None] = dict(narrowed.words)  # None: unreadable
+    wide: set[str] = set()  # files through whose module-wide part a changed name is reached
+    while True:
+        named_in = mentioning(root, python, leading, as_indexed)
+        if candidates <= named_in | _consulting(store, repo, wide, modules):
+            return candidates  # every one is re-resolved already: no need to read further
+        unread = sorted(named_in - parts.keys())
+        if len(parts) + len(unread) > MAX_INTERFACES_READ or len(leading) > MAX_LEADING:
+            return candidates  # spread too far to be worth following: the module-wide rule
+        parts.update(_interface_words(store, repo, unread, fresh))
+        grown: set[str] = set()
+        for path, words_by_part in parts.items():
+            if words_by_part is None:
+                wide.add(path)
+                continue
+            for part, words in words_by_part.items():
+                if words & leading:
+                    if part == WIDE:
+                        wide.add(path)
+                    else:
+                        grown.add(part)
+        if grown <= leading:
+            break
+        leading |= grown
+    return candidates & (named_in | _consulting(store, repo, wide, modules))
+
+
+# how far the names leading to a change are followed before the module-wide rule is cheaper
+MAX_INTERFACES_READ = 100  # files whose facts are read for their parts
+MAX_LEADING = 48  # names
+
+
+def _consulting(store: Store, repo: str, paths: set[str], modules: ModuleMap) -> set[str]:
+    """The stored files that consulted the modules of these paths."""
+    names = {
         name
-        for path in named_in
+        for path in paths
         if (module := modules.by_path.get(path)) is not None
         for name in (module.name, *module.aliases)
     }
-    return candidates & (named_in | store.index.dependents(repo, through))
+    return store.index.dependents(repo, names) if names else set()
+
+
+def _interface_words(
+    store: Store, repo: str, paths: list[str], fresh: Mapping[str, Parsed]
+) -> dict[str, dict[str, set[str]] | None]:
+    """The identifiers of each interface part of these Python files (None: not readable as
+    facts of this version)."""
+    stored = store.index.load_facts(repo, [p for p in paths if p not in fresh]) if paths else {}
+    found: dict[str, dict[str, set[str]] | None] = {}
+    for path in paths:
+        facts = fresh[path].facts if path in fresh else decode_facts(stored.get(path, b""))
+        if facts is None or facts.get("v") != FACTS_VERSION:
+            found[path] = None
+        else:
+            found[path] = interface_words(interface_parts(facts))
+    return found
 
 
 def _changed_module_names(old: ModuleMap, new: ModuleMap, paths: list[str]) -> set[str]:

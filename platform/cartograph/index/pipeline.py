@@ -33,9 +33,9 @@ from cartograph.index.crossrepo import (
     provided_names,
 )
 from cartograph.index.dependents import (
-    appended_definitions,
     changed_names,
     family_of_path,
+    name_changes,
     plan_dependents,
 )
 from cartograph.index.flows import FLOWS_PENDING, refresh_files, run_flows
@@ -436,13 +436,13 @@ def _run(
             discovery.all_paths,
         )
     )
-    # a module that only gained definitions re-resolves only the files that can name them,
-    # unless another repository binds into what changed (its files are not read, and one
-    # could lead back here)
-    appended = appended_definitions(states, fresh, old_names, names)
+    # a module whose edit changed only some of its top-level names re-resolves only the files
+    # that can name them, unless another repository binds into what changed (its files are
+    # not read, and one could lead back here)
+    narrowed = name_changes(store, repo, states, fresh, old_names, names)
     choices = _changed_choices(before, manifest)
-    local = changed_names(old_names, names, states, fresh, plan.deleted, appended.modules)
-    changed = local | choices | set().union(*appended.modules.values())
+    local = changed_names(old_names, names, states, fresh, plan.deleted, narrowed.modules)
+    changed = local | choices | set().union(*narrowed.modules.values())
     outgoing = outgoing_names(repo, changed, before, manifest)
     consumers = set(store.index.dependents_across(outgoing, repo)) if outgoing else set()
     if consumers:
@@ -455,7 +455,7 @@ def _run(
             local | choices,
             fresh,
             plan.present,
-            appended,
+            narrowed,
             (discovery.root, names),
         )
     result.reresolved = len(dependencies.dependents)

@@ -21,7 +21,6 @@ import tree_sitter
 from cartograph.languages import grammar, query_text
 from cartograph.parsing import services
 from cartograph.parsing.facts import (
-    ATTR_OBJECT,
     ATTR_SCOPE,
     BINDING_NAME,
     BINDING_POS,
@@ -1373,63 +1372,182 @@ def interface_of(facts: dict) -> bytes:
     return marshal.dumps(shape, 2)
 
 
-def without_trailing_definitions(facts: dict, count: int) -> tuple[dict, frozenset[str]] | None:
-    """The facts as they were before the last `count` top-level functions and classes were
-    appended, and their names — or None when those definitions could change what other
-    names of the module mean (a dunder name, a decorator, a `global`, a container filled, an
-    attribute set on anything but `self`/`cls`, a scope after them that is not theirs).
+WIDE = "*"  # the part of a module's interface that no one top-level name owns
+ORDER = "*order"  # the module-level bindings' names in the order they are bound
+ALL = "*all"  # `__all__`: read by star imports only, whose users name what they use
 
-    When `interface_of` of the result equals the module's interface before an edit, the edit
-    only added (or redefined, later in the module) those names: a file resolved against the
-    module resolves differently only if it, or a module it consulted, names one of them."""
+
+def interface_parts(facts: dict) -> dict[str, bytes]:
+    """`interface_of` split by the top-level name each of its rows belongs to, so that an
+    edit changes the parts of the names it touched and no other.
+
+    - a scope's rows (nested scopes, returns, yields, callable parameters, the locals its
+      returns are made of, the bindings and attributes of its methods) belong to its top-level
+      function or class, named by the module-level binding that defines it; scope indices are
+      written as qualnames, so a definition inserted above does not change the parts below;
+    - a module-level binding belongs to its name (a from-import's binding holds its module);
+      a plain import (`import a.b`) to the names it binds;
+    - `WIDE` holds what no single name owns: the module scope, every dunder
+      name (a module `__getattr__` answers every failed lookup), star imports (binding order
+      against them decides every name: a module with one is all `WIDE`), container stores,
+      attributes set on other objects than `self`/`cls`, decorated top-level definitions and
+      ones that declare `global`/`nonlocal` (both may change other names), anonymous scopes,
+      and the strings and route tables of HTTP rows;
+    - `ALL`: `__all__`, which a change makes module-wide like `WIDE`, but whose names do not
+      lead lookups through the module (only a star import reads it, and its user names what
+      it uses);
+    - `ORDER`: the names of the module-level bindings in the order they are bound (a base, a
+      decorator or a value read at module level finds the binding before it): unchanged
+      names must keep their order (`changed_parts`).
+
+    A change confined to names other than `WIDE` re-resolves only the dependents that mention
+    one of them, themselves or through a module they consulted
+    (`index.dependents.name_changes`): a resolution reaches a name's rows only by looking the
+    name up, and every lookup comes from a name written in the file or in a module it
+    consulted."""
+    if facts["stars"]:
+        whole = [("*", marshal.loads(interface_of(facts)))]
+        return {ORDER: marshal.dumps([], 2), WIDE: marshal.dumps(whole, 2)}
     scopes = facts["scopes"]
-    tops = [
-        index
-        for index, row in enumerate(scopes)
-        if row[SCOPE_PARENT] == 0 and row[SCOPE_KIND] in ("function", "class")
-    ]
-    if not 0 < count <= len(tops):
-        return None
-    dropped_tops = tops[-count:]
-    first = dropped_tops[0]
-    dropped = set(range(first, len(scopes)))
-    for index in dropped:
-        top = index
-        while scopes[top][SCOPE_PARENT] >= first:
-            top = scopes[top][SCOPE_PARENT]
-        if top not in dropped_tops:
-            return None  # a module-level lambda or comprehension after them
-    names = frozenset(scopes[index][SCOPE_NAME] for index in dropped_tops)
-    if any(name.startswith("__") and name.endswith("__") for name in names):
-        return None
-    if any(scopes[index][SCOPE_DECORATORS] for index in dropped_tops):
-        return None
-    bindings = []
-    definitions = set(dropped_tops)
-    for row in facts["bindings"]:
-        scope, value = row[BINDING_SCOPE], row[BINDING_VALUE]
-        if scope in dropped:
-            if value and value[0] in ("global", "nonlocal"):
-                return None
+    bindings = facts["bindings"]
+    defined = {
+        b[BINDING_VALUE][1]: b[BINDING_NAME]
+        for b in bindings
+        if b[BINDING_SCOPE] == 0 and b[BINDING_VALUE] and b[BINDING_VALUE][0] == "def"
+    }
+    rebinding = {
+        b[BINDING_SCOPE]
+        for b in bindings
+        if b[BINDING_VALUE] and b[BINDING_VALUE][0] in ("global", "nonlocal")
+    }
+    top = list(range(len(scopes)))  # each scope's top-level ancestor (0: the module)
+    for index in range(1, len(scopes)):
+        parent = scopes[index][SCOPE_PARENT]
+        top[index] = index if parent == 0 else top[parent]
+    wide_tops = {top[index] for index in rebinding}
+    owner = [WIDE] * len(scopes)
+    for index in range(1, len(scopes)):
+        head = top[index]
+        row = scopes[head]
+        name = defined.get(head)
+        if (
+            name is not None
+            and name == row[SCOPE_NAME]
+            and not row[SCOPE_DECORATORS]
+            and head not in wide_tops
+        ):
+            owner[index] = name
+    qualname = [row[SCOPE_QUALNAME] for row in scopes]
+    parts: dict[str, list] = {WIDE: []}
+
+    def add(name: str, item: object) -> None:
+        key = ALL if name == "__all__" else WIDE if _is_dunder(name) else name
+        parts.setdefault(key, []).append(item)
+
+    def value_of(value: list) -> object:
+        if value and value[0] == "def":
+            return ["def", qualname[value[1]]]
+        return value
+
+    for index, row in enumerate(scopes):
+        parent = row[SCOPE_PARENT]
+        add(owner[index], (
+            row[SCOPE_KIND], row[SCOPE_NAME], row[SCOPE_QUALNAME],
+            qualname[parent] if parent >= 0 else None,
+            row[SCOPE_DECORATORS], row[SCOPE_BASES], row[SCOPE_RETURNS],
+        ))  # fmt: skip
+    outer = {i for i, row in enumerate(scopes) if row[SCOPE_KIND] != "function"}
+    methods = {row[ATTR_SCOPE] for row in facts["attrs"]}
+    imported: dict[tuple, set[str]] = {}  # (level, module) of a module-level import → names
+    for scope, name, _pos, value, until in sorted(bindings, key=lambda b: (b[0], b[2])):
+        if scope == 0:
+            add(name, ("b", name, value_of(value), until is not None))
+            if value and value[0] == "imp":
+                imported.setdefault((0, value[1]), set()).add(name)
+            elif value and value[0] == "from":
+                imported.setdefault((value[1], value[2]), set()).add(name)
+        elif scope in outer or scope in methods:
+            add(owner[scope], ("b", qualname[scope], name, value_of(value), until is not None))
+    for scope, obj, attr, _pos, value, typ in sorted(facts["attrs"], key=lambda a: (a[0], a[3])):
+        add(owner[scope] if obj in ("self", "cls") else WIDE,
+            ("a", qualname[scope], obj, attr, value, typ))  # fmt: skip
+    for row in facts["imports"]:
+        scope, level, module = row[IMPORT_SCOPE], row[IMPORT_LEVEL], row[IMPORT_MODULE]
+        item = ("i", qualname[scope], level, module, row[IMPORT_NAMES])
+        if scope != 0:
+            add(owner[scope], item)
             continue
-        if scope == 0 and value and value[0] == "def" and value[1] in definitions:
-            continue  # the definition's own name
-        bindings.append(row)
-    attrs = [row for row in facts["attrs"] if row[ATTR_SCOPE] not in dropped]
-    if any(row[ATTR_OBJECT] not in ("self", "cls") for row in facts["attrs"] if row[0] in dropped):
+        if row[IMPORT_NAMES]:
+            continue  # a from-import: each name's binding holds its module and level
+        bound = set(imported.get((level, module), ()))
+        if level == 0:
+            bound |= imported.get((0, module.partition(".")[0]), set())
+        for name in bound or {WIDE}:
+            add(name, item)
+    add("__all__", ("all", facts.get("all_parts")))
+    for row in facts.get("returns", ()):
+        add(owner[row[RETURN_SCOPE]], ("r", qualname[row[RETURN_SCOPE]], row[RETURN_EXPR]))
+    for row in facts.get("yields", ()):
+        add(owner[row[0]], ("y", qualname[row[0]], row[2]))
+    for row in facts.get("callable_params", ()):
+        add(owner[row[0]], ("p", qualname[row[0]], row[1:]))
+    for scope, shape in _returned_locals(facts):
+        add(owner[scope], ("l", qualname[scope], shape))
+    for row in facts.get("stores", ()):
+        parts[WIDE].append(("s", qualname[row[0]], row[1], row[2], row[3], row[5]))
+    for row in facts.get("http", ()):
+        if row[0] in ("const", "list"):
+            parts[WIDE].append(("h", row))
+    # the order of the module's bindings: what a name read at module level (a base, a
+    # decorator, a value) finds depends on it, and no one name's part holds it
+    order = [b[BINDING_NAME] for b in sorted(bindings, key=lambda b: b[2]) if b[0] == 0]
+    # version 2: the bytes depend on the values only (see interface_of)
+    return {ORDER: marshal.dumps(order, 2)} | {
+        name: marshal.dumps(items, 2) for name, items in parts.items()
+    }
+
+
+def changed_parts(before: dict[str, bytes], after: dict[str, bytes]) -> set[str] | None:
+    """The top-level names whose part of the interface was added, removed or changed; None
+    when `WIDE` changed, or the order of the other names' module-level bindings (any
+    dependent may resolve differently)."""
+    names = {
+        name
+        for name in before.keys() | after.keys()
+        if name != ORDER and before.get(name) != after.get(name)
+    }
+    if WIDE in names or ALL in names:
         return None
-    if any(row[0] in dropped for row in facts.get("stores", ())):
-        return None
-    return {
-        **facts,
-        "scopes": scopes[:first],
-        "bindings": bindings,
-        "attrs": attrs,
-        "stars": [row for row in facts["stars"] if row[0] not in dropped],
-        "imports": [row for row in facts["imports"] if row[IMPORT_SCOPE] not in dropped],
-        "returns": [row for row in facts.get("returns", ()) if row[RETURN_SCOPE] not in dropped],
-        "yields": [row for row in facts.get("yields", ()) if row[0] not in dropped],
-        "callable_params": [
-            row for row in facts.get("callable_params", ()) if row[0] not in dropped
-        ],
-    }, names
+    kept = [[n for n in marshal.loads(p[ORDER]) if n not in names] for p in (before, after)]
+    return None if kept[0] != kept[1] else names
+
+
+def interface_words(parts: dict[str, bytes]) -> dict[str, set[str]]:
+    """Each part's identifiers (names, attributes, qualnames, module names, decorators as
+    written): the names a lookup through that part may go on to. The tags of the encoding are
+    left out (a row's kind, an expression's or value's first element when others are not
+    strings: `c` of a call, `from` of an import), so that a name like `c` is not found
+    everywhere; a list of strings alone (imported names, `['n', name]`) is taken whole."""
+    found: dict[str, set[str]] = {}
+    for name, blob in parts.items():
+        if name in (ORDER, ALL):
+            continue
+        words = found[name] = set()
+        pending: list[object] = [row[1:] for row in marshal.loads(blob)]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, str):
+                words.update(_IDENTIFIER.findall(item))
+            elif isinstance(item, tuple):
+                pending.extend(item)
+            elif isinstance(item, list) and item:
+                tagged = isinstance(item[0], str) and not all(isinstance(i, str) for i in item)
+                pending.extend(item[1:] if tagged else item)
+    return found
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
