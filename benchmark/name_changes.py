@@ -30,7 +30,7 @@ import re
 import shutil
 import tempfile
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from benchmark.corpora import CORPORA, fetch
@@ -112,7 +112,7 @@ def measure(name: str, sample: int, min_dependents: int) -> dict:
                     continue
                 # alternated, so neither rule always runs on a warmer cache
                 for rule in ("module", "name") if marker % 2 else ("name", "module"):
-                    with _module_wide() if rule == "module" else _nothing():
+                    with _module_wide() if rule == "module" else nullcontext():
                         began = time.perf_counter()
                         result = index_repository(store, root, name, files=[relative], workers=1)
                         seconds = time.perf_counter() - began
@@ -135,11 +135,6 @@ def measure(name: str, sample: int, min_dependents: int) -> dict:
         out["kinds"] = rows
         store.close()
     return out
-
-
-@contextmanager
-def _nothing():
-    yield
 
 
 def _popular_files(store, repo: str, least: int) -> list[str]:

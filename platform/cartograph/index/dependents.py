@@ -94,6 +94,11 @@ class NameChanges:
     words: dict[str, dict[str, set[str]]] = field(default_factory=dict)
 
 
+# changed modules whose names are compared at the most: past that (a branch switched, a large
+# merge) the changed names spread too far to narrow, and reading them would cost more
+MAX_NARROWED = 50
+
+
 def name_changes(
     store: Store,
     repo: str,
@@ -116,12 +121,15 @@ def name_changes(
             continue
         candidates.append((path, parsed, module))
     found = NameChanges()
-    stored = store.index.load_facts(repo, [path for path, _, _ in candidates]) if candidates else {}
+    if not candidates or len(candidates) > MAX_NARROWED:
+        return found
+    stored = store.index.load_facts(repo, [path for path, _, _ in candidates])
     for path, parsed, module in candidates:
         before = decode_facts(stored.get(path, b""))
-        if before is None or before.get("v") != parsed.facts.get("v"):
+        facts = parsed.facts  # decoded on each access
+        if before is None or before.get("v") != facts.get("v"):
             continue
-        after = interface_parts(parsed.facts)
+        after = interface_parts(facts)
         names = changed_parts(interface_parts(before), after)
         if not names:  # WIDE changed, or nothing a name owns (the module-wide rule applies)
             continue
@@ -237,15 +245,19 @@ def _readers(
     leading = set(narrowed.names)
     parts: dict[str, dict[str, set[str]] | None] = dict(narrowed.words)  # None: unreadable
     wide: set[str] = set()  # files through whose module-wide part a changed name is reached
+    consulting: set[str] = set()  # the stored files that consulted those
+    named_in: set[str] = set()
+    new_names = set(leading)
     while True:
-        named_in = mentioning(root, python, leading, as_indexed)
-        if candidates <= named_in | _consulting(store, repo, wide, modules):
+        named_in |= mentioning(root, python, new_names, as_indexed)
+        if candidates <= named_in | consulting:
             return candidates  # every one is re-resolved already: no need to read further
         unread = sorted(named_in - parts.keys())
         if len(parts) + len(unread) > MAX_INTERFACES_READ or len(leading) > MAX_LEADING:
             return candidates  # spread too far to be worth following: the module-wide rule
         parts.update(_interface_words(store, repo, unread, fresh))
         grown: set[str] = set()
+        wide_before = len(wide)
         for path, words_by_part in parts.items():
             if words_by_part is None:
                 wide.add(path)
@@ -256,10 +268,13 @@ def _readers(
                         wide.add(path)
                     else:
                         grown.add(part)
-        if grown <= leading:
+        if len(wide) > wide_before:
+            consulting = _consulting(store, repo, wide, modules)
+        new_names = grown - leading
+        if not new_names:
             break
-        leading |= grown
-    return candidates & (named_in | _consulting(store, repo, wide, modules))
+        leading |= new_names
+    return candidates & (named_in | consulting)
 
 
 # how far the names leading to a change are followed before the module-wide rule is cheaper

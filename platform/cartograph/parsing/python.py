@@ -1400,11 +1400,10 @@ def interface_parts(facts: dict) -> dict[str, bytes]:
       decorator or a value read at module level finds the binding before it): unchanged
       names must keep their order (`changed_parts`).
 
-    A change confined to names other than `WIDE` re-resolves only the dependents that mention
-    one of them, themselves or through a module they consulted
-    (`index.dependents.name_changes`): a resolution reaches a name's rows only by looking the
-    name up, and every lookup comes from a name written in the file or in a module it
-    consulted."""
+    A change confined to named parts re-resolves only the dependents that can reach one of
+    them (`index.dependents.name_changes` and `_readers`): a resolution reaches a name's rows
+    only by looking the name up, and every lookup comes from a name written in the file or in
+    the interface of a module it consulted."""
     if facts["stars"]:
         whole = [("*", marshal.loads(interface_of(facts)))]
         return {ORDER: marshal.dumps([], 2), WIDE: marshal.dumps(whole, 2)}
