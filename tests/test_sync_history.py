@@ -1,5 +1,6 @@
 """A sync job indexes first and mines history afterwards, letting the pushes that arrive while
-it mines in between two batches: a push waits for one batch of history, never for all of it.
+it mines in between two batches, and cutting a batch short when a push waits: a push waits for
+part of a batch of history, never for all of it.
 The history it ends with is the one a fresh index of the same tree mines, also when such a push
 renames or adds files (the history mined so far is then mined again). Both stores."""
 
@@ -129,3 +130,51 @@ def test_a_push_that_renames_files_while_history_is_mined_has_it_mined_again(
     mined = view(store, "shop", files, ["shop.pricing.net", *symbols[1:]])
     assert len(mined["shop/pricing.py"]["history"]) == 1 + EDITS // 2 + 1  # its past follows it
     assert mined == fresh_view(store, work, "shop", files, ["shop.pricing.net", *symbols[1:]])
+
+
+def test_a_push_that_arrives_in_the_middle_of_a_batch_cuts_it_short(
+    remote_with_history, monkeypatch
+):
+    """Batches of 1,000 commits: the whole history fits one. A push announced while the third
+    commit is read goes in at once (the batch so far is written), not after the whole of it."""
+    remote, store, data = remote_with_history
+    monkeypatch.setattr(mine, "BATCH_COMMITS", 1000)
+    monkeypatch.setattr(mine, "WAIT_CHECK_SECONDS", 0.0)
+    state = MemoryJobState()
+    events: list = []
+    real_flush, real_sync, real_read = mine._flush, jobs.sync_to, mine.read_commits
+
+    def flush(store, repo, batch, result):
+        if not batch.empty():
+            events.append(("batch", len(batch.commits)))
+        real_flush(store, repo, batch, result)
+
+    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
+        events.append(("sync", sha))
+        return real_sync(store, tracked, sha, data_dir, workers, history=history)
+
+    def read_commits(*args, **kwargs):
+        for number, commit in enumerate(real_read(*args, **kwargs)):
+            if number == 2:
+                text = (Mirror(data, "shop", remote.url).work / "shop/tax.py").read_text()
+                remote.commit("during mining", write={"shop/tax.py": _append(text, "late")})
+                state.announce("shop", remote.push())
+            yield commit
+
+    monkeypatch.setattr(mine, "_flush", flush)
+    monkeypatch.setattr(jobs, "sync_to", sync_to)
+    monkeypatch.setattr(mine, "read_commits", read_commits)
+    first = remote.head()
+    state.announce("shop", first)
+    assert run_job(store, "shop", state, data, workers=1).status == "synced"
+
+    pushed = remote.head()
+    assert events[0] == ("sync", first)
+    assert events[1][0] == "batch" and events[1][1] <= 3  # cut short: not the 11 commits
+    assert events[2] == ("sync", pushed)
+    row = store.repos.get_repo("shop")
+    assert (row.indexed_sha, row.mined_sha) == (pushed, pushed)
+    work = Mirror(data, "shop", remote.url).work
+    assert view(store, "shop", *_everything(work)) == fresh_view(
+        store, work, "shop", *_everything(work)
+    )

@@ -181,7 +181,9 @@ class _Job:
         from cartograph.index.locks import repository_lock
 
         interleaving = Interleaving(
-            hold=lambda: repository_lock(self.store, self.repo), pause=self._between_batches
+            hold=lambda: repository_lock(self.store, self.repo),
+            pause=self._between_batches,
+            waiting=lambda: self.state.wanted(self.repo)[0] is not None,
         )
         try:
             mined = mine_synced(self.store, tracked, self.data_dir, interleaving)

@@ -15,7 +15,8 @@ Rules (docs/graph-schema.md, "History"):
   last mined commit (a force-push), the repository's history is mined again from scratch;
 - a sync job mines without holding the index lock throughout (`Interleaving`): it holds it
   while it reads the index and while it writes a batch, and indexes the pushes that arrived
-  in between. History is charged to the files and symbols of the commit mining started from;
+  in between. A batch is written when it is full, or early when a push is waiting (asked at
+  most every WAIT_CHECK_SECONDS), so a push waits a fraction of a second, not a batch. History is charged to the files and symbols of the commit mining started from;
   a push that only edits files leaves that true, a push that adds, deletes or renames indexed
   files does not: the history written so far is cleared and mined again.
 """
@@ -45,6 +46,7 @@ DEFAULT_MAX_FILES = 50
 MAX_SYMBOLS = 60
 BATCH_COMMITS = 1000
 BATCH_ROWS = 5000  # commits and touches per write: a sync job lets pushes in between two
+WAIT_CHECK_SECONDS = 0.1  # how often mining asks whether a push waits (a Redis read)
 SYMBOL_KINDS = ("function", "method", "class", "interface", "enum")
 
 
@@ -133,10 +135,29 @@ class Interleaving:
     """How mining shares the repository with the pushes that arrive while it runs (a sync
     job's): `hold()` is the index lock, taken around each read of the index and each batch
     written; `pause()` runs between two batches, with the lock released (the job indexes the
-    pushes waiting)."""
+    pushes waiting); `waiting()` says whether a push waits, so the batch is written early."""
 
     hold: Callable[[], AbstractContextManager[object]]
     pause: Callable[[], None]
+    waiting: Callable[[], bool] = lambda: False
+
+
+class _Cadence:
+    """When mining writes its batch: when it holds BATCH_ROWS rows (or BATCH_COMMITS commits,
+    checked between commits), or as soon as a push is waiting (asked at most every
+    WAIT_CHECK_SECONDS: the batch is cut short, the push goes in)."""
+
+    def __init__(self, interleaving: Interleaving | None) -> None:
+        self.waiting = interleaving.waiting if interleaving is not None else None
+        self.asked = time.monotonic()
+
+    def due(self, batch: HistoryBatch) -> bool:
+        if batch.rows() >= BATCH_ROWS:
+            return True
+        if self.waiting is None or time.monotonic() - self.asked < WAIT_CHECK_SECONDS:
+            return False
+        self.asked = time.monotonic()
+        return self.waiting()
 
 
 class _Outpaced(Exception):
@@ -200,12 +221,13 @@ def mine_history(
 
     batch = HistoryBatch()
     people_seen: set[str] = set()
+    cadence = _Cadence(interleaving)
     try:
         pause()  # reading where to start took a while (every symbol's lines, from scratch)
         for commit in read_commits(root, revisions):
-            walk.add(commit, batch, people_seen, newest - result.commits, write)
+            walk.add(commit, batch, people_seen, newest - result.commits, write, cadence)
             result.commits += 1
-            if len(batch.commits) >= BATCH_COMMITS or batch.rows() >= BATCH_ROWS:
+            if len(batch.commits) >= BATCH_COMMITS or cadence.due(batch):
                 write(batch, last=False)
         write(batch, last=True)
     except _Outpaced:
@@ -386,9 +408,11 @@ class _Walk:
         people_seen: set[str],
         ordinal: int,
         write: Callable[[HistoryBatch, bool], None] | None = None,
+        cadence: _Cadence | None = None,
     ) -> None:
-        """Add `commit` to `batch`; a commit touching more than a batch holds is written in
-        parts as it goes (`write`: its row goes first, so its touches find it)."""
+        """Add `commit` to `batch`; a commit touching more than a batch holds, or touching
+        files while a push waits, is written in parts as it goes (`write` when `cadence` says
+        so: its row goes first, so its touches find it)."""
         email = commit.author_email
         if email not in people_seen:  # newest first: the latest name an author used
             people_seen.add(email)
@@ -411,7 +435,7 @@ class _Walk:
         touched_symbols: Counter[str] = Counter()
         for change in commit.changes:
             self._change(commit, change, batch, touched_files, touched_symbols)
-            if write is not None and batch.rows() >= BATCH_ROWS:
+            if write is not None and cadence is not None and cadence.due(batch):
                 write(batch, False)
         if counts:
             for path in touched_files:
