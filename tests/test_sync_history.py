@@ -178,3 +178,47 @@ def test_a_push_that_arrives_in_the_middle_of_a_batch_cuts_it_short(
     assert view(store, "shop", *_everything(work)) == fresh_view(
         store, work, "shop", *_everything(work)
     )
+
+
+def test_a_push_that_arrives_while_mining_reads_where_to_start_goes_first(
+    remote_with_history, monkeypatch
+):
+    """Mining from scratch first reads every symbol's lines (a second or more on a large
+    repository), a few files at a time: a push announced meanwhile is indexed before the rest
+    is read, and the reading starts again on the pushed files."""
+    remote, store, data = remote_with_history
+    monkeypatch.setattr(mine, "SPAN_FILES", 1)
+    monkeypatch.setattr(mine, "WAIT_CHECK_SECONDS", 0.0)
+    state = MemoryJobState()
+    events: list = []
+    real_sync, real_spans = jobs.sync_to, mine._Spans
+    first = remote.head()
+
+    class Spans(real_spans):
+        def __init__(self, items):
+            super().__init__(items)
+            events.append("spans")
+            if events.count("spans") == 1 and events[-2:-1] == [("sync", first)]:
+                text = (Mirror(data, "shop", remote.url).work / "shop/tax.py").read_text()
+                remote.commit("while starting", write={"shop/tax.py": _append(text, "late")})
+                state.announce("shop", remote.push())
+
+    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
+        events.append(("sync", sha))
+        return real_sync(store, tracked, sha, data_dir, workers, history=history)
+
+    monkeypatch.setattr(mine, "_Spans", Spans)
+    monkeypatch.setattr(jobs, "sync_to", sync_to)
+    state.announce("shop", first)
+    assert run_job(store, "shop", state, data, workers=1).status == "synced"
+
+    pushed = remote.head()
+    assert events[:3] == [("sync", first), "spans", ("sync", pushed)]  # not after every file
+    with_symbols = store.graph.symbol_spans("shop", mine.SYMBOL_KINDS)
+    assert events[3:] == ["spans"] * len(with_symbols)  # then read again, every file
+    row = store.repos.get_repo("shop")
+    assert (row.indexed_sha, row.mined_sha) == (pushed, pushed)
+    work = Mirror(data, "shop", remote.url).work
+    assert view(store, "shop", *_everything(work)) == fresh_view(
+        store, work, "shop", *_everything(work)
+    )

@@ -199,6 +199,7 @@ class _Job:
                 "sha": mined.head,
                 "commits": mined.commits,
                 "outpaced": mined.outpaced,
+                "interrupted": mined.interrupted,
                 "seconds": mined.seconds,
             },
         )

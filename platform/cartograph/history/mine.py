@@ -27,7 +27,7 @@ import subprocess
 import time
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,6 +47,7 @@ MAX_SYMBOLS = 60
 BATCH_COMMITS = 1000
 BATCH_ROWS = 5000  # commits and touches per write: a sync job lets pushes in between two
 WAIT_CHECK_SECONDS = 0.1  # how often mining asks whether a push waits (a Redis read)
+SPAN_FILES = 500  # files whose symbols' lines are read at once when mining starts from scratch
 SYMBOL_KINDS = ("function", "method", "class", "interface", "enum")
 
 
@@ -61,6 +62,7 @@ class MineResult:
     renamed: int = 0
     rebuilt: bool = False
     outpaced: bool = False  # pushes changed the indexed files meanwhile: cleared, mine again
+    interrupted: bool = False  # a push went in before mining started: mine again, up to it
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -104,14 +106,25 @@ class _Spans:
 
 
 class _SpansByPath(dict):
-    """The `_Spans` of each file at HEAD: all read at once for a whole history, or file by
-    file, as commits reach them, for a few new commits."""
+    """The `_Spans` of each file at HEAD: all read up front for a whole history (`eager`: the
+    files `SPAN_FILES` at a time, stopping with `_Interrupted` as soon as `interrupted()` says
+    a push waits), or file by file, as commits reach them, for a few new commits."""
 
-    def __init__(self, store: Store, repo: str, eager: bool) -> None:
+    def __init__(
+        self,
+        store: Store,
+        repo: str,
+        eager: Iterable[str] | None,
+        interrupted: Callable[[], bool] | None = None,
+    ) -> None:
         super().__init__()
-        self.store, self.repo, self.eager = store, repo, eager
-        if eager:
-            for path, items in store.graph.symbol_spans(repo, SYMBOL_KINDS).items():
+        self.store, self.repo, self.eager = store, repo, eager is not None
+        paths = sorted(eager or ())
+        for first in range(0, len(paths), SPAN_FILES):
+            if interrupted is not None and interrupted():
+                raise _Interrupted
+            chunk = paths[first : first + SPAN_FILES]
+            for path, items in store.graph.symbol_spans(repo, SYMBOL_KINDS, chunk).items():
                 self[path] = _Spans(items)
 
     def __missing__(self, path: str) -> _Spans | None:
@@ -148,20 +161,26 @@ class _Cadence:
     WAIT_CHECK_SECONDS: the batch is cut short, the push goes in)."""
 
     def __init__(self, interleaving: Interleaving | None) -> None:
-        self.waiting = interleaving.waiting if interleaving is not None else None
-        self.asked = time.monotonic()
+        self.ask = interleaving.waiting if interleaving is not None else None
+        self.asked = -WAIT_CHECK_SECONDS  # the first question is asked at once
 
     def due(self, batch: HistoryBatch) -> bool:
-        if batch.rows() >= BATCH_ROWS:
-            return True
-        if self.waiting is None or time.monotonic() - self.asked < WAIT_CHECK_SECONDS:
+        return batch.rows() >= BATCH_ROWS or self.waiting()
+
+    def waiting(self) -> bool:
+        """Whether a push waits, asked at most every WAIT_CHECK_SECONDS (else: no)."""
+        if self.ask is None or time.monotonic() - self.asked < WAIT_CHECK_SECONDS:
             return False
         self.asked = time.monotonic()
-        return self.waiting()
+        return self.ask()
 
 
 class _Outpaced(Exception):
     """A push added, deleted or renamed indexed files while history was being mined."""
+
+
+class _Interrupted(Exception):
+    """A push waits while mining reads where to start: it goes first (the job mines again)."""
 
 
 def mine_history(
@@ -186,8 +205,18 @@ def mine_history(
             raise HistoryError(f"{root} has no commits to mine")
         head_sha = head.stdout.strip()
     hold = interleaving.hold if interleaving is not None else nullcontext
-    with hold():
-        start = _begin(store, root, repo, head_sha, rebuild, max_files)
+    cadence = _Cadence(interleaving)
+    try:
+        with hold():
+            start = _begin(store, root, repo, head_sha, rebuild, max_files, cadence.waiting)
+    except _Interrupted:
+        # reading where to start takes a while from scratch (every symbol's lines): a push
+        # that arrives meanwhile goes in first, and the job mines again, up to it
+        assert interleaving is not None  # only an interleaving asks
+        interleaving.pause()
+        interrupted = MineResult(repo, head_sha, "", interrupted=True)
+        interrupted.notes.append("a push went first: mine again, up to it")
+        return interrupted
     result, revisions, walk = start.result, start.revisions, start.walk
     counted_files, counted_symbols = start.counted_files, start.counted_symbols
     if not revisions:
@@ -221,7 +250,6 @@ def mine_history(
 
     batch = HistoryBatch()
     people_seen: set[str] = set()
-    cadence = _Cadence(interleaving)
     try:
         pause()  # reading where to start took a while (every symbol's lines, from scratch)
         for commit in read_commits(root, revisions):
@@ -257,7 +285,13 @@ class _Start:
 
 
 def _begin(
-    store: Store, root: Path, repo: str, head_sha: str, rebuild: bool, max_files: int
+    store: Store,
+    root: Path,
+    repo: str,
+    head_sha: str,
+    rebuild: bool,
+    max_files: int,
+    interrupted: Callable[[], bool] | None = None,
 ) -> _Start:
     row = store.repos.get_repo(repo)
     if row is None:
@@ -281,7 +315,7 @@ def _begin(
         result.notes.append(f"{since[:10]} is not an ancestor of HEAD: history mined again")
         since = ""
     revisions = f"{since}..{head_sha}" if since else head_sha
-    spans = _SpansByPath(store, repo, eager=not since)
+    spans = _SpansByPath(store, repo, None if since else files, interrupted)
     walk = _Walk(files, spans, max_files)
     ordinal = store.history.history_stats(repo)["ordinal"]
     start = _Start(result, since, revisions, walk, codeowners, ordinal)
