@@ -35,7 +35,8 @@ from benchmark.run import (
 )
 
 NEO4JDEV = Path(__file__).resolve().parent.parent / "tools" / "neo4j-dev" / "neo4jdev.py"
-TARGETS = {"ratio_to_sqlite": 3.0, "single_file_p95_ms": 300.0, "query_p95_ms": 30.0}
+# the Neo4j issue set 3x and 300 ms; issue 17 asks for 2x and 150 ms
+TARGETS = {"ratio_to_sqlite": 2.0, "single_file_p95_ms": 150.0, "query_p95_ms": 30.0}
 
 
 def _neo4jdev():
@@ -174,10 +175,14 @@ def to_markdown(report: dict) -> str:
     rows = [
         ("full index into SQLite (s)", "sqlite_full_index_seconds", None),
         ("full index into Neo4j (s)", "neo4j_full_index_seconds", None),
-        ("Neo4j / SQLite", "ratio_to_sqlite", "≤ 3x"),
+        ("Neo4j / SQLite", "ratio_to_sqlite", f"≤ {TARGETS['ratio_to_sqlite']:g}x"),
         ("no-change re-index (s)", "no_change_seconds", None),
         ("1-file re-index p50 (ms)", "single_file_p50_ms", None),
-        ("1-file re-index p95 (ms)", "single_file_p95_ms", "≤ 300 ms"),
+        (
+            "1-file re-index p95 (ms)",
+            "single_file_p95_ms",
+            f"≤ {TARGETS['single_file_p95_ms']:g} ms",
+        ),
         ("1-file re-index samples", "single_file_samples", None),
         ("search p50 / p95 (ms)", ("search_p50_ms", "search_p95_ms"), None),
         ("context p50 / p95 (ms)", ("context_p50_ms", "context_p95_ms"), "p95 ≤ 30 ms"),
