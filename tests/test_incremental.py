@@ -952,6 +952,96 @@ def test_random_appends_and_uses_always_match_a_fresh_index(make):
         ws.index()  # compares with a fresh index every time
 
 
+HUB = {
+    "base.py": "def a():\n    return 1\n\n\ndef b():\n    return 2\n",
+    # a hub module (like django.db.models): a star import, then its own names
+    "hub.py": "from base import *\n\n\ndef own():\n    return a()\n",
+    "uses_own.py": "import hub\n\n\ndef f():\n    hub.own()\n",
+    "uses_a.py": "from hub import a\n\n\ndef g():\n    a()\n",
+    "uses_new.py": "import hub\n\n\ndef h():\n    hub.new()\n",
+    "uses_b.py": "from hub import b\n\n\ndef k():\n    b()\n",
+    "other.py": "def a():\n    return 6\n\n\ndef b():\n    return 7\n",
+}
+
+
+def test_a_name_bound_after_a_star_import_is_its_own(make):
+    """In a module with a star import, a definition appended after it changes only the
+    lookups of its name: of hub's three importers only uses_new.py is re-resolved (it was
+    every importer when a star made the whole module wide). A definition that shadows a
+    name the star gave, and one bound before the star, still reach their users; the graph
+    equals a fresh index each time."""
+    ws = make(HUB)
+    ws.index()
+    appended = HUB["hub.py"] + "\n\ndef new():\n    return 3\n"
+    ws.write("hub.py", appended)
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (1, 1)
+    assert ("uses_new.h", "hub.new") in ws.calls()
+
+    shadowing = appended + "\n\ndef a():\n    return 4\n"  # `a` was the star's
+    ws.write("hub.py", shadowing)
+    result = ws.index()
+    # uses_a.py names `a`, uses_own.py names `own`, which returns what `a` returns
+    assert (result.parsed, result.reresolved) == (1, 2)
+    assert ("uses_a.g", "hub.a") in ws.calls() and ("uses_a.g", "base.a") not in ws.calls()
+
+    above = "def b():\n    return 5\n\n\n" + shadowing  # bound before the star: the star's
+    ws.write("hub.py", above)
+    result = ws.index()
+    assert (result.parsed, result.reresolved) == (1, 4)  # module-wide
+    assert ("uses_b.k", "base.b") in ws.calls()
+
+    ws.write("hub.py", above.replace("from base import *", "from other import *"))
+    result = ws.index()  # the star gives another module's names: module-wide
+    assert (result.parsed, result.reresolved) == (1, 4)
+    assert ("uses_b.k", "other.b") in ws.calls()
+
+
+def test_random_edits_of_a_module_with_a_star_import_match_a_fresh_index(make):
+    """Seeded: definitions appended to a hub that star-imports a base module, some new, some
+    shadowing the star's names, some rebinding a name above the star; definitions appended to
+    the base (the star gives more); users naming hub's names by attribute, from-import or a
+    star import of the hub. The graph equals a fresh index after every step, and narrowing
+    happened (a definition appended to the hub re-resolved fewer files than import it)."""
+    rng = random.Random(20261204)
+    base_names, hub_names = ["a", "b"], ["own"]
+    text = {"base.py": HUB["base.py"], "hub.py": HUB["hub.py"]}
+    users = {f"user{i}.py": "import hub\n\n\ndef use():\n    hub.own()\n" for i in range(4)}
+    ws = make({**text, **users})
+    ws.index()
+    narrowed = 0
+    for counter in range(1, 25):
+        roll, appended = rng.random(), False
+        name = rng.choice([f"n{counter}", *base_names, *hub_names])
+        if roll < 0.4:  # the hub binds a name after its star import
+            called = rng.choice([*base_names, *hub_names, f"n{counter + 2}"])
+            text["hub.py"] += f"\n\ndef {name}():\n    return {called}()\n"
+            hub_names.append(name)
+            ws.write("hub.py", text["hub.py"])
+            appended = True
+        elif roll < 0.5:  # ... or above it
+            text["hub.py"] = f"def {name}():\n    return 0\n\n\n" + text["hub.py"]
+            ws.write("hub.py", text["hub.py"])
+        elif roll < 0.7:  # the base gives the star one more name
+            fresh = f"n{counter}"
+            text["base.py"] += f"\n\ndef {fresh}():\n    return 1\n"
+            base_names.append(fresh)
+            ws.write("base.py", text["base.py"])
+        else:  # a user names something of the hub's, present or not yet
+            user = rng.choice(sorted(users))
+            style = rng.choice(["import", "from", "star"])
+            if style == "import":
+                users[user] = f"import hub\n\n\ndef use():\n    hub.{name}()\n"
+            elif style == "from":
+                users[user] = f"from hub import {name}\n\n\ndef use():\n    {name}()\n"
+            else:
+                users[user] = f"from hub import *\n\n\ndef use():\n    {name}()\n"
+            ws.write(user, users[user])
+        result = ws.index()  # compares with a fresh index every time
+        narrowed += appended and result.reresolved < len(users)
+    assert narrowed >= 3
+
+
 def test_a_file_edited_and_not_indexed_yet_is_judged_by_what_is_indexed(make):
     """star.py no longer names `b` on disk, but its indexed version does (only lib.py is
     named to the run): appending `b` to lib.py still re-resolves star.py's indexed facts."""

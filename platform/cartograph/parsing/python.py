@@ -1388,8 +1388,9 @@ def interface_parts(facts: dict) -> dict[str, bytes]:
     - a module-level binding belongs to its name (a from-import's binding holds its module);
       a plain import (`import a.b`) to the names it binds;
     - `WIDE` holds what no single name owns: the module scope, every dunder
-      name (a module `__getattr__` answers every failed lookup), star imports (binding order
-      against them decides every name: a module with one is all `WIDE`), container stores,
+      name (a module `__getattr__` answers every failed lookup), star imports and every name
+      bound before the last of them (the star may bind it too: binding order decides; a name
+      bound only after the last star import is its own), container stores,
       attributes set on other objects than `self`/`cls`, decorated top-level definitions and
       ones that declare `global`/`nonlocal` (both may change other names), anonymous scopes,
       and the strings and route tables of HTTP rows;
@@ -1404,15 +1405,28 @@ def interface_parts(facts: dict) -> dict[str, bytes]:
     them (`index.dependents.name_changes` and `_readers`): a resolution reaches a name's rows
     only by looking the name up, and every lookup comes from a name written in the file or in
     the interface of a module it consulted."""
-    if facts["stars"]:
-        whole = [("*", marshal.loads(interface_of(facts)))]
-        return {ORDER: marshal.dumps([], 2), WIDE: marshal.dumps(whole, 2)}
     scopes = facts["scopes"]
     bindings = facts["bindings"]
+    # a star import binds every name its module exports: a name bound before the last one
+    # may be its or the star's, so it is WIDE; one bound only after it is its own binding's
+    stars = [(pos, level, module) for scope, level, module, pos in facts["stars"] if scope == 0]
+    last_star = max((pos for pos, _level, _module in stars), default=None)
+    starred = (
+        set()
+        if last_star is None
+        else {
+            b[BINDING_NAME]
+            for b in bindings
+            if b[BINDING_SCOPE] == 0 and b[BINDING_POS] < last_star
+        }
+    )
     defined = {
         b[BINDING_VALUE][1]: b[BINDING_NAME]
         for b in bindings
-        if b[BINDING_SCOPE] == 0 and b[BINDING_VALUE] and b[BINDING_VALUE][0] == "def"
+        if b[BINDING_SCOPE] == 0
+        and b[BINDING_VALUE]
+        and b[BINDING_VALUE][0] == "def"
+        and b[BINDING_NAME] not in starred
     }
     rebinding = {
         b[BINDING_SCOPE]
@@ -1440,8 +1454,11 @@ def interface_parts(facts: dict) -> dict[str, bytes]:
     parts: dict[str, list] = {WIDE: []}
 
     def add(name: str, item: object) -> None:
-        key = ALL if name == "__all__" else WIDE if _is_dunder(name) else name
+        key = ALL if name == "__all__" else WIDE if _is_dunder(name) or name in starred else name
         parts.setdefault(key, []).append(item)
+
+    for _pos, level, module in sorted(stars):
+        parts[WIDE].append(("*", level, module))
 
     def value_of(value: list) -> object:
         if value and value[0] == "def":
@@ -1499,7 +1516,15 @@ def interface_parts(facts: dict) -> dict[str, bytes]:
             parts[WIDE].append(("h", row))
     # the order of the module's bindings: what a name read at module level (a base, a
     # decorator, a value) finds depends on it, and no one name's part holds it
-    order = [b[BINDING_NAME] for b in sorted(bindings, key=lambda b: b[2]) if b[0] == 0]
+    # (a star import is one binding, written `*`: no name is that)
+    order = [
+        name
+        for _pos, name in sorted(
+            [(b[BINDING_POS], b[BINDING_NAME]) for b in bindings if b[BINDING_SCOPE] == 0]
+            + [(pos, WIDE) for pos, _level, _module in stars],
+            key=lambda item: item[0],
+        )
+    ]
     # version 2: the bytes depend on the values only (see interface_of)
     return {ORDER: marshal.dumps(order, 2)} | {
         name: marshal.dumps(items, 2) for name, items in parts.items()
