@@ -45,12 +45,23 @@ def remote_with_history(tmp_path, stores, monkeypatch):
     return remote, store, tmp_path / "data"
 
 
+def _record_syncs(monkeypatch, events: list) -> None:
+    """Each sync the job runs appends ("sync", sha) to `events`."""
+    real_sync = jobs.sync_to
+
+    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
+        events.append(("sync", sha))
+        return real_sync(store, tracked, sha, data_dir, workers, history=history)
+
+    monkeypatch.setattr(jobs, "sync_to", sync_to)
+
+
 def _record_the_job(monkeypatch, remote, state, push_during_mining):
     """What the job does, in order: ("sync", sha) for each sync, "batch" for each batch of
     history written; the first batch written is followed by a push (`push_during_mining`
     makes its commit), announced as a webhook would."""
     events: list = []
-    real_flush, real_sync = mine._flush, jobs.sync_to
+    real_flush = mine._flush
 
     def flush(store, repo, batch, result):
         if not batch.empty():
@@ -60,12 +71,8 @@ def _record_the_job(monkeypatch, remote, state, push_during_mining):
             push_during_mining(remote)
             state.announce("shop", remote.push())
 
-    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
-        events.append(("sync", sha))
-        return real_sync(store, tracked, sha, data_dir, workers, history=history)
-
     monkeypatch.setattr(mine, "_flush", flush)
-    monkeypatch.setattr(jobs, "sync_to", sync_to)
+    _record_syncs(monkeypatch, events)
     return events
 
 
@@ -142,16 +149,12 @@ def test_a_push_that_arrives_in_the_middle_of_a_batch_cuts_it_short(
     monkeypatch.setattr(mine, "WAIT_CHECK_SECONDS", 0.0)
     state = MemoryJobState()
     events: list = []
-    real_flush, real_sync, real_read = mine._flush, jobs.sync_to, mine.read_commits
+    real_flush, real_read = mine._flush, mine.read_commits
 
     def flush(store, repo, batch, result):
         if not batch.empty():
             events.append(("batch", len(batch.commits)))
         real_flush(store, repo, batch, result)
-
-    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
-        events.append(("sync", sha))
-        return real_sync(store, tracked, sha, data_dir, workers, history=history)
 
     def read_commits(*args, **kwargs):
         for number, commit in enumerate(real_read(*args, **kwargs)):
@@ -162,7 +165,7 @@ def test_a_push_that_arrives_in_the_middle_of_a_batch_cuts_it_short(
             yield commit
 
     monkeypatch.setattr(mine, "_flush", flush)
-    monkeypatch.setattr(jobs, "sync_to", sync_to)
+    _record_syncs(monkeypatch, events)
     monkeypatch.setattr(mine, "read_commits", read_commits)
     first = remote.head()
     state.announce("shop", first)
@@ -191,7 +194,7 @@ def test_a_push_that_arrives_while_mining_reads_where_to_start_goes_first(
     monkeypatch.setattr(mine, "WAIT_CHECK_SECONDS", 0.0)
     state = MemoryJobState()
     events: list = []
-    real_sync, real_spans = jobs.sync_to, mine._Spans
+    real_spans = mine._Spans
     first = remote.head()
 
     class Spans(real_spans):
@@ -203,12 +206,8 @@ def test_a_push_that_arrives_while_mining_reads_where_to_start_goes_first(
                 remote.commit("while starting", write={"shop/tax.py": _append(text, "late")})
                 state.announce("shop", remote.push())
 
-    def sync_to(store, tracked, sha, data_dir, workers=None, history=True):
-        events.append(("sync", sha))
-        return real_sync(store, tracked, sha, data_dir, workers, history=history)
-
     monkeypatch.setattr(mine, "_Spans", Spans)
-    monkeypatch.setattr(jobs, "sync_to", sync_to)
+    _record_syncs(monkeypatch, events)
     state.announce("shop", first)
     assert run_job(store, "shop", state, data, workers=1).status == "synced"
 
