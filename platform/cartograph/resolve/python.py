@@ -20,14 +20,12 @@ the result type are the core's (`cartograph.resolve.core`); the method resolutio
 from __future__ import annotations
 
 import builtins
-import importlib
 import marshal
 import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
 
 from cartograph.discover import is_test_path
 from cartograph.model import SymbolRow, Unresolved
@@ -65,6 +63,13 @@ from cartograph.parsing.facts import (
 from cartograph.resolve.core import UNKNOWN, EdgeSet, FileResolution, Memo, render
 from cartograph.resolve.mro import c3
 from cartograph.resolve.services import http_rows
+from cartograph.resolve.standard import (
+    FEED_MARK,
+    SET_MARK,
+    STATE_MARK,
+    standard_class_members,
+    standard_method_reach,
+)
 
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -285,6 +290,9 @@ class ClassInfo:
     # outside the repository can call back by name); None when one of them is not known (a
     # base outside the standard library)
     external_members: frozenset[str] | None
+    # those bases as (top-level module, base as written) for `standard_method_reach`, of this
+    # class and its ancestors; None when external_members is
+    standard_bases: tuple[tuple[str, str], ...] | None
     # resolved direct bases: (module, scope, via, order among the declared bases, 1 = first)
     bases: list[tuple[ModuleFacts, int, str, int]]
 
@@ -1490,9 +1498,11 @@ class Program:
         direct_external: list[str] = []
         base_mros: list[list[tuple[ModuleFacts, int]] | None] = []
         members: set[str] | None = set()
+        standard: list[tuple[str, str]] | None = []
         for order, base in enumerate(row[SCOPE_BASES], 1):
             value, via = self.evaluate(mod, header, base, row[SCOPE_BODY])
             known: frozenset[str] | None = frozenset()
+            known_bases: tuple[tuple[str, str], ...] | None = ()
             if value is not None and value[0] == "cls":
                 if (value[1].path, value[2]) == (mod.path, scope):
                     continue
@@ -1502,16 +1512,23 @@ class Program:
                 if info is not None:
                     external.extend(info.external_bases)
                     known = info.external_members
+                    known_bases = info.standard_bases
             elif value != BUILTIN_VALUE:
                 written = render(base)
                 direct_external.append(written)
                 top = value[1] if value is not None and value[0] == "ext" else ""
                 external.append(top)
                 known = standard_class_members(top, written) if top else None
+                known_bases = ((top, written),) if known is not None else None
             members = None if members is None or known is None else members | known
+            if standard is not None and known_bases is not None:
+                standard.extend(b for b in known_bases if b not in standard)
+            else:
+                standard = None
         mro = c3((mod, scope), [(b[0], b[1]) for b in bases], base_mros)
         frozen = None if members is None else frozenset(members)
-        return ClassInfo(mod, scope, mro, external, direct_external, frozen, bases)
+        standard_bases = None if standard is None or frozen is None else tuple(standard)
+        return ClassInfo(mod, scope, mro, external, direct_external, frozen, standard_bases, bases)
 
     def class_member(
         self,
@@ -1701,7 +1718,9 @@ class Program:
                         "CALLS", source_id, target[1].symbol_ids[target[2]], line, "constructor"
                     )
                 elif self._has_external_base(value[1], value[2]):  # an external __init__
-                    self._external_callbacks(mod, lookup, expr, pos, source_id, line, edges)
+                    self._external_callbacks(
+                        mod, lookup, expr, pos, source_id, line, edges, constructed=value
+                    )
             elif vkind == "inst":
                 call = self.class_member(value[1], value[2], "__call__")
                 if call is not None and call[0][0] == "fn":
@@ -1749,18 +1768,33 @@ class Program:
             edges.add("REFERENCES", source_id, value[1].symbol_ids[value[2]], line, via)
 
     def _external_callbacks(
-        self, mod, scope, expr: list, pos: int, source_id: str, line: int, edges: EdgeSet
+        self,
+        mod,
+        scope,
+        expr: list,
+        pos: int,
+        source_id: str,
+        line: int,
+        edges: EdgeSet,
+        constructed: tuple | None = None,
     ) -> None:
         """Code outside the repository may call back what a call hands it (via `callback`).
         An instance handed over may be called: REFERENCES to its `__call__` (like a function
         handed over, which is a REFERENCES of its own: the caller does not call it). A method a
         repository class inherits from an external base (`client.get()` on a subclass of an
         external client) runs code that may call the class's own methods, overrides of what
-        the base calls (a template method calling `self.open()`): CALLS to each of them that
-        can override a member of the base, when the bases are classes of the standard library
-        whose members are known (`unittest.TestCase`: `setUp`, not `test_login`), else to each
-        method the class defines but its tests (`test*` methods of a test file: a runner finds
-        them by their names, which no base knows)."""
+        the base calls (a template method calling `self.open()`): CALLS to those of them the
+        base's code can reach. When every external base is a class of the standard library,
+        that is what the inherited method may look up on its instance, read from the source
+        of the Python that indexes (`standard_method_reach`: `self.assertEqual()` in a
+        `unittest.TestCase` may reach the class's `fail`, never its `setUpClass`, which the
+        test runner calls), or when that cannot be known each method named like a member of
+        the bases (`setUp`, not `test_login`); else, or when the class hands the base names
+        of its own to look up (`_keeps_names`), each method the class defines but its tests
+        (`test*` methods of a test file: a runner finds them by their names, which no base
+        knows). A class whose `__init__` is external (`constructed`) is called back only
+        where the reach of that `__init__` is known (`BaseRequestHandler.__init__` calls
+        `setup`, `handle`, `finish`)."""
         for _slot, argument in mod.arguments().get(pos, ()):
             found = self._evaluate_ref(mod, scope, argument, pos)[0]
             if found is not None and found[0] == "inst":
@@ -1768,21 +1802,40 @@ class Program:
                 if call is not None and call[0][0] == "fn":
                     target = call[0][1].symbol_ids[call[0][2]]
                     edges.add("REFERENCES", source_id, target, line, "callback")
-        if expr[0] != "a":
+        if constructed is not None:
+            receiver: tuple | None = ("inst", constructed[1], constructed[2])
+            method = "__init__"
+        elif expr[0] == "a":
+            receiver = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+            method = expr[2]
+        else:
             return
-        receiver = self._evaluate_ref(mod, scope, expr[1], pos)[0]
         if receiver is None or receiver[0] != "inst":
             return
         info = self.class_info(receiver[1], receiver[2])
         if info is None or not info.external_bases:
             return
         overridable = info.external_members  # None: any name the class defines
+        reach = None
+        if info.standard_bases is not None:
+            reach = standard_method_reach(info.standard_bases, method)
+        if reach is not None and self._keeps_names(info, reach):
+            # the repository's own names where the base looks names up: any of its methods
+            overridable = None
+        elif reach is not None:
+            # what the method may look up on the instance: `__missing__` too, which the base
+            # does not define but `UserDict.get` calls
+            overridable = reach
+        elif constructed is not None:
+            return  # what an external constructor calls back is not known: nothing claimed
         for owner_mod, owner_scope in info.linearization:
             in_tests = is_test_path(owner_mod.path)
             for name, rows in owner_mod.bindings(owner_scope).items():
-                if name in CALLBACK_SKIPPED or (
-                    overridable is not None and name not in overridable
-                ):
+                if name in CALLBACK_SKIPPED:
+                    continue
+                # a name the base only sets on the instance: a property's setter runs
+                only_set = overridable is not None and name not in overridable
+                if only_set and (reach is None or f"{SET_MARK}{name}" not in reach):
                     continue
                 if in_tests and name.startswith("test"):
                     continue  # a test: its name is its author's, no base knows it (runners find it)
@@ -1791,9 +1844,54 @@ class Program:
                     if (
                         binding[0] == "def"
                         and owner_mod.scopes[binding[1]][SCOPE_KIND] == "function"
+                        and (not only_set or _is_property(owner_mod.scopes[binding[1]]))
                     ):
                         target = owner_mod.symbol_ids[binding[1]]
                         edges.add("CALLS", source_id, target, line, "callback")
+
+    def _keeps_names(self, info: ClassInfo, reach: frozenset[str]) -> bool:
+        """Whether the reach took the strings of an attribute of the instance for names the
+        base looks up (`<state>name` in it: `assertEqual` reads `_type_equality_funcs`), and a
+        repository class of the order sets that attribute, or calls the function that stores
+        its parameter there (`<feed>name`: `self.addTypeEqualityFunc(Money,
+        'assertMoneyEqual')`): then the names may be the repository's own, any of them."""
+        kept = {name[len(STATE_MARK) :] for name in reach if name.startswith(STATE_MARK)}
+        if not kept:
+            return False
+        fed = {name[len(FEED_MARK) :] for name in reach if name.startswith(FEED_MARK)}
+        for owner_mod, owner_scope in info.linearization:
+            sets, calls = self._attribute_uses(owner_mod, owner_scope)
+            if sets & kept or calls & fed:
+                return True
+        return False
+
+    def _attribute_uses(
+        self, mod: ModuleFacts, scope: int
+    ) -> tuple[frozenset[str], frozenset[str]]:
+        """The names a class binds in its body or sets on `self` in its methods, and the
+        attribute names its methods call (`x.name(...)`)."""
+
+        def compute() -> tuple[frozenset[str], frozenset[str]]:
+            sets = set(mod.bindings(scope))
+            for row in mod.facts["attrs"]:
+                method = row[ATTR_SCOPE]
+                if mod.scopes[method][SCOPE_PARENT] == scope and (
+                    mod.first_param(method) == row[ATTR_OBJECT]
+                ):
+                    sets.add(row[ATTR_NAME])
+            calls = set()
+            for ref in mod.facts["refs"]:
+                expr = ref[REF_EXPR]
+                if (
+                    ref[REF_KIND] == "c"
+                    and expr is not None
+                    and expr[0] == "a"
+                    and mod.scopes[ref[REF_SOURCE]][SCOPE_PARENT] == scope
+                ):
+                    calls.add(expr[2])
+            return frozenset(sets), frozenset(calls)
+
+        return self.memo.cached(("attribute uses", mod.path, scope), compute)
 
     def _has_external_base(self, mod: ModuleFacts, scope: int) -> bool:
         info = self.class_info(mod, scope)
@@ -1990,42 +2088,6 @@ def _imported(value: tuple) -> tuple:
 CONTAINER_GETTERS = frozenset({"get", "pop", "setdefault"})
 MAX_CALLABLES_DEPTH = 12
 # methods an external base never calls back: the constructor ran already
-# standard modules whose import does something (opens a browser, prints, starts a GUI)
-IMPORT_SIDE_EFFECTS = frozenset(
-    {"antigravity", "this", "turtle", "turtledemo", "tkinter", "idlelib", "__hello__", "__phello__"}
-)
-
-
-@cache
-def standard_class_members(top: str, written: str) -> frozenset[str] | None:
-    """The attribute names of a class of Python's standard library (those of the Python that
-    indexes), written `written` in a module that has it from the standard module `top`:
-    `unittest.TestCase` after `import unittest`, `TestCase` after `from unittest import
-    TestCase`, `mock.Mock` after `from unittest import mock`. None when it is not one (a
-    module outside the standard library, an alias, a subscripted or computed base)."""
-    if top not in sys.stdlib_module_names or top in IMPORT_SIDE_EFFECTS:
-        return None
-    parts = written.split("[")[0].split(".")
-    for path in (parts[1:], parts):
-        found = _standard_attribute(top, path) if path else None
-        if isinstance(found, type):
-            return frozenset(dir(found))
-    return None
-
-
-def _standard_attribute(top: str, path: list[str]) -> object:
-    try:
-        value: object = importlib.import_module(top)
-        for name in path:
-            if not hasattr(value, name) and isinstance(value, type(sys)):
-                value = importlib.import_module(f"{value.__name__}.{name}")
-            else:
-                value = getattr(value, name)
-        return value
-    except Exception:  # not a class this Python can find
-        return None
-
-
 CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
