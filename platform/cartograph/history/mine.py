@@ -16,7 +16,9 @@ Rules (docs/graph-schema.md, "History"):
 - a sync job mines without holding the index lock throughout (`Interleaving`): it holds it
   while it reads the index and while it writes a batch, and indexes the pushes that arrived
   in between. A batch is written when it is full, or early when a push is waiting (asked at
-  most every WAIT_CHECK_SECONDS), so a push waits a fraction of a second, not a batch. History is charged to the files and symbols of the commit mining started from;
+  most every WAIT_CHECK_SECONDS), and a push waiting while mining from scratch reads where to
+  start goes first (the job mines again, up to it): a push waits a fraction of a second, not
+  a batch. History is charged to the files and symbols of the commit mining started from;
   a push that only edits files leaves that true, a push that adds, deletes or renames indexed
   files does not: the history written so far is cleared and mined again.
 """
@@ -108,7 +110,8 @@ class _Spans:
 class _SpansByPath(dict):
     """The `_Spans` of each file at HEAD: all read up front for a whole history (`eager`: the
     files `SPAN_FILES` at a time, stopping with `_Interrupted` as soon as `interrupted()` says
-    a push waits), or file by file, as commits reach them, for a few new commits."""
+    a push waits; at once when nothing asks), or file by file, as commits reach them, for a few
+    new commits."""
 
     def __init__(
         self,
@@ -119,11 +122,16 @@ class _SpansByPath(dict):
     ) -> None:
         super().__init__()
         self.store, self.repo, self.eager = store, repo, eager is not None
-        paths = sorted(eager or ())
-        for first in range(0, len(paths), SPAN_FILES):
+        if eager is None:
+            return
+        if interrupted is None:  # nothing to give way to: the whole repository at once
+            chunks: list[list[str] | None] = [None]
+        else:
+            paths = sorted(eager)
+            chunks = [paths[i : i + SPAN_FILES] for i in range(0, len(paths), SPAN_FILES)]
+        for chunk in chunks:
             if interrupted is not None and interrupted():
                 raise _Interrupted
-            chunk = paths[first : first + SPAN_FILES]
             for path, items in store.graph.symbol_spans(repo, SYMBOL_KINDS, chunk).items():
                 self[path] = _Spans(items)
 
@@ -206,13 +214,14 @@ def mine_history(
         head_sha = head.stdout.strip()
     hold = interleaving.hold if interleaving is not None else nullcontext
     cadence = _Cadence(interleaving)
+    asks = cadence.waiting if interleaving is not None else None
     try:
         with hold():
-            start = _begin(store, root, repo, head_sha, rebuild, max_files, cadence.waiting)
+            start = _begin(store, root, repo, head_sha, rebuild, max_files, asks)
     except _Interrupted:
         # reading where to start takes a while from scratch (every symbol's lines): a push
         # that arrives meanwhile goes in first, and the job mines again, up to it
-        assert interleaving is not None  # only an interleaving asks
+        assert interleaving is not None  # only an interleaving asks (`asks`)
         interleaving.pause()
         interrupted = MineResult(repo, head_sha, "", interrupted=True)
         interrupted.notes.append("a push went first: mine again, up to it")
