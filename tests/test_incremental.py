@@ -87,6 +87,31 @@ def test_indexed_commit_follows_head(make):
     assert ws.store.repos.get_repo(REPO).indexed_sha == head
 
 
+def test_a_run_on_named_files_asks_git_whether_the_tree_is_dirty(make):
+    """Naming the edited files (an agent's hook, a push's sync) parses them, which says
+    nothing about whether the work tree is clean: git does (issue 37: every push-synced
+    repository showed "uncommitted changes")."""
+    ws = make(BASIC)
+    ws.index()
+    ws.write("c.py", "import b\n\n\ndef go():\n    return b.drop()\n")
+    commit_all(ws.root, "committed edit")
+    committed = ws.index(files=["c.py"])
+    assert committed.parsed == 1 and not committed.dirty
+    assert not ws.store.repos.get_repo(REPO).dirty
+
+    ws.write("c.py", "import b\n\n\ndef go():\n    return b.keep()\n")
+    uncommitted = ws.index(files=["c.py"])
+    assert uncommitted.dirty and ws.store.repos.get_repo(REPO).dirty
+
+    # another file's edit makes the tree dirty, even when the named one is committed (that
+    # file is not looked at: the graph keeps its indexed version)
+    commit_all(ws.root, "c")
+    ws.write("a.py", BASIC["a.py"] + "\n# note\n")
+    assert ws.index(check=False, files=["c.py"]).dirty
+    commit_all(ws.root, "a")
+    assert not ws.index(files=["a.py"]).dirty
+
+
 # ---------------------------------------------------------------- editing a file
 
 

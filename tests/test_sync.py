@@ -54,6 +54,8 @@ def test_each_pushed_commit_is_reflected_exactly(tracked_remote):
     result = _sync(store, tracked, edited, data)
     assert (result.action, result.changed_paths, result.parsed) == ("indexed", 1, 1)
     assert_graph_matches_tree(store, "shop", work)
+    # the checkout is the pushed commit: no uncommitted changes (issue 37)
+    assert not store.repos.get_repo("shop").dirty
 
     # an added file, a rename and a deletion in one push
     remote.commit(

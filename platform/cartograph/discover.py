@@ -208,10 +208,17 @@ def discover_paths(
     """Look only at the named files (relative to root), e.g. the ones an agent just edited."""
     root_path = _existing_folder(root)
     result = Discovery(root_path, partial=True)
-    head = _git(root_path, "rev-parse", "HEAD", "--abbrev-ref", "HEAD")
-    if head.returncode == 0:
+    # whether the work tree has uncommitted changes is a question about all of it: one status
+    # (it compares file stats with git's index, so it costs little), beside the HEAD
+    head, status = _git_many(
+        root_path,
+        ("rev-parse", "HEAD", "--abbrev-ref", "HEAD"),
+        ("status", "--porcelain", "--untracked-files=no"),
+    )
+    if head[0] == 0:
         result.git = True
-        result.head_sha, result.branch = _head_and_branch(head.stdout)
+        result.head_sha, result.branch = _head_and_branch(head[1])
+        result.dirty = status[0] == 0 and bool(status[1].strip())
     for path in dict.fromkeys(paths):
         relative = os.path.relpath(os.path.join(root_path, path), root_path).replace(os.sep, "/")
         if relative.startswith("../"):

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests);
 # 15: HTTP routes (route symbols, ROUTES_TO and HTTP_CALLS edges), each file's HTTP rows
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 
 SYMBOL_KINDS = (
     "module",
@@ -97,6 +97,9 @@ class Repo:
     index_format: str = ""  # cartograph.index.INDEX_FORMAT that wrote it (internal)
     mined_sha: str = ""  # the last commit whose history is in the graph
     codeowners: str = ""  # the CODEOWNERS text at that commit
+    # new at every index run that completes: a run resolving against this repository compares
+    # it before and after, to tell whether it changed underneath (index.crossrepo.ProviderWatch)
+    indexed_run: str = ""
 
     @property
     def id(self) -> str:

@@ -80,22 +80,83 @@ def provided_names(manifest: Manifest) -> set[str]:
     return {PACKAGE_DEP + name for name in _provisions(manifest)}
 
 
-def _current(store: Store) -> set[str]:
-    """The repositories indexed in this format (their symbol ids are the ones made here)."""
-    return {r.name for r in store.repos.list_repos() if r.index_format == INDEX_FORMAT}
+class ProviderWatch:
+    """The other repositories as a run found them before it read any of them, to tell
+    afterwards whether one changed underneath it.
+
+    Runs of different repositories go on at once (two workers, two CLI runs). A consumer's
+    run may read a provider before the provider's run completes — its record not written
+    yet (nothing binds), or half its files rewritten. Two checks together make any
+    interleaving end in the graph a sequential order gives:
+    - a provider's run, once its record and manifest are written, marks the names it
+      changed pending in every consumer whose stored dependencies name them, and re-resolves
+      them after its lock is released (`index.pipeline`);
+    - a consumer's run, once its own files, record and pending marks are written and cleared,
+      compares every other repository's `Repo.indexed_run` and manifest with what it saw at
+      its start (`changed_names`): a provider that completed a run meanwhile may have been
+      read half done, so the names it provides are marked pending here and re-resolved.
+    Whatever the order of the two, one of them sees the other: the provider's check reads
+    the consumer's dependencies after its own record and manifest are written; the
+    consumer's check reads them after its dependencies are written (and after it cleared its
+    pending names, so a mark it cleared was made by a provider whose change it sees)."""
+
+    def __init__(self, store: Store, repo: str) -> None:
+        self.repo = repo
+        records = store.repos.list_repos()
+        # every repository's last completed run, this one's too (ProviderFiles.valid_for)
+        self.runs = {r.name: r.indexed_run for r in records}
+        # the repositories indexed in this format (their symbol ids are the ones made here)
+        self.current = {r.name for r in records if r.index_format == INDEX_FORMAT}
+        self.manifests = store.repos.manifests()
+
+    def changed_names(self, store: Store) -> set[str]:
+        """The names, as this repository's dependencies record them, of what the repositories
+        that completed a run, changed their manifest or went away since the watch began
+        provide or provided; empty when none did (or this repository never looked them up)."""
+        now = {r.name: r.indexed_run for r in store.repos.list_repos()}
+        manifests = store.repos.manifests()
+        changed = {
+            name
+            for name in set(now) | set(self.runs) | set(manifests) | set(self.manifests)
+            if name != self.repo
+            and (
+                now.get(name) != self.runs.get(name)
+                or _manifest_text(manifests.get(name)) != _manifest_text(self.manifests.get(name))
+            )
+        }
+        names: set[str] = set()
+        for name in changed:
+            for manifest in (self.manifests.get(name), manifests.get(name)):
+                if manifest is not None:
+                    names |= provided_names(manifest)
+        return names if names and store.index.dependents(self.repo, names) else set()
+
+
+def _manifest_text(manifest: Manifest | None) -> str | None:
+    return manifest.to_json() if manifest is not None else None
 
 
 class ProviderFiles:
     """What is read of the providers' stored files (their states, module names, facts), kept
     for every consumer one process re-resolves after a provider's run: they all read the
-    same provider."""
+    same provider, as long as no repository completed a run since (`runs`)."""
 
     def __init__(self) -> None:
+        self.runs: dict[str, str] | None = None
+        self._forget()
+
+    def _forget(self) -> None:
         self.states: dict[str, dict[str, FileState]] = {}
         self.maps: dict[str, ModuleMap] = {}
         self.facts: dict[tuple[str, str], dict | None] = {}
         self.dirs: dict[str, dict[str, list[str]]] = {}
         self.styles: dict[str, dict[str, list[tuple[str, str]]]] = {}
+
+    def valid_for(self, runs: dict[str, str]) -> None:
+        """Forget what was read when a repository completed a run since it was read."""
+        if self.runs != runs:
+            self._forget()
+            self.runs = dict(runs)
 
 
 class Providers:
@@ -107,19 +168,21 @@ class Providers:
         store: Store,
         repo: str,
         manifest: Manifest,
-        manifests: dict[str, Manifest],
+        watch: ProviderWatch,
         files: ProviderFiles | None = None,
     ) -> None:
         self.store = store  # a forked worker sets its own connection
         self.repo = repo
         self.manifest = manifest
         self.choices = dict(manifest.choices)
+        manifests = watch.manifests
         self._manifests = manifests
-        self._current = _current(store)
+        self._current = watch.current
         self._offers = offers(manifests, repo, self._current)
         self._style_providers: list[str] | None = None
         self._declared: dict[str, list[str]] = {}
         self.files = files if files is not None else ProviderFiles()
+        self.files.valid_for(watch.runs)
         # Python module name → the repository it was read from, or looked up in and missing
         self.bound: dict[str, str] = {}
 

@@ -29,6 +29,7 @@ from cartograph.index import write
 from cartograph.index.crossrepo import (
     ProviderFiles,
     Providers,
+    ProviderWatch,
     outgoing_names,
     provided_names,
 )
@@ -47,7 +48,7 @@ from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
 from cartograph.index.results import IndexingError, IndexResult
 from cartograph.index.services import rematch_others, run_services
 from cartograph.manifests import CHOICES_FILE, read_manifest
-from cartograph.model import Manifest, Repo, Skipped
+from cartograph.model import Manifest, Skipped
 from cartograph.names import name_for_folder
 from cartograph.names import repo_name as valid_repo_name
 from cartograph.resolve.core import PACKAGE_DEP
@@ -138,12 +139,17 @@ def index_repository(
             workers = 1  # a daemonic process (a Celery prefork child) cannot have children
         result = IndexResult(repo_name, str(discovery.root))
         result.seconds["discover"] = round(time.perf_counter() - started, 4)
-        consumers = _run(
-            _Run(store, discovery, repo_name, owner, locked_at, workers or os.cpu_count() or 1),
+        cores = workers or os.cpu_count() or 1
+        consumers, stale = _run(
+            _Run(store, discovery, repo_name, owner, locked_at, cores),
             result,
             progress or (lambda _msg: None),
             origin,
         )
+        if stale:  # a provider completed a run while this one read it: its names again
+            settled, routes_changed = _settle(store, repo_name, owner, locked_at, cores, None)
+            result.reresolved += settled or 0
+            result.routes_changed = result.routes_changed or routes_changed
         if history and discovery.git and discovery.head_sha:
             _mine(store, discovery, repo_name, result, progress, remine)
     except DiscoveryError as exc:
@@ -266,67 +272,110 @@ def refresh_dependents(
     work tree, which its settings are read from, is gone)."""
     owner = lock_owner()
     acquire(store, repo, owner, lock_timeout, None)
-    locked_at = time.monotonic()
     routes_changed = False
     try:
-        record = store.repos.get_repo(repo)
-        if record is None or record.index_format != INDEX_FORMAT:
-            return None
-        pending = store.index.pending(repo)
-        if not pending:
-            return 0
-        root = Path(record.root) if record.root else None
-        if root is None or not root.is_dir():
-            return None
-        states = store.index.file_states(repo)
-        names = stored_module_map(states)
-        dependencies = plan_dependents(store, repo, states, set(), {}, set(states))
-        # the files not indexed (tsconfig.json, package.json) steer TypeScript/JavaScript
-        # imports only: the tree is listed when one of those is re-resolved
-        ecma = any(family_of_path(p) == "ecma" for p in dependencies.dependents)
-        other_paths = discover(root).other_paths if ecma else []
-        manifests = store.repos.manifests()
-        manifest = manifests.get(repo) or Manifest(repo)
-        spill = FactsSpill()
-        resolver = Resolver(
-            store,
-            repo,
-            root,
-            {},  # stored facts are of this format (a rebuild is a full run): no source reads
-            names,
-            {},
-            states,
-            other_paths,
-            prefetch(store, repo, names, {}, dependencies.dependents, True, spill),
-            Providers(store, repo, manifest, manifests, provider_files),
+        done, routes_changed = _settle(
+            store, repo, owner, time.monotonic(), workers or os.cpu_count() or 1, provider_files
         )
-        tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
-        try:
-            write.begin(store, repo, {FLOWS_PENDING} if tasks else set(), [])
-            writer = write.Writer(store, repo, owner, replace=True)
-            writer.lock_refreshed = locked_at
-            written = resolve_and_write(
-                resolver, writer, tasks, workers or os.cpu_count() or 1, store.url
-            )
-        finally:
-            resolver.close()
-            spill.close()
-        written_paths = [path for path, _kind in tasks]
-        if FLOWS_PENDING in dependencies.pending or written.flows:
-            run_flows(store, repo, written_paths)
-        else:
-            rewritten = [p for p in written_paths if states[p].derived]
-            if rewritten:
-                refresh_files(store, repo, rewritten)
-        if written.http or FLOWS_PENDING in dependencies.pending:
-            routes_changed = run_services(store, repo, manifest).routes_changed
-        store.index.finish_run(repo)
-        store.index.clear_pending(repo)
-        return len(tasks)
+        return done
     finally:
         release(store, repo, owner)
         if routes_changed:  # after the lock: other repositories' requests may reach them
             rematch_others(store, repo, lock_timeout)
+
+
+MAX_SETTLE_ROUNDS = 5
+
+
+def _settle(
+    store: Store,
+    repo: str,
+    owner: str,
+    locked_at: float,
+    workers: int,
+    provider_files: ProviderFiles | None,
+) -> tuple[int | None, bool]:
+    """Re-resolve the names pending in a repository (whose index lock the caller holds), again
+    while a provider completed a run during the last round (`ProviderWatch`); after
+    MAX_SETTLE_ROUNDS the marks stay for the provider's own re-resolution of its consumers,
+    which follows its run. (Files re-resolved or None: a full run is needed; routes changed.)"""
+    total, routes_changed = 0, False
+    for _round in range(MAX_SETTLE_ROUNDS):
+        watch = ProviderWatch(store, repo)
+        done = _resolve_pending(store, repo, owner, locked_at, workers, watch, provider_files)
+        if done is None:
+            return None, routes_changed
+        total += done[0]
+        routes_changed = routes_changed or done[1]
+        stale = watch.changed_names(store)
+        if not stale:
+            break
+        store.index.add_pending(repo, stale)
+    return total, routes_changed
+
+
+def _resolve_pending(
+    store: Store,
+    repo: str,
+    owner: str,
+    locked_at: float,
+    workers: int,
+    watch: ProviderWatch,
+    provider_files: ProviderFiles | None,
+) -> tuple[int, bool] | None:
+    """One round of `_settle`: (files re-resolved, routes changed), or None."""
+    record = store.repos.get_repo(repo)
+    if record is None or record.index_format != INDEX_FORMAT:
+        return None
+    pending = store.index.pending(repo)
+    if not pending:
+        return 0, False
+    root = Path(record.root) if record.root else None
+    if root is None or not root.is_dir():
+        return None
+    states = store.index.file_states(repo)
+    names = stored_module_map(states)
+    dependencies = plan_dependents(store, repo, states, set(), {}, set(states))
+    # the files not indexed (tsconfig.json, package.json) steer TypeScript/JavaScript
+    # imports only: the tree is listed when one of those is re-resolved
+    ecma = any(family_of_path(p) == "ecma" for p in dependencies.dependents)
+    other_paths = discover(root).other_paths if ecma else []
+    manifest = watch.manifests.get(repo) or Manifest(repo)
+    spill = FactsSpill()
+    resolver = Resolver(
+        store,
+        repo,
+        root,
+        {},  # stored facts are of this format (a rebuild is a full run): no source reads
+        names,
+        {},
+        states,
+        other_paths,
+        prefetch(store, repo, names, {}, dependencies.dependents, True, spill),
+        Providers(store, repo, manifest, watch, provider_files),
+    )
+    tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
+    try:
+        write.begin(store, repo, {FLOWS_PENDING} if tasks else set(), [])
+        writer = write.Writer(store, repo, owner, replace=True)
+        writer.lock_refreshed = locked_at
+        written = resolve_and_write(resolver, writer, tasks, workers, store.url)
+    finally:
+        resolver.close()
+        spill.close()
+    written_paths = [path for path, _kind in tasks]
+    if FLOWS_PENDING in dependencies.pending or written.flows:
+        run_flows(store, repo, written_paths)
+    else:
+        rewritten = [p for p in written_paths if states[p].derived]
+        if rewritten:
+            refresh_files(store, repo, rewritten)
+    routes_changed = False
+    if written.http or FLOWS_PENDING in dependencies.pending:
+        routes_changed = run_services(store, repo, manifest).routes_changed
+    store.index.finish_run(repo)
+    store.index.clear_pending(repo)
+    return len(tasks), routes_changed
 
 
 class _Run:
@@ -356,10 +405,13 @@ def _run(
     result: IndexResult,
     progress: Callable[[str], None],
     origin: tuple[str, str] | None,
-) -> set[str]:
-    """The run's stages; the other repositories to re-resolve after it (its consumers)."""
+) -> tuple[set[str], bool]:
+    """The run's stages; the other repositories to re-resolve after it (its consumers), and
+    whether a provider completed a run while this one read it (its names are then pending
+    here: see ProviderWatch)."""
     store, discovery, repo = run.store, run.discovery, run.repo
     timer = _Timer(result)
+    watch = ProviderWatch(store, repo)  # before anything of another repository is read
     previous = store.repos.get_repo(repo)
     rebuild = is_rebuild(previous.index_format if previous else None, INDEX_FORMAT)
     states = {} if rebuild else store.index.file_states(repo)
@@ -423,7 +475,7 @@ def _run(
 
     # 3. dependency plan: the stored files that consulted a changed name — here, and in the
     # other repositories that bind into this one (marked pending in them before any write)
-    manifests = store.repos.manifests()
+    manifests = watch.manifests
     before = None if rebuild else manifests.get(repo)
     manifest = (
         before or Manifest(repo)
@@ -461,7 +513,7 @@ def _run(
     result.reresolved = len(dependencies.dependents)
     for consumer in consumers:
         store.index.add_pending(consumer, outgoing)
-    providers = Providers(store, repo, manifest, manifests)
+    providers = Providers(store, repo, manifest, watch)
 
     # 4. resolve, and 5. write: each file in one transaction
     resolver = Resolver(
@@ -499,14 +551,7 @@ def _run(
     result.symbols_written += written.symbols
     result.edges_written += written.edges
     result.reresolved_unchanged += written.reresolved_unchanged
-    if outgoing:
-        # a consumer whose own run read this one while it wrote, and recorded that since
-        late = set(store.index.dependents_across(outgoing, repo)) - consumers
-        for consumer in late:
-            store.index.add_pending(consumer, outgoing)
-        consumers |= late
     timer.lap("resolve+write")
-    parsed_any = bool(fresh)
     fresh.clear()  # every file is written: its facts go before the flow stage reads its rows
     spill.close()
 
@@ -533,7 +578,7 @@ def _run(
         result.routes_changed = services.routes_changed
         timer.lap("services")
 
-    dirty = _dirty(discovery, previous, parsed_any)
+    dirty = discovery.dirty  # a look at named files asks git about the whole tree too
     write.finish(
         store,
         repo,
@@ -548,6 +593,17 @@ def _run(
         origin=origin,
     )
     store.repos.set_manifest(manifest)
+    if outgoing:
+        # now that the record and the manifest say what this run made: every consumer that
+        # recorded a lookup of what changed, including one whose run read this one half done
+        # and wrote since the marks made before the writes (see ProviderWatch)
+        found = set(store.index.dependents_across(outgoing, repo))
+        for consumer in found:
+            store.index.add_pending(consumer, outgoing)
+        consumers |= found
+    stale = watch.changed_names(store)
+    if stale:
+        store.index.add_pending(repo, stale)
     for name, offered in sorted(providers.ambiguous().items()):
         result.notes.append(
             f"{name} is provided by {', '.join(offered)}: nothing bound to it; choose one in "
@@ -556,7 +612,7 @@ def _run(
     result.indexed_sha = discovery.head_sha
     result.dirty = dirty
     timer.lap("finish")
-    return consumers
+    return consumers, bool(stale)
 
 
 def _changed_choices(before: Manifest | None, after: Manifest) -> set[str]:
@@ -611,14 +667,6 @@ def _config_digest(root: Path, all_paths: set[str], names: tuple[str, ...]) -> s
             data = read_inside(root, path)
             digest.update(b"<unreadable>" if data is None else data)
     return CONFIG_ALIAS + digest.hexdigest() if found else ""
-
-
-def _dirty(discovery: Discovery, previous: Repo | None, parsed: bool) -> bool:
-    """Uncommitted changes in the work tree; a look at named files cannot tell about the
-    others, so it keeps what the last full look saw (and counts its own changes)."""
-    if not discovery.partial:
-        return discovery.dirty
-    return bool(previous and previous.dirty) or parsed
 
 
 def _partial_is_enough(store: Store, repo: str, discovery: Discovery) -> bool:

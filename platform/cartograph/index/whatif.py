@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from cartograph import languages
 from cartograph.discover import SourceFile
-from cartograph.index.crossrepo import Providers
+from cartograph.index.crossrepo import Providers, ProviderWatch
 from cartograph.index.dependents import family_of_path
 from cartograph.index.parse import Parsed
 from cartograph.index.plan import stored_module_map
@@ -107,7 +107,7 @@ def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
     names, fresh, gone = versions.names, versions.fresh, versions.gone
     record = store.repos.get_repo(repo)
     root = Path(record.root) if record is not None and record.root else Path("/nonexistent")
-    manifests = store.repos.manifests()
+    watch = ProviderWatch(store, repo)
     resolver = Resolver(
         store,
         repo,
@@ -118,7 +118,7 @@ def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
         {path: state for path, state in states.items() if path not in gone},
         [],
         prefetch(store, repo, names, fresh, set(), True),
-        Providers(store, repo, manifests.get(repo) or Manifest(repo), manifests),
+        Providers(store, repo, watch.manifests.get(repo) or Manifest(repo), watch),
     )
     try:
         return work(resolver)

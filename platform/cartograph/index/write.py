@@ -5,6 +5,7 @@ old or fully new; then the run's bookkeeping and, last, the repository record.""
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -119,5 +120,6 @@ def finish(
             indexed_at=now,
             dirty=dirty,
             index_format=index_format,
+            indexed_run=uuid.uuid4().hex,
         )
     )

@@ -27,6 +27,7 @@ def repo_from_node(node: Any) -> Repo:
         node.get("index_format") or "",
         node.get("mined_sha") or "",
         node.get("codeowners") or "",
+        node.get("indexed_run") or "",
     )
 
 
@@ -45,6 +46,7 @@ class Neo4jRepoCatalog:
             "indexed_at": repo.indexed_at,
             "dirty": repo.dirty,
             "index_format": repo.index_format,
+            "indexed_run": repo.indexed_run,
         }
         self.connection.run(
             "MERGE (r:Repo {name: $name}) SET r += $props", name=repo.name, props=props

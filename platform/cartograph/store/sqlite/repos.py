@@ -19,9 +19,19 @@ _REPO_TABLES = (
 
 
 def repo_from_row(row: Sequence) -> Repo:
-    history = tuple(row[9:11]) if len(row) > 9 else ("", "")
     return Repo(
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8], *history
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        bool(row[7]),
+        row[8],
+        mined_sha=row[9] if len(row) > 9 else "",
+        codeowners=row[10] if len(row) > 10 else "",
+        indexed_run=row[11] if len(row) > 11 else "",
     )
 
 
@@ -35,12 +45,12 @@ class SQLiteRepoCatalog:
             db.execute(
                 # the history columns (mined_sha, codeowners) are set by set_history_state only
                 "INSERT INTO repos (name, root, url, default_branch, head_sha, indexed_sha, "
-                "indexed_at, dirty, index_format) VALUES (?,?,?,?,?,?,?,?,?) "
+                "indexed_at, dirty, index_format, indexed_run) VALUES (?,?,?,?,?,?,?,?,?,?) "
                 "ON CONFLICT(name) DO UPDATE SET "
                 "root=excluded.root, url=excluded.url, default_branch=excluded.default_branch, "
                 "head_sha=excluded.head_sha, indexed_sha=excluded.indexed_sha, "
                 "indexed_at=excluded.indexed_at, dirty=excluded.dirty, "
-                "index_format=excluded.index_format",
+                "index_format=excluded.index_format, indexed_run=excluded.indexed_run",
                 (
                     repo.name,
                     repo.root,
@@ -51,6 +61,7 @@ class SQLiteRepoCatalog:
                     repo.indexed_at,
                     int(repo.dirty),
                     repo.index_format,
+                    repo.indexed_run,
                 ),
             )
 

@@ -30,6 +30,7 @@ MIGRATIONS = {
     13: "sqlite_013_body_search.sql",
     14: "sqlite_014_overlays.sql",
     15: "sqlite_015_services.sql",
+    16: "sqlite_016_indexed_run.sql",
 }
 
 # the full-text tables over symbols (rowid = the symbol's rowid)
