@@ -54,10 +54,41 @@ def fetch(name: str, version: str | None = None) -> Path:
 
 
 def pip_download(requirement: str, into: Path, wheel: bool = False) -> None:
-    """`pip download` of one distribution, without its dependencies: its sdist, or its wheel."""
-    form = "--only-binary" if wheel else "--no-binary"
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", form, ":all:"]
-    subprocess.run([*command, requirement, "-d", str(into)], check=True)
+    """One distribution, without its dependencies: its wheel through `pip download`, or its
+    sdist straight from PyPI's JSON API (`pip download --no-binary` prepares the sdist's
+    metadata, which for a project with compiled parts — astropy — builds numpy first)."""
+    if not wheel:
+        name, _, version = requirement.partition("==")
+        _download_sdist(name, version, into)
+        return
+    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+    subprocess.run([*command, "--only-binary", ":all:", requirement, "-d", str(into)], check=True)
+
+
+def _download_sdist(name: str, version: str, into: Path) -> None:
+    """The sdist of `name==version` from the package index's simple API (PEP 691 JSON)."""
+    import json
+    import urllib.request
+
+    index = os.environ.get("CARTOGRAPH_PYPI_SIMPLE", "https://pypi.org/simple")
+    request = urllib.request.Request(
+        f"{index}/{name.lower()}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"}
+    )
+    with urllib.request.urlopen(request, timeout=120) as response:
+        files = json.load(response)["files"]
+    stem = f"{name}-{version}".lower().replace("_", "-")
+    sdists = [
+        f
+        for f in files
+        if f["filename"].lower().replace("_", "-") in (f"{stem}.tar.gz", f"{stem}.zip")
+    ]
+    if not sdists:
+        raise RuntimeError(f"the package index has no sdist of {name}=={version}")
+    target = into / sdists[0]["filename"]
+    with urllib.request.urlopen(sdists[0]["url"], timeout=600) as response:
+        partial = target.with_suffix(".part")
+        partial.write_bytes(response.read())
+        partial.rename(target)
 
 
 def fetch_npm(name: str, version: str | None = None) -> Path:

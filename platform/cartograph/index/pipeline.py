@@ -551,6 +551,8 @@ def _run(
     result.symbols_written += written.symbols
     result.edges_written += written.edges
     result.reresolved_unchanged += written.reresolved_unchanged
+    if written.over_budget:
+        result.notes.append(over_budget_note(written.over_budget))
     timer.lap("resolve+write")
     fresh.clear()  # every file is written: its facts go before the flow stage reads its rows
     spill.close()
@@ -613,6 +615,17 @@ def _run(
     result.dirty = dirty
     timer.lap("finish")
     return consumers, bool(stale)
+
+
+def over_budget_note(files: dict[str, int]) -> str:
+    """What a run says of the references it left unresolved at a budget (resolve.core)."""
+    worst = sorted(files.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{path} ({count})" for path, count in worst[:5])
+    more = f" and {len(worst) - 5} more files" if len(worst) > 5 else ""
+    return (
+        f"{sum(files.values())} references left unresolved: resolving them went past the "
+        f"work budget of a reference or a file ({shown}{more})"
+    )
 
 
 def _changed_choices(before: Manifest | None, after: Manifest) -> set[str]:

@@ -219,6 +219,8 @@ class Resolver:
         resolution = self.resolution(path, None)
         if resolution is None:
             return
+        if resolution.over_budget:
+            batch.over_budget[path] = resolution.over_budget
         digest = resolution_digest(resolution)
         state = self.states.get(path)
         if state is not None and state.resolution == digest:
@@ -316,6 +318,8 @@ class Resolver:
             self._writing = None
         if resolution is None:
             return FileWrite(record, parsed.blob, [], [], [], [], [])
+        if resolution.over_budget and batch is not None:
+            batch.over_budget[source.path] = resolution.over_budget
         record.resolution = resolution_digest(resolution)
         return FileWrite(
             record,

@@ -24,6 +24,8 @@ class Batch:
     unchanged: int = 0  # files re-resolved the same as before (nothing to write for them)
     flows_changed: bool = False  # a file's flow rows differ from what it had
     http_touched: bool = False  # a file written has HTTP rows, or had some (index.services)
+    # path → references left unresolved because resolving them went past a budget
+    over_budget: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -33,6 +35,7 @@ class Written:
     reresolved_unchanged: int = 0
     flows: bool = False  # a file's flow rows changed (the flow stage must run)
     http: bool = False  # a file with HTTP rows, now or before, was written (services stage)
+    over_budget: dict[str, int] = field(default_factory=dict)  # as Batch.over_budget
 
     def add(self, other: Written) -> None:
         self.symbols += other.symbols
@@ -40,6 +43,7 @@ class Written:
         self.reresolved_unchanged += other.reresolved_unchanged
         self.flows = self.flows or other.flows
         self.http = self.http or other.http
+        self.over_budget.update(other.over_budget)
 
 
 class Writer:
@@ -68,6 +72,7 @@ class Writer:
             batch.unchanged,
             batch.flows_changed,
             batch.http_touched,
+            dict(batch.over_budget),
         )
 
 

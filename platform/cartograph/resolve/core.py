@@ -146,6 +146,21 @@ class _TooDeep(Exception):
         self.key, self.compute, self.on_cycle = key, compute, on_cycle
 
 
+class OverBudget(Exception):
+    """A question needed more computations than the budget it was asked under
+    (`Memo.budget`): its answer is unknown."""
+
+
+# the work one question may cost, in computations a memo runs (cache hits are free): a
+# reference resolved (REFERENCE_BUDGET), and every reference of a file together
+# (FILE_BUDGET); past them a reference is left unresolved, never a hang. What real
+# repositories cost is measured by benchmark/large_repos.py (its report gives the costliest
+# reference and file of each)
+REFERENCE_BUDGET = 200_000
+FILE_BUDGET = 2_000_000
+UNLIMITED = 1 << 62
+
+
 class Recording:
     """The dependencies of what ran inside `Memo.recording()` (set when it ends)."""
 
@@ -167,7 +182,19 @@ class Memo:
     tries again — the same answer as a shallow start would give (`_settle`).
     """
 
-    __slots__ = ("_active", "_frames", "_memo", "_stack", "_tainted", "_used", "consulted")
+    __slots__ = (
+        "_active",
+        "_frames",
+        "_left",
+        "_memo",
+        "_stack",
+        "_tainted",
+        "_used",
+        "computations",
+        "consulted",
+        "file_budget",
+        "reference_budget",
+    )
 
     def __init__(self) -> None:
         # one frame per computation in progress: the keys it consulted itself, and the
@@ -182,6 +209,10 @@ class Memo:
         self.consulted: set[Dependency] = set()
         self._used: list[frozenset] = []
         self._push()
+        self._left = UNLIMITED  # computations the budgets in force still allow
+        self.computations = 0  # run so far (what a budget counts)
+        self.reference_budget = REFERENCE_BUDGET
+        self.file_budget = FILE_BUDGET
 
     # ------------------------------------------------------------ dependencies
     def _push(self) -> tuple[set[Dependency], list[frozenset]]:
@@ -204,6 +235,20 @@ class Memo:
             yield recorded
         finally:
             recorded.deps = set(self._pop())
+
+    # ------------------------------------------------------------ budgets
+    @contextmanager
+    def budget(self, computations: int) -> Iterator[None]:
+        """Computations run inside the block count against `computations`, and against every
+        budget the block is nested in; the first one past the smallest raises OverBudget
+        (nothing of the question in progress is cached). Cache hits cost nothing, so a
+        question answered from a warm memo can fit a budget it would exceed cold."""
+        outer = self._left
+        self._left = start = min(outer, computations)
+        try:
+            yield
+        finally:
+            self._left = outer - (start - self._left)
 
     # ------------------------------------------------------------ computations
     def cached(self, key: tuple, compute: Callable[[], object], on_cycle: object = UNKNOWN):
@@ -253,12 +298,19 @@ class Memo:
                 raise RecursionError(f"resolution chain too deep at {current.key!r}")
 
     def _compute(self, key: tuple, compute: Callable[[], object]) -> object:
+        self.computations += 1
+        self._left -= 1
+        if self._left < 0:
+            raise OverBudget(key)
         stack = self._stack
         self._active.add(key)
         stack.append(key)
         self._push()
         try:
             result = compute()
+        except OverBudget:
+            self._tainted.discard(key)  # abandoned: no cycle of it is in progress any more
+            raise
         finally:
             deps = self._pop()
             stack.pop()
@@ -299,6 +351,8 @@ class FileResolution:
     # its HTTP routes, routers, mounts and requests (`cartograph.resolve.http`), for the
     # services stage (`cartograph.index.services`)
     http: list[list] = field(default_factory=list)
+    # the references left unresolved because resolving them went past a budget (OverBudget)
+    over_budget: int = 0
 
 
 class EdgeSet:

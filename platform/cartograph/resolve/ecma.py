@@ -47,6 +47,7 @@ from cartograph.resolve.core import (
     FileResolution,
     ForeignCode,
     Memo,
+    OverBudget,
     render,
 )
 from cartograph.resolve.ecma_services import http_rows
@@ -417,6 +418,7 @@ class EcmaProgram:
         # that uses a result depends on them too)
         self.memo = Memo()
         self.flows: list[list] = []  # the file being resolved: its flow rows (index/flows.py)
+        self.over_budget = 0  # the file being resolved: references past a budget (OverBudget)
 
     def loaded(self) -> int:
         return len(self._files)
@@ -993,12 +995,14 @@ class EcmaProgram:
             if f is None:
                 return FileResolution(path, path, [], [], [], set())
             self.flows = []
+            self.over_budget = 0
             symbols, edges, unresolved, imports = self._resolve(f)
             http = http_rows(self, f)
         deps = recorded.deps - {path}
         resolution = FileResolution(path, path, symbols, edges, unresolved, deps, imports)
         resolution.flows = sorted({repr(row): row for row in self.flows}.values(), key=repr)
         resolution.http = http
+        resolution.over_budget = self.over_budget
         return resolution
 
     def _resolve(self, f: _File) -> tuple[list, list, list, list]:
@@ -1008,8 +1012,16 @@ class EcmaProgram:
         edges = EdgeSet()
         unresolved: list[Unresolved] = []
 
-        for ref in f.facts["refs"]:
-            self._write_ref(f, ids, ref, edges, unresolved)
+        with self.memo.budget(self.memo.file_budget):
+            for ref in f.facts["refs"]:
+                try:
+                    with self.memo.budget(self.memo.reference_budget):
+                        self._write_ref(f, ids, ref, edges, unresolved)
+                except OverBudget:  # its work is past a budget: unknown, never a hang
+                    self.over_budget += 1
+                    scope, kind, expr, line, _pos = ref
+                    if kind == "c":
+                        unresolved.append(Unresolved(ids[scope], render(expr), line, ""))
         self._class_flows(f, ids)
         for index, row in enumerate(f.scopes):
             line = row[ECMA_SCOPE_START]

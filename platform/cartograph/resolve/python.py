@@ -60,7 +60,14 @@ from cartograph.parsing.facts import (
     SCOPE_SIGNATURE,
     SCOPE_START,
 )
-from cartograph.resolve.core import UNKNOWN, EdgeSet, FileResolution, Memo, render
+from cartograph.resolve.core import (
+    UNKNOWN,
+    EdgeSet,
+    FileResolution,
+    Memo,
+    OverBudget,
+    render,
+)
 from cartograph.resolve.mro import c3
 from cartograph.resolve.services import http_rows
 from cartograph.resolve.standard import (
@@ -1197,6 +1204,24 @@ class Program:
             element = box[1]
             return [(element, "container")] if element is not None else []
         _, mod, scope, name, items = box
+        # once per run and container, whatever the key: a container whose elements are made
+        # from its own elements (`reps.append(reps[0].with_differentials(1))`) is a cycle, cut
+        # where it closes; followed again from every element and every key, it was
+        # exponential in the number of stores
+        key = ("elements", mod.path, scope, name, items)
+        keyed = self.memo.cached(key, lambda: self._elements(box), [])
+        return _distinct(
+            [
+                (value, "container")
+                for stored_key, value in keyed
+                if literal is None or stored_key is None or stored_key == literal
+            ]
+        )
+
+    def _elements(self, box: tuple) -> list:
+        """(key or None, value) of every element of a display container and what was stored
+        in it."""
+        _, mod, scope, name, items = box
         entries = [(k, e) for k, e in marshal.loads(items)]
         if name is not None:
             stored = self._stored(mod, scope, name)
@@ -1206,15 +1231,12 @@ class Program:
                 entries = [(k, e) for k, e in entries if k not in replaced] + stored
         results = []
         for key, expr in entries:
-            if literal is not None and key is not None and key != literal:
-                continue
             if expr is not None and expr[0] == "box":
-                value = ("box", mod, scope, None, marshal.dumps(expr[1]))
-                results.append((value, "container"))
+                results.append((key, ("box", mod, scope, None, marshal.dumps(expr[1]))))
                 continue
             for value, _via in self.callables(mod, scope, expr, 1 << 62):
-                results.append((value, "container"))
-        return _distinct(results)
+                results.append((key, value))
+        return results
 
     def _stored(self, mod: ModuleFacts, scope: int, name: str) -> list:
         """(key, expr) stored into the container `name` of `scope`: `c[k] = f`, `.append(f)`,
@@ -1617,27 +1639,32 @@ class Program:
             self._file_cache = {}
             flows: list[list] = []
             self._flows = flows
-            for ref in mod.facts["refs"]:
-                try:
-                    self._resolve_ref(mod, ref, ids, edges, unresolved)
-                except RecursionError:  # generated code beyond any sensible depth
+            over_budget = 0
+            with self.memo.budget(self.memo.file_budget):
+                for ref in mod.facts["refs"]:
+                    try:
+                        with self.memo.budget(self.memo.reference_budget):
+                            self._resolve_ref(mod, ref, ids, edges, unresolved)
+                        continue
+                    except RecursionError:  # generated code beyond any sensible depth
+                        pass
+                    except OverBudget:  # its work is past a budget: unknown, never a hang
+                        over_budget += 1
                     text = ref[REF_TEXT] if isinstance(ref[REF_TEXT], str) else "?"
                     unresolved.append(Unresolved(ids[ref[REF_SOURCE]], text, ref[REF_LINE], ""))
-            self._definition_flows(mod, flows)
-            self._store_flows(mod, flows)
+            with self.memo.budget(self.memo.file_budget):
+                try:
+                    self._definition_flows(mod, flows)
+                    self._store_flows(mod, flows)
+                except OverBudget:
+                    over_budget += 1
             for scope, row in enumerate(mod.scopes):
                 if row[SCOPE_KIND] == "class":
-                    info = self.class_info(mod, scope)
-                    if info is None:
-                        continue
-                    line = row[SCOPE_START]
-                    for base_mod, base_scope, via, order in info.bases:
-                        target = base_mod.symbol_ids[base_scope]
-                        edges.add("INHERITS", ids[scope], target, line, via, order=order)
-                    for base in info.direct_external:
-                        if base not in BUILTINS:
-                            unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
-                    self._set_names(mod, scope, edges)
+                    try:
+                        with self.memo.budget(self.memo.reference_budget):
+                            self._class_edges(mod, scope, edges, unresolved)
+                    except OverBudget:
+                        over_budget += 1
             if _is_test_module(mod):
                 self._fixture_calls(mod, edges)
             self._exports(mod, edges)
@@ -1650,7 +1677,23 @@ class Program:
         )
         resolution.flows = sorted({marshal.dumps(row): row for row in flows}.values())
         resolution.http = http
+        resolution.over_budget = over_budget
         return resolution
+
+    def _class_edges(self, mod: ModuleFacts, scope: int, edges: EdgeSet, unresolved) -> None:
+        """A class's INHERITS edges, its external bases, and the names set on it."""
+        info = self.class_info(mod, scope)
+        if info is None:
+            return
+        ids = mod.symbol_ids
+        line = mod.scopes[scope][SCOPE_START]
+        for base_mod, base_scope, via, order in info.bases:
+            target = base_mod.symbol_ids[base_scope]
+            edges.add("INHERITS", ids[scope], target, line, via, order=order)
+        for base in info.direct_external:
+            if base not in BUILTINS:
+                unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
+        self._set_names(mod, scope, edges)
 
     def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:
         """evaluate(), remembered within one file for expressions whose meaning cannot depend
