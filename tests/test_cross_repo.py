@@ -13,9 +13,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cartograph.impact.report import impact
 from cartograph.index import index_repository
-from cartograph.query import callers, context, dead_code, overview, path, trace
+from cartograph.query import callees, callers, context, dead_code, overview, path, trace
+from cartograph.query.common import Unbound
 from cartograph.query.deadcode import VERDICTS
+from cartograph.render import render
 from cartograph.sync import Mirror, sync_to
 from cartograph.tracking import add_tracked
 from helpers import graph_edges
@@ -228,6 +231,44 @@ def test_a_package_two_repositories_provide_is_an_explicit_choice(tmp_path, stor
     assert [n.symbol.qualname for n in page.items] == [CHECKOUT]
     assert not callers(store, "libpay.money.round_amount", repo="libpay-fork").items
     assert overview(store, "shop").ambiguous == {}
+
+
+def test_a_consumer_left_unbound_by_an_ambiguity_is_named_where_the_provider_is_asked(
+    tmp_path, stores
+):
+    """A repository that also declares the provider's package makes the consumer's import
+    ambiguous: nothing binds. Asked about the provider's code (callers, context, a trace in,
+    impact, overview), the answer names that consumer instead of counting nothing silently
+    (issue 37)."""
+    store = stores.open()
+    fork = dict(LIBPAY)
+    fork["pyproject.toml"] = '[project]\nname = "libpay"\nversion = "9.0.0"\n'
+    roots = _trees(tmp_path, {"shop": SHOP, "libpay": LIBPAY, "libpay-fork": fork})
+    for name in ("libpay", "libpay-fork", "shop"):
+        _index(store, roots[name], name)
+    wanted = [Unbound("shop", "libpay", ["libpay", "libpay-fork"])]
+    page = callers(store, "libpay.money.round_amount", repo="libpay")
+    assert not page.items and page.envelope.unbound == wanted
+    assert "not counted: shop imports libpay, which libpay, libpay-fork provide" in render(page)
+    assert context(store, "libpay.money.round_amount", repo="libpay").envelope.unbound == wanted
+    assert (
+        trace(store, "libpay.money.round_amount", repo="libpay", direction="in").envelope.unbound
+        == wanted
+    )
+    assert overview(store, "libpay").envelope.unbound == wanted
+    patch = (
+        "--- a/libpay/money.py\n+++ b/libpay/money.py\n@@ -9,2 +9,2 @@\n"
+        " def round_amount(value):\n-    return round(value, 2)\n+    return round(value, 3)\n"
+    )
+    assert impact(store, "libpay", patch=patch).envelope.unbound == wanted
+    # callees and a trace out are not about who uses it
+    assert callees(store, CHECKOUT, repo="shop").envelope.unbound == []
+    # once the consumer chooses, it binds, and nothing is left unnamed
+    write(roots["shop"], ".cartograph.toml", '[providers]\nlibpay = "libpay"\n')
+    _index(store, roots["shop"], "shop")
+    page = callers(store, "libpay.money.round_amount", repo="libpay")
+    assert [n.symbol.qualname for n in page.items] == [CHECKOUT]
+    assert page.envelope.unbound == []
 
 
 # ------------------------------------------------------------------- TypeScript and Go

@@ -155,6 +155,12 @@ def _header(envelope: Envelope) -> str:
             f"\n# across repositories: {crossing.consumer} uses {crossing.package} from "
             f"{crossing.provider}{version}@{commit} (declares {declared}){note}"
         )
+    for unbound in envelope.unbound:
+        line += (
+            f"\n# not counted: {unbound.consumer} imports {unbound.package}, which "
+            f"{', '.join(unbound.providers)} provide, and binds none of it (its uses are not in "
+            f"the graph; choose one in {unbound.consumer}'s .cartograph.toml [providers])"
+        )
     return line
 
 

@@ -244,7 +244,7 @@ def impact_of(
     )  # fmt: skip
     answer.summary = summarise(answer)
     involved = [b.caller for b in will_break[:50]] + [a.symbol for a in answer.may_be_affected]
-    answer.envelope = Freshness(store).envelope(involved, [repo])
+    answer.envelope = Freshness(store).envelope(involved, [repo], users_of=[repo])
     return answer
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from cartograph.errors import Ambiguous, Invalid, NotFound
 from cartograph.identifiers import split_words
-from cartograph.manifests import declared, version_mismatch
+from cartograph.manifests import RESOLVING_ECOSYSTEMS, declared, offers, unbound, version_mismatch
 from cartograph.model import Manifest, Repo, SymbolRow
 from cartograph.query.answers import cacheable, judged
 from cartograph.query.ranking import match_words
+from cartograph.resolve.core import PACKAGE_DEP
 from cartograph.store.interfaces import GraphReader, Store
 
 MAX_LIMIT = 500
@@ -87,13 +88,27 @@ class Crossing:
 
 
 @dataclass(slots=True)
+class Unbound:
+    """A repository that imports a package another one in the answer provides, and binds
+    nothing of it: several repositories provide it and nothing tells them apart (or its
+    `.cartograph.toml` chooses one that does not provide it). Its uses are not in the graph,
+    so an answer about the provider's code cannot count them."""
+
+    consumer: str
+    package: str  # the import name
+    providers: list[str]  # the repositories offering it
+
+
+@dataclass(slots=True)
 class Envelope:
     """Carried by every answer: the indexed commit(s) and the files changed since; for an
-    answer across repositories, what each consumer declares of each provider."""
+    answer across repositories, what each consumer declares of each provider; for an answer
+    about who uses a repository's code, the consumers that import it but bind none of it."""
 
     repos: list[RepoState] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)  # "repo:path" changed on disk since indexed
     crossings: list[Crossing] = field(default_factory=list)
+    unbound: list[Unbound] = field(default_factory=list)
 
 
 def clamp(limit: int | None, default: int = 20) -> int:
@@ -225,7 +240,14 @@ class Freshness:
                     judged(functools.partial(_is_stale, root, path, record), verdict)
         return {p for p in paths if self._verdicts[(repo, p)]}
 
-    def envelope(self, symbols: list[SymbolRow], extra_repos: list[str] | None = None) -> Envelope:
+    def envelope(
+        self,
+        symbols: list[SymbolRow],
+        extra_repos: list[str] | None = None,
+        users_of: list[str] | None = None,
+    ) -> Envelope:
+        """`users_of`: the answer tells who uses these repositories' code; it then names the
+        consumers that import it but bind none of it (`Unbound`)."""
         by_repo: dict[str, set[str]] = {}
         for symbol in symbols:
             by_repo.setdefault(symbol.repo, set()).add(symbol.path)
@@ -243,17 +265,50 @@ class Freshness:
                 envelope.stale.append(f"{name}:{path}")
         if len(envelope.repos) > 1:
             envelope.crossings = self.crossings([r.name for r in envelope.repos])
+        if users_of:
+            envelope.unbound = self.unbound(users_of)
         return envelope
+
+    def manifests(self) -> dict[str, Manifest]:
+        if self._manifests is None:
+            self._manifests = self.store.repos.manifests()
+        return self._manifests
+
+    def unbound(self, providers: list[str]) -> list[Unbound]:
+        """The repositories importing a package one of `providers` provides that bind none of
+        it (`Unbound`): offered by several repositories, or chosen elsewhere, and looked up
+        by the consumer's files."""
+        manifests = self.manifests()
+        everyone = offers(manifests, "")
+        chosen = {name for m in manifests.values() for name in m.choices}
+        found: list[Unbound] = []
+        for provider in sorted(set(providers)):
+            own = manifests.get(provider)
+            for provided in own.provides if own is not None else []:
+                if provided.ecosystem not in RESOLVING_ECOSYSTEMS:
+                    continue
+                for name in provided.imports:
+                    offered = everyone.get((provided.ecosystem, name), [])
+                    if len({r for r, _ in offered}) < 2 and name not in chosen:
+                        continue  # one provider, chosen by nobody: it binds wherever imported
+                    importers = self.store.index.dependents_across({PACKAGE_DEP + name}, provider)
+                    for consumer in sorted(importers):
+                        manifest = manifests.get(consumer) or Manifest(consumer)
+                        theirs = [o for o in offered if o[0] != consumer]
+                        repos = unbound(manifest, theirs, name)
+                        if repos:
+                            found.append(Unbound(consumer, name, repos))
+        unique = {(u.consumer, u.package): u for u in found}
+        return [unique[k] for k in sorted(unique)]
 
     def crossings(self, repos: list[str]) -> list[Crossing]:
         """What each of these repositories declares of the others it depends on."""
-        if self._manifests is None:
-            self._manifests = self.store.repos.manifests()
+        manifests = self.manifests()
         found: list[Crossing] = []
         for consumer in repos:
-            manifest = self._manifests.get(consumer)
+            manifest = manifests.get(consumer)
             for provider in repos:
-                offered = self._manifests.get(provider)
+                offered = manifests.get(provider)
                 if manifest is None or offered is None or provider == consumer:
                     continue
                 record = self.repo(provider)

@@ -160,7 +160,10 @@ def neighbors(
         store.graph.unresolved_of([symbol.id])[:MAX_LISTED] if direction == "callees" else []
     )
     next_offset = offset + limit if total > offset + limit else None
-    envelope = Freshness(store).envelope([symbol, *(n.symbol for n in items)])
+    envelope = Freshness(store).envelope(
+        [symbol, *(n.symbol for n in items)],
+        users_of=[symbol.repo] if direction == "callers" else None,
+    )
     return NeighborPage(symbol, direction, items, total, offset, next_offset, unresolved, envelope)
 
 
@@ -204,7 +207,8 @@ def context(store: Store, name: str, repo: str | None = None) -> Context:
         if r.other is not None
     ]
     envelope = Freshness(store).envelope(
-        [symbol, *(n.symbol for n in caller_items), *(n.symbol for n in callee_items)]
+        [symbol, *(n.symbol for n in caller_items), *(n.symbol for n in callee_items)],
+        users_of=[symbol.repo],
     )
     return Context(
         symbol=symbol,
@@ -331,7 +335,9 @@ def trace(
         shown.append(step)
         if not step.repeated:
             kept_ids.add(step.symbol.id)
-    envelope = Freshness(store).envelope([symbol, *(s.symbol for s in shown)])
+    envelope = Freshness(store).envelope(
+        [symbol, *(s.symbol for s in shown)], users_of=[symbol.repo] if direction == "in" else None
+    )
     return Trace(symbol, direction, depth, shown, truncated, envelope)
 
 

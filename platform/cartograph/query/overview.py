@@ -177,7 +177,7 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
         for name in ordered
     ]
     most_called = store.graph.most_called(repo, top)
-    envelope = Freshness(store).envelope([s for s, _ in most_called], [repo])
+    envelope = Freshness(store).envelope([s for s, _ in most_called], [repo], users_of=[repo])
     relations = repository_relations(store, repo, set(external_total))
     return Overview(
         repo,
