@@ -847,6 +847,7 @@ def _coverage(imported: CoverageImport) -> str:
     ]
     if imported.unmatched:
         lines.append("not in the graph: " + ", ".join(imported.unmatched[:10]))
+    lines += [f"note: {note}" for note in imported.notes]
     return "\n".join(lines) + "\n"
 
 
