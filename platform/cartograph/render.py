@@ -428,6 +428,7 @@ def _overview(view: Overview) -> str:
             f"ambiguous: {name} is provided by {', '.join(repos)}; nothing bound to it "
             "(choose one in .cartograph.toml [providers])"
         )
+    out.extend(f"manifest: {note}" for note in view.manifest_notes)
     return "\n".join(out)
 
 
