@@ -4,6 +4,7 @@ test_function contexts, branch coverage), and the files it refuses."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
@@ -15,6 +16,7 @@ import pytest
 from cartograph.errors import ErrorKind
 from cartograph.impact.coverage import (
     CoverageError,
+    Limits,
     TestCoverage,
     numbits_to_lines,
     parse_context,
@@ -313,3 +315,184 @@ def test_numbits():
 )
 def test_parse_context(context, parsed):
     assert parse_context(context) == parsed
+
+
+# ---------------------------------------------------------------- hostile data files
+
+
+def _copy(recorded, tmp_path: Path, name: str) -> Path:
+    copy = tmp_path / name
+    shutil.copy(recorded["lines"], copy)
+    return copy
+
+
+def _limited_cli(*args: str, store: str, memory: int) -> subprocess.CompletedProcess:
+    """The `cartograph` command with its address space held to `memory` bytes (a file that
+    expands past it fails with MemoryError instead of taking the machine)."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CARTOGRAPH_STORE": store},
+        preexec_fn=limit,
+        timeout=300,
+    )
+
+
+def test_all_ones_numbits_are_read_within_memory(recorded, tmp_path, stores):
+    """40 MB of 0xFF line data (320 million "lines", 40 tests) is imported in a process held
+    to 1.5 GiB: only the lines of indexed functions are ever decoded, and the evidence is
+    what the file says (every function of the file ran in each of those tests)."""
+    from cartograph.index import index_repository
+
+    project = recorded["project"]
+    hostile = _copy(recorded, tmp_path, "hostile.coverage")
+    blob = b"\xff" * (1 << 20)
+    with sqlite3.connect(hostile) as conn:
+        (geo_id,) = conn.execute("SELECT id FROM file WHERE path LIKE ?", (f"%{GEO}",)).fetchone()
+        for n in range(40):
+            context = conn.execute(
+                "INSERT INTO context (context) VALUES (?)",
+                (f"{TEST_FILE}::test_describe|run{n}" if n else f"{TEST_FILE}::test_describe",),
+            ).lastrowid
+            conn.execute(
+                "INSERT INTO line_bits (file_id, context_id, numbits) VALUES (?,?,?)",
+                (geo_id, context, blob),
+            )
+    assert hostile.stat().st_size > 40_000_000
+    store = stores.open()
+    index_repository(store, project, "shapes")
+    done = _limited_cli(
+        "coverage", "import", "--repo", "shapes", "--json", str(hostile),
+        store=stores.url(), memory=3 << 29,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout)
+    # test_describe's 0xFF row covers every line of geometry.py: all four functions ran in it
+    assert answer["pairs"] >= 4 and answer["symbols"] == 4
+    covering = store.impact.covering_tests(
+        "shapes", [f"shapes:{GEO}#shapes.geometry.{n}" for n in ("area", "unused")]
+    )
+    assert covering is not None
+    assert set(covering.tests) == {
+        f"shapes:{GEO}#shapes.geometry.area",
+        f"shapes:{GEO}#shapes.geometry.unused",
+    }
+
+
+def test_lines_past_the_budget_are_refused_before_they_are_decoded(recorded, tmp_path):
+    hostile = _copy(recorded, tmp_path, "lines.coverage")
+    with sqlite3.connect(hostile) as conn:
+        conn.execute("UPDATE line_bits SET numbits = ?", (b"\xff" * 100_000,))
+    with pytest.raises(CoverageError, match="more than 1,000,000 measured lines"):
+        read_coverage(hostile, recorded["project"], [GEO], Limits(lines=1_000_000))
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        (Limits(file_bytes=1_000), r"bytes: Cartograph reads coverage data files of at most 1,000"),
+        (Limits(tests=2), "more than 2 tests"),
+        (Limits(files=1), "more than 1 files"),
+        (Limits(rows=3), "more than 3 rows"),
+        (Limits(blob_bytes=16), "holds a value larger than 16 bytes"),
+        (Limits(seconds=0), r"took longer than 0 s"),
+    ],
+)
+def test_a_file_over_a_limit_is_refused(recorded, limits, message):
+    with pytest.raises(CoverageError, match=message) as raised:
+        read_coverage(recorded["lines"], recorded["project"], [GEO], limits)
+    assert raised.value.kind is ErrorKind.INVALID
+
+
+RECURSIVE = (
+    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS id, "
+    "'src/x.py' AS path FROM n"
+)
+
+
+def _replace_table(data_file: Path, table: str, create: str) -> None:
+    with sqlite3.connect(data_file) as conn:
+        conn.execute(f"DROP TABLE {table}")
+        conn.execute(create)
+
+
+@pytest.mark.parametrize(
+    ("table", "create", "message"),
+    [
+        ("file", f"CREATE VIEW file AS {RECURSIVE}", "its file is a view, not a plain table"),
+        (
+            "line_bits",
+            "CREATE VIEW line_bits AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1"
+            " FROM n) SELECT 1 AS file_id, i AS context_id, x'ff' AS numbits FROM n",
+            "its line_bits is a view",
+        ),
+        (
+            "context",
+            "CREATE TABLE context (id integer primary key, context text,"
+            " big blob GENERATED ALWAYS AS (zeroblob(500000000)))",
+            "its context table computes columns",
+        ),
+    ],
+)
+def test_schema_code_in_the_file_is_never_run(recorded, tmp_path, table, create, message):
+    """A view or a computed column would make reading the file run its own SQL (a recursive
+    view never ends): the file is refused before any of it is read."""
+    hostile = _copy(recorded, tmp_path, "code.coverage")
+    _replace_table(hostile, table, create)
+    done = subprocess.run(  # in a subprocess: a hang fails the test instead of the session
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path\n"
+            "from cartograph.impact.coverage import read_coverage, CoverageError\n"
+            "try:\n    read_coverage(Path(sys.argv[1]), None, ['src/x.py'])\n"
+            "except CoverageError as e:\n    print(e)\n",
+            str(hostile),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert message in done.stdout, done.stdout + done.stderr
+
+
+def test_a_path_too_long_for_the_file_system_is_skipped_with_a_note(recorded, tmp_path, stores):
+    """A measured path of 100,000 characters (and a context as long) is skipped, and the
+    import says so; the other files and tests are read as usual."""
+    from cartograph.impact.evidence import import_coverage
+    from cartograph.index import index_repository
+
+    project = recorded["project"]
+    hostile = _copy(recorded, tmp_path, "long.coverage")
+    with sqlite3.connect(hostile) as conn:
+        for path in ("a/" * 50_000 + "x.py", "b" * 100_000 + ".py"):
+            file_id = conn.execute("INSERT INTO file (path) VALUES (?)", (path,)).lastrowid
+            conn.execute(
+                "INSERT INTO line_bits (file_id, context_id, numbits) VALUES (?, 1, x'ff')",
+                (file_id,),
+            )
+        conn.execute("INSERT INTO context (context) VALUES (?)", ("t" * 100_000,))
+    tests = read_coverage(hostile, project, [GEO])
+    _assert_pytest_cov(tests)
+    store = stores.open()
+    index_repository(store, project, "shapes")
+    imported = import_coverage(store, "shapes", str(hostile))
+    assert imported.notes == [
+        "1 context longer than 4,096 characters skipped",
+        "2 measured paths longer than 4,096 characters skipped",
+    ]
+    assert imported.matched == imported.tests == 4
+    done = subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", "coverage", "import", "--repo", "shapes",
+         str(hostile)],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "CARTOGRAPH_STORE": stores.url()},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "note: 2 measured paths longer than 4,096 characters skipped" in done.stdout

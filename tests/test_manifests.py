@@ -252,3 +252,105 @@ def test_versions_judged_against_the_provider():
     )
     chosen = declared(consumer, Provided("pypi", "werkzeug", "3.1.3"))
     assert chosen is not None and chosen.manifest == "pyproject.toml"
+
+
+# ------------------------------------------------------------ hostile and mistaken configs
+
+DEEP = "[" * 100_000 + "]" * 100_000  # 200 KB of nesting: past any parser's recursion
+HOSTILE = {
+    "pyproject.toml": f'[project]\nname = "deep"\nversion = "1.0"\nx = {DEEP}\n',
+    "package.json": f'{{"name": "deep", "x": {DEEP}}}',
+    "tsconfig.json": f'{{"compilerOptions": {{"paths": {DEEP}}}}}',
+    # a dotted key of 3,000 parts (tomllib copies the parts once per part: 200 KB of them
+    # takes it past 20 GB)
+    ".cartograph.toml": "[providers]\n" + "a." * 3_000 + 'a = "x"\n',
+    "deep/__init__.py": "",
+    "deep/main.py": "def run():\n    return helper()\n\n\ndef helper():\n    return 1\n",
+    "web/app.ts": 'import { x } from "./lib";\nexport function g() { return x; }\n',
+    "web/lib.ts": "export const x = 1;\n",
+}
+HOSTILE_NOTES = [
+    ".cartograph.toml: a dotted key has more than 128 parts, skipped",
+    "package.json: nested more than 128 levels deep, skipped",
+    "pyproject.toml: nested more than 128 levels deep, skipped",
+    "tsconfig.json: nested more than 128 levels deep, skipped",
+]
+
+
+def test_config_files_too_deep_to_read_are_skipped_with_a_note(tmp_path, stores):
+    """A run never fails on a configuration file it cannot read: the file is skipped, the
+    run's notes say which and why, the code is indexed, and so on every later run."""
+    from cartograph.index import index_repository
+    from cartograph.query import callers, overview
+    from indexing_support import write, write_tree
+
+    store = stores.open()
+    root = write_tree(tmp_path / "deep", HOSTILE)
+    result = index_repository(store, root, "deep")
+    assert result.notes == HOSTILE_NOTES
+    assert [n.symbol.qualname for n in callers(store, "deep.main.helper").items] == [
+        "deep.main.run"
+    ]
+    assert result.files == 4 and result.syntax_errors == []
+    assert overview(store, "deep").manifest_notes == [
+        note for note in HOSTILE_NOTES if not note.startswith("tsconfig")
+    ]
+    write(root, "deep/main.py", "def run():\n    return 2\n\n\ndef helper():\n    return 1\n")
+    again = index_repository(store, root, "deep")
+    assert again.parsed == 1 and again.notes == HOSTILE_NOTES
+    assert callers(store, "deep.main.helper").items == []
+
+
+def test_cartograph_toml_mistakes_are_reported_in_the_run_and_the_overview(tmp_path, stores):
+    """An invalid `.cartograph.toml`, an entry that names no repository, a table Cartograph
+    does not read, and a `[providers]` choice of a repository that does not provide the
+    package are said in the index run's notes and in `overview` (the repository's state)."""
+    from cartograph.index import index_repository
+    from cartograph.query import overview
+    from cartograph.render import render
+    from indexing_support import write, write_tree
+
+    store = stores.open()
+    lib = write_tree(
+        tmp_path / "libpay",
+        {"pyproject.toml": '[project]\nname = "libpay"\n', "libpay/__init__.py": ""},
+    )
+    index_repository(store, lib, "libpay")
+    shop = write_tree(
+        tmp_path / "shop",
+        {
+            "pyproject.toml": '[project]\nname = "shop"\ndependencies = ["libpay"]\n',
+            "shop/__init__.py": "import libpay\nimport requests\n",
+            ".cartograph.toml": (
+                '[providers]\nlibpay = "libpay-fork"\nrequests = "libpay"\n'
+                '[provider]\nlibpay = "libpay"\n[services]\napi = 3\n'
+            ),
+        },
+    )
+    expected = [
+        ".cartograph.toml: [provider] is no table Cartograph reads ([providers], [services]), "
+        "ignored",
+        ".cartograph.toml: [services] api = 3 names no repository, ignored",
+        ".cartograph.toml: [providers] libpay = 'libpay-fork': no repository named libpay-fork "
+        "is indexed; nothing is bound to libpay from it",
+        ".cartograph.toml: [providers] requests = 'libpay': libpay does not provide requests; "
+        "nothing is bound to requests from it",
+    ]
+    notes = index_repository(store, shop, "shop").notes
+    assert notes[: len(expected)] == expected  # then the binding's own: libpay is left unbound
+    assert notes[len(expected) :] == [
+        "libpay is provided by libpay: nothing bound to it; choose one in .cartograph.toml "
+        "[providers]"
+    ]
+    shown = overview(store, "shop")
+    assert shown.manifest_notes == expected
+    assert f"manifest: {expected[2]}" in render(shown)
+
+    write(shop, ".cartograph.toml", '[providers]\nlibpay = "libpay"\nrequests = \n')
+    notes = index_repository(store, shop, "shop").notes
+    assert len(notes) == 1 and notes[0].startswith(".cartograph.toml: not valid TOML (")
+    assert notes[0].endswith("), skipped")
+    assert overview(store, "shop").manifest_notes == notes
+    write(shop, ".cartograph.toml", '[providers]\nlibpay = "libpay"\n')
+    assert index_repository(store, shop, "shop").notes == []
+    assert overview(store, "shop").manifest_notes == []

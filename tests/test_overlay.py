@@ -15,7 +15,7 @@ from cartograph.agents.overlay import drop_overlay, overlay_edit, overlay_files,
 from cartograph.agents.sessions import AgentError, claim, end_session, start_session
 from cartograph.api.app import Settings, create_app
 from cartograph.auth import create_token
-from cartograph.errors import Forbidden
+from cartograph.errors import ErrorKind, Forbidden
 from cartograph.index import index_repository
 from cartograph.query import callees, callers, search
 from cartograph.query.common import SymbolNotFound
@@ -221,3 +221,101 @@ def test_a_session_of_another_token_is_not_seen_through(shop):
     with pytest.raises(Forbidden):
         session_view(store, alice.id, bob_token)
     assert session_view(store, alice.id, alice_token) is not store
+
+
+def _text(size: int) -> str:
+    return ("# a line\n" * (size // 9 + 1))[:size]
+
+
+def test_overlaid_text_has_a_budget_per_file_session_and_token(shop, stores, tmp_path):
+    """One file at most 1 MiB, one session 4 MiB, one token's live sessions 16 MiB together:
+    an edit past a budget is refused (413 over REST) and says which; replacing a file counts
+    its new size only, and dropping an overlay gives its room back."""
+    store, _root = shop
+    secret, alice = create_token(store, "alice", ["read", "claims"])
+    bob = create_token(store, "bob", ["read", "claims"])[1]
+    first = start_session(store, "alice", "big", alice)
+    with pytest.raises(AgentError, match="an overlaid file holds at most 1,048,576") as raised:
+        overlay_edit(store, first.id, "shop", "shop/huge.py", _text(1_100_000), caller=alice)
+    assert raised.value.kind is ErrorKind.TOO_LARGE
+    for k in range(4):
+        overlay_edit(store, first.id, "shop", f"shop/big{k}.py", _text(1_000_000), caller=alice)
+    overlay_edit(store, first.id, "shop", "shop/big0.py", _text(1_000_000), caller=alice)
+    with pytest.raises(AgentError, match="would overlay 5,000,000 bytes: a session overlays"):
+        overlay_edit(store, first.id, "shop", "shop/big4.py", _text(1_000_000), caller=alice)
+
+    settings = Settings(store_url=stores.url("graph"), broker_url=None,
+                        data_dir=tmp_path / "data", require_tokens=True)  # fmt: skip
+    with serve_in_thread(create_app(settings)) as url:
+        refused = httpx.post(
+            f"{url}/api/v1/sessions/{first.id}/overlay",
+            headers={"Authorization": f"Bearer {secret}"},
+            json={"repo": "shop", "path": "shop/big4.py", "content": _text(1_000_000)},
+        )
+    assert refused.status_code == 413, refused.text
+    assert "a session overlays at most 4,194,304" in refused.json()["detail"]
+
+    others = [start_session(store, "alice", f"more {n}", alice) for n in range(4)]
+    for session in others[:3]:
+        for k in range(4):
+            overlay_edit(store, session.id, "shop", f"shop/b{k}.py", _text(1_000_000), caller=alice)
+    with pytest.raises(AgentError, match="the sessions of token 'alice' would overlay 17,000,000"):
+        overlay_edit(store, others[3].id, "shop", "shop/c.py", _text(1_000_000), caller=alice)
+    # another token has its own budget; a dropped overlay gives the room back
+    theirs = start_session(store, "bob", "docs", bob)
+    overlay_edit(store, theirs.id, "shop", "shop/c.py", _text(1_000_000), caller=bob)
+    drop_overlay(store, first.id, alice)
+    overlay_edit(store, others[3].id, "shop", "shop/d.py", _text(1_000_000), caller=alice)
+
+
+def test_a_resolved_overlay_is_held_within_budgets_and_let_go(shop, monkeypatch):
+    """The layers resolved for a session's reads are kept by weight (the least recently used
+    go first past CACHE_WEIGHT), replaced when the session edits again, and let go when its
+    overlay is dropped or the session ends; resolving past LAYER_WEIGHT or LAYER_SECONDS is
+    refused with TOO_LARGE, and the refusal is kept so a repeated read answers at once."""
+    from cartograph.agents import overlay
+    from cartograph.team import end_session as end_team_session
+
+    store, root = shop
+    alice = start_session(store, "alice", "refunds")
+    bob = start_session(store, "bob", "shipping")
+    overlay_edit(store, alice.id, "shop", "shop/models.py", edited_models(root))
+    assert qualnames(callers(session_view(store, alice.id), "unused_helper"))
+    held = overlay.cached_weight(store, alice.id)
+    assert held > 0
+    overlay_edit(store, alice.id, "shop", "shop/shipping.py", NEW_MODULE)
+    session_view(store, alice.id)
+    both = overlay.cached_weight(store, alice.id)
+    assert both > held
+    overlay.forget_session(store, alice.id)
+    session_view(store, alice.id)
+    assert overlay.cached_weight(store, alice.id) == both  # the new layers only, not the old
+    drop_overlay(store, alice.id)
+    assert overlay.cached_weight(store, alice.id) == 0
+
+    overlay_edit(store, alice.id, "shop", "shop/models.py", edited_models(root))
+    session_view(store, alice.id)
+    monkeypatch.setattr(overlay, "CACHE_WEIGHT", overlay.cached_weight(store, alice.id))
+    overlay_edit(store, bob.id, "shop", "shop/shipping.py", NEW_MODULE)
+    assert qualnames(callers(session_view(store, bob.id), "price_of")) == [
+        "shop.models.Cart.total",
+        "shop.shipping.shipping_quote",
+    ]
+    assert overlay.cached_weight(store, alice.id) == 0  # the least recently used went
+    assert overlay.cached_weight(store, bob.id) > 0
+    end_team_session(store, bob.id)
+    assert overlay.cached_weight(store, bob.id) == 0
+
+    monkeypatch.setattr(overlay, "LAYER_WEIGHT", 1_000)
+    for _ in range(2):
+        with pytest.raises(AgentError, match="would hold more than 1,000 bytes") as raised:
+            callers(session_view(store, alice.id), "unused_helper")
+        assert raised.value.kind is ErrorKind.TOO_LARGE
+        assert "the overlay of session" in str(raised.value) and "drop the overlay" in str(
+            raised.value
+        )
+    monkeypatch.setattr(overlay, "LAYER_WEIGHT", 128 << 20)
+    monkeypatch.setattr(overlay, "LAYER_SECONDS", 0)
+    overlay_edit(store, alice.id, "shop", "shop/shipping.py", NEW_MODULE)
+    with pytest.raises(AgentError, match="took longer than 0 s to resolve"):
+        session_view(store, alice.id)

@@ -251,6 +251,69 @@ def test_a_new_store_is_readable_by_its_owner_only(tmp_path):
     assert stat.S_IMODE((existing / "graph.db").stat().st_mode) == 0o600
 
 
+def _cli(*args: str, env: dict[str, str], umask: int, stdin: str = "") -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        preexec_fn=lambda: os.umask(umask),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_data_and_hooks_folders_are_their_owners_only(tmp_path):
+    """A real sync and a failing hook run under a loose umask (022, and 000) leave the data
+    folder, its mirrors and worktrees and the hooks folder 0700, and errors.log 0600; ones an
+    older version left wider are narrowed the next time they are opened."""
+    from push_support import Remote
+
+    remote = Remote(tmp_path / "remote", {"app.py": "def main():\n    return 1\n"})
+    data = tmp_path / "home" / "cartograph"
+    env = {
+        "CARTOGRAPH_STORE": f"sqlite:///{tmp_path / 'store' / 'graph.db'}",
+        "CARTOGRAPH_DATA": str(data),
+        "CARTOGRAPH_HOOKD": "0",
+    }
+    folders = [
+        data,
+        data / "mirrors",
+        data / "mirrors" / "shop.git",
+        data / "worktrees",
+        data / "worktrees" / "shop",
+        data / "hooks",
+    ]
+    errors = data / "hooks" / "errors.log"
+
+    def modes() -> dict[str, str]:
+        return {
+            str(path.relative_to(tmp_path)): oct(stat.S_IMODE(path.stat().st_mode))
+            for path in [*folders, errors]
+        }
+
+    _cli("repo", "add", "shop", "--url", remote.url, env=env, umask=0o022)
+    _cli("repo", "sync", "shop", env=env, umask=0o022)
+    _cli("hook", "prompt", env=env, umask=0o000, stdin="{not json")  # logged, not raised
+    expected = {str(p.relative_to(tmp_path)): "0o700" for p in folders}
+    expected[str(errors.relative_to(tmp_path))] = "0o600"
+    assert modes() == expected
+    assert "hook prompt" in errors.read_text()
+
+    for path in folders:
+        os.chmod(path, 0o755)
+    os.chmod(errors, 0o644)
+    remote.commit("more", write={"app.py": "def main():\n    return 2\n"})
+    remote.push()
+    _cli("repo", "sync", "shop", env=env, umask=0o022)
+    _cli("hook", "prompt", env=env, umask=0o022, stdin="[")
+    assert modes() == expected
+
+
 # ---------------------------------------------------------------- every MCP tool, every scope
 
 

@@ -9,13 +9,12 @@ The readers are forgiving: a file that does not parse declares nothing, never fa
 from __future__ import annotations
 
 import configparser
-import json
 import posixpath
 import re
-import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 
+from cartograph.configfiles import Unreadable, load_json, load_toml
 from cartograph.model import Dependency, Manifest, Provided
 
 RESOLVING_ECOSYSTEMS = ("pypi", "npm", "go", "maven")  # whose imports bind across repositories
@@ -82,14 +81,15 @@ def read_manifest(
         data = read(path)
         if data is not None:
             texts[path] = data.decode("utf-8", "replace")
+    problems: dict[str, str] = {}
     locked: dict[tuple[str, str], str] = {}
     for path, text in texts.items():
         name = path.rpartition("/")[2]
         try:
             locked.update(_LOCKS[name](text) if name in _LOCKS else {})
-        except (ValueError, KeyError, TypeError, AttributeError):
-            continue
-    python = _python(manifest, texts, sorted(set(python_packages)))
+        except _FAILURES as exc:
+            problems.setdefault(path, _reason(exc))
+    python = _python(manifest, texts, sorted(set(python_packages)), problems)
     for path, text in texts.items():
         name = path.rpartition("/")[2]
         reader = _READERS.get(name)
@@ -99,8 +99,9 @@ def read_manifest(
             continue
         try:
             reader(manifest, path, text)
-        except (ValueError, KeyError, TypeError, AttributeError, ET.ParseError, configparser.Error):
-            continue
+        except _FAILURES as exc:
+            problems.setdefault(path, _reason(exc))
+    manifest.notes[:0] = [f"{path}: {reason}, skipped" for path, reason in sorted(problems.items())]
     if python is None and python_packages:
         manifest.provides.append(Provided("pypi", "", imports=sorted(set(python_packages))))
     _java_packages(manifest, list(all_paths))
@@ -115,6 +116,30 @@ def read_manifest(
     return manifest
 
 
+# what reading a manifest may raise: it is then skipped, with the reason in the notes
+_FAILURES = (
+    ValueError,  # Unreadable among them
+    KeyError,
+    TypeError,
+    AttributeError,
+    ET.ParseError,
+    configparser.Error,
+    RecursionError,
+)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, Unreadable):
+        return str(exc)
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    if isinstance(exc, ET.ParseError):
+        return f"not valid XML ({exc})"
+    if isinstance(exc, configparser.Error):
+        return f"not a valid setup.cfg ({exc.message})"
+    return f"not the shape a manifest has ({type(exc).__name__}: {exc})"
+
+
 def _unique(depends: list[Dependency]) -> list[Dependency]:
     seen: dict[tuple[str, str, str], Dependency] = {}
     for d in depends:
@@ -125,7 +150,9 @@ def _unique(depends: list[Dependency]) -> list[Dependency]:
 # ------------------------------------------------------------------------------- Python
 
 
-def _python(manifest: Manifest, texts: dict[str, str], packages: list[str]) -> Provided | None:
+def _python(
+    manifest: Manifest, texts: dict[str, str], packages: list[str], problems: dict[str, str]
+) -> Provided | None:
     """The repository's Python distribution: the shallowest project that names one (its
     top-level packages are the repository's)."""
     for path in sorted(texts, key=lambda p: (p.count("/"), p)):
@@ -134,7 +161,7 @@ def _python(manifest: Manifest, texts: dict[str, str], packages: list[str]) -> P
         text = texts[path]
         try:
             if file == "pyproject.toml":
-                config = tomllib.loads(text)
+                config = load_toml(text)
                 project = config.get("project") or {}
                 poetry = (config.get("tool") or {}).get("poetry") or {}
                 name = project.get("name") or poetry.get("name") or ""
@@ -150,7 +177,8 @@ def _python(manifest: Manifest, texts: dict[str, str], packages: list[str]) -> P
                 name = found.group(1) if found else ""
                 found = re.search(r"""\bversion\s*=\s*["']([^"']+)["']""", text)
                 version = found.group(1) if found else ""
-        except (ValueError, configparser.Error):
+        except _FAILURES as exc:
+            problems.setdefault(path, _reason(exc))
             continue
         if isinstance(name, str) and name:
             provided = Provided(
@@ -184,7 +212,7 @@ def _add(manifest: Manifest, dependency: Dependency | None) -> None:
 
 
 def _pyproject(manifest: Manifest, path: str, text: str) -> None:
-    config = tomllib.loads(text)
+    config = load_toml(text)
     project = config.get("project") or {}
     for item in project.get("dependencies") or []:
         _add(manifest, _requirement(item, path))
@@ -235,7 +263,7 @@ def _toml_lock(ecosystem: str) -> Callable[[str], dict[tuple[str, str], str]]:
     def read(text: str) -> dict[tuple[str, str], str]:
         return {
             (ecosystem, normalize(ecosystem, p["name"])): str(p.get("version", ""))
-            for p in tomllib.loads(text).get("package") or []
+            for p in load_toml(text).get("package") or []
             if isinstance(p, dict) and p.get("name")
         }
 
@@ -246,7 +274,7 @@ def _toml_lock(ecosystem: str) -> Callable[[str], dict[tuple[str, str], str]]:
 
 
 def _package_json(manifest: Manifest, path: str, text: str) -> None:
-    data = json.loads(text)
+    data = load_json(text)
     if not isinstance(data, dict):
         return
     name = data.get("name")
@@ -271,7 +299,7 @@ def _package_json(manifest: Manifest, path: str, text: str) -> None:
 
 
 def _package_lock(text: str) -> dict[tuple[str, str], str]:
-    data = json.loads(text)
+    data = load_json(text)
     found: dict[tuple[str, str], str] = {}
     for key, value in (data.get("packages") or {}).items():
         if key.startswith("node_modules/") and isinstance(value, dict) and "version" in value:
@@ -425,7 +453,7 @@ def _java_packages(manifest: Manifest, paths: list[str]) -> None:
 
 
 def _cargo(manifest: Manifest, path: str, text: str) -> None:
-    config = tomllib.loads(text)
+    config = load_toml(text)
     package = config.get("package") or {}
     if package.get("name"):
         name = package["name"]
@@ -456,16 +484,52 @@ def _cargo(manifest: Manifest, path: str, text: str) -> None:
 
 
 def _choices(manifest: Manifest, path: str, text: str) -> None:
+    """`[providers]` import name = "repository", `[services]` base URL = "repository"; what
+    cannot be followed is said in the manifest's notes."""
     if "/" in path:
         return  # only the repository's own, at its root
-    settings = tomllib.loads(text)
-    for name, repo in (settings.get("providers") or {}).items():
-        if isinstance(repo, str):
-            manifest.choices[name] = repo
-    # a base URL (a host, a variable or setting, `env:NAME`) → the repository serving it
-    for base, repo in (settings.get("services") or {}).items():
-        if isinstance(repo, str):
-            manifest.services[base] = repo
+    settings = load_toml(text)
+    for table in sorted(set(settings) - {"providers", "services"}):
+        manifest.notes.append(
+            f"{path}: [{table}] is no table Cartograph reads ([providers], [services]), ignored"
+        )
+    targets = (("providers", manifest.choices), ("services", manifest.services))
+    for table, chosen in targets:
+        entries = settings.get(table, {})
+        if not isinstance(entries, dict):
+            manifest.notes.append(f"{path}: {table} is not a table, ignored")
+            continue
+        # [providers]: import name → repository; [services]: a base URL (a host, a variable
+        # or setting, `env:NAME`) → the repository serving it
+        for name, repo in entries.items():
+            if isinstance(repo, str) and repo.strip():
+                chosen[name] = repo.strip()
+            else:
+                manifest.notes.append(
+                    f"{path}: [{table}] {name} = {repo!r} names no repository, ignored"
+                )
+
+
+def choice_notes(manifest: Manifest, manifests: dict[str, Manifest]) -> list[str]:
+    """What the repository's `[providers]` choices name that cannot be bound: a repository no
+    index holds, or one that does not provide that import name (nothing is then bound to
+    it). `manifests`: every repository's, as stored."""
+    notes = []
+    for name, repo in sorted(manifest.choices.items()):
+        other = manifests.get(repo)
+        if other is None:
+            reason = f"no repository named {repo} is indexed"
+        elif repo == manifest.repo:
+            reason = "that is this repository"
+        elif name not in other.import_names():
+            reason = f"{repo} does not provide {name}"
+        else:
+            continue
+        notes.append(
+            f"{CHOICES_FILE}: [providers] {name} = {repo!r}: {reason}; nothing is bound to "
+            f"{name} from it"
+        )
+    return notes
 
 
 _READERS: dict[str, Callable[[Manifest, str, str], None]] = {

@@ -150,6 +150,9 @@ class Manifest:
     # a base URL its requests use (host, variable, setting, `env:NAME`) → the repository
     # serving it (`.cartograph.toml` `[services]`)
     services: dict[str, str] = field(default_factory=dict)
+    # "path: reason" for each manifest that could not be read, or that says something that
+    # cannot be followed (an invalid `.cartograph.toml` entry)
+    notes: list[str] = field(default_factory=list)
 
     def import_names(self, ecosystem: str | None = None) -> set[str]:
         return {
@@ -171,6 +174,7 @@ class Manifest:
             [Dependency(**d) for d in data.get("depends", [])],
             dict(data.get("choices", {})),
             dict(data.get("services", {})),
+            list(data.get("notes", [])),
         )
 
 

@@ -434,6 +434,7 @@ def _overview(view: Overview) -> str:
             f"ambiguous: {name} is provided by {', '.join(repos)}; nothing bound to it "
             "(choose one in .cartograph.toml [providers])"
         )
+    out.extend(f"manifest: {note}" for note in view.manifest_notes)
     return "\n".join(out)
 
 
@@ -853,6 +854,7 @@ def _coverage(imported: CoverageImport) -> str:
     ]
     if imported.unmatched:
         lines.append("not in the graph: " + ", ".join(imported.unmatched[:10]))
+    lines += [f"note: {note}" for note in imported.notes]
     return "\n".join(lines) + "\n"
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from cartograph.errors import CartographError
 from cartograph.gitremote import check_url, git_environment, redact
 from cartograph.model import TrackedRepo
+from cartograph.private import narrow, private_dir
 from cartograph.store.interfaces import Store, StoreError
 
 if TYPE_CHECKING:
@@ -97,6 +98,15 @@ class Mirror:
         self.url = url
         self.git_dir = Path(data_dir) / "mirrors" / f"{name}.git"
         self.work = Path(data_dir) / "worktrees" / name
+        # owner-only, and so again when an older version (or a looser umask) made them wider
+        for path in (
+            Path(data_dir),
+            self.git_dir.parent,
+            self.git_dir,
+            self.work.parent,
+            self.work,
+        ):
+            narrow(path)
 
     def _git(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
         command = ["git", *args] if cwd else ["git", f"--git-dir={self.git_dir}", *args]
@@ -122,10 +132,11 @@ class Mirror:
         that cannot be reached is a transient error."""
         try:
             if not (self.git_dir / "HEAD").exists():
-                self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+                private_dir(self.git_dir.parent)
                 partial = self.git_dir.with_name(self.git_dir.name + ".partial")
                 subprocess.run(["rm", "-rf", str(partial)], check=False)
                 self._git_plain("clone", "--mirror", "--quiet", self.url, str(partial))
+                narrow(partial)
                 partial.rename(self.git_dir)
             else:
                 self._git("remote", "set-url", "origin", self.url)
@@ -192,10 +203,11 @@ class Mirror:
     def checkout(self, sha: str) -> Path:
         """The worktree at exactly `sha`: tracked files as committed, nothing else."""
         if not (self.work / ".git").exists():
-            self.work.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.work.parent)
             subprocess.run(["rm", "-rf", str(self.work)], check=False)
             self._git("worktree", "prune")
             self._git("worktree", "add", "--force", "--detach", str(self.work), sha)
+            narrow(self.work)
         else:
             self._git("checkout", "--force", "--quiet", "--detach", sha, cwd=self.work)
             self._git("clean", "-ffdxq", cwd=self.work)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cartograph.agents import sessions as agents
+from cartograph.agents.overlay import forget_session
 from cartograph.model import AgentSession, ApiToken, Claim, Lesson
 from cartograph.store.interfaces import Store
 
@@ -63,6 +64,7 @@ def release(
 def end_session(store: Store, session: int, caller: ApiToken | None = None) -> AgentSession:
     """End a session (its claims end with it); the ended session."""
     agents.end_session(store, session, caller)
+    forget_session(store, session)  # its overlay went with it: so does its resolved layer
     ended = store.team.get_session(session)
     assert ended is not None  # live_session found it a moment ago; sessions are never deleted
     return ended

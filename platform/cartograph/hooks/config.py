@@ -10,6 +10,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from cartograph.private import private_dir
+
 EVERY_TREE = "*"
 
 
@@ -36,7 +38,7 @@ def _entries() -> list[ServerConfig]:
 
 def _write(entries: list[ServerConfig]) -> None:
     path = config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     temporary = path.with_suffix(".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:

@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from cartograph.hooks.paths import hooks_dir
+from cartograph.private import private_dir
 
 IDLE_SECONDS = float(os.environ.get("CARTOGRAPH_HOOKD_IDLE", "1800"))
 CLIENT_TIMEOUT = 20.0  # seconds a hook waits for the daemon's answer (a hook's own limit: 10+)
@@ -121,7 +122,7 @@ def start(store_url: str | None) -> None:
 def serve(store_url: str | None) -> int:
     """The daemon: answer events on the socket until idle."""
     path = socket_path(store_url)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    private_dir(os.path.dirname(path))
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old_umask = os.umask(0o177)
     try:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from cartograph.hooks import protocol
 from cartograph.hooks.paths import hooks_dir
+from cartograph.private import open_private, private_dir, write_private
 
 if TYPE_CHECKING:
     from cartograph.hooks.backends import Backend
@@ -63,9 +64,9 @@ def load_state(harness_session: str) -> HookState | None:
 
 def save_state(harness_session: str, state: HookState) -> None:
     path = _state_file(harness_session)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent, within=hooks_dir())
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(state)))
+    write_private(temporary, json.dumps(asdict(state)))
     temporary.replace(path)
 
 
@@ -81,8 +82,8 @@ def _context_file(harness_session: str) -> Path:
 def leave_context(harness_session: str, text: str) -> None:
     """Text for the harness session's next hook to pass on (what a background job found)."""
     path = _context_file(harness_session)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as out:
+    private_dir(path.parent, within=hooks_dir())
+    with open_private(path, "a") as out:
         out.write(text.rstrip() + "\n")
 
 

@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 
 from cartograph.hooks.paths import hooks_dir
+from cartograph.private import open_private, private_dir, write_private
 
 
 def _jobs() -> Path:
@@ -29,10 +30,9 @@ def start_refresh(
     lines: list[tuple[int, int]] | None,
     harness: str,
 ) -> Path:
-    folder = _jobs()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_dir(_jobs(), within=hooks_dir())
     job = folder / f"{time.time_ns()}-{uuid.uuid4().hex[:8]}.json"
-    job.write_text(json.dumps({"store": store_url, "repo": repo, "root": str(root),
+    write_private(job, json.dumps({"store": store_url, "repo": repo, "root": str(root),
                                "path": path, "lines": lines, "harness": harness}))  # fmt: skip
     command = [sys.executable, "-m", "cartograph.cli", "hook", "refresh", str(job)]
     subprocess.Popen(
@@ -53,7 +53,7 @@ def run_refresh(job_file: str) -> int:
 
     job = json.loads(Path(job_file).read_text())
     lock_path = _jobs() / f"{job['repo']}.lock"
-    with open(lock_path, "w") as lock:
+    with open_private(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             lines = [tuple(pair) for pair in job["lines"]] if job["lines"] else None

@@ -134,10 +134,11 @@ def answer_here(
 
 def _log(event: str, text: str) -> None:
     from cartograph.hooks.paths import hooks_dir
+    from cartograph.private import open_private, private_dir
 
     try:
-        os.makedirs(hooks_dir(), exist_ok=True)
-        with open(os.path.join(hooks_dir(), "errors.log"), "a", encoding="utf-8") as log:
+        private_dir(hooks_dir())
+        with open_private(os.path.join(hooks_dir(), "errors.log"), "a") as log:
             log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} hook {event}\n{text}\n")
     except OSError:
         pass

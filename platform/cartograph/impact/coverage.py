@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Collection, Iterable
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -58,8 +60,30 @@ class TestCoverage:
     lines: dict[str, set[int]] = field(default_factory=dict)  # repo-relative path -> lines
 
 
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one coverage data file may hold. The file is read in one pass (rows are streamed,
+    never all held), and a file past a limit is refused with a CoverageError that names it;
+    a measured path or a context longer than `chars` is skipped with a note."""
+
+    file_bytes: int = 2 << 30  # the data file's size
+    blob_bytes: int = 1 << 20  # one numbits blob: lines up to 8,388,607 (SQLite refuses more)
+    tests: int = 500_000  # test contexts (phases of one test count once)
+    files: int = 200_000  # measured files
+    rows: int = 50_000_000  # line_bits and arc rows
+    lines: int = 20_000_000  # lines decoded when each is kept (read_coverage), all rows
+    chars: int = 4_096  # a measured path, a context (longer ones are skipped)
+    seconds: float = 600.0  # the whole read
+
+
+LIMITS = Limits()
+
+
 def read_coverage(
-    data_file: Path, repo_root: Path | None, known_paths: Collection[str]
+    data_file: Path,
+    repo_root: Path | None,
+    known_paths: Collection[str],
+    limits: Limits = LIMITS,
 ) -> list[TestCoverage]:
     """Every test in `data_file` with the lines it executed, by repository-relative path,
     ordered by context. Lines measured outside any test (the empty context) are left out.
@@ -67,20 +91,198 @@ def read_coverage(
     A measured path maps to the repository relative to `repo_root` when it lies under it
     (symlinks resolved), else to the longest suffix of it in `known_paths`; one that maps to
     neither is dropped. Raises CoverageError when the file is not a coverage.py data file of
-    schema version 7 recorded with per-test contexts.
+    schema version 7 recorded with per-test contexts, or holds more than `limits` allow.
     """
-    known = known_paths if isinstance(known_paths, set | frozenset) else frozenset(known_paths)
-    conn = _open(data_file)
-    try:
-        tests = _read(conn, data_file, repo_root, known)
-    except sqlite3.DatabaseError as exc:
-        raise CoverageError(
-            f"{data_file} is not a readable coverage.py data file ({exc}): record it again "
-            "with pytest --cov --cov-context=test"
-        ) from exc
-    finally:
-        conn.close()
-    return tests
+    with CoverageData(data_file, repo_root, known_paths, limits) as data:
+        for test, path, lines in data.rows():
+            test.lines.setdefault(path, set()).update(lines)
+        return data.ordered()
+
+
+class CoverageData:
+    """An open coverage data file (a context manager): its tests and the repository paths of
+    its measured files, checked and read on opening; `rows()` then streams what each test
+    ran, file by file. `notes` says what was skipped and why."""
+
+    def __init__(
+        self,
+        data_file: Path,
+        repo_root: Path | None,
+        known_paths: Collection[str],
+        limits: Limits = LIMITS,
+    ) -> None:
+        self.data_file = data_file
+        self.limits = limits
+        self.notes: list[str] = []
+        self.tests: dict[str, TestCoverage] = {}
+        self.by_context_id: dict[int, TestCoverage] = {}
+        self.paths: dict[int, str] = {}
+        self.deadline = time.monotonic() + limits.seconds
+        self.tables: set[str] = set()
+        known = known_paths if isinstance(known_paths, set | frozenset) else frozenset(known_paths)
+        self.conn = _open(data_file, limits, self.deadline)
+        try:
+            with self._reading():
+                self.tables = _checked_tables(self.conn, data_file)
+                _check_schema(self.conn, data_file, self.tables)
+                self.conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, limits.blob_bytes)
+                self._read_contexts(known)
+                self._read_files(repo_root, known)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def __enter__(self) -> CoverageData:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.conn.close()
+
+    def ordered(self) -> list[TestCoverage]:
+        """The tests, ordered by context."""
+        return [self.tests[key] for key in sorted(self.tests)]
+
+    def rows(self, extent: Callable[[str], int] | None = None) -> Iterator[RanRow]:
+        """What each test ran, a row at a time: (test, repository path, lines). `extent`
+        gives a path's last line that matters (lines past it are never decoded); rows of
+        files that map to no repository path, and of the empty context, are passed over."""
+        limits = self.limits
+        count = decoded = 0
+        self._check_deadline()
+        with self._reading():
+            selects = ["SELECT file_id, context_id, numbits, NULL, NULL FROM line_bits"]
+            if "arc" in self.tables:
+                selects.append("SELECT file_id, context_id, NULL, fromno, tono FROM arc")
+            for select in selects:
+                for file_id, context_id, numbits, fromno, tono in self.conn.execute(select):
+                    count += 1
+                    if count > limits.rows:
+                        raise CoverageError(
+                            f"{self.data_file} holds more than {limits.rows:,} rows of "
+                            "measured lines: Cartograph reads no more from one file"
+                        )
+                    if not count % 4096:
+                        self._check_deadline()
+                    test = self.by_context_id.get(context_id)
+                    path = self.paths.get(file_id)
+                    if test is None or path is None:
+                        continue
+                    last = extent(path) if extent is not None else None
+                    if numbits is not None:
+                        if not isinstance(numbits, bytes):
+                            continue
+                        if last is not None:
+                            numbits = numbits[: last // 8 + 1]
+                        else:  # every line is kept: count them before they are decoded
+                            decoded += int.from_bytes(numbits, "little").bit_count()
+                            if decoded > limits.lines:
+                                raise CoverageError(
+                                    f"{self.data_file} holds more than {limits.lines:,} "
+                                    "measured lines: Cartograph reads no more from one file"
+                                )
+                        lines: Iterable[int] = numbits_to_lines(numbits)
+                    else:
+                        lines = [n for n in (fromno, tono) if isinstance(n, int) and n > 0]
+                    if last is not None:
+                        lines = [n for n in lines if n <= last]
+                    if lines:
+                        yield test, path, lines
+
+    def _read_contexts(self, known: Collection[str]) -> None:
+        limits = self.limits
+        self._check_deadline()
+        test_files = _TestFiles(known)
+        count = long = 0
+        for context_id, context in self.conn.execute("SELECT id, context FROM context"):
+            count += 1
+            if not count % 4096:
+                self._check_deadline()
+            if not context or not isinstance(context, str):
+                continue
+            if len(context) > limits.chars:
+                long += 1
+                continue
+            key, test_path, qualname, dotted = parse_context(context)
+            test = self.tests.get(key)
+            if test is None:
+                if len(self.tests) >= limits.tests:
+                    raise CoverageError(
+                        f"{self.data_file} holds more than {limits.tests:,} tests: Cartograph "
+                        "reads no more from one file"
+                    )
+                if test_path is not None:
+                    test_path = test_files.repository_path(test_path)
+                test = self.tests[key] = TestCoverage(key, test_path, qualname, dotted)
+            self.by_context_id[context_id] = test
+        if long:
+            self.notes.append(
+                f"{long} context{'s' if long > 1 else ''} longer than {limits.chars:,} "
+                "characters skipped"
+            )
+        if not self.tests:
+            raise CoverageError(
+                f"{self.data_file} was recorded without per-test contexts: run pytest with "
+                "--cov-context=test (or set coverage.py's [run] dynamic_context = test_function)"
+            )
+
+    def _read_files(self, repo_root: Path | None, known: Collection[str]) -> None:
+        limits = self.limits
+        roots = _roots(repo_root)
+        depth = max((p.count("/") + 1 for p in known), default=0)
+        count = long = 0
+        for file_id, measured in self.conn.execute("SELECT id, path FROM file"):
+            count += 1
+            if not count % 1024:
+                self._check_deadline()
+            if count > limits.files:
+                raise CoverageError(
+                    f"{self.data_file} measured more than {limits.files:,} files: Cartograph "
+                    "reads no more from one file"
+                )
+            if not isinstance(measured, str):
+                continue
+            if len(measured) > limits.chars:
+                long += 1
+                continue
+            path = _map_path(measured, roots, repo_root, known, depth)
+            if path is not None:
+                self.paths[file_id] = path
+        if long:
+            self.notes.append(
+                f"{long} measured path{'s' if long > 1 else ''} longer than {limits.chars:,} "
+                "characters skipped"
+            )
+
+    def _check_deadline(self) -> None:
+        if time.monotonic() >= self.deadline:
+            raise CoverageError(self._late())
+
+    def _late(self) -> str:
+        return (
+            f"reading {self.data_file} took longer than {self.limits.seconds:g} s: Cartograph "
+            "gives one coverage file no longer"
+        )
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """SQLite's errors as CoverageErrors (the deadline's interruption among them)."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if time.monotonic() >= self.deadline:
+                raise CoverageError(self._late()) from exc
+            if "too big" in str(exc):
+                raise CoverageError(
+                    f"{self.data_file} holds a value larger than {self.limits.blob_bytes:,} "
+                    "bytes: it is no coverage.py data Cartograph reads"
+                ) from exc
+            raise CoverageError(
+                f"{self.data_file} is not a readable coverage.py data file ({exc}): record it "
+                "again with pytest --cov --cov-context=test"
+            ) from exc
+
+
+RanRow = tuple[TestCoverage, str, Iterable[int]]
 
 
 def numbits_to_lines(numbits: bytes) -> set[int]:
@@ -115,69 +317,71 @@ def parse_context(context: str) -> tuple[str, str | None, str, bool]:
     return test, path, rest.replace("::", "."), False
 
 
-def _open(data_file: Path) -> sqlite3.Connection:
-    if not data_file.is_file():
-        raise CoverageError(f"no coverage data file at {data_file}", ErrorKind.NOT_FOUND)
+def _open(data_file: Path, limits: Limits, deadline: float) -> sqlite3.Connection:
+    """The file opened read-only, as data only: no schema code it brings is trusted, no value
+    larger than `limits.blob_bytes` is ever read into memory, and every statement stops at
+    the deadline."""
     try:
-        return sqlite3.connect(f"{data_file.resolve().as_uri()}?mode=ro", uri=True)
+        size = data_file.stat().st_size if data_file.is_file() else None
+    except OSError:
+        size = None
+    if size is None:
+        raise CoverageError(f"no coverage data file at {data_file}", ErrorKind.NOT_FOUND)
+    if size > limits.file_bytes:
+        raise CoverageError(
+            f"{data_file} has {size:,} bytes: Cartograph reads coverage data files of at most "
+            f"{limits.file_bytes:,} bytes"
+        )
+    try:
+        conn = sqlite3.connect(f"{data_file.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise CoverageError(f"cannot open the coverage data file {data_file}: {exc}") from exc
-
-
-def _read(
-    conn: sqlite3.Connection, data_file: Path, repo_root: Path | None, known: Collection[str]
-) -> list[TestCoverage]:
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limits.blob_bytes, 1 << 20))  # the schema
+    conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, 100_000)
+    conn.set_progress_handler(lambda: 1 if time.monotonic() >= deadline else 0, 1_000)
     try:
-        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.execute("PRAGMA query_only = ON")
+    except sqlite3.DatabaseError:
+        pass  # not a database at all: said when its tables are read
+    return conn
+
+
+# what coverage.py 7 writes: each must be a plain table (a view, a virtual table or a computed
+# column would run the file's own SQL while it is read)
+_TABLES = ("coverage_schema", "meta", "file", "context", "line_bits", "arc", "tracer")
+
+
+def _checked_tables(conn: sqlite3.Connection, data_file: Path) -> set[str]:
+    try:
+        rows = conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
     except sqlite3.DatabaseError as exc:
         raise CoverageError(
             f"{data_file} is not a coverage.py data file: it is not an SQLite database"
         ) from exc
+    tables: set[str] = set()
+    for kind, name, sql in rows:
+        if name not in _TABLES:
+            continue
+        plain = kind == "table" and not str(sql or "").lstrip().upper().startswith("CREATE VIRTUAL")
+        if not plain:
+            raise CoverageError(
+                f"{data_file} is not a coverage.py data file: its {name} is a {kind}, not a "
+                "plain table"
+            )
+        tables.add(name)
     if not {"coverage_schema", "file", "context"} <= tables:
         raise CoverageError(
             f"{data_file} is not a coverage.py data file: it has no coverage_schema, file "
             "and context tables"
         )
-    _check_schema(conn, data_file, tables)
-
-    tests: dict[str, TestCoverage] = {}
-    by_context_id: dict[int, TestCoverage] = {}
-    test_files = _TestFiles(known)
-    for context_id, context in conn.execute("SELECT id, context FROM context"):
-        if not context:
-            continue
-        key, test_path, qualname, dotted = parse_context(context)
-        test = tests.get(key)
-        if test is None:
-            if test_path is not None:
-                test_path = test_files.repository_path(test_path)
-            test = tests[key] = TestCoverage(key, test_path, qualname, dotted)
-        by_context_id[context_id] = test
-    if not tests:
-        raise CoverageError(
-            f"{data_file} was recorded without per-test contexts: run pytest with "
-            "--cov-context=test (or set coverage.py's [run] dynamic_context = test_function)"
-        )
-
-    roots = _roots(repo_root)
-    paths: dict[int, str] = {}
-    for file_id, measured in conn.execute("SELECT id, path FROM file"):
-        path = _map_path(measured, roots, repo_root, known)
-        if path is not None:
-            paths[file_id] = path
-
-    for file_id, context_id, numbits in conn.execute(
-        "SELECT file_id, context_id, numbits FROM line_bits"
-    ):
-        _add(by_context_id, paths, context_id, file_id, numbits_to_lines(numbits))
-    if "arc" in tables:
-        rows = conn.execute(
-            "SELECT file_id, context_id, fromno FROM arc WHERE fromno > 0"
-            " UNION SELECT file_id, context_id, tono FROM arc WHERE tono > 0"
-        )
-        for file_id, context_id, line in rows:
-            _add(by_context_id, paths, context_id, file_id, (line,))
-    return [tests[key] for key in sorted(tests)]
+    for name in sorted(tables):
+        columns = conn.execute(f"PRAGMA table_xinfo({name})").fetchall()
+        if any(column[6] not in (0, 1) for column in columns):  # 2, 3: generated columns
+            raise CoverageError(
+                f"{data_file} is not a coverage.py data file: its {name} table computes columns"
+            )
+    return tables
 
 
 def _check_schema(conn: sqlite3.Connection, data_file: Path, tables: set[str]) -> None:
@@ -196,20 +400,6 @@ def _check_schema(conn: sqlite3.Connection, data_file: Path, tables: set[str]) -
     )
 
 
-def _add(
-    by_context_id: dict[int, TestCoverage],
-    paths: dict[int, str],
-    context_id: int,
-    file_id: int,
-    lines: Iterable[int],
-) -> None:
-    test = by_context_id.get(context_id)
-    path = paths.get(file_id)
-    if test is None or path is None:
-        return
-    test.lines.setdefault(path, set()).update(lines)
-
-
 def _roots(repo_root: Path | None) -> list[Path]:
     if repo_root is None:
         return []
@@ -221,27 +411,34 @@ def _roots(repo_root: Path | None) -> list[Path]:
 
 
 def _map_path(
-    measured: str, roots: list[Path], repo_root: Path | None, known: Collection[str]
+    measured: str, roots: list[Path], repo_root: Path | None, known: Collection[str], depth: int
 ) -> str | None:
-    """A measured file's repository-relative path, or None when it is not the repository's."""
+    """A measured file's repository-relative path, or None when it is not the repository's
+    (`depth`: the most parts a known path has)."""
     path = Path(measured)
-    if roots and path.is_absolute():
-        for candidate in (path, path.resolve()):
-            for root in roots:
-                if candidate.is_relative_to(root):
-                    return candidate.relative_to(root).as_posix()
+    try:
+        if roots and path.is_absolute():
+            for candidate in (path, path.resolve()):
+                for root in roots:
+                    if candidate.is_relative_to(root):
+                        return candidate.relative_to(root).as_posix()
+    except (OSError, RuntimeError):
+        pass  # not a path this machine can resolve: matched by its suffix below
     parts = [part for part in _PARTS.split(measured) if part]
     drive = bool(parts) and parts[0].endswith(":")  # recorded on Windows
     if drive:
         del parts[0]
-    for start in range(len(parts)):  # the longest suffix first
+    for start in range(max(0, len(parts) - depth), len(parts)):  # the longest suffix first
         suffix = "/".join(parts[start:])
         if suffix in known:
             return suffix
     # coverage.py's relative_files: relative to where it ran, most likely the repository
     relative = not (drive or path.is_absolute() or ".." in parts)
-    if relative and repo_root is not None and (repo_root / "/".join(parts)).is_file():
-        return "/".join(parts)
+    try:
+        if relative and repo_root is not None and (repo_root / "/".join(parts)).is_file():
+            return "/".join(parts)
+    except OSError:
+        pass
     return None
 
 

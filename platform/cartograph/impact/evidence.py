@@ -7,12 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cartograph.impact.coverage import TestCoverage, read_coverage
+from cartograph.impact.coverage import CoverageData, CoverageError, TestCoverage
 from cartograph.query.common import check_repo
 from cartograph.store.interfaces import Store
 from cartograph.sync import now
 
 RAN_KINDS = ("function", "method")
+
+
+MAX_PAIRS = 5_000_000  # (test, symbol) pairs one import may store
 
 
 @dataclass(slots=True)
@@ -25,32 +28,49 @@ class CoverageImport:
     pairs: int  # (test, symbol) pairs stored
     symbols: int  # distinct symbols some test ran
     unmatched: list[str] = field(default_factory=list)  # contexts no test symbol matched (a few)
+    notes: list[str] = field(default_factory=list)  # what was skipped and why
 
 
 def import_coverage(store: Store, repo: str, data_file: str) -> CoverageImport:
-    """Replace the repository's coverage evidence with what `data_file` recorded."""
+    """Replace the repository's coverage evidence with what `data_file` recorded. The file is
+    streamed: each row's lines become the symbols holding them as it is read, and only lines
+    inside an indexed function or method are decoded (`coverage.Limits` bounds the rest)."""
     record = check_repo(store, repo)
     assert record is not None
     files = store.graph.files(repo)
     root = Path(record.root) if record.root else None
-    recorded = read_coverage(Path(data_file), root, set(files))
-    spans = store.graph.symbol_spans(
-        repo, RAN_KINDS, sorted({p for test in recorded for p in test.lines})
-    )
-    modules = {r.module: path for path, r in files.items() if r.module}
-    candidates = {test.context: _test_id(repo, test, files, modules) for test in recorded}
-    known = store.graph.get_symbols({c for c in candidates.values() if c})
-    pairs: set[tuple[str, str]] = set()
-    unmatched: list[str] = []
-    for test in recorded:
-        test_id = candidates[test.context]
-        if test_id not in known:
-            unmatched.append(test.context)
-            continue
-        for path, lines in test.lines.items():
-            pairs |= {(test_id, symbol) for symbol in _innermost(spans.get(path, []), lines)}
+    with CoverageData(Path(data_file), root, set(files)) as data:
+        recorded = data.ordered()
+        spans = store.graph.symbol_spans(repo, RAN_KINDS, sorted(set(data.paths.values())))
+        tables = {path: _innermost_table(found) for path, found in spans.items()}
+        modules = {r.module: path for path, r in files.items() if r.module}
+        candidates = {test.context: _test_id(repo, test, files, modules) for test in recorded}
+        known = store.graph.get_symbols({c for c in candidates.values() if c})
+        ran: dict[str, set[str]] = {}
+        pairs = 0
+        for test, path, lines in data.rows(lambda path: len(tables.get(path, ())) - 1):
+            test_id = candidates[test.context]
+            if test_id not in known:
+                continue
+            table = tables[path]
+            symbols = ran.setdefault(test_id, set())
+            before = len(symbols)
+            symbols.update(s for s in map(table.__getitem__, lines) if s is not None)
+            pairs += len(symbols) - before
+            if pairs > MAX_PAIRS:
+                raise CoverageError(
+                    f"{data_file} records more than {MAX_PAIRS:,} (test, function) pairs: "
+                    "Cartograph keeps no more for one repository"
+                )
+        notes = data.notes
+    unmatched = [test.context for test in recorded if candidates[test.context] not in known]
     source = f"{Path(data_file).name}, imported {now()}"
-    stored = store.impact.set_coverage(repo, source, record.indexed_sha, pairs)
+    stored = store.impact.set_coverage(
+        repo,
+        source,
+        record.indexed_sha,
+        ((test_id, symbol) for test_id, symbols in ran.items() for symbol in symbols),
+    )
     return CoverageImport(
         repo,
         source,
@@ -58,8 +78,9 @@ def import_coverage(store: Store, repo: str, data_file: str) -> CoverageImport:
         len(recorded),
         len(recorded) - len(unmatched),
         stored,
-        len({symbol for _test, symbol in pairs}),
+        len(set().union(*ran.values())),
         sorted(unmatched)[:20],
+        notes,
     )
 
 
@@ -79,17 +100,10 @@ def _test_id(repo: str, test: TestCoverage, files: dict, modules: dict[str, str]
     return ""
 
 
-def _innermost(spans: list[tuple[int, int, str]], lines: set[int]) -> set[str]:
-    """The symbols that hold each line most closely."""
-    found: set[str] = set()
-    ordered = sorted(spans, key=lambda s: (s[0], -s[1]))
-    for line in lines:
-        best: tuple[int, int, str] | None = None
-        for span in ordered:
-            if span[0] > line:
-                break
-            if span[1] >= line and (best is None or span[0] >= best[0]):
-                best = span
-        if best is not None:
-            found.add(best[2])
-    return found
+def _innermost_table(spans: list[tuple[int, int, str]]) -> list[str | None]:
+    """For each line of a file (index 0 unused), the symbol that holds it most closely: the
+    spans painted outermost first, so an inner one overwrites the lines of its parent."""
+    table: list[str | None] = [None] * (max((end for _s, end, _i in spans), default=0) + 1)
+    for start, end, symbol in sorted(spans, key=lambda s: (s[0], -s[1])):
+        table[max(start, 1) : end + 1] = [symbol] * (end + 1 - max(start, 1))
+    return table

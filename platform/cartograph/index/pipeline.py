@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from cartograph import languages
+from cartograph.configfiles import unreadable_configs
 from cartograph.discover import (
     DEFAULT_MAX_BYTES,
     Discovery,
@@ -47,7 +48,7 @@ from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_
 from cartograph.index.resolve import Resolver, prefetch, resolve_and_write
 from cartograph.index.results import IndexingError, IndexResult
 from cartograph.index.services import rematch_others, run_services
-from cartograph.manifests import CHOICES_FILE, read_manifest
+from cartograph.manifests import CHOICES_FILE, choice_notes, read_manifest
 from cartograph.model import Manifest, Skipped
 from cartograph.names import name_for_folder
 from cartograph.names import repo_name as valid_repo_name
@@ -488,6 +489,11 @@ def _run(
             discovery.all_paths,
         )
     )
+    result.notes += manifest.notes + choice_notes(manifest, manifests)
+    if not discovery.partial:
+        result.notes += unreadable_configs(
+            discovery.all_paths, lambda path: read_inside(discovery.root, path)
+        )
     # a module whose edit changed only some of its top-level names re-resolves only the files
     # that can name them, unless another repository binds into what changed (its files are
     # not read, and one could lead back here)

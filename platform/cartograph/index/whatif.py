@@ -6,12 +6,14 @@ the new (or old) versions of a few files have against the rest of the repository
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from cartograph import languages
 from cartograph.discover import SourceFile
+from cartograph.errors import CartographError, ErrorKind
 from cartograph.index.crossrepo import Providers, ProviderWatch
 from cartograph.index.dependents import family_of_path
 from cartograph.index.parse import Parsed
@@ -27,6 +29,46 @@ from cartograph.store.interfaces import FileState, Store
 
 T = TypeVar("T")
 
+# what a FileWrite's rows cost held in memory, about (measured on a layer of 4,668 generated
+# functions: 9.7 MB held, 2,074 bytes a symbol with its edge and unresolved call)
+SYMBOL_WEIGHT = 1536
+ROW_WEIGHT = 256
+
+
+class OverBudget(CartographError):
+    """Resolving these versions would take longer, or hold more, than its budget allows."""
+
+    kind = ErrorKind.TOO_LARGE
+
+
+class Budget:
+    """A time and memory allowance for resolving versions (`Versions`): checked before each
+    file is parsed and after each is resolved (a file's own cost is bounded by the size of
+    the files the index reads); `weight` counts what the writes made so far hold, about."""
+
+    def __init__(self, seconds: float, weight: int) -> None:
+        self.seconds = seconds
+        self.limit = weight
+        self.deadline = time.monotonic() + seconds
+        self.weight = 0
+
+    def check(self) -> None:
+        if time.monotonic() >= self.deadline:
+            raise OverBudget(f"took longer than {self.seconds:g} s to resolve")
+
+    def charge(self, write: FileWrite) -> None:
+        self.weight += weight_of(write)
+        if self.weight > self.limit:
+            raise OverBudget(f"would hold more than {self.limit:,} bytes once resolved")
+        self.check()
+
+
+def weight_of(write: FileWrite) -> int:
+    """About how many bytes a file's write holds in memory."""
+    rows = len(write.edges) + len(write.unresolved) + len(write.imports)
+    text = sum(len(body) for body in write.bodies.values())
+    return SYMBOL_WEIGHT * len(write.symbols) + ROW_WEIGHT * rows + text
+
 
 class Versions:
     """Files as a change makes them (path → text, None: gone), parsed, with the module names
@@ -38,8 +80,10 @@ class Versions:
         repo: str,
         contents: Mapping[str, bytes | None],
         states: Mapping[str, FileState] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.store = store
+        self.budget = budget
         self.repo = repo
         self.states = store.index.file_states(repo) if states is None else states
         self.gone = {path for path, data in contents.items() if data is None}
@@ -52,6 +96,8 @@ class Versions:
         self.names = _module_names(stored_module_map(self.states).by_path, kept, set(present))
         self.fresh: dict[str, Parsed] = {}
         for path, data in present.items():
+            if budget is not None:
+                budget.check()
             language = languages.language_of(path)
             assert language is not None
             facts = extract_facts(language, data)
@@ -96,9 +142,16 @@ class Versions:
         """What an index run would write for each of these files (its record, symbols, edges,
         unresolved calls, imports and body words) against the rest of the repository as
         stored; nothing is written."""
-        return _with_resolver(
-            self, lambda resolver: [resolver.file_write(p) for p in self.fresh.values()]
-        )
+
+        def writes(resolver: Resolver) -> list[FileWrite]:
+            made = []
+            for parsed in self.fresh.values():
+                made.append(resolver.file_write(parsed))
+                if self.budget is not None:
+                    self.budget.charge(made[-1])
+            return made
+
+        return _with_resolver(self, writes)
 
 
 def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import configparser
 import re
-import tomllib
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from cartograph.configfiles import Unreadable, load_toml
 from cartograph.model import SymbolRow
 from cartograph.query.answers import cacheable, judged
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
@@ -321,8 +321,8 @@ def _console_scripts(root: Path | None) -> set[str]:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
-            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeError, tomllib.TOMLDecodeError):
+            data = load_toml(pyproject.read_text(encoding="utf-8"))
+        except (OSError, UnicodeError, Unreadable):
             data = {}
         project = data.get("project", {}) if isinstance(data, dict) else {}
         for table in ("scripts", "gui-scripts"):

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from cartograph.manifests import declared, offers, unbound, version_mismatch
+from cartograph.manifests import choice_notes, declared, offers, unbound, version_mismatch
 from cartograph.model import Manifest, Provided, SymbolRow
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
@@ -53,6 +53,8 @@ class Overview:
     consumers: list[RepoLink] = field(default_factory=list)
     # import names several repositories provide with none chosen: nothing bound to them
     ambiguous: dict[str, list[str]] = field(default_factory=dict)
+    # manifests and `.cartograph.toml` entries that could not be read or followed, and why
+    manifest_notes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -191,6 +193,7 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
         relations.providers,
         relations.consumers,
         relations.ambiguous,
+        relations.notes,
     )
 
 
@@ -203,6 +206,7 @@ class Relations:
     providers: list[RepoLink]
     consumers: list[RepoLink]
     ambiguous: dict[str, list[str]]
+    notes: list[str]  # its manifests' problems (`Manifest.notes`, `manifests.choice_notes`)
 
 
 @cacheable
@@ -218,7 +222,8 @@ def repository_relations(store: Store, repo: str, imported: set[str] | None = No
         for (_eco, name), offered in offers(manifests, repo).items()
         if name in imported and (repos := unbound(own, offered, name))
     }
-    return Relations(own.provides, providers, consumers, ambiguous)
+    notes = own.notes + choice_notes(own, manifests)
+    return Relations(own.provides, providers, consumers, ambiguous, notes)
 
 
 def repository_links(

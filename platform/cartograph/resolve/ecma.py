@@ -14,11 +14,10 @@ receiver whose type is unknown leaves the call unresolved.
 
 from __future__ import annotations
 
-import json
 import posixpath
-import re
 from collections.abc import Callable, Iterable
 
+from cartograph.configfiles import Unreadable, load_json
 from cartograph.model import SymbolRow, Unresolved, located, symbol_id
 from cartograph.parsing.facts import (
     ECMA_BINDING_END,
@@ -74,8 +73,6 @@ GLOBALS = frozenset(
         "beforeAll", "afterAll", "jest", "module", "exports", "arguments", "undefined",
     }
 )  # fmt: skip
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 MAX_DEPTH = 40
 MAX_UNION = 6
 END = 1 << 60  # a position after every binding of a file
@@ -91,19 +88,15 @@ def module_qualname(path: str) -> str:
 
 
 def _json(text: str | None) -> dict:
-    """A JSON config file, tolerating the comments and trailing commas tsconfig allows."""
+    """A JSON config file, tolerating the comments and trailing commas tsconfig allows ({}
+    when it cannot be read: the index run says why, `configfiles.unreadable_configs`)."""
     if not text:
         return {}
     try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    try:
-        cleaned = _TRAILING_COMMA.sub(r"\1", _COMMENTS.sub("", text))
-        value = json.loads(cleaned)
-        return value if isinstance(value, dict) else {}
-    except ValueError:
+        value = load_json(text, lenient=True)
+    except Unreadable:
         return {}
+    return value if isinstance(value, dict) else {}
 
 
 class Modules:

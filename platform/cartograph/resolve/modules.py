@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import configparser
 import posixpath
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from cartograph.configfiles import Unreadable, load_toml
 
 SOURCE_DIR_NAMES = ("src", "lib", "python")
 PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -76,9 +77,9 @@ def declared_package_roots(project_files: Mapping[str, bytes]) -> dict[str, tupl
         project, name = _split(path)
         if name == "pyproject.toml":
             try:
-                config = tomllib.loads(data.decode("utf-8"))
-            except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue
+                config = load_toml(data.decode("utf-8"))
+            except (UnicodeDecodeError, Unreadable):
+                continue  # said in the index run's notes (manifests.read_manifest)
             tool = _table(config, "tool")
             setuptools = _table(tool, "setuptools")
             for package, folder in _table(setuptools, "package-dir").items():

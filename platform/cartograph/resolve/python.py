@@ -158,6 +158,7 @@ class ModuleFacts:
         "_decorations",
         "_firstparam",
         "_fixtures",
+        "_returns",
         "_stores",
         "facts",
         "is_package",
@@ -181,6 +182,7 @@ class ModuleFacts:
         self._decorations: dict[int, list] | None = None
         self._callable_params: dict[int, frozenset[str]] | None = None
         self._stores: dict[str, list] | None = None
+        self._returns: dict[int, list[tuple[int, list]]] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
 
     @property
@@ -253,6 +255,16 @@ class ModuleFacts:
                     by_name.setdefault(base[1], []).append(row)
             self._stores = by_name
         return self._stores.get(name, [])
+
+    def returns_of(self, scope: int) -> list[tuple[int, list]]:
+        """The `return` statements of one function, as (position, expression), in order (one
+        pass over the module's returns, not one per function asked about)."""
+        if self._returns is None:
+            by_scope: dict[int, list[tuple[int, list]]] = {}
+            for returned_scope, pos, expr in self.facts.get("returns", ()):
+                by_scope.setdefault(returned_scope, []).append((pos, expr))
+            self._returns = by_scope
+        return self._returns.get(scope, [])
 
     def callable_params(self) -> dict[int, frozenset[str]]:
         """The parameters each function uses as callables (calls, iterates, passes on,
@@ -980,7 +992,7 @@ class Program:
     def _returns_argument(self, mod: ModuleFacts, scope: int) -> bool:
         first = next((p[1] for p in self._signature_of(mod, scope) if not p[2]), None)
         return first is not None and any(
-            s == scope and expr == ["n", first] for s, _pos, expr in mod.facts.get("returns", ())
+            expr == ["n", first] for _pos, expr in mod.returns_of(scope)
         )
 
     def _definition_flows(self, mod: ModuleFacts, flows: list) -> None:
@@ -1315,11 +1327,10 @@ class Program:
             if single[0] is not None:
                 return [single[0]]
             values = []
-            for returned_scope, pos, expr in mod.facts.get("returns", ()):
-                if returned_scope == scope:
-                    value = self.evaluate(mod, scope, expr, pos)[0]
-                    if value is not None and value[0] in RETURNED_KINDS:
-                        values.append(value)
+            for pos, expr in mod.returns_of(scope):
+                value = self.evaluate(mod, scope, expr, pos)[0]
+                if value is not None and value[0] in RETURNED_KINDS:
+                    values.append(value)
             return list(dict.fromkeys(values))
 
         return self.memo.cached(("returned", mod.path, scope), compute, [])
@@ -1389,9 +1400,7 @@ class Program:
         that depend on what the function returns, and other body edits do not."""
         values = set()
         found = None
-        for returned_scope, pos, expr in mod.facts.get("returns", ()):
-            if returned_scope != scope:
-                continue
+        for pos, expr in mod.returns_of(scope):
             value = self.evaluate(mod, scope, expr, pos)
             if value[0] is None or value[0][0] not in RETURNED_KINDS:
                 return UNKNOWN

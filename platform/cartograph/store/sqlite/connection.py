@@ -60,8 +60,11 @@ def _create_owner_only(path: Path) -> None:
         missing.append(folder)
         folder = folder.parent
     for created in reversed(missing):
-        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+        try:
             created.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # another process made it meanwhile
+        os.chmod(created, 0o700)  # whatever the umask took from the owner's own bits
     if not path.exists():
         with contextlib.suppress(FileExistsError):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
