@@ -408,6 +408,11 @@ def test_a_cut_inside_a_code_block_closes_it():
     body = comment_body("github", markdown)
     assert len(body) <= 65_536
     assert body.endswith("\n```\n… (cut)")
+    # a block whose fence is longer (its lines hold backticks) is closed by that fence
+    markdown = "```\nclosed\n```\n``````sh\n" + "\n".join("y `````" * 16 for _ in range(700))
+    body = comment_body("github", markdown)
+    assert len(body) <= 65_536
+    assert body.endswith("\n``````\n… (cut)")
 
 
 def test_the_description_is_cut_to_140(forge):

@@ -44,7 +44,7 @@ MAX_REDIRECTS = 5
 MAX_ANSWER = 32 * 1024 * 1024  # bytes of one answer: a page of 100 comments fits
 _GITLAB_STATE = {"success": "success", "failure": "failed", "pending": "pending", "error": "failed"}
 _SHA = re.compile(r"[0-9a-f]{7,64}")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _REDIRECTS = (301, 302, 303, 307, 308)
 _EDIT_REFUSED = (403, 404)  # not ours to edit, or gone: a new comment instead
 MAX_KNOWN_USERS = 64
@@ -444,18 +444,40 @@ def _check(target: ForgeTarget, number: int, head_sha: str, state: str, timeout:
 
 def comment_body(kind: str, markdown: str, details_url: str = "") -> str:
     """MARKER, then the markdown, cut at a line boundary when the whole would pass the
-    forge's limit (a code block left open is closed first)."""
+    forge's limit (a code block left open is closed first, by its own fence)."""
     room = MAX_BODY[kind] - len(MARKER) - 1
     if len(markdown) <= room:
         return f"{MARKER}\n{markdown}"
     tail = f"… (cut: the full report is at {details_url})" if details_url else "… (cut)"
-    keep = max(room - len(tail) - 1 - len("\n```"), 0)
-    end = markdown.rfind("\n", 0, keep + 1)
-    kept = markdown[:end] if end > 0 else markdown[:keep]
-    fences = sum(1 for line in kept.splitlines() if _FENCE.match(line))
-    if fences % 2:
-        kept += "\n```"
+    budget = room - len(tail) - 1
+    reserve = len("\n```")
+    while True:
+        keep = max(budget - reserve, 0)
+        end = markdown.rfind("\n", 0, keep + 1)
+        kept = markdown[:end] if end > 0 else markdown[:keep]
+        fence = _open_fence(kept)
+        if not fence or len(kept) + 1 + len(fence) <= budget or keep == 0:
+            break
+        reserve = 1 + len(fence)  # a longer fence to close: keep less
+    if fence:
+        kept += f"\n{fence}"
     return f"{MARKER}\n{kept}\n{tail}"
+
+
+def _open_fence(markdown: str) -> str:
+    """The fence of a code block `markdown` leaves open ("" when none is): a block closes at
+    a line of the same character, at least as long, and nothing else."""
+    fence = ""
+    for line in markdown.splitlines():
+        found = _FENCE.match(line)
+        if not found:
+            continue
+        run = found.group(1)
+        if not fence:
+            fence = run
+        elif run[0] == fence[0] and len(run) >= len(fence) and not line.strip().strip(run[0]):
+            fence = ""
+    return fence
 
 
 def status_description(description: str) -> str:

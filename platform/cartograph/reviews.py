@@ -19,6 +19,7 @@ from cartograph.impact.text import markdown
 from cartograph.jobs import JobRunner
 from cartograph.model import Review, TrackedRepo
 from cartograph.pushes import start_or_forget, tracked_for_push
+from cartograph.safetext import md
 from cartograph.sealing import seal, unseal
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, SyncError, now
@@ -143,7 +144,7 @@ def _post(tracked: TrackedRepo, review: Review, previous: Review | None, headlin
             target,
             review.number,
             review.head_sha,
-            review.markdown or f"Cartograph could not compute the impact: {review.error}",
+            review.markdown or f"Cartograph could not compute the impact: {md(review.error)}",
             state,
             f"{review.verdict or 'not computed'}: {headline}",
             previous_comment_id=previous.comment_id if previous else "",
