@@ -146,6 +146,17 @@ def test_repo_commands_track_sync_and_report(tmp_path, stores, monkeypatch):
     again = run("repo", "add", "app", "--url", remote.url, store=store, check=False)
     assert again.returncode == 1 and "tracked already" in again.stderr
 
+    # reports posted to a forge: its token goes to https, or plain http on this machine only
+    forge = ("repo", "forge", "app", "--forge", "github", "--project", "acme/app", "--token", "t")
+    for url, why in (
+        ("http://ghe.example/api/v3", "plain http to ghe.example"),
+        ("file:///etc/passwd", "must be an https URL"),
+    ):
+        refused = run(*forge, "--url", url, store=store, check=False)
+        assert refused.returncode == 1 and why in refused.stderr, refused.stderr
+    for url in ("https://ghe.example/api/v3", "http://127.0.0.1:9/api/v3"):
+        assert f"at {url}" in run(*forge, "--url", url, store=store).stdout
+
     synced = run("repo", "sync", "app", store=store).stdout
     assert f"sha={remote.head()}" in synced and "action=indexed" in synced
     status = json.loads(run("repo", "status", "app", "--json", store=store).stdout)

@@ -478,11 +478,20 @@ def test_a_redirect_on_the_same_host_keeps_the_method(forge):
 
 
 @pytest.mark.parametrize(
-    "api_url", ["ftp://ghe.example/api/v3", "file:///etc/passwd", "ghe.example/api", "https://"]
+    ("api_url", "why"),
+    [
+        ("ftp://ghe.example/api/v3", "must be an https URL"),
+        ("file:///etc/passwd", "must be an https URL"),
+        ("ghe.example/api", "must be an https URL"),
+        ("https://", "must be an https URL"),
+        ("http://ghe.example/api/v3", "plain http to ghe.example"),
+        ("http://10.0.0.8:8080/api/v4", "plain http to 10.0.0.8"),
+    ],
 )
-def test_api_url_must_be_http(api_url):
-    with pytest.raises(ValueError, match="http or https"):
+def test_api_url_must_be_https_or_this_machine(api_url, why):
+    with pytest.raises(ValueError, match=why) as raised:
         _post(ForgeTarget("github", api_url, TOKEN, "acme/app"))
+    assert TOKEN not in str(raised.value)
 
 
 def test_bad_calls_raise_before_any_request(forge):

@@ -355,6 +355,26 @@ def test_user_scope_writes_the_users_claude_settings(project, tmp_path):
 # ---------------------------------------------------------------- against the team server
 
 
+def test_install_refuses_a_server_its_token_would_reach_in_cleartext(project):
+    root, _store, env = project
+    config = Path(env["XDG_CONFIG_HOME"]) / "cartograph" / "hooks.json"
+    for server, why in (
+        ("file:///etc/cartograph", "must be an https URL"),
+        ("http://team.example:8000", "plain http to team.example"),
+    ):
+        done = subprocess.run(
+            [CARTOGRAPH, "hooks", "install", "--project", str(root), "--server", server,
+             "--token", "secret-token"], env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and "secret-token" not in done.stderr
+        assert not (root / ".claude").exists() and not config.exists()
+    cli(env, "hooks", "install", "--project", str(root), "--server", "https://team.example",
+        "--token", "secret-token")  # fmt: skip
+    servers = json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    assert servers["cartograph"]["url"] == "https://team.example/mcp/"
+
+
 def test_hooks_against_the_team_server_take_claims_there_and_keep_the_token_out(project, tmp_path):
     root, store, env = project
     tokens = {name: create_token(store, name, ["read", "claims"])[0] for name in ("alice", "bob")}

@@ -15,8 +15,9 @@ the forge refuses an edit (403) or the comment is gone (404), the report is post
 comment. Standard library only (urllib). What
 the forge refuses, or a forge that cannot be reached, never raises: it is told in
 `Posted.error`, without the token; a mistaken call (a bad URL, state or number) raises
-ValueError before any request. Redirects are followed within the API's own origin only, so
-the token never travels to another host.
+ValueError before any request, and so does an API URL the token would cross the network
+unencrypted to (plain http to another machine than this one). Redirects are followed within
+the API's own origin only, so the token never travels to another host.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 from email.message import Message
 from http.client import HTTPException, HTTPMessage
 from typing import IO, Any
+
+from cartograph.weburls import credential_url_problem
 
 KINDS = ("github", "gitlab")
 STATES = ("success", "failure", "pending", "error")
@@ -414,16 +417,12 @@ def _check(target: ForgeTarget, number: int, head_sha: str, state: str, timeout:
     """Raise ValueError for a call that cannot be right, before any request."""
     if target.kind not in KINDS:
         raise ValueError(f"unknown forge {target.kind!r}; one of {', '.join(KINDS)}")
+    problem = credential_url_problem(target.api_url, "api_url")
+    if problem:  # the URL itself is not told: it may hold credentials
+        raise ValueError(problem)
     parts = urllib.parse.urlsplit(target.api_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        # the URL itself is not told: it may hold credentials
-        raise ValueError(
-            f"api_url must be an http or https URL with a host, not {parts.scheme or 'no'} scheme"
-        )
     if parts.username is not None or parts.query or parts.fragment:
         raise ValueError("api_url must hold no credentials, query or fragment")
-    if _origin(target.api_url)[2] < 0:
-        raise ValueError("api_url has a port that is not a number")
     token = target.token
     if not token or not token.isascii() or not token.isprintable() or token != token.strip():
         raise ValueError("the token is empty or holds characters a header cannot carry")

@@ -24,6 +24,7 @@ from cartograph.sealing import seal, unseal
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, SyncError, now
 from cartograph.webhooks import Delivery
+from cartograph.weburls import credential_url_problem
 
 log = logging.getLogger("cartograph.reviews")
 FORGES = ("github", "gitlab")
@@ -194,8 +195,9 @@ def set_forge(
     if not project or not token:
         raise Invalid("posting needs the project (owner/name, or GitLab's path) and a token")
     base = (url or DEFAULT_FORGE_URLS[forge]).rstrip("/")
-    if not base.startswith(("https://", "http://")):
-        raise Invalid("the forge's API URL is http(s)")
+    problem = credential_url_problem(base, "the forge's API URL")
+    if problem:
+        raise Invalid(problem)
     store.tracking.update_tracked(
         tracked.name, forge=forge, forge_url=base, forge_project=project, forge_token=seal(token)
     )

@@ -33,6 +33,7 @@ from cartograph.errors import Invalid
 from cartograph.hooks import protocol
 from cartograph.hooks.config import EVERY_TREE, ServerConfig, forget_server, set_server
 from cartograph.hooks.paths import hooks_dir
+from cartograph.weburls import credential_url_problem
 
 SCOPES = ("project", "user")
 MCP_SERVER = "cartograph"
@@ -163,6 +164,10 @@ def install_hooks(
     project); with `server`, the hooks of this work tree talk to the team server with `token`
     (kept in the user's config, never in the project)."""
     _check_scope(scope, agent)
+    if server:
+        problem = credential_url_problem(server, "the team server's URL")
+        if problem:
+            raise Invalid(problem)
     root = Path(project or os.getcwd()).resolve()
     exe = shlex.quote(cartograph_command())
     store_url = None if server else _store_to_name(store)
@@ -315,7 +320,7 @@ def _install_codex(
     config = _home("CODEX_HOME", ".codex") / "config.toml"
     report = HookInstall("codex", scope, str(config))
     if server:
-        table = (f'[mcp_servers.{MCP_SERVER}]\nurl = "{server.rstrip("/")}/mcp/"\n'
+        table = (f'[mcp_servers.{MCP_SERVER}]\nurl = {json.dumps(server.rstrip("/") + "/mcp/")}\n'
                  'bearer_token_env_var = "CARTOGRAPH_TOKEN"\n')  # fmt: skip
     else:
         args = ", ".join(
