@@ -341,6 +341,128 @@ def test_uninstall_of_a_project_without_settings_leaves_nothing_behind(project):
     assert not (root / ".claude").exists() and not (root / ".mcp.json").exists()
 
 
+def refused(env: dict, *args: str) -> str:
+    """A command that must fail with one clear line (exit 1, no traceback): its message."""
+    done = subprocess.run([CARTOGRAPH, *args], env=env, capture_output=True, text=True)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and done.stderr.startswith("cartograph: ")
+    return done.stderr
+
+
+def _installer(store, env: dict, monkeypatch):
+    """`hooks install` in this process, with the project's environment: its message when it
+    is refused (Invalid, as the command prints it), else None."""
+    from cartograph.errors import Invalid
+    from cartograph.hooks.install import install_hooks
+
+    for name in ("HOME", "XDG_CONFIG_HOME", "CARTOGRAPH_DATA", "CODEX_HOME"):
+        if name in env:
+            monkeypatch.setenv(name, env[name])
+
+    def install(root: Path, agent: str) -> str | None:
+        try:
+            install_hooks(store, agent, "project", str(root))
+        except Invalid as exc:
+            return str(exc)
+        return None
+
+    return install
+
+
+def _snapshot(*folders: Path) -> dict[str, bytes | str]:
+    """Every file (its bytes) and link (its target) under the folders."""
+    found: dict[str, bytes | str] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink():
+                found[str(path)] = os.readlink(path)
+            elif path.is_file():
+                found[str(path)] = path.read_bytes()
+    return found
+
+
+def test_install_never_writes_through_a_symbolic_link(project, tmp_path, monkeypatch):
+    root, store, env = project
+    env = {**env, "CODEX_HOME": str(tmp_path / "codex")}
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.json").write_text('{"keep": true}\n')
+    (outside / "notes.md").write_text("# mine\n")
+    cli_install = ("hooks", "install", "--project", str(root))
+    cases = [  # (the link in the project, where it points, the agent)
+        (".claude/settings.json", outside / "precious.json", "claude"),
+        (".claude", outside, "claude"),  # a folder on the way
+        (".mcp.json", outside / "precious.json", "claude"),
+        (".claude/agents/cartograph-explorer.md", outside / "notes.md", "claude"),
+        (".gemini/settings.json", outside / "precious.json", "gemini"),
+        ("GEMINI.md", outside / "notes.md", "gemini"),
+        (".cursor/mcp.json", outside / "precious.json", "cursor"),
+        ("AGENTS.md", outside / "notes.md", "codex"),
+    ]
+    install = _installer(store, env, monkeypatch)
+    for link, target, agent in cases:
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        (root / link).symlink_to(target)
+        before = _snapshot(root, outside, tmp_path / "codex")
+        message = install(root, agent) or ""
+        assert "is a symbolic link" in message, (link, message)
+        assert _snapshot(root, outside, tmp_path / "codex") == before, link  # nothing written
+        (root / link).unlink()
+        for leftover in (".claude/agents", ".claude", ".gemini", ".cursor"):
+            if (root / leftover).is_dir() and not any((root / leftover).iterdir()):
+                (root / leftover).rmdir()
+    # Codex's own configuration (the user's) too; and the command says it in one line
+    (tmp_path / "codex").mkdir()
+    (tmp_path / "codex" / "config.toml").symlink_to(outside / "notes.md")
+    assert "is a symbolic link" in refused(env, *cli_install, "--agent", "codex")
+    assert (outside / "notes.md").read_text() == "# mine\n"
+
+
+def test_settings_of_an_unexpected_shape_are_reported_never_overwritten(
+    project, tmp_path, monkeypatch
+):
+    root, store, env = project
+    env = {**env, "CODEX_HOME": str(tmp_path / "codex")}
+    install = _installer(store, env, monkeypatch)
+    (tmp_path / "codex").mkdir()
+    cases = [  # (file, its content, agent, what the message says)
+        (".claude/settings.json", '{"hooks": [1, 2, 3]}', "claude", "`hooks` is a list"),
+        (".claude/settings.json", '{"hooks": {"PreToolUse": {"a": 1}}}', "claude",
+         "`hooks.PreToolUse` is an object, not a list"),
+        (".claude/settings.json", "[1, 2]", "claude", "does not hold a JSON object"),
+        (".claude/settings.json", "{not json", "claude", "is not JSON"),
+        (".claude/settings.json", "[" * 100_000, "claude", "is not JSON"),
+        (".mcp.json", '{"mcpServers": ["db"]}', "claude", "`mcpServers` is a list"),
+        (".gemini/settings.json", '{"hooks": "none"}', "gemini", "`hooks` is a string"),
+        (".gemini/settings.json", '{"mcpServers": 3}', "gemini", "`mcpServers` is a number"),
+        (".cursor/mcp.json", '{"mcpServers": null}', "cursor", "`mcpServers` is null"),
+        ("GEMINI.md", "<!-- cartograph: begin -->\nmine\n", "gemini", "markers"),
+        ("AGENTS.md", "<!-- cartograph: end -->\nx\n<!-- cartograph: begin -->\n", "codex",
+         "out of order"),
+        (str(tmp_path / "codex" / "config.toml"), "model = \"o4\n", "codex", "is not TOML"),
+        (str(tmp_path / "codex" / "config.toml"), '[mcp_servers.cartograph]\ncommand = "mine"\n',
+         "codex", "already defines `mcp_servers.cartograph`"),
+        (str(tmp_path / "codex" / "config.toml"), "mcp_servers = 1\n", "codex",
+         "`mcp_servers` is no table"),
+    ]  # fmt: skip
+    for name, content, agent, says in cases:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        before = _snapshot(root, tmp_path / "codex")
+        message = install(root, agent) or ""
+        assert says in message and str(path) in message, (name, message)
+        assert _snapshot(root, tmp_path / "codex") == before, name  # nothing written
+        path.unlink()
+    # the command says it in one line; a folder where the settings file should be
+    (root / ".claude" / "settings.json").write_text('{"hooks": [1, 2, 3]}')
+    assert "`hooks` is a list" in refused(env, "hooks", "install", "--project", str(root))
+    (root / ".claude" / "settings.json").unlink()
+    (root / ".claude" / "settings.json").mkdir()
+    assert "is not a file" in (install(root, "claude") or "")
+    assert "is not a file" in refused(env, "hooks", "uninstall", "--project", str(root))
+
+
 def test_user_scope_writes_the_users_claude_settings(project, tmp_path):
     _root, _store, env = project
     env = {**env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-home")}
