@@ -222,6 +222,19 @@ def test_structural_searches_are_pointed_to_the_graph_and_never_blocked(
     assert advice in output["additionalContext"]
 
 
+def test_what_a_hook_gives_the_agent_is_capped_and_says_it_was_cut(project):
+    root, _store, env = project
+    name = "n" * 200_000
+    for tool, tool_input in (
+        ("Grep", {"pattern": rf"def\s+{name}"}),
+        ("Bash", {"command": f"grep -rn 'class {name}' ."}),
+    ):
+        answer = hook("pre-search", tool_call(root, "s1", "PreToolUse", tool, tool_input), env)
+        text = context_of(answer)
+        assert text.startswith("Cartograph: the code graph answers this structurally")
+        assert len(text) <= 8_000 and "(cut by Cartograph: " in text.splitlines()[-1]
+
+
 @pytest.mark.parametrize(
     ("tool", "tool_input"),
     [

@@ -118,7 +118,7 @@ def answer_here(
 ) -> Any:
     """The event answered in this process (a hook run's, or the daemon's, which keeps its
     `backends` — each store opened once — by store, folder and team server)."""
-    from cartograph.hooks import events
+    from cartograph.hooks import events, protocol
 
     backend: Any = None
     if event not in events.NEEDS_NO_BACKEND:
@@ -129,7 +129,7 @@ def answer_here(
         if which not in cache:
             cache[which] = backend_for(store_url, cwd)
         backend = cache[which]
-    return events.with_context(payload, events.HANDLERS[event](payload, backend))
+    return protocol.capped(events.with_context(payload, events.HANDLERS[event](payload, backend)))
 
 
 def _log(event: str, text: str) -> None:
