@@ -5,10 +5,16 @@ the answer's JSON on stdout — against a real indexed repository; and `hooks in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -663,6 +669,79 @@ def test_later_hooks_are_answered_by_a_warm_process_and_the_same_without_it(proj
     while list(sockets.glob("hookd-*.sock")) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not list(sockets.glob("hookd-*.sock"))
+
+
+def _serve_in_thread(data: Path, monkeypatch, deadline: str) -> tuple[str, threading.Thread]:
+    """The warm process's server (`daemon.serve`, as `cartograph hook serve` runs it) in a
+    thread of this process, for the hooks data folder `data`: its socket and its thread."""
+    from cartograph.hooks import daemon
+
+    monkeypatch.setenv("CARTOGRAPH_DATA", str(data))
+    monkeypatch.setenv("CARTOGRAPH_HOOKD_READ_DEADLINE", deadline)
+    path = daemon.socket_path(None)
+    served = threading.Thread(target=daemon.serve, args=(None,), daemon=True)
+    served.start()
+    bound = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < bound:
+        time.sleep(0.02)
+    assert os.path.exists(path), "the warm process did not start"
+    return path, served
+
+
+def _stop(path: str, served: threading.Thread) -> None:
+    Path(path).unlink(missing_ok=True)  # it goes when its socket is gone
+    served.join(30)
+    assert not served.is_alive()
+
+
+def test_the_warm_process_answers_while_a_client_is_stuck_and_drops_it_after_its_deadline(
+    project, monkeypatch
+):
+    from cartograph.hooks import daemon
+
+    root, _store, env = project
+    for name in ("CARTOGRAPH_STORE", "XDG_CONFIG_HOME", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    short = Path(tempfile.mkdtemp(prefix="hookd-", dir="/tmp"))  # a socket's path is short
+    try:
+        # a client that connects and sends nothing does not hold up the others' hooks
+        path, served = _serve_in_thread(short / "a", monkeypatch, deadline="600")
+        stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stuck.connect(path)
+        try:
+            grep = tool_call(root, "d1", "PreToolUse", "Grep", {"pattern": r"def\s+total"})
+            # daemon.call is a hook run's own client: NotRunning unless the warm process answers
+            assert "search_symbols total" in context_of(daemon.call(None, "pre-search", grep))
+            start = {**base(root, "d1", "SessionStart"), "source": "startup"}
+            assert "shop" in context_of(daemon.call(None, "session-start", start))
+            stuck.setblocking(False)
+            with pytest.raises(BlockingIOError):  # still waiting: neither answered nor closed
+                stuck.recv(1)
+        finally:
+            stuck.close()
+            _stop(path, served)
+
+        # a client whose request trickles in is dropped at its deadline, not per byte
+        path, served = _serve_in_thread(short / "b", monkeypatch, deadline="0.5")
+        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        slow.connect(path)
+        try:
+            reply = b""
+            bound = time.monotonic() + 30  # fails a hang, never a speed
+            while not reply.endswith(b"\n") and time.monotonic() < bound:
+                with contextlib.suppress(OSError):
+                    slow.sendall(b" ")
+                if select.select([slow], [], [], 0.1)[0]:
+                    chunk = slow.recv(65536)
+                    reply += chunk
+                    if not chunk:
+                        break
+            assert json.loads(reply)["error"].startswith("TimeoutError")
+        finally:
+            slow.close()
+            _stop(path, served)
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 @pytest.mark.parametrize("tool", ["Write", "MultiEdit", "NotebookEdit"])
