@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -146,6 +147,17 @@ def test_repo_commands_track_sync_and_report(tmp_path, stores, monkeypatch):
     again = run("repo", "add", "app", "--url", remote.url, store=store, check=False)
     assert again.returncode == 1 and "tracked already" in again.stderr
 
+    # reports posted to a forge: its token goes to https, or plain http on this machine only
+    forge = ("repo", "forge", "app", "--forge", "github", "--project", "acme/app", "--token", "t")
+    for url, why in (
+        ("http://ghe.example/api/v3", "plain http to ghe.example"),
+        ("file:///etc/passwd", "must be an https URL"),
+    ):
+        refused = run(*forge, "--url", url, store=store, check=False)
+        assert refused.returncode == 1 and why in refused.stderr, refused.stderr
+    for url in ("https://ghe.example/api/v3", "http://127.0.0.1:9/api/v3"):
+        assert f"at {url}" in run(*forge, "--url", url, store=store).stdout
+
     synced = run("repo", "sync", "app", store=store).stdout
     assert f"sha={remote.head()}" in synced and "action=indexed" in synced
     status = json.loads(run("repo", "status", "app", "--json", store=store).stdout)
@@ -165,3 +177,38 @@ def test_repo_commands_track_sync_and_report(tmp_path, stores, monkeypatch):
     missing = run("repo", "status", "app", store=store, check=False)
     assert missing.returncode == 1 and "is not tracked" in missing.stderr
     assert not (tmp_path / "data" / "mirrors" / "app.git").exists()
+
+
+def test_text_output_shows_terminal_escapes_from_a_repository_never_sends_them(tmp_path, stores):
+    """A docstring, a CSS value, a file name and a commit message holding escape sequences
+    (clear the screen, retitle the window, C1's CSI, DEL) print as visible escapes; `--json`
+    keeps the exact strings (and escapes what a terminal would act on)."""
+    from indexing_support import git, git_init, write_tree
+
+    clear, title, csi = "\x1b[2J\x1b[H", "\x1b]0;pwned\x07", "\x9b31m\x7f"
+    root = git_init(tmp_path / "evil")
+    write_tree(root, {
+        "app/__init__.py": "",
+        "app/core.py": f'def greet():\n    """Hello{clear} there{csi}"""\n    return 1\n',
+        f"app/odd{title}.py": "def odd():\n    return 2\n",
+        "web/theme.css": f":root {{\n  --brand: \"red{clear}\";\n}}\n",
+    })  # fmt: skip
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", f"start{clear}{title}{csi}")
+    store = stores.url()
+    run("index", str(root), "--name", "evil", store=store)
+    outputs = {
+        "context": run("context", "greet", store=store).stdout,
+        "files": run("files", "--repo", "evil", store=store).stdout,
+        "design-tokens": run("design-tokens", "--repo", "evil", store=store).stdout,
+        "history": run("history", "app/core.py", "--repo", "evil", store=store).stdout,
+    }
+    for command, out in outputs.items():
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", out), (command, out)
+    assert "Hello\\x1b[2J\\x1b[H there\\x9b31m\\x7f" in outputs["context"]
+    assert "app/odd\\x1b]0;pwned\\x07.py" in outputs["files"]
+    assert "red\\x1b[2J\\x1b[H" in outputs["design-tokens"]
+    assert "start\\x1b[2J" in outputs["history"]
+    data = run("context", "greet", "--json", store=store).stdout
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", data)
+    assert json.loads(data)["symbol"]["doc"] == f"Hello{clear} there{csi}"

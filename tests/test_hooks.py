@@ -5,10 +5,16 @@ the answer's JSON on stdout — against a real indexed repository; and `hooks in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -222,6 +228,19 @@ def test_structural_searches_are_pointed_to_the_graph_and_never_blocked(
     assert advice in output["additionalContext"]
 
 
+def test_what_a_hook_gives_the_agent_is_capped_and_says_it_was_cut(project):
+    root, _store, env = project
+    name = "n" * 200_000
+    for tool, tool_input in (
+        ("Grep", {"pattern": rf"def\s+{name}"}),
+        ("Bash", {"command": f"grep -rn 'class {name}' ."}),
+    ):
+        answer = hook("pre-search", tool_call(root, "s1", "PreToolUse", tool, tool_input), env)
+        text = context_of(answer)
+        assert text.startswith("Cartograph: the code graph answers this structurally")
+        assert len(text) <= 8_000 and "(cut by Cartograph: " in text.splitlines()[-1]
+
+
 @pytest.mark.parametrize(
     ("tool", "tool_input"),
     [
@@ -341,6 +360,128 @@ def test_uninstall_of_a_project_without_settings_leaves_nothing_behind(project):
     assert not (root / ".claude").exists() and not (root / ".mcp.json").exists()
 
 
+def refused(env: dict, *args: str) -> str:
+    """A command that must fail with one clear line (exit 1, no traceback): its message."""
+    done = subprocess.run([CARTOGRAPH, *args], env=env, capture_output=True, text=True)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr and done.stderr.startswith("cartograph: ")
+    return done.stderr
+
+
+def _installer(store, env: dict, monkeypatch):
+    """`hooks install` in this process, with the project's environment: its message when it
+    is refused (Invalid, as the command prints it), else None."""
+    from cartograph.errors import Invalid
+    from cartograph.hooks.install import install_hooks
+
+    for name in ("HOME", "XDG_CONFIG_HOME", "CARTOGRAPH_DATA", "CODEX_HOME"):
+        if name in env:
+            monkeypatch.setenv(name, env[name])
+
+    def install(root: Path, agent: str) -> str | None:
+        try:
+            install_hooks(store, agent, "project", str(root))
+        except Invalid as exc:
+            return str(exc)
+        return None
+
+    return install
+
+
+def _snapshot(*folders: Path) -> dict[str, bytes | str]:
+    """Every file (its bytes) and link (its target) under the folders."""
+    found: dict[str, bytes | str] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink():
+                found[str(path)] = os.readlink(path)
+            elif path.is_file():
+                found[str(path)] = path.read_bytes()
+    return found
+
+
+def test_install_never_writes_through_a_symbolic_link(project, tmp_path, monkeypatch):
+    root, store, env = project
+    env = {**env, "CODEX_HOME": str(tmp_path / "codex")}
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.json").write_text('{"keep": true}\n')
+    (outside / "notes.md").write_text("# mine\n")
+    cli_install = ("hooks", "install", "--project", str(root))
+    cases = [  # (the link in the project, where it points, the agent)
+        (".claude/settings.json", outside / "precious.json", "claude"),
+        (".claude", outside, "claude"),  # a folder on the way
+        (".mcp.json", outside / "precious.json", "claude"),
+        (".claude/agents/cartograph-explorer.md", outside / "notes.md", "claude"),
+        (".gemini/settings.json", outside / "precious.json", "gemini"),
+        ("GEMINI.md", outside / "notes.md", "gemini"),
+        (".cursor/mcp.json", outside / "precious.json", "cursor"),
+        ("AGENTS.md", outside / "notes.md", "codex"),
+    ]
+    install = _installer(store, env, monkeypatch)
+    for link, target, agent in cases:
+        (root / link).parent.mkdir(parents=True, exist_ok=True)
+        (root / link).symlink_to(target)
+        before = _snapshot(root, outside, tmp_path / "codex")
+        message = install(root, agent) or ""
+        assert "is a symbolic link" in message, (link, message)
+        assert _snapshot(root, outside, tmp_path / "codex") == before, link  # nothing written
+        (root / link).unlink()
+        for leftover in (".claude/agents", ".claude", ".gemini", ".cursor"):
+            if (root / leftover).is_dir() and not any((root / leftover).iterdir()):
+                (root / leftover).rmdir()
+    # Codex's own configuration (the user's) too; and the command says it in one line
+    (tmp_path / "codex").mkdir()
+    (tmp_path / "codex" / "config.toml").symlink_to(outside / "notes.md")
+    assert "is a symbolic link" in refused(env, *cli_install, "--agent", "codex")
+    assert (outside / "notes.md").read_text() == "# mine\n"
+
+
+def test_settings_of_an_unexpected_shape_are_reported_never_overwritten(
+    project, tmp_path, monkeypatch
+):
+    root, store, env = project
+    env = {**env, "CODEX_HOME": str(tmp_path / "codex")}
+    install = _installer(store, env, monkeypatch)
+    (tmp_path / "codex").mkdir()
+    cases = [  # (file, its content, agent, what the message says)
+        (".claude/settings.json", '{"hooks": [1, 2, 3]}', "claude", "`hooks` is a list"),
+        (".claude/settings.json", '{"hooks": {"PreToolUse": {"a": 1}}}', "claude",
+         "`hooks.PreToolUse` is an object, not a list"),
+        (".claude/settings.json", "[1, 2]", "claude", "does not hold a JSON object"),
+        (".claude/settings.json", "{not json", "claude", "is not JSON"),
+        (".claude/settings.json", "[" * 100_000, "claude", "is not JSON"),
+        (".mcp.json", '{"mcpServers": ["db"]}', "claude", "`mcpServers` is a list"),
+        (".gemini/settings.json", '{"hooks": "none"}', "gemini", "`hooks` is a string"),
+        (".gemini/settings.json", '{"mcpServers": 3}', "gemini", "`mcpServers` is a number"),
+        (".cursor/mcp.json", '{"mcpServers": null}', "cursor", "`mcpServers` is null"),
+        ("GEMINI.md", "<!-- cartograph: begin -->\nmine\n", "gemini", "markers"),
+        ("AGENTS.md", "<!-- cartograph: end -->\nx\n<!-- cartograph: begin -->\n", "codex",
+         "out of order"),
+        (str(tmp_path / "codex" / "config.toml"), "model = \"o4\n", "codex", "is not TOML"),
+        (str(tmp_path / "codex" / "config.toml"), '[mcp_servers.cartograph]\ncommand = "mine"\n',
+         "codex", "already defines `mcp_servers.cartograph`"),
+        (str(tmp_path / "codex" / "config.toml"), "mcp_servers = 1\n", "codex",
+         "`mcp_servers` is no table"),
+    ]  # fmt: skip
+    for name, content, agent, says in cases:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+        before = _snapshot(root, tmp_path / "codex")
+        message = install(root, agent) or ""
+        assert says in message and str(path) in message, (name, message)
+        assert _snapshot(root, tmp_path / "codex") == before, name  # nothing written
+        path.unlink()
+    # the command says it in one line; a folder where the settings file should be
+    (root / ".claude" / "settings.json").write_text('{"hooks": [1, 2, 3]}')
+    assert "`hooks` is a list" in refused(env, "hooks", "install", "--project", str(root))
+    (root / ".claude" / "settings.json").unlink()
+    (root / ".claude" / "settings.json").mkdir()
+    assert "is not a file" in (install(root, "claude") or "")
+    assert "is not a file" in refused(env, "hooks", "uninstall", "--project", str(root))
+
+
 def test_user_scope_writes_the_users_claude_settings(project, tmp_path):
     _root, _store, env = project
     env = {**env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-home")}
@@ -353,6 +494,26 @@ def test_user_scope_writes_the_users_claude_settings(project, tmp_path):
 
 
 # ---------------------------------------------------------------- against the team server
+
+
+def test_install_refuses_a_server_its_token_would_reach_in_cleartext(project):
+    root, _store, env = project
+    config = Path(env["XDG_CONFIG_HOME"]) / "cartograph" / "hooks.json"
+    for server, why in (
+        ("file:///etc/cartograph", "must be an https URL"),
+        ("http://team.example:8000", "plain http to team.example"),
+    ):
+        done = subprocess.run(
+            [CARTOGRAPH, "hooks", "install", "--project", str(root), "--server", server,
+             "--token", "secret-token"], env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and "secret-token" not in done.stderr
+        assert not (root / ".claude").exists() and not config.exists()
+    cli(env, "hooks", "install", "--project", str(root), "--server", "https://team.example",
+        "--token", "secret-token")  # fmt: skip
+    servers = json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    assert servers["cartograph"]["url"] == "https://team.example/mcp/"
 
 
 def test_hooks_against_the_team_server_take_claims_there_and_keep_the_token_out(project, tmp_path):
@@ -508,6 +669,79 @@ def test_later_hooks_are_answered_by_a_warm_process_and_the_same_without_it(proj
     while list(sockets.glob("hookd-*.sock")) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not list(sockets.glob("hookd-*.sock"))
+
+
+def _serve_in_thread(data: Path, monkeypatch, deadline: str) -> tuple[str, threading.Thread]:
+    """The warm process's server (`daemon.serve`, as `cartograph hook serve` runs it) in a
+    thread of this process, for the hooks data folder `data`: its socket and its thread."""
+    from cartograph.hooks import daemon
+
+    monkeypatch.setenv("CARTOGRAPH_DATA", str(data))
+    monkeypatch.setenv("CARTOGRAPH_HOOKD_READ_DEADLINE", deadline)
+    path = daemon.socket_path(None)
+    served = threading.Thread(target=daemon.serve, args=(None,), daemon=True)
+    served.start()
+    bound = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < bound:
+        time.sleep(0.02)
+    assert os.path.exists(path), "the warm process did not start"
+    return path, served
+
+
+def _stop(path: str, served: threading.Thread) -> None:
+    Path(path).unlink(missing_ok=True)  # it goes when its socket is gone
+    served.join(30)
+    assert not served.is_alive()
+
+
+def test_the_warm_process_answers_while_a_client_is_stuck_and_drops_it_after_its_deadline(
+    project, monkeypatch
+):
+    from cartograph.hooks import daemon
+
+    root, _store, env = project
+    for name in ("CARTOGRAPH_STORE", "XDG_CONFIG_HOME", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    short = Path(tempfile.mkdtemp(prefix="hookd-", dir="/tmp"))  # a socket's path is short
+    try:
+        # a client that connects and sends nothing does not hold up the others' hooks
+        path, served = _serve_in_thread(short / "a", monkeypatch, deadline="600")
+        stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stuck.connect(path)
+        try:
+            grep = tool_call(root, "d1", "PreToolUse", "Grep", {"pattern": r"def\s+total"})
+            # daemon.call is a hook run's own client: NotRunning unless the warm process answers
+            assert "search_symbols total" in context_of(daemon.call(None, "pre-search", grep))
+            start = {**base(root, "d1", "SessionStart"), "source": "startup"}
+            assert "shop" in context_of(daemon.call(None, "session-start", start))
+            stuck.setblocking(False)
+            with pytest.raises(BlockingIOError):  # still waiting: neither answered nor closed
+                stuck.recv(1)
+        finally:
+            stuck.close()
+            _stop(path, served)
+
+        # a client whose request trickles in is dropped at its deadline, not per byte
+        path, served = _serve_in_thread(short / "b", monkeypatch, deadline="0.5")
+        slow = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        slow.connect(path)
+        try:
+            reply = b""
+            bound = time.monotonic() + 30  # fails a hang, never a speed
+            while not reply.endswith(b"\n") and time.monotonic() < bound:
+                with contextlib.suppress(OSError):
+                    slow.sendall(b" ")
+                if select.select([slow], [], [], 0.1)[0]:
+                    chunk = slow.recv(65536)
+                    reply += chunk
+                    if not chunk:
+                        break
+            assert json.loads(reply)["error"].startswith("TimeoutError")
+        finally:
+            slow.close()
+            _stop(path, served)
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
 
 
 @pytest.mark.parametrize("tool", ["Write", "MultiEdit", "NotebookEdit"])

@@ -5,9 +5,11 @@ line that runs exactly them, owners, and clear answers for input that cannot be 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -270,6 +272,92 @@ def test_markdown_for_a_pull_request_comment(project, tmp_path):
     assert "#### Will break" in text and "| `pkg.api.entry` | `proj:pkg/api.py:5` |" in text
     assert "python -m pytest tests/test_api.py::test_entry tests/test_api.py::test_other" in text
     assert to_data(answer)["markdown"] == text
+
+
+# a name a hostile pull request may give a folder (and its author themselves): a mention, an
+# issue and a merge-request reference, HTML, a link, bare URLs, a table's pipe, code spans
+HOSTILE = (
+    "@everyone #12 <img src=x onerror=alert(1)> [here](https://evil.example) www.evil.example"
+    " | `x` ``y`` GH-3 !4 ~bug $5 *em* _u_ &amp;"
+)
+
+
+class _Shown(HTMLParser):
+    """What a rendered comment shows: its tags, all its text, its text outside code, and the
+    number of cells of each table row."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: set[str] = set()
+        self.text: list[str] = []
+        self.prose: list[str] = []
+        self.rows: list[int] = []
+        self.code = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        self.code += tag in ("code", "pre")
+        if tag == "tr":
+            self.rows.append(0)
+        if tag in ("td", "th"):
+            self.rows[-1] += 1
+
+    def handle_endtag(self, tag):
+        self.code -= tag in ("code", "pre")
+
+    def handle_data(self, data):
+        self.text.append(data.replace("\u2060", ""))  # the word joiner shows as nothing
+        if not self.code:
+            self.prose.append(data)  # a forge reads it with the joiner
+
+
+def test_markdown_shows_hostile_paths_and_names_as_they_are_and_does_nothing_else(tmp_path):
+    """Rendered as GitHub renders it (cmark-gfm: tables, autolinks, raw HTML let through to
+    see it), a report over files, tests and an author named like a hostile pull request shows
+    every name exactly — and no link, image, HTML, mention or reference comes of them."""
+    import cmarkgfm
+    from cartograph.store import open_store
+
+    root = git_init(tmp_path / "proj")
+    write_tree(root, {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def compute(a, b=2):\n    return a * b\n",
+        f"pkg/{HOSTILE}/caller.py": "from pkg.core import compute\n\n\ndef use_it():\n"
+                                    "    return compute(1)\n",
+        f"tests/{HOSTILE}/test_it.py": "from pkg.core import compute\n\n\ndef test_it():\n"
+                                      "    assert compute(1) == 2\n",
+        "CODEOWNERS": "* @acme/everyone\n",
+    })  # fmt: skip
+    git(root, "add", "-A")
+    git(root, "-c", f"user.name={HOSTILE}", "-c", "user.email=m@evil.example", "commit", "-q",
+        "-m", "start")  # fmt: skip
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="proj", workers=1, history=True)
+    _branch(root, {"pkg/core.py": "def compute(a, b):\n    return a * b\n",
+                   f"pkg/{HOSTILE}/logo.png": b"\x89PNG\r\n\x00\x00"})  # fmt: skip
+    answer = impact(store, "proj", base="main", head="feature", format="markdown")
+    assert answer.verdict == "breaking" and len(answer.will_break) == 2
+    html = cmarkgfm.github_flavored_markdown_to_html(
+        render(answer), options=cmarkgfm.Options.CMARK_OPT_UNSAFE
+    )
+    shown = _Shown()
+    shown.feed(html)
+    text, prose = "".join(shown.text), "".join(shown.prose)
+
+    assert shown.tags <= {"h3", "h4", "p", "ul", "li", "strong", "em", "table", "thead", "tbody",
+                          "tr", "th", "td", "code", "pre", "details", "summary"}, html  # fmt: skip
+    assert set(shown.rows) == {3}  # the header and each caller: three cells, no more
+    # every name as it is
+    for item in answer.will_break:
+        assert f"{item.caller.repo}:{item.caller.path}:{item.lines[0]}" in text
+    assert answer.test_commands[0].command in text
+    [author] = {name for area in answer.owners for _email, name, _share in area.owners}
+    assert author.startswith("@everyone #12") and author in text
+    assert any(note.endswith(": binary") and note in text for note in answer.notes)
+    assert "@acme/everyone" in text  # CODEOWNERS, in code: shown, pinging nobody
+    # and nothing a forge would act on, outside code
+    for pattern in (r"@[A-Za-z0-9]", r"#\d", r"![0-9]", r"~[A-Za-z]", r"GH-\d", "://", "www\\."):
+        assert not re.search(pattern, prose), (pattern, prose)
 
 
 def test_recorded_coverage_adds_the_tests_it_saw(project, tmp_path):

@@ -11,8 +11,7 @@ import hmac
 import json
 import time
 import uuid
-from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -21,7 +20,7 @@ from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
 from cartograph.forge import MARKER
 from cartograph.store import open_store
-from forge_support import Seen, serve
+from forge_support import FakeForge
 from push_support import Remote, git, wait_for_indexed
 
 REPO = "shop"
@@ -46,61 +45,6 @@ CALLERS = {"shop.orders.order_total", "shop.orders.order_tax"}
 TEST_NODES = {"tests/test_orders.py::test_total", "tests/test_orders.py::test_tax"}
 TOKEN = "tok-123"
 DEADLINE = 90.0
-
-
-# ------------------------------------------------------------------ a forge standing in for GitHub
-
-
-@dataclass
-class FakeGitHub:
-    """A local HTTP server answering like GitHub's issue comments and statuses (comments are
-    kept, so a listing shows the ones posted); `failing` answers 500 to everything."""
-
-    failing: bool = False
-    seen: list[Seen] = field(default_factory=list)
-    comments: dict[int, str] = field(default_factory=dict)
-    server: ThreadingHTTPServer | None = None
-
-    def start(self) -> FakeGitHub:
-        self.server = serve(self.seen, self._respond)
-        return self
-
-    def _respond(self, request: Seen) -> tuple[int, dict[str, str], bytes]:
-        status, answer = self.answer(request.method, request.path, request.body)
-        return status, {"Content-Type": "application/json"}, json.dumps(answer).encode()
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def answer(self, method: str, path: str, body: Any) -> tuple[int, Any]:
-        if self.failing:
-            return 500, {"message": "the forge is down"}
-        comments = "/repos/acme/shop/issues/7/comments"
-        if (method, path) == ("GET", f"{comments}?per_page=100"):
-            return 200, [{"id": i, "body": text} for i, text in self.comments.items()]
-        if (method, path) == ("POST", comments):
-            comment_id = 900 + len(self.comments)
-            self.comments[comment_id] = body["body"]
-            return 201, {"id": comment_id, "html_url": f"https://gh.example/c/{comment_id}"}
-        if method == "PATCH" and path.startswith("/repos/acme/shop/issues/comments/"):
-            comment_id = int(path.rpartition("/")[2])
-            if comment_id not in self.comments:
-                return 404, {"message": "Not Found"}
-            self.comments[comment_id] = body["body"]
-            return 200, {"id": comment_id, "html_url": f"https://gh.example/c/{comment_id}"}
-        if method == "POST" and path.startswith("/repos/acme/shop/statuses/"):
-            return 201, {"id": 1, "state": body["state"]}
-        return 599, {"message": "unexpected"}
-
-    def requests(self) -> list[tuple[str, str]]:
-        return [(s.method, s.path) for s in self.seen]
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
 
 
 # ------------------------------------------------------------------ the service and the remote
@@ -211,7 +155,7 @@ def service(tmp_path):
 
 @pytest.fixture
 def forge():
-    fake = FakeGitHub().start()
+    fake = FakeForge(users={TOKEN: (4242, "carto-bot")}).start()
     yield fake
     fake.stop()
 
@@ -287,11 +231,12 @@ def test_reports_are_posted_to_the_forge_and_the_comment_edited_in_place(service
     assert TOKEN not in json.dumps(report)
 
     assert forge.requests() == [
+        ("GET", "/user"),
         ("GET", "/repos/acme/shop/issues/7/comments?per_page=100"),
         ("POST", "/repos/acme/shop/issues/7/comments"),
         ("POST", f"/repos/acme/shop/statuses/{head}"),
     ]
-    listing, comment, status = forge.seen
+    _user, listing, comment, status = forge.seen
     assert listing.body is None
     assert all(seen.headers["authorization"] == f"Bearer {TOKEN}" for seen in forge.seen)
     assert comment.body["body"].startswith(MARKER)
@@ -307,14 +252,16 @@ def test_reports_are_posted_to_the_forge_and_the_comment_edited_in_place(service
     assert replaced["post_error"] == ""
     assert replaced["comment_url"] == "https://gh.example/c/900"
     assert forge.requests() == [
-        ("PATCH", "/repos/acme/shop/issues/comments/900"),  # the id it answered the first time
+        ("GET", "/repos/acme/shop/issues/comments/900"),  # the id it answered the first time
+        ("PATCH", "/repos/acme/shop/issues/comments/900"),
         ("POST", f"/repos/acme/shop/statuses/{fixed}"),
     ]
     assert all(seen.headers["authorization"] == f"Bearer {TOKEN}" for seen in forge.seen)
     assert forge.seen[-1].body["state"] == "success"
     assert forge.seen[-1].body["context"] == "cartograph/impact"
     assert list(forge.comments) == [900]
-    assert forge.comments[900].startswith(MARKER) and "Will break" not in forge.comments[900]
+    body = forge.comments[900].body
+    assert body.startswith(MARKER) and "Will break" not in body
 
     # the forge is down for the next head: the report is kept, and so is the link to the comment
     forge.failing = True
@@ -323,7 +270,8 @@ def test_reports_are_posted_to_the_forge_and_the_comment_edited_in_place(service
     kept = service.wait_for_report(again)
     assert kept["verdict"] == replaced["verdict"] and "HTTP 500" in kept["post_error"]
     assert kept["comment_url"] == "https://gh.example/c/900"
-    assert forge.requests()[-2][0] == "PATCH"  # it tried to edit the same comment
+    # it asked who wrote the same comment, to edit it
+    assert forge.requests()[-2] == ("GET", "/repos/acme/shop/issues/comments/900")
 
 
 def test_a_failing_forge_never_loses_the_report(service, forge):

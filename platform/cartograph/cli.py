@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from cartograph.errors import CartographError
+from cartograph.safetext import visible
 
 if TYPE_CHECKING:
     from cartograph.operations import Operation, Param
@@ -39,7 +40,7 @@ def run_operation(
     if {"runner", "job_state"} & set(op.services):
         services.runner = configured_job_runner()
     if op.cli is not None and op.cli.progress and not (args.json or args.quiet):
-        services.progress = lambda message: print(f"… {message}", file=sys.stderr)
+        services.progress = lambda message: print(f"… {visible(message)}", file=sys.stderr)
     answer = op.run(services, values, "cli")
     output = getattr(args, "output", None)
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
@@ -250,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except CartographError as exc:
-        print("cartograph: " + " ".join(str(exc).split()), file=sys.stderr)
+        # an error may quote what a repository holds (a path, a name): shown, never obeyed
+        print("cartograph: " + visible(" ".join(str(exc).split())), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK

@@ -3,20 +3,29 @@ post, and a commit status on the head commit.
 
 | forge | comment | status | credential |
 |---|---|---|---|
-| GitHub (and Enterprise: `https://ghe.example/api/v3`) | issue comment: `GET`, `POST /repos/{o}/{n}/issues/{number}/comments`, `PATCH /repos/{o}/{n}/issues/comments/{id}` | `POST /repos/{o}/{n}/statuses/{sha}` | `Authorization: Bearer <token>` |
-| GitLab (API v4) | merge request note: `GET`, `POST /projects/{id}/merge_requests/{iid}/notes`, `PUT …/notes/{note_id}` | `POST /projects/{id}/statuses/{sha}` | `PRIVATE-TOKEN: <token>` |
+| GitHub (and Enterprise: `https://ghe.example/api/v3`) | issue comment: `GET`, `POST /repos/{o}/{n}/issues/{number}/comments`, `GET`, `PATCH /repos/{o}/{n}/issues/comments/{id}` | `POST /repos/{o}/{n}/statuses/{sha}` | `Authorization: Bearer <token>` |
+| GitLab (API v4) | merge request note: `GET`, `POST /projects/{id}/merge_requests/{iid}/notes`, `GET`, `PUT …/notes/{note_id}` | `POST /projects/{id}/statuses/{sha}` | `PRIVATE-TOKEN: <token>` |
 
-Our comment is the one whose body starts with `MARKER`. Standard library only (urllib). What
+Our comment is one the token's own user wrote (`GET /user` on both forges, asked once per
+token and process) whose body starts with `MARKER`: a comment anyone else wrote is never
+edited, whatever it starts with, and the comment of an earlier post is edited only when that
+user wrote it. A token the forge gives no user for (`GET /user` refused: a GitHub App's or
+Actions' token) adopts no comment found by its marker; it edits the one it posted before. When
+the forge refuses an edit (403) or the comment is gone (404), the report is posted as a new
+comment. Standard library only (urllib). What
 the forge refuses, or a forge that cannot be reached, never raises: it is told in
 `Posted.error`, without the token; a mistaken call (a bad URL, state or number) raises
-ValueError before any request. Redirects are followed within the API's own origin only, so
-the token never travels to another host.
+ValueError before any request, and so does an API URL the token would cross the network
+unencrypted to (plain http to another machine than this one). Redirects are followed within
+the API's own origin only, so the token never travels to another host.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,6 +33,8 @@ from dataclasses import dataclass
 from email.message import Message
 from http.client import HTTPException, HTTPMessage
 from typing import IO, Any
+
+from cartograph.weburls import credential_url_problem
 
 KINDS = ("github", "gitlab")
 STATES = ("success", "failure", "pending", "error")
@@ -36,8 +47,14 @@ MAX_REDIRECTS = 5
 MAX_ANSWER = 32 * 1024 * 1024  # bytes of one answer: a page of 100 comments fits
 _GITLAB_STATE = {"success": "success", "failure": "failed", "pending": "pending", "error": "failed"}
 _SHA = re.compile(r"[0-9a-f]{7,64}")
-_FENCE = re.compile(r" {0,3}(```|~~~)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _REDIRECTS = (301, 302, 303, 307, 308)
+_EDIT_REFUSED = (403, 404)  # not ours to edit, or gone: a new comment instead
+MAX_KNOWN_USERS = 64
+# (forge kind, API base, the token's digest) → the id of the token's user; None: the forge
+# gives this token no user (it adopts no comment by its marker)
+_USERS: dict[tuple[str, str, str], str | None] = {}
+_USERS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,8 +288,48 @@ class _Forge:
             return f"{self.project}/issues/comments/{_segment(comment_id)}"
         return f"{self.project}/merge_requests/{self.number}/notes/{_segment(comment_id)}"
 
-    def find_ours(self) -> str:
-        """The id of the first comment whose body starts with MARKER, or ""."""
+    def me(self) -> str | None:
+        """The id of the token's own user (`GET /user`), asked once per token and process;
+        None when the forge gives the token no user (403 or 404: an app's token)."""
+        client = self.client
+        key = (self.kind, client.base, hashlib.sha256(client.token.encode()).hexdigest())
+        with _USERS_LOCK:
+            if key in _USERS:
+                return _USERS[key]
+        try:
+            data = client.call("GET", "/user").data
+        except _Failed as exc:
+            if exc.status not in (403, 404):
+                raise
+            user = None
+        else:
+            user = _user_id(data)
+            if not user:
+                raise _Failed("GET /user answered no user id")
+        with _USERS_LOCK:
+            while len(_USERS) >= MAX_KNOWN_USERS:
+                del _USERS[next(iter(_USERS))]
+            _USERS[key] = user
+        return user
+
+    def _author(self, item: Any) -> str:
+        """The id of the user who wrote a comment (GitHub `user`, GitLab `author`), or ""."""
+        if not isinstance(item, dict):
+            return ""
+        return _user_id(item.get("user" if self.kind == "github" else "author"))
+
+    def author_of(self, comment_id: str) -> str:
+        """Who wrote comment `comment_id` of this pull request ("": it is gone)."""
+        try:
+            answer = self.client.call("GET", self._comment(comment_id))
+        except _Failed as exc:
+            if exc.status == 404:
+                return ""
+            raise
+        return self._author(answer.data)
+
+    def find_ours(self, me: str) -> str:
+        """The id of the first comment user `me` wrote whose body starts with MARKER, or ""."""
         client = self.client
         if self.kind == "github":
             url = f"{self._comments()}?per_page=100"
@@ -288,6 +345,7 @@ class _Forge:
                     isinstance(item, dict)
                     and isinstance(item.get("body"), str)
                     and item["body"].startswith(MARKER)
+                    and self._author(item) == me
                     and not item.get("system")  # GitLab's own notes
                     and isinstance(item.get("id"), int | str)
                     and str(item["id"])
@@ -341,6 +399,16 @@ class _Forge:
                 raise
 
 
+def _user_id(data: Any) -> str:
+    """A user object's id as text ("" when it has none): ids, unlike names, are never reused."""
+    if not isinstance(data, dict):
+        return ""
+    found = data.get("id")
+    if isinstance(found, bool) or not isinstance(found, int | str):
+        return ""
+    return str(found)
+
+
 def _segment(text: str) -> str:
     return urllib.parse.quote(text, safe="")
 
@@ -349,16 +417,12 @@ def _check(target: ForgeTarget, number: int, head_sha: str, state: str, timeout:
     """Raise ValueError for a call that cannot be right, before any request."""
     if target.kind not in KINDS:
         raise ValueError(f"unknown forge {target.kind!r}; one of {', '.join(KINDS)}")
+    problem = credential_url_problem(target.api_url, "api_url")
+    if problem:  # the URL itself is not told: it may hold credentials
+        raise ValueError(problem)
     parts = urllib.parse.urlsplit(target.api_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        # the URL itself is not told: it may hold credentials
-        raise ValueError(
-            f"api_url must be an http or https URL with a host, not {parts.scheme or 'no'} scheme"
-        )
     if parts.username is not None or parts.query or parts.fragment:
         raise ValueError("api_url must hold no credentials, query or fragment")
-    if _origin(target.api_url)[2] < 0:
-        raise ValueError("api_url has a port that is not a number")
     token = target.token
     if not token or not token.isascii() or not token.isprintable() or token != token.strip():
         raise ValueError("the token is empty or holds characters a header cannot carry")
@@ -379,18 +443,40 @@ def _check(target: ForgeTarget, number: int, head_sha: str, state: str, timeout:
 
 def comment_body(kind: str, markdown: str, details_url: str = "") -> str:
     """MARKER, then the markdown, cut at a line boundary when the whole would pass the
-    forge's limit (a code block left open is closed first)."""
+    forge's limit (a code block left open is closed first, by its own fence)."""
     room = MAX_BODY[kind] - len(MARKER) - 1
     if len(markdown) <= room:
         return f"{MARKER}\n{markdown}"
     tail = f"… (cut: the full report is at {details_url})" if details_url else "… (cut)"
-    keep = max(room - len(tail) - 1 - len("\n```"), 0)
-    end = markdown.rfind("\n", 0, keep + 1)
-    kept = markdown[:end] if end > 0 else markdown[:keep]
-    fences = sum(1 for line in kept.splitlines() if _FENCE.match(line))
-    if fences % 2:
-        kept += "\n```"
+    budget = room - len(tail) - 1
+    reserve = len("\n```")
+    while True:
+        keep = max(budget - reserve, 0)
+        end = markdown.rfind("\n", 0, keep + 1)
+        kept = markdown[:end] if end > 0 else markdown[:keep]
+        fence = _open_fence(kept)
+        if not fence or len(kept) + 1 + len(fence) <= budget or keep == 0:
+            break
+        reserve = 1 + len(fence)  # a longer fence to close: keep less
+    if fence:
+        kept += f"\n{fence}"
     return f"{MARKER}\n{kept}\n{tail}"
+
+
+def _open_fence(markdown: str) -> str:
+    """The fence of a code block `markdown` leaves open ("" when none is): a block closes at
+    a line of the same character, at least as long, and nothing else."""
+    fence = ""
+    for line in markdown.splitlines():
+        found = _FENCE.match(line)
+        if not found:
+            continue
+        run = found.group(1)
+        if not fence:
+            fence = run
+        elif run[0] == fence[0] and len(run) >= len(fence) and not line.strip().strip(run[0]):
+            fence = ""
+    return fence
 
 
 def status_description(description: str) -> str:
@@ -418,7 +504,7 @@ def post_report(
     timeout: float = 10.0,
 ) -> Posted:
     """Post the report as our comment on pull request `number` (editing the previous one, or
-    the one found by MARKER) and set the `cartograph/impact` status of `head_sha`.
+    the one the token's user wrote with MARKER) and set the `cartograph/impact` status of `head_sha`.
 
     The two are attempted independently; what failed is in `Posted.error`. `timeout` bounds
     each request. Raises ValueError for a call that cannot be right (see `_check`)."""
@@ -448,13 +534,19 @@ def post_report(
 
 
 def _post_comment(forge: _Forge, body: str, previous_comment_id: str) -> tuple[str, str]:
-    """Edit our comment (the one given, else the one found); create it when there is none, or
-    when the edit answers 404 (it was deleted)."""
-    comment_id = previous_comment_id or forge.find_ours()
+    """Edit our comment — the one posted before when the token's user wrote it, else the one
+    that user wrote with our marker — or create one: when there is none, or when the forge
+    refuses the edit or the comment is gone."""
+    me = forge.me()
+    comment_id = ""
+    if previous_comment_id and (me is None or forge.author_of(previous_comment_id) == me):
+        comment_id = previous_comment_id
+    elif me is not None:
+        comment_id = forge.find_ours(me)
     if comment_id:
         try:
             return forge.edit(comment_id, body)
         except _Failed as exc:
-            if exc.status != 404:
+            if exc.status not in _EDIT_REFUSED:
                 raise
     return forge.create(body)

@@ -5,12 +5,19 @@ Text is written for an agent's context window: one line per item, paths with lin
 the indexed commit on top and a pointer to the next page when there is one. The JSON form is the
 answer's fields as plain data (`to_data`), except where a field must not leave the server (a
 token's hash).
+
+What a repository holds (paths, docstrings, CSS values, commit messages) may hold terminal
+escape sequences: every text `render` gives passes through `safetext.visible` (a control
+character but newline and tab written as `\\x1b`, `\\r`, …), so printing it moves no cursor and
+clears no screen. JSON keeps the exact strings: DEL and C1 characters, which `json.dumps`
+leaves as they are, are written as `\\u` escapes there (the same strings once parsed).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -53,6 +60,7 @@ from cartograph.query.search import SearchResult
 from cartograph.query.services import ServiceMap
 from cartograph.query.tokens import TokenReport
 from cartograph.reviews import ForgeSettings
+from cartograph.safetext import visible
 from cartograph.team import Activity, Release, TeamView
 from cartograph.tracking import RepoStatus
 from typing_extensions import TypedDict  # pydantic reads it on Python 3.11 (MCP schemas)
@@ -75,13 +83,21 @@ def to_data(answer: Any) -> Any:
 def to_json(answer: Any) -> str:
     if isinstance(answer, GraphExport):
         return "".join(json_lines(answer)).rstrip("\n")
-    return json.dumps(to_data(answer), indent=1, ensure_ascii=False)
+    return _json_text(json.dumps(to_data(answer), indent=1, ensure_ascii=False))
 
 
 def json_lines(export: GraphExport) -> Iterator[str]:
     """An export as JSON lines (its text and its JSON form), read as it is written out."""
     for item in export.items:
-        yield json.dumps(item, ensure_ascii=False) + "\n"
+        yield _json_text(json.dumps(item, ensure_ascii=False)) + "\n"
+
+
+_JSON_CONTROL = re.compile("[\x7f-\x9f]")
+
+
+def _json_text(text: str) -> str:
+    """JSON whose DEL and C1 characters (only ever inside its strings) are `\\u` escapes."""
+    return _JSON_CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def streamed(answer: Any, as_json: bool = False, answer_type: Any = None) -> Iterator[str]:
@@ -99,7 +115,7 @@ def render(answer: Any, answer_type: Any = None) -> str:
     renderer = _RENDERERS.get(answer_type) or _RENDERERS.get(type(answer))
     if renderer is None:
         return to_json(answer) + "\n"
-    return renderer(answer).rstrip() + "\n"
+    return visible(renderer(answer).rstrip(), keep="\n\t") + "\n"
 
 
 # ---------------------------------------------------------------- pieces

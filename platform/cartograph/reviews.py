@@ -19,10 +19,12 @@ from cartograph.impact.text import markdown
 from cartograph.jobs import JobRunner
 from cartograph.model import Review, TrackedRepo
 from cartograph.pushes import start_or_forget, tracked_for_push
+from cartograph.safetext import md
 from cartograph.sealing import seal, unseal
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, SyncError, now
 from cartograph.webhooks import Delivery
+from cartograph.weburls import credential_url_problem
 
 log = logging.getLogger("cartograph.reviews")
 FORGES = ("github", "gitlab")
@@ -143,7 +145,7 @@ def _post(tracked: TrackedRepo, review: Review, previous: Review | None, headlin
             target,
             review.number,
             review.head_sha,
-            review.markdown or f"Cartograph could not compute the impact: {review.error}",
+            review.markdown or f"Cartograph could not compute the impact: {md(review.error)}",
             state,
             f"{review.verdict or 'not computed'}: {headline}",
             previous_comment_id=previous.comment_id if previous else "",
@@ -193,8 +195,9 @@ def set_forge(
     if not project or not token:
         raise Invalid("posting needs the project (owner/name, or GitLab's path) and a token")
     base = (url or DEFAULT_FORGE_URLS[forge]).rstrip("/")
-    if not base.startswith(("https://", "http://")):
-        raise Invalid("the forge's API URL is http(s)")
+    problem = credential_url_problem(base, "the forge's API URL")
+    if problem:
+        raise Invalid(problem)
     store.tracking.update_tracked(
         tracked.name, forge=forge, forge_url=base, forge_project=project, forge_token=seal(token)
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -46,10 +47,13 @@ def _write(entries: list[ServerConfig]) -> None:
     temporary.replace(path)
 
 
-def server_for(cwd: str) -> ServerConfig | None:
-    url = os.environ.get("CARTOGRAPH_SERVER")
+def server_for(cwd: str, env: Mapping[str, str] | None = None) -> ServerConfig | None:
+    """The team server of the work tree holding `cwd`: CARTOGRAPH_SERVER (and _TOKEN) of `env`
+    (this process's environment by default), else the user's file."""
+    env = os.environ if env is None else env
+    url = env.get("CARTOGRAPH_SERVER")
     if url:
-        return ServerConfig(EVERY_TREE, url, os.environ.get("CARTOGRAPH_TOKEN"))
+        return ServerConfig(EVERY_TREE, url, env.get("CARTOGRAPH_TOKEN"))
     here = Path(cwd).resolve()
     best: ServerConfig | None = None
     for entry in _entries():

@@ -5,8 +5,13 @@ and print its answer, importing nothing but the standard library.
 
 - One daemon per store, data folder and version of this code (the socket's name says which), so
   a changed installation gets a new one and the old one idles out.
-- It answers one event at a time with the same handlers as a hook run (`events.HANDLERS`), its
-  store opened once.
+- It serves its clients concurrently, a thread each (at most MAX_CLIENTS; past that a client
+  is closed at once and runs its hook itself), with the same handlers as a hook run
+  (`events.HANDLERS`), each store opened once. A client has REQUEST_DEADLINE seconds to send
+  its whole request ($CARTOGRAPH_HOOKD_READ_DEADLINE), so one that connects and sends nothing
+  delays nobody; the events that use a store or a team server take turns on it (one lock per
+  backend: a store's connection is not shared by two events at once), the others
+  (pre-task, pre-search) need none.
 - The socket is the user's own (mode 0600, in the data folder); it exits after IDLE_SECONDS
   without a request ($CARTOGRAPH_HOOKD_IDLE), or when its socket file is gone.
 - Nothing depends on it: when it is not there, or does not answer within CLIENT_TIMEOUT, the hook
@@ -22,6 +27,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -32,6 +38,16 @@ IDLE_SECONDS = float(os.environ.get("CARTOGRAPH_HOOKD_IDLE", "1800"))
 CLIENT_TIMEOUT = 20.0  # seconds a hook waits for the daemon's answer (a hook's own limit: 10+)
 CONNECT_TIMEOUT = 0.2
 MAX_REQUEST = 4 * 1024 * 1024
+MAX_CLIENTS = 32  # clients served at once
+REQUEST_DEADLINE = 10.0  # seconds a client has to send its whole request
+
+
+def _request_deadline() -> float:
+    try:
+        seconds = float(os.environ.get("CARTOGRAPH_HOOKD_READ_DEADLINE") or REQUEST_DEADLINE)
+    except ValueError:
+        return REQUEST_DEADLINE
+    return seconds if seconds > 0 else REQUEST_DEADLINE
 
 
 class NotRunning(Exception):
@@ -90,10 +106,17 @@ def _forwarded_env() -> dict[str, str]:
     return {k: os.environ[k] for k in ("CARTOGRAPH_SERVER", "CARTOGRAPH_TOKEN") if k in os.environ}
 
 
-def _read_line(connection: socket.socket) -> bytes:
+def _read_line(connection: socket.socket, deadline: float | None = None) -> bytes:
+    """Bytes up to a newline (or the peer's end, or MAX_REQUEST); with `deadline` (a
+    `time.monotonic()`), TimeoutError once it passes, however the bytes trickle in."""
     chunks = []
     size = 0
     while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request did not come in time")
+            connection.settimeout(left)
         chunk = connection.recv(65536)
         if not chunk:
             break
@@ -138,9 +161,11 @@ def serve(store_url: str | None) -> int:
         server.bind(path)
     finally:
         os.umask(old_umask)
-    server.listen(16)
+    server.listen(64)
     server.settimeout(1.0)
     backends: dict[tuple, Any] = {}
+    slots = threading.BoundedSemaphore(MAX_CLIENTS)
+    deadline = _request_deadline()
     last = time.monotonic()
     try:
         while time.monotonic() - last < IDLE_SECONDS and os.path.exists(path):
@@ -149,15 +174,12 @@ def serve(store_url: str | None) -> int:
             except TimeoutError:
                 continue
             last = time.monotonic()
-            with connection:
-                connection.settimeout(CLIENT_TIMEOUT)
-                try:
-                    request = json.loads(_read_line(connection))
-                    reply = _answer(backends, request)
-                except Exception as exc:  # the client runs the hook itself
-                    reply = {"error": f"{type(exc).__name__}: {exc}"}
-                with contextlib.suppress(OSError):
-                    connection.sendall(json.dumps(reply).encode() + b"\n")
+            if not slots.acquire(blocking=False):
+                connection.close()  # too many at once: this client runs its hook itself
+                continue
+            threading.Thread(
+                target=_serve_client, args=(connection, backends, slots, deadline), daemon=True
+            ).start()
     finally:
         server.close()
         if os.path.exists(path):
@@ -165,23 +187,33 @@ def serve(store_url: str | None) -> int:
     return 0
 
 
+def _serve_client(
+    connection: socket.socket,
+    backends: dict[tuple, Any],
+    slots: threading.BoundedSemaphore,
+    deadline: float,
+) -> None:
+    """One client: its request (within `deadline` seconds), its answer."""
+    try:
+        with connection:
+            try:
+                request = json.loads(_read_line(connection, time.monotonic() + deadline))
+                reply = _answer(backends, request)
+            except Exception as exc:  # the client runs the hook itself
+                reply = {"error": f"{type(exc).__name__}: {exc}"}
+            connection.settimeout(CLIENT_TIMEOUT)
+            with contextlib.suppress(OSError):
+                connection.sendall(json.dumps(reply).encode() + b"\n")
+    finally:
+        slots.release()
+
+
 def _answer(backends: dict[tuple, Any], request: dict) -> dict:
     """One event, as the client's environment would answer it (its team server, if any)."""
     from cartograph.hooks.run import answer_here
 
     env = request.get("env") or {}
-    saved = {k: os.environ.get(k) for k in ("CARTOGRAPH_SERVER", "CARTOGRAPH_TOKEN")}
-    try:
-        for name in saved:  # the client's team server, not the daemon's
-            if name in env:
-                os.environ[name] = env[name]
-            else:
-                os.environ.pop(name, None)
-        answer = answer_here(request["event"], request["payload"], request.get("store"), backends)
-        return {"answer": answer}
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    forwarded = {k: str(env[k]) for k in ("CARTOGRAPH_SERVER", "CARTOGRAPH_TOKEN") if k in env}
+    answer = answer_here(request["event"], request["payload"], request.get("store"), backends,
+                         env=forwarded)  # fmt: skip
+    return {"answer": answer}

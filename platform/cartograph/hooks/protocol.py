@@ -90,6 +90,26 @@ def for_gemini(command: str, answer: dict[str, Any] | None) -> dict[str, Any] | 
 COMMANDS = {hook.command: hook for hook in (*HOOKS, *GEMINI_HOOKS)}
 
 
+MAX_TEXT = 8_000  # characters of one text a hook gives the agent (context, a reason)
+
+
+def capped(answer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The answer with each text it gives the agent cut to MAX_TEXT characters, the cut said:
+    what a hook writes lands in the agent's context, and an input (a 200 KB search pattern a
+    hook quotes back) must not fill it."""
+    output = answer.get("hookSpecificOutput") if answer else None
+    if isinstance(output, dict):
+        for key in ("additionalContext", "permissionDecisionReason"):
+            if isinstance(output.get(key), str) and len(output[key]) > MAX_TEXT:
+                output[key] = _cut(output[key])
+    return answer
+
+
+def _cut(text: str) -> str:
+    kept = MAX_TEXT - 60
+    return f"{text[:kept]}\n… (cut by Cartograph: {len(text) - kept:,} more characters)"
+
+
 def context(event: str, text: str) -> dict[str, Any]:
     """Text the agent reads before it goes on."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}

@@ -9,12 +9,14 @@ per-tool hook costs little more than starting Python and opening the store."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 USAGE = (
@@ -23,12 +25,13 @@ USAGE = (
 )
 
 
-def backend_for(store_url: str | None, cwd: str) -> Any:
+def backend_for(store_url: str | None, cwd: str, env: Mapping[str, str] | None = None) -> Any:
     """The team server when one is configured for this work tree (`hooks install --server`, or
-    CARTOGRAPH_SERVER / CARTOGRAPH_TOKEN), else the local store."""
+    CARTOGRAPH_SERVER / CARTOGRAPH_TOKEN in `env`, this process's environment by default), else
+    the local store."""
     from cartograph.hooks.config import server_for
 
-    server = server_for(cwd)
+    server = server_for(cwd, env)
     if server is not None:
         from cartograph.hooks.backends import ServerBackend
 
@@ -113,23 +116,36 @@ def _answer(event: str, payload: dict[str, Any], store_url: str | None) -> Any:
     return answer_here(event, payload, store_url)
 
 
+_BACKENDS = threading.Lock()  # the daemon's threads share its backends
+
+
 def answer_here(
-    event: str, payload: dict[str, Any], store_url: str | None, backends: dict | None = None
+    event: str,
+    payload: dict[str, Any],
+    store_url: str | None,
+    backends: dict | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Any:
     """The event answered in this process (a hook run's, or the daemon's, which keeps its
-    `backends` — each store opened once — by store, folder and team server)."""
-    from cartograph.hooks import events
+    `backends` — each store opened once — by store, folder and team server, and answers from
+    several threads: an event holds its backend's lock while it uses it). `env` holds
+    CARTOGRAPH_SERVER / CARTOGRAPH_TOKEN as the client has them (default: this process's)."""
+    from cartograph.hooks import events, protocol
 
     backend: Any = None
+    turn: Any = contextlib.nullcontext()
     if event not in events.NEEDS_NO_BACKEND:
+        env = os.environ if env is None else env
         cwd = str(payload.get("cwd") or os.getcwd())
-        which = (store_url, cwd, os.environ.get("CARTOGRAPH_SERVER"),
-                 os.environ.get("CARTOGRAPH_TOKEN"))  # fmt: skip
+        which = (store_url, cwd, env.get("CARTOGRAPH_SERVER"), env.get("CARTOGRAPH_TOKEN"))
         cache = backends if backends is not None else {}
-        if which not in cache:
-            cache[which] = backend_for(store_url, cwd)
-        backend = cache[which]
-    return events.with_context(payload, events.HANDLERS[event](payload, backend))
+        with _BACKENDS:
+            if which not in cache:
+                cache[which] = (backend_for(store_url, cwd, env), threading.Lock())
+            backend, turn = cache[which]
+    with turn:
+        answer = events.HANDLERS[event](payload, backend)
+    return protocol.capped(events.with_context(payload, answer))
 
 
 def _log(event: str, text: str) -> None:

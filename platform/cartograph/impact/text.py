@@ -4,6 +4,7 @@ pull-request comment. Both lead with the summary and keep every section bounded.
 from __future__ import annotations
 
 from cartograph.impact.report import Affected, Break, Impact
+from cartograph.safetext import md, md_fence
 
 SHOWN_BREAKS = 40
 SHOWN_TESTS = 60
@@ -89,48 +90,60 @@ def text(answer: Impact, header: str) -> str:
 
 
 def markdown(answer: Impact) -> str:
-    """For a pull-request comment."""
-    out = [f"### Cartograph impact: **{answer.verdict}**", ""]
-    out += [f"- {line}" for line in answer.summary]
+    """For a pull-request comment. Every string that comes from a repository (paths, names,
+    test ids, notes, people) goes through `safetext.md`, commands through `md_fence`: a head
+    that names a file `@org/team <img …>.py` shows that name, and pings nobody."""
+    out = [f"### Cartograph impact: **{md(answer.verdict)}**", ""]
+    out += [f"- {md(line)}" for line in answer.summary]
     for note in answer.notes:
-        out.append(f"- _note:_ {_md(note)}")
+        out.append(f"- _note:_ {md(note)}")
     if answer.will_break:
         out += ["", "#### Will break", "", "| caller | where | why |", "|---|---|---|"]
         for item in answer.will_break[:SHOWN_BREAKS]:
-            where = f"`{item.caller.repo}:{item.caller.path}:{_lines(item.lines)}`"
-            out.append(f"| `{item.caller.qualname}` | {where} | {_md(item.why)} |")
+            caller = md(item.caller.qualname, code=True, cell=True)
+            where = md(f"{item.caller.repo}:{item.caller.path}:{_lines(item.lines)}", code=True,
+                       cell=True)  # fmt: skip
+            out.append(f"| {caller} | {where} | {md(item.why, cell=True)} |")
         if len(answer.will_break) > SHOWN_BREAKS:
             out.append(f"\n_… and {len(answer.will_break) - SHOWN_BREAKS} more_")
     if answer.tests:
         out += ["", f"#### Tests to run ({answer.tests_total})", ""]
         for command in answer.test_commands:
-            out += [f"`{command.repo}` ({command.tests} tests):", "", "```sh", command.command,
-                    "```", ""]  # fmt: skip
+            out += [f"{md(command.repo, code=True)} ({command.tests} tests):", "",
+                    *md_fence([command.command], "sh"), ""]  # fmt: skip
     if answer.changed:
         out += ["", "<details><summary>Changed symbols</summary>", ""]
         for changed in answer.changed[:SHOWN_CHANGED]:
-            extra = f" — {_md(changed.why)}" if changed.why else ""
+            extra = f" — {md(changed.why)}" if changed.why else ""
             out.append(
-                f"- {changed.change}: `{changed.qualname}` ({changed.path}:{changed.line}){extra}"
+                f"- {md(changed.change)}: {md(changed.qualname, code=True)} "
+                f"({md(f'{changed.path}:{changed.line}', code=True)}){extra}"
             )
         out += ["", "</details>"]
     if answer.may_be_affected:
         out += ["", f"<details><summary>May be affected ({answer.affected_total})</summary>", ""]
-        out += [f"- `{a.symbol.qualname}` ({a.symbol.repo}:{a.symbol.path}:{a.symbol.start_line})"
+        out += [f"- {md(a.symbol.qualname, code=True)} "
+                f"({md(f'{a.symbol.repo}:{a.symbol.path}:{a.symbol.start_line}', code=True)})"
                 f", depth {a.depth}" for a in answer.may_be_affected]  # fmt: skip
         out += ["", "</details>"]
     if answer.owners:
         out += ["", "#### Owners to ask", ""]
         for area in answer.owners:
-            people = ", ".join(name or email for email, name, _share in area.owners)
-            codeowners = f" (CODEOWNERS: {' '.join(area.codeowners)})" if area.codeowners else ""
+            people = ", ".join(md(name or email) for email, name, _share in area.owners)
+            codeowners = (
+                f" (CODEOWNERS: {' '.join(md(owner, code=True) for owner in area.codeowners)})"
+                if area.codeowners
+                else ""
+            )
             out.append(
-                f"- `{area.repo}:{area.area}` ({area.why}): {_md(people or '-')}{codeowners}"
+                f"- {md(f'{area.repo}:{area.area}', code=True)} ({md(area.why)}): "
+                f"{people or '-'}{codeowners}"
             )
     if answer.missing:
         out += ["", "#### Usually changes with this, not in the change", ""]
         out += [
-            f"- `{m.name}` (with `{m.with_}`, {m.count} times together)" for m in answer.missing
+            f"- {md(m.name, code=True)} (with {md(m.with_, code=True)}, {m.count} times together)"
+            for m in answer.missing
         ]
     return "\n".join(out) + "\n"
 
@@ -144,7 +157,3 @@ def _range(answer: Impact) -> str:
 def _more(out: list[str], total: int, shown: int, hint: str = "--json lists them all") -> None:
     if total > shown:
         out.append(f"  … {total - shown} more ({hint})")
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
