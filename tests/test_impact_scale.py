@@ -29,17 +29,27 @@ FILES = {
 }
 
 
-@pytest.fixture
-def indexed(tmp_path):
-    from cartograph.store import open_store
-
+def _index(tmp_path, store):
     root = git_init(tmp_path / "proj")
     write_tree(root, FILES)
     commit_all(root, "start")
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
     index_repository(store, root, name="proj", workers=1, history=False)
-    yield root, store
+    return root, store
+
+
+@pytest.fixture
+def indexed(tmp_path):
+    """On SQLite: what is counted or refused here is no store's work."""
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    yield _index(tmp_path, store)
     store.close()
+
+
+@pytest.fixture
+def on_both(tmp_path, stores):
+    return _index(tmp_path, stores.open())
 
 
 def added_files(count: int, folder: str = "gen") -> str:
@@ -95,8 +105,8 @@ def test_a_patch_past_the_file_limit_is_refused_naming_the_limit(indexed, tmp_pa
     assert f"more than {MAX_PATCH_FILES:,} files" in done.stderr, done.stderr
 
 
-def test_a_spent_time_budget_answers_in_part_and_says_what_it_left_out(indexed):
-    _root, store = indexed
+def test_a_spent_time_budget_answers_in_part_and_says_what_it_left_out(on_both):
+    _root, store = on_both
     # a change to a module the others call, and ten new modules
     edit = (
         "diff --git a/pkg/core.py b/pkg/core.py\n--- a/pkg/core.py\n+++ b/pkg/core.py\n"
@@ -131,10 +141,10 @@ def test_a_spent_time_budget_answers_in_part_and_says_what_it_left_out(indexed):
     )
 
 
-def test_an_answer_the_budget_cut_is_computed_again_when_asked_again(indexed, monkeypatch):
+def test_an_answer_the_budget_cut_is_computed_again_when_asked_again(on_both, monkeypatch):
     """A partial answer depends on the clock: the answer cache does not keep it (an answer
     between two commits is kept while the store does not change)."""
-    root, store = indexed
+    root, store = on_both
     git(root, "checkout", "-q", "-b", "feature")
     write_tree(root, {"pkg/more.py": "def more():\n    return 1\n"})
     commit_all(root, "more")

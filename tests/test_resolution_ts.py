@@ -65,17 +65,16 @@ def test_a_type_and_a_value_of_one_name_and_overloads_are_symbols_of_their_own(t
     assert spans[("build", "function")] == (20, 24)
 
 
-def test_an_edit_in_an_overloaded_methods_body_changes_the_method(tmp_path):
+def test_an_edit_in_an_overloaded_methods_body_changes_the_method(tmp_path, stores):
     """impact's diff mapping: the line of an overloaded method's body is the method's, not
     its class's."""
     import shutil
 
     from cartograph.impact.report import impact
-    from cartograph.store import open_store
 
     root = tmp_path / "t"
     shutil.copytree(ts_fixture_root() / "type_value_names_overloads", root)
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    store = stores.open()
     index_repository(store, root, name="t", workers=1, history=False)
     patch = (
         "--- a/src/schema.ts\n+++ b/src/schema.ts\n@@ -9,3 +9,3 @@\n"
@@ -86,4 +85,3 @@ def test_an_edit_in_an_overloaded_methods_body_changes_the_method(tmp_path):
     )
     answer = impact(store, "t", patch=patch)
     assert {(c.change, c.qualname) for c in answer.changed} == {("body", "Schema.parse")}
-    store.close()
