@@ -431,14 +431,17 @@ class DerivedWrite:
 class ServiceWrite:
     """The services stage's output for one repository, replacing what it wrote before: its
     route symbols with their ROUTES_TO edges (`routes` None: they stay as they are), and its
-    requests' HTTP_CALLS edges. What goes is named by the listings written last time, so a
-    write touches the repository's routes and requests only, never all its symbols."""
+    requests' HTTP_CALLS edges: the `gone_calls` go, then the `calls` are written (a rematch
+    writes only the functions it matched again). What goes is named by the listings written
+    last time, so a write touches the repository's routes and requests only, never all its
+    symbols."""
 
     routes: list[SymbolRow] | None
     route_edges: list[Edge]
     calls: list[Edge]
     listing: str  # its routes as every repository's matching reads them (index.services)
-    calls_listing: str  # its HTTP_CALLS edges, as JSON (what the next write replaces)
+    calls_listing: str  # its HTTP_CALLS edges and how they were matched, as JSON
+    # (index.services.CallsState: what the next write replaces and rematch reads)
     gone_routes: list[str] = field(default_factory=list)  # route ids written last time
     gone_calls: list[tuple[str, str]] = field(default_factory=list)  # (src, dst) written last
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from cartograph.errors import CartographError, ErrorKind
 
 MAX_PATCH_BYTES = 20 * 1024 * 1024
+MAX_PATCH_FILES = 10_000  # files one patch may change (impact reads every one, both sides)
 
 _HUNK_HEADER = re.compile(r"@@ -(\d{1,18})(?:,(\d{1,18}))? \+(\d{1,18})(?:,(\d{1,18}))? @@(.*)")
 _BINARY_FILES = re.compile(r"Binary files (.+) and (.+) differ")
@@ -124,7 +125,8 @@ def parse_patch(data: str | bytes) -> Patch:
     UTF-8, undecodable bytes kept as surrogate escapes. Empty or blank input is an empty patch.
 
     Raises PatchError when the text holds no diff, a hunk header does not parse or a hunk's
-    lines do not match its header's counts, and (kind TOO_LARGE) beyond MAX_PATCH_BYTES."""
+    lines do not match its header's counts, and (kind TOO_LARGE) beyond MAX_PATCH_BYTES or
+    MAX_PATCH_FILES files."""
     if _size_in_bytes(data) > MAX_PATCH_BYTES:
         raise PatchError(
             f"the patch is larger than {MAX_PATCH_BYTES // (1024 * 1024)} MiB: "
@@ -196,6 +198,15 @@ def _size_in_bytes(data: str | bytes) -> int:
     if isinstance(data, bytes) or len(data) > MAX_PATCH_BYTES:
         return len(data)  # a character is at least a byte
     return len(data.encode("utf-8", "surrogatepass"))
+
+
+def _within_file_limit(files: list[FileDiff]) -> None:
+    if len(files) > MAX_PATCH_FILES:
+        raise PatchError(
+            f"the patch changes more than {MAX_PATCH_FILES:,} files, the most impact reads: "
+            "split it, or give the changes of fewer files",
+            ErrorKind.TOO_LARGE,
+        )
 
 
 def _changed_runs(hunk: Hunk) -> list[_Run]:
@@ -394,6 +405,7 @@ class _Parser:
     def parse(self) -> list[FileDiff]:
         files: list[FileDiff] = []
         while self.index < len(self.lines):
+            _within_file_limit(files)  # refused as soon as known, not after reading them all
             line = self._header_at(self.index)
             binary = _BINARY_FILES.fullmatch(line)
             if line.startswith("diff --git "):
@@ -409,6 +421,7 @@ class _Parser:
                 raise self._error("a hunk without a file header (--- and +++ lines) before it")
             else:
                 self.index += 1  # mail headers, a commit message, `diff -r` lines
+        _within_file_limit(files)
         return files
 
     def _git_file(self) -> FileDiff:

@@ -4,6 +4,8 @@ owners to ask and the co-changes it is missing, and a summary to read first."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +46,7 @@ from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
 from cartograph.store.interfaces import Store
 
+TIME_BUDGET = 30.0  # seconds: reading the changed files stops then (a partial answer, said)
 MAX_AFFECTED = 200  # may-be-affected symbols listed at most
 MAX_TESTS = 2000  # tests listed at most (the command lines hold them all)
 MAX_OWNER_AREAS = 12
@@ -56,6 +59,33 @@ SEEDED = ("removed", "signature", "body", "moved")  # changes whose callers are 
 # run; those below are listed apart as "possibly reached" (benchmark/testselect.py measured
 # recall and suite share at several floors: docs/impact.md)
 MIN_TEST_CONFIDENCE = 15
+
+
+@dataclass(slots=True)
+class Budget:
+    """The time one impact may take (`seconds` from `started`, by `clock`), and what it left
+    out when it ran out (said first in the answer's summary)."""
+
+    seconds: float = field(default_factory=lambda: TIME_BUDGET)
+    clock: Callable[[], float] = time.monotonic
+    started: float | None = None  # default: the clock when it is made
+    cut: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.started is None:
+            self.started = self.clock()
+
+    def over(self) -> bool:
+        """Whether the time is up."""
+        assert self.started is not None
+        return self.clock() >= self.started + self.seconds
+
+    def spent(self, left: str) -> bool:
+        """Whether the budget ran out; if so, the work stops with only `left` done (said)."""
+        if not self.over():
+            return False
+        self.cut.append(f"PARTIAL: the time budget of {self.seconds:g} s ran out: only {left}")
+        return True
 
 
 @dataclass(slots=True)
@@ -139,6 +169,7 @@ def impact(
 ) -> Impact:
     """The impact of the change from `base` to `head` (refs of the repository's history), or
     of `patch` (a unified diff against the indexed commit)."""
+    budget = Budget()  # reading and applying the patch counts too
     check_repo(store, repo)
     if patch is not None and (base or head):
         raise Invalid("give either a patch or --base and --head, not both")
@@ -151,7 +182,7 @@ def impact(
         return answer_cache.answer(store, _impact_of_commits, *given)
     else:
         raise Invalid("give the change: --base REF --head REF, or a patch")
-    found = impact_of(store, change, limit, min_confidence)
+    found = impact_of(store, change, limit, min_confidence, budget)
     found.format = format
     return found
 
@@ -171,16 +202,25 @@ def _impact_of_commits(
 ) -> Impact:
     """The impact of the change between two commits (named `base` and `head`): what git
     holds of a commit never changes, so the answer cache keeps it while the store does not."""
+    budget = Budget()
     folder = Path(data_dir) if data_dir is not None else None
     change = change_between(store, repo, base, head, folder, (base_commit, head_commit))
-    found = impact_of(store, change, limit, min_confidence)
+    found = impact_of(store, change, limit, min_confidence, budget)
     found.format = format
     return found
 
 
 def impact_of(
-    store: Store, change: Change, limit: int = 50, min_confidence: int = MIN_TEST_CONFIDENCE
+    store: Store,
+    change: Change,
+    limit: int = 50,
+    min_confidence: int = MIN_TEST_CONFIDENCE,
+    budget: Budget | None = None,
 ) -> Impact:
+    """The report of a change, within a time budget (default TIME_BUDGET seconds from now):
+    the files not read when it runs out are left out, and the answer says so first (a partial
+    answer, never a hang)."""
+    budget = budget or Budget()
     repo = change.repo
     files = changed_files(store, change)
     notes = list(change.notes)
@@ -189,7 +229,18 @@ def impact_of(
             notes.append(f"{changed_file.path}: {changed_file.note}")
     if change.patch.empty:
         notes.insert(0, "the diff is empty: nothing changes")
-    sides = resolve_sides(store, change) if change.old or change.new else Sides()
+    sides = resolve_sides(store, change, budget.over) if change.old or change.new else Sides()
+    if sides.unread:
+        unread = set(sides.unread)
+        for changed_file in files:
+            if changed_file.path in unread:
+                changed_file.indexed, changed_file.note = False, "not read: the time budget ran out"
+        first = ", ".join(sides.unread[:5]) + (", …" if len(sides.unread) > 5 else "")
+        budget.cut.append(
+            f"PARTIAL: the time budget of {budget.seconds:g} s ran out: {len(sides.unread):,} of "
+            f"{len(files):,} changed files were not read, and their symbols, callers and tests "
+            f"are not in this report (give fewer files): {first}"
+        )
     changed = changed_symbols(change, sides)
     will_break, updated = _will_break(store, changed, sides)
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
@@ -229,8 +280,8 @@ def impact_of(
     tests = [t for t in reached_tests if t.confidence >= floor]
     possible = [t for t in reached_tests if t.confidence < floor]
     test_commands = _commands(tests)
-    owners = _owners_to_ask(store, repo, files, will_break, tests)
-    missing = _missing(store, repo, files, changed)
+    owners = _owners_to_ask(store, repo, files, will_break, tests, budget)
+    missing = _missing(store, repo, files, changed, budget)
     verdict = (
         "breaking" if will_break
         else "affects tests" if tests
@@ -243,6 +294,9 @@ def impact_of(
         len(tests), test_commands, possible[:MAX_TESTS], owners, missing, evidence, notes,
     )  # fmt: skip
     answer.summary = summarise(answer)
+    if budget.cut:
+        answer.summary[:0] = budget.cut
+        answer_cache.not_kept()  # cut by the clock: asked again, it is computed again
     involved = [b.caller for b in will_break[:50]] + [a.symbol for a in answer.may_be_affected]
     answer.envelope = Freshness(store).envelope(involved, [repo], users_of=[repo])
     return answer
@@ -517,8 +571,10 @@ def _owners_to_ask(
     files: list[ChangedFile],
     will_break: list[Break],
     tests: list[TestToRun],
+    budget: Budget | None = None,
 ) -> list[AreaOwners]:
-    """Who knows the changed files, and — in other repositories — the code that will break."""
+    """Who knows the changed files, and — in other repositories — the code that will break
+    (asked while the time budget lasts)."""
     areas: list[tuple[str, str, str, str]] = []  # (repo, kind, path, why)
     for item in files:
         if item.indexed and item.old_path:
@@ -531,9 +587,11 @@ def _owners_to_ask(
             areas.append((test.repo, "file", test.path, "tests"))
     seen: set[tuple[str, str]] = set()
     found: list[AreaOwners] = []
-    for area_repo, kind, path, why in areas:
+    for done, (area_repo, kind, path, why) in enumerate(areas):
         if (area_repo, path) in seen or len(found) >= MAX_OWNER_AREAS:
             continue
+        if budget and budget.spent(f"owners were asked for {done:,} of {len(areas):,} files"):
+            break
         seen.add((area_repo, path))
         answer = target_owners(store, Target(kind, area_repo, path), 3, HALF_LIFE_DAYS)
         people = [(o.email, o.name, o.share) for o in answer.owners if not o.bot]
@@ -543,15 +601,22 @@ def _owners_to_ask(
 
 
 def _missing(
-    store: Store, repo: str, files: list[ChangedFile], changed: list[ChangedSymbol]
+    store: Store,
+    repo: str,
+    files: list[ChangedFile],
+    changed: list[ChangedSymbol],
+    budget: Budget | None = None,
 ) -> list[MissingCoChange]:
     """Files (and symbols) that usually change with the changed ones but are not in the diff,
-    ranked by a score that trusts a pair seen often over one seen twice."""
+    ranked by a score that trusts a pair seen often over one seen twice (read while the time
+    budget lasts)."""
     in_diff = {p for f in files for p in (f.path, f.old_path) if p}
     best: dict[tuple[str, str], MissingCoChange] = {}
-    for item in files:
+    for done, item in enumerate(files):
         if not item.old_path or not item.indexed:
             continue
+        if budget and budget.spent(f"co-changes were read for {done:,} of {len(files):,} files"):
+            return sorted(best.values(), key=lambda m: (-m.score, -m.count, m.name))[:MAX_MISSING]
         for partner in store.history.cochanges(
             repo, item.old_path, MIN_MISSING_COUNT, COCHANGE_READ
         ):

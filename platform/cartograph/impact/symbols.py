@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from cartograph import languages
@@ -58,6 +58,7 @@ class Sides:
     versions: Versions | None = None  # the new side, parsed
     states: dict[str, FileState] = field(default_factory=dict)  # the repository's, as stored
     resolved: set[str] = field(default_factory=set)  # new-side files whose edges are read
+    unread: list[str] = field(default_factory=list)  # changed files left out: the time budget
 
     def resolve_new(self, paths: set[str]) -> None:
         """The new side's edges and unresolved calls of these files (resolved on demand: only
@@ -73,9 +74,11 @@ class Sides:
                 self.new_unresolved.setdefault(call.src, []).append(call)
 
 
-def resolve_sides(store: Store, change: Change) -> Sides:
+def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None = None) -> Sides:
     """The symbols of the touched files on both sides; the new side's edges and unresolved
-    calls. A file whose old side is the one indexed gives its stored symbols."""
+    calls. A file whose old side is the one indexed gives its stored symbols. With `stop`
+    (whether the time is up), the files not parsed when it says so are left out on both sides
+    (`Sides.unread`, as the patch names them)."""
     states = store.index.file_states(change.repo)
     sides = Sides(states=dict(states))
     for diff in change.patch.files:
@@ -93,18 +96,33 @@ def resolve_sides(store: Store, change: Change) -> Sides:
             if symbol.kind != "route":  # the services stage's: see report._route_breaks
                 sides.old[symbol.id] = symbol
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}
+    unread: set[str] = set()
     if reparse:
-        for symbols in Versions(store, change.repo, reparse, states).symbols().values():
+        old_side = Versions(store, change.repo, reparse, states, stop)
+        unread.update(old_side.unread)
+        for symbols in old_side.symbols().values():
             for symbol in symbols:
                 sides.old[symbol.id] = symbol
     new_side = dict(change.new)
     for path, data in change.old.items():  # a deleted file is gone on the new side
         if path not in new_side and data is not None:
             new_side[path] = None
-    sides.versions = Versions(store, change.repo, new_side, states)
+    for path in unread:  # not read on the old side: left as indexed on the new one too
+        new_side.pop(path, None)
+    sides.versions = Versions(store, change.repo, new_side, states, stop)
     for symbols in sides.versions.symbols().values():
         for symbol in symbols:
             sides.new[symbol.id] = symbol
+    unread.update(sides.versions.unread)
+    if unread:
+        # a file left out on either side is left out on both: a rename's two paths together
+        for diff in change.patch.files:
+            if diff.old_path in unread or diff.new_path in unread:
+                sides.unread.append(diff.path)
+                unread.update(p for p in (diff.old_path, diff.new_path) if p)
+        for side in (sides.old, sides.new):
+            for symbol_id in [i for i, symbol in side.items() if symbol.path in unread]:
+                del side[symbol_id]
     return sides
 
 
@@ -152,24 +170,26 @@ def changed_symbols(change: Change, sides: Sides) -> list[ChangedSymbol]:
             found.append(_changed(old, "signature", new, why=why, breaking=bool(why)))
         elif symbol_id in old_touched or symbol_id in new_touched:
             found.append(_changed(old, "body", new))
-    appeared = [
-        s
+    moved_to = {c.moved_to for c in found}
+    appeared = {
+        symbol_id: s
         for symbol_id, s in sides.new.items()
-        if symbol_id not in sides.old and not any(c.moved_to == symbol_id for c in found)
-    ]
+        if symbol_id not in sides.old and symbol_id not in moved_to
+    }
     by_name: dict[tuple[str, str], list[SymbolRow]] = {}
-    for symbol in appeared:
+    for symbol in appeared.values():
         by_name.setdefault((symbol.name, symbol.kind), []).append(symbol)
     for old in gone:
         twins = by_name.get((old.name, old.kind), [])
         if len(twins) == 1 and twins[0].signature == old.signature and old.kind != "module":
             twin = twins.pop()
-            appeared.remove(twin)
+            del appeared[twin.id]
             found.append(_changed(old, "moved", twin, moved_to=twin.id))
         elif old.kind != "module":
             found.append(_changed(old, "removed", None))
-    found.extend(_changed(s, "added", s) for s in appeared if s.kind != "module")
-    found = [c for c in found if not _inside_same(c, found)]
+    found.extend(_changed(s, "added", s) for s in appeared.values() if s.kind != "module")
+    whole = {(c.change, c.id) for c in found if c.change in ("added", "removed")}
+    found = [c for c in found if not _inside_same(c, whole)]
     order = {kind: place for place, kind in enumerate(CHANGE_KINDS)}
     found.sort(key=lambda c: (order[c.change], c.path, c.line, c.qualname))
     return found
@@ -204,15 +224,13 @@ def _changed(
     )
 
 
-def _inside_same(changed: ChangedSymbol, found: list[ChangedSymbol]) -> bool:
-    """An added or removed symbol nested in one added or removed with it says nothing more."""
+def _inside_same(changed: ChangedSymbol, whole: set[tuple[str, str]]) -> bool:
+    """An added or removed symbol nested in one added or removed with it says nothing more
+    (`whole`: the (change, id) of every added and removed symbol)."""
     if changed.change not in ("added", "removed"):
         return False
     prefix = changed.id.rpartition(".")[0]
-    return any(
-        other is not changed and other.change == changed.change and other.id == prefix
-        for other in found
-    )
+    return (changed.change, prefix) in whole
 
 
 def _id_in(symbol: SymbolRow, path: str) -> str:

@@ -15,22 +15,26 @@ had some, deleted one, indexed the repository first, or follows a run that stopp
 
 What the stage writes replaces what it wrote before, and only when it differs. When a
 repository's routes change, the other repositories' requests are matched again, after the
-run releases its lock (`rematch_others`), each under its own repository's lock.
+run releases its lock (`rematch_others`), each under its own repository's lock, and only the
+requests a change can reach: each repository's services state keeps, beside its HTTP_CALLS
+edges, a digest of every listing its requests were matched against and, per repository, the
+functions whose requests weighed its routes (`CallsState`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import marshal
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from cartograph.discover import is_test_path
 from cartograph.index.flows import FLOWS_PENDING
 from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.results import IndexingError
 from cartograph.model import Edge, Manifest, ServiceWrite, SymbolRow, symbol_id
-from cartograph.resolve.http import Match, Route, join_paths, match_call
+from cartograph.resolve.http import MATCH_CONFIDENCE, Match, Route, RouteIndex, join_paths
 from cartograph.resolve.openapi import FRAMEWORK as OPENAPI
 from cartograph.store import Store
 
@@ -66,6 +70,7 @@ class Request:
     library: str
     file: str = ""
     match: Match | None = None  # what match_requests found
+    weighed: set[str] = field(default_factory=set)  # the repositories whose routes it weighed
 
 
 def file_rows(store: Store, repo: str) -> dict[str, list]:
@@ -178,13 +183,20 @@ def serves_routes(store: Store, repo: str) -> bool:
 
 
 def match_requests(
-    repo: str, requests: list[Request], routes: list[Route], manifest: Manifest | None
+    repo: str,
+    requests: Iterable[Request],
+    routes: list[Route] | RouteIndex,
+    manifest: Manifest | None,
 ) -> list[Edge]:
-    """The HTTP_CALLS edges of a repository's requests (each request's match recorded on it)."""
+    """The HTTP_CALLS edges of a repository's requests (each request's match, and the
+    repositories whose routes it weighed, recorded on it)."""
     services = manifest.services if manifest is not None else {}
+    index = routes if isinstance(routes, RouteIndex) else RouteIndex(routes)
     edges: dict[tuple[str, str], Edge] = {}
     for request in requests:
-        found = match_call(request.method, request.base, request.path, routes, repo, services)
+        found, request.weighed = index.match(
+            request.method, request.base, request.path, repo, services
+        )
         request.match = found
         if found is None:
             continue
@@ -204,14 +216,77 @@ def match_requests(
     return [edges[k] for k in sorted(edges)]
 
 
-def calls_listing(edges: list[Edge]) -> str:
-    """HTTP_CALLS edges as stored with the repository's services state (compared to decide
-    whether to write, and naming what the next write replaces)."""
-    return json.dumps([[e.src, e.dst, e.lines, e.count, e.via] for e in edges])
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _call_keys(listing: str) -> list[tuple[str, str]]:
-    return [(src, dst) for src, dst, *_ in json.loads(listing)]
+def _config_digest(manifest: Manifest | None) -> str:
+    return _digest(json.dumps(sorted((manifest.services if manifest else {}).items())))
+
+
+@dataclass(slots=True)
+class CallsState:
+    """What a repository's services stage stored of its requests (the services state's
+    `calls`): its HTTP_CALLS edges; the digest of each repository's route listing they were
+    matched against (`seen`) and of its `[services]` configuration; and, per repository, the
+    functions one of whose requests weighed its routes (a route of it fitted the request at
+    the stage that decided its match: `RouteIndex.match`). A request that weighed no route of
+    a repository, and fits none of its current routes, keeps its match whatever that
+    repository's routes became: `rematch` matches only the others again."""
+
+    edges: list[list]  # [src, dst, lines, count, via], sorted by (src, dst)
+    seen: dict[str, str]
+    config: str
+    weighed: dict[str, list[str]]
+
+    def text(self) -> str:
+        return json.dumps(
+            {"edges": self.edges, "seen": self.seen, "config": self.config,
+             "weighed": self.weighed},
+            sort_keys=True,
+        )  # fmt: skip
+
+    @staticmethod
+    def read(text: str) -> CallsState | None:
+        """The state a listing holds; None for one an older version wrote."""
+        try:
+            held = json.loads(text)
+            return CallsState(held["edges"], held["seen"], held["config"], held["weighed"])
+        except (ValueError, TypeError, KeyError):
+            return None
+
+
+def _edge_rows(edges: list[Edge]) -> list[list]:
+    return [[e.src, e.dst, e.lines, e.count, e.via] for e in edges]
+
+
+def _edge_of(row: list) -> Edge:
+    src, dst, lines, count, via = row
+    return Edge("HTTP_CALLS", src, dst, lines, count, via, MATCH_CONFIDENCE[via])
+
+
+def _weighed(requests: Iterable[Request]) -> dict[str, set[str]]:
+    by_repo: dict[str, set[str]] = {}
+    for request in requests:
+        for repo in request.weighed:
+            by_repo.setdefault(repo, set()).add(request.source)
+    return by_repo
+
+
+def calls_state(
+    edges: list[Edge],
+    requests: list[Request],
+    listings: Mapping[str, str],
+    manifest: Manifest | None,
+) -> CallsState:
+    """The state of requests just matched against the routes of these listings (repository
+    → its routes' listing)."""
+    return CallsState(
+        _edge_rows(edges),
+        {repo: _digest(listing) for repo, listing in sorted(listings.items())},
+        _config_digest(manifest),
+        {repo: sorted(found) for repo, found in sorted(_weighed(requests).items())},
+    )
 
 
 def _route_ids(listing: str) -> list[str]:
@@ -262,7 +337,9 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
     routes = listed_routes(listings, excluding=repo) + [c.route for c in composed]
     requests = requests_of(rows)
     calls = match_requests(repo, requests, routes, manifest)
-    written_calls = calls_listing(calls)
+    seen = {other: held for other, (held, _calls) in listings.items()} | {repo: listing}
+    state = calls_state(calls, requests, seen, manifest)
+    written_state = state.text()
     outcome = ServicesOutcome(
         routes=len(composed),
         calls=sum(1 for r in requests if r.match is not None),
@@ -272,7 +349,9 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
         _route_keys(before[0]) if before is not None else set()
     )
     routes_written = before is None or before[0] != listing
-    if routes_written or before is None or before[1] != written_calls:
+    stored = _stored_edges(before[1]) if before is not None else []
+    edges_written = before is None or stored != state.edges
+    if routes_written or edges_written or before is None or before[1] != written_state:
         symbols = [route_symbol(c) for c in composed] if routes_written else None
         route_edges = [route_edge(c) for c in composed if c.route.handler]
         store.index.write_services(
@@ -280,15 +359,54 @@ def run_services(store: Store, repo: str, manifest: Manifest | None) -> Services
             ServiceWrite(
                 symbols,
                 route_edges,
-                calls,
+                calls if edges_written else [],
                 listing,
-                written_calls,
+                written_state,
                 _route_ids(before[0]) if before is not None else [],
-                _call_keys(before[1]) if before is not None else [],
+                [(row[0], row[1]) for row in stored] if edges_written else [],
             ),
         )
         outcome.written = True
     return outcome
+
+
+def _stored_edges(text: str) -> list[list]:
+    """The HTTP_CALLS edges a services state lists (an older version's: a plain list)."""
+    state = CallsState.read(text)
+    if state is not None:
+        return state.edges
+    try:
+        held = json.loads(text)
+    except ValueError:
+        return []
+    return held if isinstance(held, list) else []
+
+
+class ListedRoutes:
+    """Every repository's route listing, as read once for a round of rematches, and the
+    route indexes built from it when a rematch needs one (all routes, or a few
+    repositories')."""
+
+    def __init__(self, listings: Mapping[str, str]) -> None:
+        self.listings = dict(listings)
+        self._indexes: dict[frozenset[str], RouteIndex] = {}
+
+    def index(self, repos: Iterable[str] | None = None) -> RouteIndex:
+        key = frozenset(self.listings if repos is None else repos).intersection(self.listings)
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = RouteIndex(
+                route
+                for repo in sorted(key)
+                for route in routes_of_listing(repo, self.listings[repo])
+            )
+        return index
+
+    def with_listing(self, repo: str, listing: str) -> ListedRoutes:
+        """These listings with `repo`'s as given (read again under its lock)."""
+        if self.listings.get(repo) == listing:
+            return self
+        return ListedRoutes({**self.listings, repo: listing})
 
 
 def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
@@ -298,9 +416,10 @@ def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
     changed: list[str] = []
     # the routes every request is matched against, and the configurations, read once; each
     # repository's own listing is read again under its lock (what its write replaces)
-    routes = all_routes(store)
+    listings = store.index.service_listings()
+    routes = ListedRoutes({other: listing for other, (listing, _calls) in listings.items()})
     manifests = store.repos.manifests()
-    for other in sorted(store.index.service_listings()):
+    for other in sorted(listings):
         if other == repo:
             continue
         owner = lock_owner()
@@ -317,21 +436,68 @@ def rematch_others(store: Store, repo: str, lock_timeout: float) -> list[str]:
     return changed
 
 
-def rematch(store: Store, repo: str, routes: list[Route], manifest: Manifest | None) -> bool:
-    """Match a repository's stored requests again, against `routes` (another repository's
-    changed); whether its edges changed. The caller holds the repository's index lock."""
+def rematch(store: Store, repo: str, routes: ListedRoutes, manifest: Manifest | None) -> bool:
+    """Match a repository's stored requests again against every repository's listed routes
+    (another repository's changed); whether its edges changed. The caller holds the
+    repository's index lock.
+
+    Only the requests a change can reach are matched: those of the functions whose requests
+    weighed the routes of a repository whose listing differs from the one they were matched
+    against (`CallsState.seen`), or fit one of its routes now. Every request is, when the
+    state was written by an older version or the repository's `[services]` differ."""
     before = store.index.service_listings().get(repo)
     if before is None:
         return False
+    routes = routes.with_listing(repo, before[0])
+    state = CallsState.read(before[1])
+    config = _config_digest(manifest)
+    seen = {other: _digest(listing) for other, listing in sorted(routes.listings.items())}
+    services = manifest.services if manifest is not None else {}
+    sources: set[str] | None = None  # the functions whose requests are matched again; all
+    if state is not None and state.config == config:
+        changed = {r for r in state.seen.keys() | seen.keys() if state.seen.get(r) != seen.get(r)}
+        if not changed:
+            return False
+        sources = {s for r in changed for s in state.weighed.get(r, ())}
     requests = requests_of(file_rows(store, repo))
-    calls = match_requests(repo, requests, routes, manifest)
-    written = calls_listing(calls)
-    if written == before[1]:
-        return False
-    store.index.write_services(
-        repo, ServiceWrite(None, [], calls, before[0], written, [], _call_keys(before[1]))
+    if sources is not None:
+        fresh = routes.index(changed)
+        if fresh.routes:
+            sources.update(
+                r.source
+                for r in requests
+                if r.source not in sources and fresh.fits(r.method, r.base, r.path, repo, services)
+            )
+        if not sources:
+            return False  # nothing reaches the change: the stored state answers for it too
+    again = [r for r in requests if sources is None or r.source in sources]
+    calls = match_requests(repo, again, routes.index(), manifest)
+    stored = _stored_edges(before[1])
+    kept: list[list] = []  # the edges and weighings of the functions not matched again
+    weighed: dict[str, set[str]] = {}
+    if sources is not None and state is not None:
+        kept = [row for row in stored if row[0] not in sources]
+        weighed = {r: set(found) - sources for r, found in state.weighed.items()}
+    for r, found in _weighed(again).items():
+        weighed.setdefault(r, set()).update(found)
+    after = CallsState(
+        sorted(kept + _edge_rows(calls), key=lambda row: (row[0], row[1])),
+        seen,
+        config,
+        {r: sorted(found) for r, found in sorted(weighed.items()) if found},
     )
-    return True
+    edges_changed = after.edges != stored
+    if not edges_changed and state is not None and after.weighed == state.weighed:
+        return False  # the same as stored: it answers for these listings too
+    gone = [(row[0], row[1]) for row in stored if sources is None or row[0] in sources]
+    store.index.write_services(
+        repo,
+        ServiceWrite(
+            None, [], calls if edges_changed else [], before[0], after.text(), [],
+            gone if edges_changed else [],
+        ),
+    )  # fmt: skip
+    return edges_changed
 
 
 def route_symbol(composed: ComposedRoute) -> SymbolRow:

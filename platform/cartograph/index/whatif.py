@@ -72,7 +72,11 @@ def weight_of(write: FileWrite) -> int:
 
 class Versions:
     """Files as a change makes them (path → text, None: gone), parsed, with the module names
-    the repository would give them."""
+    the repository would give them. Two ways to bound the work: a `budget` (an agent session's
+    overlay: time and memory) raises OverBudget when spent, the answer refused; `stop`
+    (impact's deadline, asked before each file) leaves the files not parsed when it says so
+    out (`unread`, in the order given), the others answered as if the change did not touch
+    them."""
 
     def __init__(
         self,
@@ -81,29 +85,30 @@ class Versions:
         contents: Mapping[str, bytes | None],
         states: Mapping[str, FileState] | None = None,
         budget: Budget | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> None:
         self.store = store
         self.budget = budget
         self.repo = repo
         self.states = store.index.file_states(repo) if states is None else states
         self.gone = {path for path, data in contents.items() if data is None}
-        present = {
-            path: data
-            for path, data in contents.items()
-            if data is not None and languages.language_of(path) is not None
-        }
-        kept = set(self.states) - self.gone
-        self.names = _module_names(stored_module_map(self.states).by_path, kept, set(present))
         self.fresh: dict[str, Parsed] = {}
-        for path, data in present.items():
+        self.unread: list[str] = []
+        for path, data in contents.items():
+            language = languages.language_of(path) if data is not None else None
+            if data is None or language is None:
+                continue
             if budget is not None:
                 budget.check()
-            language = languages.language_of(path)
-            assert language is not None
+            if stop is not None and stop():
+                self.unread.append(path)
+                continue
             facts = extract_facts(language, data)
             source = SourceFile(path, len(data), 0, language)
             sha = hashlib.sha256(data).hexdigest()
             self.fresh[path] = Parsed.of(source, sha, facts)
+        kept = set(self.states) - self.gone
+        self.names = _module_names(stored_module_map(self.states).by_path, kept, set(self.fresh))
 
     def symbols(self) -> dict[str, list[SymbolRow]]:
         """Each file's symbols: a Python file's from its own facts (no other file is read),
@@ -188,26 +193,32 @@ def _module_names(stored: Mapping[str, ModuleName], kept: set[str], added: set[s
     python = [p for p in new if languages.family(languages.language_of(p) or "") == "python"]
     if python:
         computed = compute_module_map(python, set(named) | set(new), {}).by_path
+        siblings: dict[str, ModuleName] = {}  # folder → the module of its first .py file
+        for other, known in named.items():
+            if other.endswith(".py"):
+                siblings.setdefault(other.rpartition("/")[0], known)
         for path in python:
-            module = _named_like_sibling(path, named) or computed.get(path)
+            module = _named_like_sibling(path, siblings) or computed.get(path)
             if module is not None:
                 named[path] = module
+                if path.endswith(".py"):
+                    siblings.setdefault(path.rpartition("/")[0], module)
     for path in new:
         if path not in named:
             named[path] = ModuleName(file_module(path), False)
     return module_map(named)
 
 
-def _named_like_sibling(path: str, named: Mapping[str, ModuleName]) -> ModuleName | None:
-    """`pkg/new.py` beside a stored `pkg/old.py` named `a.pkg.old` is `a.pkg.new`."""
+def _named_like_sibling(path: str, siblings: Mapping[str, ModuleName]) -> ModuleName | None:
+    """`pkg/new.py` beside a stored `pkg/old.py` named `a.pkg.old` is `a.pkg.new`
+    (`siblings`: a named .py file's module, by its folder)."""
     folder, _, base = path.rpartition("/")
     stem = base.rpartition(".")[0]
     is_package = stem == "__init__"
-    for other, module in named.items():
-        if other.rpartition("/")[0] != folder or not other.endswith(".py"):
-            continue
-        package = module.name if module.is_package else module.name.rpartition(".")[0]
-        if is_package:
-            return ModuleName(package, True) if package else None
-        return ModuleName(f"{package}.{stem}" if package else stem, False)
-    return None
+    module = siblings.get(folder)
+    if module is None:
+        return None
+    package = module.name if module.is_package else module.name.rpartition(".")[0]
+    if is_package:
+        return ModuleName(package, True) if package else None
+    return ModuleName(f"{package}.{stem}" if package else stem, False)

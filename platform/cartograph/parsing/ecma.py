@@ -34,6 +34,8 @@ from cartograph.parsing.facts import (
     ECMA_SCOPE_NAME,
     ECMA_SCOPE_PARENT,
     ECMA_SCOPE_QUALNAME,
+    ECMA_SCOPE_START,
+    ECMA_SCOPE_START_BYTE,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +47,54 @@ MAX_TEXT = 120
 MAX_DEPTH = 48
 MAX_SIGNATURE = 300
 _WS = re.compile(r"\s+")
+
+
+def _first_overload(node: Node, name: str) -> Node | None:
+    """The first of the overload signatures (`function f(a: string): string;`, exported or
+    not) written right above a function's implementation, or None."""
+    first = None
+    sibling = node.prev_named_sibling
+    while sibling is not None:
+        if sibling.type == "comment":
+            sibling = sibling.prev_named_sibling
+            continue
+        signature = sibling
+        if sibling.type == "export_statement":
+            signature = sibling.child_by_field_name("declaration") or sibling
+        if signature.type != "function_signature":
+            break
+        named = signature.child_by_field_name("name")
+        if named is None or _text(named) != name:
+            break
+        first = sibling
+        sibling = sibling.prev_named_sibling
+    return first
+
+
+def _name_type_space(scopes: list[list]) -> None:
+    """A type alias or interface that shares its name with a value declared beside it (a
+    function, class, enum or object in the same scope) takes TYPE_SPACE_SUFFIX in its qualname
+    (and so do its members'): the two are different symbols. Every other qualname stays."""
+    values = {
+        (row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_NAME])
+        for index, row in enumerate(scopes)
+        if index and row[ECMA_SCOPE_KIND] not in TYPE_SPACE_KINDS
+    }
+    if not any(
+        row[ECMA_SCOPE_KIND] in TYPE_SPACE_KINDS
+        and (row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_NAME]) in values
+        for row in scopes[1:]
+    ):
+        return
+    for index, row in enumerate(scopes):
+        if not index:
+            continue
+        parent, name = row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_NAME]
+        if row[ECMA_SCOPE_KIND] in TYPE_SPACE_KINDS and (parent, name) in values:
+            name += TYPE_SPACE_SUFFIX
+        outer = scopes[parent][ECMA_SCOPE_QUALNAME] if parent else ""
+        row[ECMA_SCOPE_QUALNAME] = f"{outer}.{name}" if outer else name
+
 
 _FUNCTION_NODES = frozenset(
     {
@@ -59,6 +109,10 @@ _FUNCTION_NODES = frozenset(
 )
 _METHOD_NODES = frozenset({"method_definition", "method_signature", "abstract_method_signature"})
 _CLASS_NODES = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+# declarations of the type space only: a value of the same name beside one is another thing
+# (`export type OK<T> = …` and `export const OK = …`), whose qualname stays the plain name
+TYPE_SPACE_KINDS = frozenset({"type", "interface"})
+TYPE_SPACE_SUFFIX = ":type"
 # definitions that are values: named by what they are bound to
 _VALUE_DEFINITIONS = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "class"}
@@ -318,6 +372,7 @@ class _Extractor:
             self.returned(node)
         for node in captures.get("reference.type", []):
             self.type_ref(node)
+        _name_type_space(self.facts["scopes"])
         return self.facts
 
     def add_scope(
@@ -470,6 +525,12 @@ class _Extractor:
             index = self.add_scope(
                 node, "method" if is_method else "function", name, parent, info, exported, sig_node
             )
+            first = _first_overload(node if owner.type != "export_statement" else owner, name)
+            if first is not None:  # `function f(a: string): …;` above: one symbol from there
+                # (no scope starts between them: the signatures' types are the function's)
+                scopes[index][ECMA_SCOPE_START] = first.start_point[0] + 1
+                scopes[index][ECMA_SCOPE_START_BYTE] = first.start_byte
+                self.scope_starts[-1] = first.start_byte
             self.bind_params(index, node)
         # a declaration binds its name in the enclosing scope (members do not)
         if (

@@ -76,6 +76,16 @@ def judged(check: Callable[[], bool], verdict: bool) -> None:
         found.append((check, verdict))
 
 
+def not_kept() -> None:
+    """Say that the answer being computed depends on the clock (a time budget cut it short):
+    the cache answers it once, and computes it again when asked again."""
+    judged(_never, True)
+
+
+def _never() -> bool:
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     generation: int

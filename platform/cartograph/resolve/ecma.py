@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 
 from cartograph.configfiles import Unreadable, load_json
 from cartograph.model import SymbolRow, Unresolved, located, symbol_id
+from cartograph.parsing.ecma import TYPE_SPACE_KINDS
 from cartograph.parsing.facts import (
     ECMA_BINDING_END,
     ECMA_BINDING_NAME,
@@ -76,6 +77,11 @@ GLOBALS = frozenset(
 MAX_DEPTH = 40
 MAX_UNION = 6
 END = 1 << 60  # a position after every binding of a file
+# the two spaces a name is looked up in: a value (a call, `new`, a value used) or a type (an
+# annotation, `implements`); declarations only of the other space are left out when a name has
+# both (`type OK` and `const OK`: parsing.ecma.TYPE_SPACE_KINDS)
+VALUE, TYPE = "value", "type"
+VALUE_ONLY_KINDS = frozenset({"function", "method", "object"})
 
 
 def module_qualname(path: str) -> str:
@@ -439,19 +445,38 @@ class EcmaProgram:
     # a value: ("def", path, scope) | ("inst", path, scope) | ("mod", path) | ("ext", package)
     # | ("this", path, class scope) | ("super", path, class scope); with it, the via.
 
-    def lookup(self, f: _File, scope: int, name: str, pos: int, depth: int = 0) -> tuple:
+    def lookup(
+        self, f: _File, scope: int, name: str, pos: int, depth: int = 0, space: str = VALUE
+    ) -> tuple:
+        """What `name` is bound to in `scope` (or an enclosing one): in the value space (a
+        call, `new`, a value used) or the type space (an annotation), which differ where a
+        type alias or interface shares its name with a value."""
         current = scope
         while current >= 0:
             rows = f.bindings.get((current, name))
             if rows:
-                row = _visible(rows, pos)
+                row = _visible(self._in_space(f, rows, space), pos)
                 if row is not None:
                     binding = row[ECMA_BINDING_VALUE]
-                    return self.binding_value(f, current, binding, pos, depth + 1)
+                    return self.binding_value(f, current, binding, pos, depth + 1, space)
             current = f.scopes[current][ECMA_SCOPE_PARENT] if current else -1
         return (None, None)
 
-    def binding_value(self, f: _File, scope: int, binding: list, pos: int, depth: int) -> tuple:
+    def _in_space(self, f: _File, rows: list, space: str) -> list:
+        """The bindings of a name that belong to `space` (a declaration of the other space
+        left out), or all of them when none does."""
+        other = VALUE_ONLY_KINDS if space == TYPE else TYPE_SPACE_KINDS
+        kept = [
+            row
+            for row in rows
+            if row[ECMA_BINDING_VALUE][0] != "def"
+            or f.scopes[row[ECMA_BINDING_VALUE][1]][ECMA_SCOPE_KIND] not in other
+        ]
+        return kept or rows
+
+    def binding_value(
+        self, f: _File, scope: int, binding: list, pos: int, depth: int, space: str = VALUE
+    ) -> tuple:
         if depth > MAX_DEPTH:
             return (None, None)
         tag = binding[0]
@@ -464,7 +489,7 @@ class EcmaProgram:
                 return (("ext", external), "import") if external else (None, None)
             if imported == "*":
                 return ("mod", path), "import"
-            value = self.export_value(path, imported, depth + 1)
+            value = self.export_value(path, imported, depth + 1, space)
             return (value, "import") if value is not None else (None, None)
         if tag == "req":
             path, external = self.target(f.path, binding[1])
@@ -472,7 +497,7 @@ class EcmaProgram:
                 return (("ext", external), "import") if external else (None, None)
             if binding[2] is None:
                 return self.module_value(path, depth + 1), "import"
-            value = self.export_value(path, binding[2], depth + 1)
+            value = self.export_value(path, binding[2], depth + 1, space)
             return (value, "import") if value is not None else (None, None)
         if tag == "param":
             return self.type_value(f, scope, binding[1], pos, "annotation", depth + 1)
@@ -484,18 +509,18 @@ class EcmaProgram:
             return self.evaluate(f, scope, binding[1], pos, depth + 1)
         return (None, None)
 
-    def export_value(self, path: str, name: str, depth: int) -> tuple | None:
-        key = ("export", path, name)
+    def export_value(self, path: str, name: str, depth: int, space: str = VALUE) -> tuple | None:
+        key = ("export", path, name, space)
         # a cycle of re-exports ends with nothing
-        return self.memo.cached(key, lambda: self._export_value(path, name, depth), None)
+        return self.memo.cached(key, lambda: self._export_value(path, name, depth, space), None)
 
-    def _export_value(self, path: str, name: str, depth: int) -> tuple | None:
+    def _export_value(self, path: str, name: str, depth: int, space: str) -> tuple | None:
         f = self.file(path)
         if f is None or depth > MAX_DEPTH:
             return None
         local = f.exports.get(name)
         if local is not None:
-            return self._local_export(f, local, depth)
+            return self._local_export(f, local, depth, space)
         for source, imported, exported in f.facts["reexports"]:
             if exported != name:
                 continue
@@ -504,13 +529,13 @@ class EcmaProgram:
                 return None
             if imported == "*":
                 return ("mod", target)
-            return self.export_value(target, imported, depth + 1)
+            return self.export_value(target, imported, depth + 1, space)
         if name != "default":
             for source, imported, exported in f.facts["reexports"]:
                 if imported == "*" and exported == "*":
                     target, _external = self.target(path, source)
                     if target is not None:
-                        value = self.export_value(target, name, depth + 1)
+                        value = self.export_value(target, name, depth + 1, space)
                         if value is not None:
                             return value
         whole = self.module_value(path, depth + 1)
@@ -520,11 +545,11 @@ class EcmaProgram:
             return self.attribute(whole, "import", name, depth + 1)[0]
         return None
 
-    def _local_export(self, f: _File, local: object, depth: int) -> tuple | None:
+    def _local_export(self, f: _File, local: object, depth: int, space: str) -> tuple | None:
         if isinstance(local, str) and local.startswith("="):
             return ("def", f.path, int(local[1:]))
         if isinstance(local, str):
-            return self.lookup(f, 0, local, END, depth + 1)[0]
+            return self.lookup(f, 0, local, END, depth + 1, space)[0]
         if isinstance(local, list) and local and local[0] == "expr":
             return self.evaluate(f, 0, local[1], END, depth + 1)[0]
         return None
@@ -546,12 +571,15 @@ class EcmaProgram:
                     return self.module_value(target, depth + 1)
         return ("mod", path)
 
-    def evaluate(self, f: _File, scope: int, expr: list | None, pos: int, depth: int = 0) -> tuple:
+    def evaluate(
+        self, f: _File, scope: int, expr: list | None, pos: int, depth: int = 0, space: str = VALUE
+    ) -> tuple:
+        """What an expression is; `space` TYPE: what a type's name (`X`, `ns.X`) names."""
         if expr is None or depth > MAX_DEPTH:
             return (None, None)
         tag = expr[0]
         if tag == "n":
-            return self.lookup(f, scope, expr[1], pos, depth + 1)
+            return self.lookup(f, scope, expr[1], pos, depth + 1, space)
         if tag == "this":
             cls = self.class_scope(f, scope)
             if cls is None:
@@ -566,7 +594,7 @@ class EcmaProgram:
             base, via = self.evaluate(f, scope, expr[1], pos, depth + 1)
             if base is None:
                 return (None, None)
-            return self.attribute(base, via, expr[2], depth + 1)
+            return self.attribute(base, via, expr[2], depth + 1, space)
         if tag == "c":
             func, via = self.evaluate(f, scope, expr[1], pos, depth + 1)
             if func is not None and func[0] == "ext":
@@ -653,7 +681,7 @@ class EcmaProgram:
             }
             return (found.pop(), via) if len(found) == 1 else (None, None)
         if tag in ("n", "a"):
-            value, _how = self.evaluate(f, scope, typ, pos, depth + 1)
+            value, _how = self.evaluate(f, scope, typ, pos, depth + 1, TYPE)
             if value is None or value[0] != "def":
                 return (None, None)
             kind = self.kind(value)
@@ -678,14 +706,16 @@ class EcmaProgram:
         # an alias that refers to itself stands for nothing
         return self.memo.cached(key, compute, None)
 
-    def attribute(self, base: tuple, via: str | None, name: str, depth: int) -> tuple:
+    def attribute(
+        self, base: tuple, via: str | None, name: str, depth: int, space: str = VALUE
+    ) -> tuple:
         if depth > MAX_DEPTH:
             return (None, None)
         tag = base[0]
         if tag == "ext":
             return base, via
         if tag == "mod":
-            value = self.export_value(base[1], name, depth + 1)
+            value = self.export_value(base[1], name, depth + 1, space)
             return (value, via) if value is not None else (None, None)
         f = self.file(base[1])
         if f is None:
@@ -788,7 +818,8 @@ class EcmaProgram:
             if expr is None:
                 continue
             order += 1
-            value, via = self.evaluate(f, row[ECMA_SCOPE_PARENT], expr, start, depth + 1)
+            space = VALUE if index == 0 and row[ECMA_SCOPE_KIND] == "class" else TYPE
+            value, via = self.evaluate(f, row[ECMA_SCOPE_PARENT], expr, start, depth + 1, space)
             kinds = wanted if index == 0 else {"class", "interface"}
             if value is not None and value[0] == "def" and self.kind(value) in kinds:
                 target = self.file(value[1])
@@ -855,7 +886,7 @@ class EcmaProgram:
             if ctor is not None:
                 edges.add("CALLS", src, self.symbol(*ctor), line, "super")
             return
-        value, via = self.evaluate(f, scope, expr, pos)
+        value, via = self.evaluate(f, scope, expr, pos, 0, TYPE if kind == "t" else VALUE)
         target = self.kind(value) if value is not None and value[0] == "def" else None
         if kind == "c" and value is None and expr[0] == "i":
             made = False
@@ -1101,12 +1132,16 @@ def _symbols(repo: str, f: _File, ids: list[str]) -> list[SymbolRow]:
     exported_names = {local for local in f.exports.values() if isinstance(local, str)}
     exported_names |= set(f.exports)
     rows: list[SymbolRow] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # id → its row
     kinds = {"object": "variable"}
     for index, row in enumerate(f.scopes):
-        if ids[index] in seen:
+        if ids[index] in seen:  # overloads (a method's signatures and its implementation),
+            # merged interfaces: one symbol, from the first one's start to the last one's end
+            merged = rows[seen[ids[index]]]
+            merged.start_line = min(merged.start_line, row[ECMA_SCOPE_START])
+            merged.end_line = max(merged.end_line, row[ECMA_SCOPE_END])
             continue
-        seen.add(ids[index])
+        seen[ids[index]] = len(rows)
         kind = kinds.get(row[ECMA_SCOPE_KIND], row[ECMA_SCOPE_KIND])
         parent, name = row[ECMA_SCOPE_PARENT], row[ECMA_SCOPE_NAME]
         if index == 0:

@@ -23,6 +23,7 @@ A file's resolved HTTP rows (`FileResolution.http`), by their first item:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 HOLE = "{}"
@@ -164,36 +165,6 @@ def _is_param(segment: str) -> bool:
     return segment.startswith("{") and segment.endswith("}") and segment.count("{") == 1
 
 
-def _segment_score(call: str, route: str) -> int | None:
-    """2: the same literal; 1: a route parameter takes the call's segment; None: no match.
-    A segment that is all hole (`/users/{}`) matches only a route parameter: the value a
-    variable holds is a parameter's, not one of the literal routes beside it (`/users/me`);
-    a hole within a segment (`{}.json`) may fill a literal one."""
-    if _is_param(route):
-        return 1
-    if call == route:
-        return 2
-    if call == HOLE:
-        return None
-    if HOLE in call:
-        pattern = re.escape(call).replace(re.escape(HOLE), "[^/]+")
-        literal = route.replace("{", "").replace("}", "")
-        return 1 if re.fullmatch(pattern, literal) and not any(c in route for c in "{}") else None
-    return None
-
-
-def _path_score(call: list[str], route: list[str]) -> int | None:
-    if len(call) != len(route):
-        return None
-    total = 0
-    for c, r in zip(call, route, strict=True):
-        score = _segment_score(c, r)
-        if score is None:
-            return None
-        total += score
-    return total
-
-
 @dataclass(frozen=True, slots=True)
 class Route:
     """A route of an indexed service: its symbol id, method and path template."""
@@ -215,15 +186,182 @@ class Match:
         return MATCH_CONFIDENCE[self.via]
 
 
-def method_matches(call: str, route: str) -> bool:
-    return route == ANY_METHOD or call == route or (call == "HEAD" and route == "GET")
+class _Node:
+    """A node of a route tree: the routes whose path ends here, by method then repository,
+    and the next segment's nodes (a parameter, or a literal text)."""
+
+    __slots__ = ("literals", "param", "routes")
+
+    def __init__(self) -> None:
+        self.literals: dict[str, _Node] = {}
+        self.param: _Node | None = None
+        self.routes: dict[str, dict[str, list[Route]]] = {}
+
+
+class _Found:
+    """The routes a call fits at one stage (whole template, or prefix): the best score, how
+    many routes have it (the one route when one), and the repositories of every route that
+    fits."""
+
+    __slots__ = ("count", "repos", "route", "top")
+
+    def __init__(self) -> None:
+        self.top = -1
+        self.count = 0
+        self.route: Route | None = None
+        self.repos: set[str] = set()
+
+    def add(self, score: int, repo: str, routes: list[Route]) -> None:
+        self.repos.add(repo)
+        if score > self.top:
+            self.top, self.count, self.route = score, len(routes), routes[0]
+        elif score == self.top:
+            self.count += len(routes)
+
+
+class RouteIndex:
+    """Routes arranged for matching many calls (`match`): one tree per number of segments,
+    whose nodes branch on a segment's literal text or a parameter, so a call walks only the
+    routes whose literal segments it has (instead of comparing every route). A tree is built
+    the first time a call of its length asks for it. Answers are `match_call`'s rules to the
+    letter (docs/services.md "Matching a request to a route")."""
+
+    def __init__(self, routes: Iterable[Route]) -> None:
+        self._pending: dict[int, list[tuple[Route, list[str]]]] = {}
+        self._trees: dict[int, _Node] = {}
+        for route in dict.fromkeys(routes):  # an equal route twice is one route
+            segments = _segments(route.path)
+            self._pending.setdefault(len(segments), []).append((route, segments))
+        self._lengths = sorted(self._pending)
+        self.routes = sum(len(found) for found in self._pending.values())
+
+    def _tree(self, length: int) -> _Node | None:
+        tree = self._trees.get(length)
+        if tree is None:
+            pending = self._pending.pop(length, None)
+            if pending is None:
+                return None
+            tree = self._trees[length] = _Node()
+            for route, segments in pending:
+                node = tree
+                for segment in segments:
+                    if _is_param(segment):
+                        if node.param is None:
+                            node.param = _Node()
+                        node = node.param
+                    else:
+                        node = node.literals.setdefault(segment, _Node())
+                node.routes.setdefault(route.method, {}).setdefault(route.repo, []).append(route)
+        return tree
+
+    def _walk(
+        self,
+        tree: _Node,
+        call: list[str],
+        methods: list[tuple[str, int]],
+        target: str | None,
+        found: _Found,
+    ) -> None:
+        """Add to `found` the routes of `tree` (as long as `call`) that `call` fits, each scored
+        2 for a literal segment it has, 1 for a parameter (which takes any segment) or a
+        literal its segment with a hole in it (`{}.json`) fills, twice, plus 1 for the call's
+        own method. A segment that is all hole (`/users/{}`) fits only a parameter: the value
+        a variable holds is a parameter's, not one of the literal routes beside it."""
+        stack = [(tree, 0, 0)]
+        while stack:
+            node, depth, score = stack.pop()
+            if depth == len(call):
+                for method, bonus in methods:
+                    by_repo = node.routes.get(method)
+                    if not by_repo:
+                        continue
+                    if target is not None:
+                        routes = by_repo.get(target)
+                        if routes:
+                            found.add(2 * score + bonus, target, routes)
+                        continue
+                    for repo, routes in by_repo.items():
+                        found.add(2 * score + bonus, repo, routes)
+                continue
+            segment = call[depth]
+            if node.param is not None:
+                stack.append((node.param, depth + 1, score + 1))
+            exact = node.literals.get(segment)
+            if exact is not None:
+                stack.append((exact, depth + 1, score + 2))
+            if HOLE in segment and segment != HOLE:  # `{}.json` may fill a literal segment
+                pattern = re.compile(re.escape(segment).replace(re.escape(HOLE), "[^/]+"))
+                for literal, child in node.literals.items():
+                    if "{" not in literal and "}" not in literal and pattern.fullmatch(literal):
+                        stack.append((child, depth + 1, score + 1))
+
+    def _stages(
+        self, method: str, path: str, target: str | None, both: bool
+    ) -> tuple[_Found, _Found | None]:
+        """The routes the call fits on its whole template, and (when none does, or `both`)
+        those whose template ends the call's path."""
+        methods = [(method, 1)]
+        if method != ANY_METHOD:
+            methods.append((ANY_METHOD, 0))
+        if method == "HEAD":
+            methods.append(("GET", 0))
+        call = _segments(path)
+        whole = _Found()
+        tree = self._tree(len(call))
+        if tree is not None:
+            self._walk(tree, call, methods, target, whole)
+        if whole.count and not both:
+            return whole, None
+        suffix = _Found()
+        for length in self._lengths:
+            if not 0 < length < len(call):
+                continue
+            tree = self._tree(length)
+            if tree is not None:
+                self._walk(tree, call[len(call) - length :], methods, target, suffix)
+        return whole, suffix
+
+    def match(
+        self, method: str, base: str, path: str, own_repo: str, services: dict[str, str]
+    ) -> tuple[Match | None, set[str]]:
+        """`match_call` of one call over these routes, and the repositories whose routes it
+        weighed (every route that fits at the stage that decided: the whole template, or the
+        prefix when no whole template fits). A change of routes outside these repositories
+        cannot change the answer."""
+        target = service_of(base, own_repo, services)
+        whole, suffix = self._stages(method, path, target, both=False)
+        via = "http" if target is not None else "http_base"
+        found = whole
+        if suffix is not None:
+            found, via = suffix, "http_prefix"
+        if found.count != 1 or found.route is None:
+            return None, found.repos  # none, or several fit as well: never guessed
+        return Match(found.route, via), found.repos
+
+    def fits(
+        self, method: str, base: str, path: str, own_repo: str, services: dict[str, str]
+    ) -> bool:
+        """Whether any of these routes fits the call, on its whole template or as a prefix
+        (whatever other routes fit too)."""
+        whole, suffix = self._stages(method, path, service_of(base, own_repo, services), True)
+        return bool(whole.repos) or (suffix is not None and bool(suffix.repos))
+
+
+def service_of(base: str, own_repo: str, services: dict[str, str]) -> str | None:
+    """The repository a call's base URL is configured to (a relative URL: the one configured
+    for "/", else the calling repository), or None when it is not known."""
+    target = services.get(base) if base else services.get("/", own_repo)
+    if target is None and base:
+        host = base.split("/")[0]
+        target = services.get(host) or services.get(host.split(":")[0])
+    return target
 
 
 def match_call(
     method: str,
     base: str,
     path: str,
-    routes: list[Route],
+    routes: list[Route] | RouteIndex,
     own_repo: str,
     services: dict[str, str],
 ) -> Match | None:
@@ -231,35 +369,9 @@ def match_call(
 
     `services` maps a base (a host, a variable or setting, `env:NAME`) to the repository that
     serves it (`.cartograph.toml` `[services]`); a relative URL is served by the repository
-    configured for "/" (a web front end's API), else by the calling repository. A route of the configured service matched on its whole template is "http";
-    on its whole template with the service not known, "http_base"; a route whose template
-    ends the call's path (the base URL holds a prefix), "http_prefix"."""
-    target = services.get(base) if base else services.get("/", own_repo)
-    if target is None and base:
-        host = base.split("/")[0]
-        target = services.get(host) or services.get(host.split(":")[0])
-    candidates = [r for r in routes if method_matches(method, r.method)]
-    if target is not None:
-        candidates = [r for r in candidates if r.repo == target]
-    call = _segments(path)
-    best: list[tuple[int, Route]] = []
-    for route in candidates:
-        score = _path_score(call, _segments(route.path))
-        if score is not None:
-            best.append((2 * score + (route.method == method), route))
-    via = "http" if target is not None else "http_base"
-    if not best:
-        for route in candidates:
-            segments = _segments(route.path)
-            if 0 < len(segments) < len(call):
-                score = _path_score(call[len(call) - len(segments) :], segments)
-                if score is not None:
-                    best.append((2 * score + (route.method == method), route))
-        via = "http_prefix"
-    if not best:
-        return None
-    top = max(score for score, _ in best)
-    winners = {route for score, route in best if score == top}
-    if len(winners) != 1:
-        return None  # several routes fit as well: never guessed
-    return Match(winners.pop(), via)
+    configured for "/" (a web front end's API), else by the calling repository. A route of the
+    configured service matched on its whole template is "http"; on its whole template with the
+    service not known, "http_base"; a route whose template ends the call's path (the base URL
+    holds a prefix), "http_prefix". Many calls: build a `RouteIndex` once and pass it."""
+    index = routes if isinstance(routes, RouteIndex) else RouteIndex(routes)
+    return index.match(method, base, path, own_repo, services)[0]
