@@ -438,6 +438,7 @@ def test_treemap_labels_are_whole_names_or_their_last_parts(page, page_errors, s
             assert label.startswith("…") and package.endswith(label[1:]), (package, label)
             assert package[-len(label[1:]) - 1] in "./", (package, label)  # whole parts
         assert cell["fits"], f"the label {label!r} of {package} runs out of its cell"
+    for package, cell in cells.items():
         assert cell["name"].startswith(f"{package}: ") and cell["title"] == cell["name"]
     # the long name in a narrow cell (3 files of 55) is elided from the front
     assert cells["storefront.payment_integrations"]["label"] == "…payment_integrations"
