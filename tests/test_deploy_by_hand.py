@@ -127,12 +127,17 @@ class Terminals:
         self.main.stdin.flush()
         deadline = time.monotonic() + STEP_TIMEOUT
         while not done.exists():
+            self.check_servers()  # a terminal's server that died is the cause: say so now
             if self.main.poll() is not None or time.monotonic() > deadline:
                 output = out.read_text(errors="replace") if out.exists() else ""
+                how = (
+                    f"exit {self.main.returncode}"
+                    if self.main.returncode is not None
+                    else f"still running after {STEP_TIMEOUT} s"
+                )
                 raise AssertionError(
-                    f"this block of docs/deploy.md failed "
-                    f"({'exit ' + str(self.main.returncode) if self.main.returncode is not None else 'still running after ' + str(STEP_TIMEOUT) + ' s'}):\n"
-                    f"{text}\n--- its output:\n{output[-6000:]}"
+                    f"this block of docs/deploy.md failed ({how}):\n{text}\n"
+                    f"--- its output:\n{output[-4000:]}\n{self.server_logs()}"
                 )
             time.sleep(0.1)
         return out.read_text(errors="replace")
@@ -144,11 +149,21 @@ class Terminals:
         self.servers.append((process, out))
         return out
 
+    def server_logs(self) -> str:
+        """The end of each server terminal, for a failure's message (the cause is often there:
+        uvicorn restarts a worker that fails to start, so its terminal stays up)."""
+        return "\n".join(
+            f"--- the terminal of:\n{log.with_suffix('.sh').read_text()}"
+            f"{log.read_text(errors='replace')[-1500:]}"
+            for _, log in self.servers
+        )
+
     def check_servers(self) -> None:
         for process, log in self.servers:
+            script = log.with_suffix(".sh").read_text()
             assert process.poll() is None, (
-                f"a terminal's server exited ({process.returncode}):\n"
-                f"{log.read_text(errors='replace')[-4000:]}"
+                f"the server of this block of docs/deploy.md exited ({process.returncode}):\n"
+                f"{script}\n--- its terminal:\n{log.read_text(errors='replace')[-4000:]}"
             )
 
     def close(self) -> None:
