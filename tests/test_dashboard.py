@@ -172,7 +172,7 @@ def test_change_shows_what_the_last_commit_breaks_and_the_tests_to_run(
     assert "tests/test_orders.py" in tests
     owners = page.locator("section[aria-labelledby=owners-to-ask]").inner_text()
     assert "Ada" in owners or "Grace" in owners
-    treemap = page.get_by_role("img", name=re.compile("Packages: 1 changed files"))
+    treemap = page.get_by_role("group", name=re.compile("Packages: 1 changed"))
     expect(treemap.locator(".cell.changed")).to_have_count(1)
     _no_serious_violations(page)
     assert page_errors == []
@@ -314,4 +314,155 @@ def test_the_service_map_shows_where_requests_go_and_leads_to_the_handlers_calle
     callers = page.locator(".column", has=page.get_by_role("heading", name=re.compile("Callers")))
     expect(callers.get_by_role("link", name="client.api.fetch_user")).to_be_visible()
     assert "through GET /api/users/{user_id}" in callers.inner_text()
+    assert page_errors == []
+
+
+# ------------------------------------------------------------ a src layout, a real pull request
+
+RECEIPT = "storefront:src/storefront/utils.py#storefront.utils.render_receipt"
+
+
+def _receipt(title: str) -> str:
+    """A 45-line function: longer than a screen's worth of source pane."""
+    fields = "".join(
+        f"    out.append(str(order.get({n!r}, '')).ljust(width))  # field {n}\n" for n in range(41)
+    )
+    return (
+        "def render_receipt(order, width=40):\n"
+        '    """The receipt of an order, one line per field."""\n'
+        f"    out = [{title!r}]\n{fields}"
+        "    return '\\n'.join(out)\n"
+    )
+
+
+STOREFRONT = {
+    "pyproject.toml": '[project]\nname = "storefront"\nversion = "1.0"\n',
+    "src/storefront/__init__.py": "",
+    "src/storefront/utils.py": _receipt("") + "\n\ndef slug(text):\n    return text.lower()\n",
+    "src/storefront/notifications/__init__.py": "",
+    "src/storefront/notifications/email.py": (
+        "from storefront.utils import render_receipt\n\n\n"
+        "def send_receipt(order):\n    return render_receipt(order)\n"
+    ),
+    "src/storefront/payment_integrations/__init__.py": "",
+    "src/storefront/payment_integrations/stripe_provider.py": "def charge(n):\n    return n > 0\n",
+    "src/storefront/payment_integrations/paypal_provider.py": "def charge(n):\n    return n >= 0\n",
+    "src/storefront/catalogue/__init__.py": "",
+    **{
+        f"src/storefront/catalogue/item{n:02d}.py": f"def item{n}():\n    return {n}\n"
+        for n in range(45)
+    },
+    "tests/test_utils.py": (
+        "from storefront.utils import render_receipt\n\n\n"
+        "def test_render_receipt():\n    assert render_receipt({})\n"
+    ),
+    "tests/test_catalogue.py": (
+        "from storefront.catalogue.item01 import item1\n\n\n"
+        "def test_item():\n    assert item1() == 1\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def storefront(tmp_path_factory: pytest.TempPathFactory):
+    """A src-layout repository (files under src/, packages named without it) whose last commit
+    edits one function of src/storefront/utils.py: a pull request's change."""
+    folder = tmp_path_factory.mktemp("storefront")
+    root = make_sample_repo(folder / "storefront", STOREFRONT)
+    _commit(root, "Ada", "receipts start with a title", {
+        "src/storefront/utils.py": ("out = ['']", "out = ['RECEIPT']"),
+    })  # fmt: skip
+    with serve(folder / "server", repos=[root]) as server:
+        yield server
+
+
+def _cells(page: Page) -> dict[str, dict]:
+    """The treemap's cells: package → its state, accessible name, visible label, and whether
+    the label fits inside the cell as drawn."""
+    return page.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("svg.treemap .cell")].map((c) => {
+          const text = c.querySelector("text");
+          const rect = c.querySelector("rect").getBBox();
+          const box = text ? text.getBBox() : null;
+          const title = c.querySelector("title").textContent;
+          const lit = ["changed", "reached", "tests"].find((k) => c.classList.contains(k));
+          return [title.split(": ")[0], {
+            state: lit || "untouched",
+            name: c.getAttribute("aria-label") || "",
+            title,
+            label: text ? text.textContent : "",
+            fits: !box || (box.x >= rect.x && box.x + box.width <= rect.x + rect.width),
+          }];
+        }))"""
+    )
+
+
+def test_the_change_lights_the_changed_package_what_it_reaches_and_its_tests(
+    page, page_errors, storefront
+):
+    """src/storefront/utils.py changes: its package (storefront.utils, though its path starts
+    with src/) is lit as changed, the package of its caller as reached, the tests' package as
+    tests; the rest is untouched."""
+    _open(page, storefront, "#/change/storefront?base=HEAD~1&head=HEAD")
+    expect(page.locator("svg.treemap")).to_be_visible()
+    cells = _cells(page)
+    assert cells["storefront.utils"]["state"] == "changed", cells
+    assert cells["storefront.notifications"]["state"] == "reached", cells
+    assert cells["tests.test_utils"]["state"] == "tests", cells
+    for untouched in (
+        "storefront.catalogue",
+        "storefront.payment_integrations",
+        "tests.test_catalogue",
+    ):
+        assert cells[untouched]["state"] == "untouched", (untouched, cells[untouched])
+    assert cells["storefront.utils"]["name"] == "storefront.utils: 1 file, changed"
+    assert "reached: 1 symbol, 1 hop away" in cells["storefront.notifications"]["name"]
+    assert "1 test to run" in cells["tests.test_utils"]["name"]
+    legend = page.locator("section[aria-labelledby=where-it-lands] .legend").inner_text()
+    assert legend.split() == ["changed", "reached", "tests", "to", "run", "untouched"]
+    _no_serious_violations(page)
+    assert page_errors == []
+
+
+def test_treemap_labels_are_whole_names_or_their_last_parts(page, page_errors, storefront):
+    """A package name too long for its cell keeps its last parts (…payment_integrations), never
+    a cut after a dot; every label fits its cell; the full name is the cell's accessible name
+    and its tooltip."""
+    _open(page, storefront, "#/change/storefront?base=HEAD~1&head=HEAD")
+    expect(page.locator("svg.treemap")).to_be_visible()
+    cells = _cells(page)
+    for package, cell in cells.items():
+        label = cell["label"]
+        assert label, f"{package} has no label"
+        if label != package:
+            assert label.startswith("…") and package.endswith(label[1:]), (package, label)
+            assert package[-len(label[1:]) - 1] in "./", (package, label)  # whole parts
+        assert cell["fits"], f"the label {label!r} of {package} runs out of its cell"
+    for package, cell in cells.items():
+        assert cell["name"].startswith(f"{package}: ") and cell["title"] == cell["name"]
+    # the long name in a narrow cell (3 files of 55) is elided from the front
+    assert cells["storefront.payment_integrations"]["label"] == "…payment_integrations"
+    assert page_errors == []
+
+
+def test_the_source_pane_shows_the_whole_symbol(page, page_errors, storefront):
+    """A 45-line function: the pane's last line number is the symbol's end line, and that line
+    is inside what the pane shows (no scroll box cutting it off)."""
+    store = open_store(storefront.store)
+    end = next(
+        s.end_line
+        for s in store.graph.symbols_in_file("storefront", "src/storefront/utils.py")
+        if s.name == "render_receipt"
+    )
+    store.close()
+    _open(page, storefront, f"#/symbol/{quote(RECEIPT)}")
+    pane = page.get_by_label("Source of storefront.utils.render_receipt")
+    numbers = pane.locator(".no")
+    expect(numbers.first).to_have_text("1")
+    assert numbers.last.inner_text() == str(end) == "45"
+    shown = pane.bounding_box()
+    last = numbers.last.bounding_box()
+    assert shown and last
+    assert last["y"] + last["height"] <= shown["y"] + shown["height"] + 0.5, (shown, last)
+    assert "return '\\n'.join(out)" in pane.inner_text()
     assert page_errors == []

@@ -189,6 +189,9 @@ def test_overview_and_stats(shop):
     assert {"shop", "shop.orders", "shop.payments", "tests.test_orders"} <= set(names)
     orders = next(p for p in view.packages if p.name == "shop.orders")
     assert dict(orders.imports) == {"shop.models": 1, "shop.payments": 1}
+    # where each package's files are: a module's own file, a package's folder
+    folders = {p.name: p.folder for p in view.packages}
+    assert folders["shop.orders"] == "shop/orders.py" and folders["shop"] == "shop"
     assert view.most_called
     numbers = stats(store, "shop")
     assert numbers.files == 5 and numbers.symbols["class"] == 3

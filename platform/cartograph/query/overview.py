@@ -26,6 +26,10 @@ class PackageInfo:
     test_files: int
     imports: list[tuple[str, int]]  # other in-repo packages, with the number of file imports
     external: list[tuple[str, int]]  # outside packages imported, with counts
+    # where its files are: the folder holding them, or the file itself for a one-module
+    # package (`src/werkzeug/utils.py` is the package `werkzeug.utils`); a path is in the
+    # package whose folder is the longest one holding it
+    folder: str = ""
 
 
 @dataclass(slots=True)
@@ -146,6 +150,7 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
     keys = {path: _package_key(path, r.module, depth_of(r.module)) for path, r in files.items()}
     names = _group_names(set(keys.values()))
     package_of = {path: names[key] for path, key in keys.items()}
+    folder_of = {name: key[1] for key, name in names.items()}
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for path, record in files.items():
         entry = counts[package_of[path]]
@@ -175,6 +180,7 @@ def overview(store: Store, repo: str, top: int | None = 15) -> Overview:
             counts[name][2],
             internal[name].most_common(8),
             external[name].most_common(8),
+            folder_of[name],
         )
         for name in ordered
     ]

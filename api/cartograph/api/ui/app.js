@@ -533,15 +533,17 @@ async function changePage(repo, pull, params) {
     report = snake(data.impact);
   }
   const overview = gql("query($r: String!) { overview(repo: $r, first: 15) }", { r: repo }).then((d) => d.overview);
-  const changedFiles = new Set(report.changed.map((c) => c.path));
-  const affectedFiles = new Set([...report.will_break.map((b) => b.caller.path), ...report.may_be_affected.map((a) => a.symbol.path)]);
+  // what lights the treemap: the files the change touches, the files of what it reaches (a
+  // caller it breaks is one hop away) and the files of the tests to run
+  const reached = [...report.will_break.map((b) => [b.caller.path, 1]), ...report.may_be_affected.map((a) => [a.symbol.path, a.depth])];
+  const lights = { changed: report.changed.map((c) => c.path), reached, tests: report.tests.filter((t) => t.repo === report.repo).map((t) => t.path) };
   const person = (x) => (Array.isArray(x) ? x[1] || x[0] : x);
   return [
     h("h1", {}, pull ? `Pull request #${pull} of ${repo}` : params.get("patch") ? `A pasted diff against ${repo}` : `Change ${params.get("base") || ""}…${params.get("head") || ""} of ${repo}`),
     report.title ? h("p", {}, report.title) : null,
     h("p", { className: "verdict" }, badge(report.verdict === "breaking" ? "error" : "fresh", report.verdict, ""), " ", report.summary.join(" · ")),
-    later("Where it lands", overview.then((found) => section("Where it lands", treemap(found.packages, changedFiles, affectedFiles),
-      h("p", { className: "legend" }, badge("changed", "changed", ""), " ", badge("affected", "affected", ""), " ", badge("local", "untouched", ""))))),
+    later("Where it lands", overview.then((found) => section("Where it lands", treemap(found.packages, lights),
+      h("p", { className: "legend" }, badge("changed", "changed", ""), " ", badge("reached", "reached", ""), " ", badge("tests", "tests to run", ""), " ", badge("local", "untouched", ""))))),
     section("Will break", table("Callers the change breaks", ["Caller", "Of", "Why", "Lines"],
       report.will_break.map((b) => [symbolLink(b.caller), h("code", {}, b.target), b.why, b.lines.join(", ")]), "nothing")),
     section("Changed", table("Symbols it changes", ["Symbol", "Change", "Why"],
@@ -558,18 +560,83 @@ async function changePage(repo, pull, params) {
   ];
 }
 
-// The repository as a treemap of its packages (area: files), the packages holding changed files
-// lit and those holding affected ones marked.
-function treemap(packages, changed, affected) {
+// The width a text takes in the page's font at `size` pixels (a canvas measures it without
+// laying anything out).
+const measureText = (() => {
+  let context = null;
+  return (text, size) => {
+    context ||= document.createElement("canvas").getContext("2d");
+    context.font = `${size}px ${getComputedStyle(document.documentElement).fontFamily}`;
+    return context.measureText(text).width;
+  };
+})();
+
+// A package's label within `room` pixels: the whole name, else its last parts (`…routing.map`),
+// else the start of its last part (`excepti…`); never a name cut after its first dot. The
+// cell's title and accessible name always hold the whole name.
+function fitPackage(name, room, size) {
+  if (measureText(name, size) <= room) return name;
+  const parts = name.split(/(?<=[./])/);
+  let kept = "";
+  while (parts.length > 1 && measureText(`…${parts[parts.length - 1]}${kept}`, size) <= room) kept = parts.pop() + kept;
+  if (kept) return `…${kept}`;
+  const last = parts[parts.length - 1].replace(/^[./]+/, "");
+  let n = last.length - 1;
+  while (n > 1 && measureText(`${last.slice(0, n)}…`, size) > room) n--;
+  return n > 1 ? `${last.slice(0, n)}…` : "";
+}
+
+// The repository as a treemap of its packages (area: files). A package is lit by what the change
+// does to its files: "changed" (a file of it changes), "tests" (it holds tests to run),
+// "reached" (the change reaches its symbols; the title says how near), else untouched. A file
+// belongs to the shown package whose folder is the longest one holding it (`folder`, from the
+// overview), so `src/werkzeug/utils.py` lights `werkzeug.utils`.
+function treemap(packages, lights) {
   const width = 900;
   const height = 360;
+  const fontSize = 12; // svg.treemap's, in the drawing's units
   const cells = packages.filter((p) => p.files > 0).sort((a, b) => b.files - a.files).slice(0, 120);
-  // each file lights the most specific package holding it (the longest name that is its prefix)
-  const inPackage = (path, name) => path.replace(/\//g, ".").startsWith(`${name}.`) || path.startsWith(`${name}/`) || path === name;
-  const home = (path) => cells.filter((p) => inPackage(path, p.name)).sort((a, b) => b.name.length - a.name.length)[0]?.name;
-  const lit = new Map();
-  for (const path of affected) lit.set(home(path), "affected");
-  for (const path of changed) lit.set(home(path), "changed");
+  const holder = (path) => {
+    let best = null;
+    for (const p of cells) {
+      const folder = p.folder || p.name;
+      if ((path === folder || path.startsWith(`${folder}/`)) && (!best || folder.length > (best.folder || best.name).length)) best = p;
+    }
+    return best?.name;
+  };
+  const state = new Map();
+  const hops = new Map();
+  const tally = (map, name) => map.set(name, (map.get(name) || 0) + 1);
+  const changedFiles = new Set(lights.changed);
+  const reachedCount = new Map();
+  for (const [path, depth] of lights.reached) {
+    const name = holder(path);
+    if (name === undefined) continue;
+    state.set(name, "reached");
+    tally(reachedCount, name);
+    hops.set(name, Math.min(hops.get(name) ?? depth, depth));
+  }
+  const testCount = new Map();
+  for (const path of lights.tests) {
+    const name = holder(path);
+    if (name === undefined) continue;
+    state.set(name, "tests");
+    tally(testCount, name);
+  }
+  for (const path of changedFiles) {
+    const name = holder(path);
+    if (name !== undefined) state.set(name, "changed");
+  }
+  const describe = (pkg) => {
+    const what = [pkg.files === 1 ? "1 file" : `${pkg.files} files`];
+    const kind = state.get(pkg.name);
+    if (kind === "changed") what.push("changed");
+    const several = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+    if (testCount.has(pkg.name)) what.push(`${several(testCount.get(pkg.name), "test", "tests")} to run`);
+    if (reachedCount.has(pkg.name)) what.push(`reached: ${several(reachedCount.get(pkg.name), "symbol", "symbols")}, ${several(hops.get(pkg.name), "hop", "hops")} away`);
+    if (!kind) what.push("untouched");
+    return `${pkg.name}: ${what.join(", ")}`;
+  };
   const total = cells.reduce((a, p) => a + p.files, 0) || 1;
   const rects = [];
   // slice-and-dice in rows: simple, stable and readable at a glance
@@ -578,23 +645,32 @@ function treemap(packages, changed, affected) {
   let rowHeight = 0;
   for (const pkg of cells) {
     const area = (pkg.files / total) * width * height;
-    const w = Math.max(30, Math.min(width, Math.sqrt(area * 2)));
+    // at least as wide as the package's last two parts (`…routing.exceptions`; the last one of a
+    // two-part name): every cell says what it is
+    const parts = pkg.name.split(/(?<=[./])/);
+    const tail = parts.length > 2 ? parts.slice(-2).join("") : parts[parts.length - 1];
+    const readable = measureText(`…${tail}`, fontSize) + 14;
+    const w = Math.min(width, Math.max(30, readable, Math.sqrt(area * 2)));
     const hgt = Math.max(18, area / w);
     if (x + w > width) {
       x = 0;
       y += rowHeight;
       rowHeight = 0;
     }
-    const kind = lit.get(pkg.name) || "";
-    rects.push(svg("g", { className: `cell ${kind}` },
-      svg("rect", { x, y, width: w - 2, height: hgt - 2 }),
-      w > 60 && hgt > 16 ? svg("text", { x: x + 4, y: y + 13 }, pkg.name.length * 6.5 > w ? `${pkg.name.slice(0, Math.floor(w / 6.5) - 1)}…` : pkg.name) : null,
-      svg("title", {}, `${pkg.name}: ${pkg.files} files${kind ? `, ${kind}` : ""}`)));
+    const kind = state.get(pkg.name) || "";
+    const label = hgt > 16 ? fitPackage(pkg.name, w - 12, fontSize) : "";
+    const text = describe(pkg);
+    // a cell of its own coordinates clips what it draws: no label runs under its neighbour
+    rects.push(svg("svg", { x, y, width: w - 2, height: hgt - 2, className: `cell ${kind}`, role: "img", "aria-label": text, "data-package": pkg.name, "data-state": kind || "untouched" },
+      svg("title", {}, text),
+      svg("rect", { x: 0, y: 0, width: w - 2, height: hgt - 2 }),
+      label ? svg("text", { x: 4, y: 13 }, label) : null));
     x += w;
     rowHeight = Math.max(rowHeight, hgt);
   }
   const used = Math.max(height, y + rowHeight);
-  return svg("svg", { viewBox: `0 0 ${width} ${used}`, role: "img", "aria-label": `Packages: ${changed.size} changed files, ${affected.size} affected files`, className: "treemap" }, rects);
+  const count = (kind) => [...state.values()].filter((k) => k === kind).length;
+  return svg("svg", { viewBox: `0 0 ${width} ${used}`, role: "group", "aria-label": `Packages: ${count("changed")} changed, ${count("reached")} reached, ${count("tests")} with tests to run, of ${cells.length} shown`, className: "treemap" }, rects);
 }
 
 async function teamPage() {
