@@ -24,12 +24,17 @@ image, a test harness).
 
 Health checks pass untouched; webhooks authenticate with their repository's secret (in the
 route, over the body), so only the size limit applies to them.
+
+Every refusal, here or in a route (a missing scope, an unknown token, a query out of bounds),
+is logged as one line at INFO (`log_refusal`): it is the answer working as designed, not an
+error of the server, whose tracebacks stay for what nobody expected.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +48,7 @@ from cartograph.operations import InvalidValue
 from cartograph.operations.catalogue import VIEW_SESSION
 from cartograph.query.answers import known_generation
 
+log = logging.getLogger("cartograph.api")
 KIB = 1024
 MIB = 1024 * KIB
 # the largest body each area accepts (GitHub caps webhook payloads at 25 MB)
@@ -110,6 +116,22 @@ class AccessPolicy:
         }
 
 
+def log_refusal(surface: str, path: str, status: int | str, detail: str) -> None:
+    """An expected refusal, as one line: at INFO, at WARNING when the server cannot serve
+    (5xx: a store or broker away). A traceback is for what nobody expected."""
+    first = detail.strip().splitlines()[0][:300] if detail.strip() else ""
+    level = logging.WARNING if isinstance(status, int) and status >= 500 else logging.INFO
+    log.log(
+        level,
+        "%s %s refused: %s %s",
+        surface,
+        path,
+        status,
+        first,
+        extra={"surface": surface, "status": status, "refused": first},
+    )
+
+
 def area_of(path: str) -> str:
     """Which part of the app a path belongs to (what limits and checks apply)."""
     if path in ("/healthz", "/readyz"):
@@ -146,12 +168,12 @@ class RequestGuard:
         headers = _headers(scope)
         host = headers.get(b"host", b"").decode("latin-1").lower()
         if not self.policy.host_allowed(host):
-            await _refuse(send, 421, f"this server does not answer for the host {host!r}")
+            await _refuse(scope, send, 421, f"this server does not answer for the host {host!r}")
             return
         limit = BODY_LIMITS[area]
         declared = headers.get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
-            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            await _refuse(scope, send, 413, f"the body is larger than {limit} bytes")
             return
 
         caller: ApiToken | None = None
@@ -168,7 +190,9 @@ class RequestGuard:
                 else:
                     tokenless = True
             except AuthError as exc:
-                await _refuse(send, HTTP_STATUS[exc.kind], str(exc), {"WWW-Authenticate": "Bearer"})
+                await _refuse(
+                    scope, send, HTTP_STATUS[exc.kind], str(exc), {"WWW-Authenticate": "Bearer"}
+                )
                 return
         origin = headers.get(b"origin", b"").decode("latin-1")
         if (
@@ -177,23 +201,25 @@ class RequestGuard:
             and origin != "null"
             and not self.policy.origin_allowed(origin, host, tokenless)
         ):
-            await _refuse(send, 403, f"cross-origin requests from {origin!r} are refused")
+            await _refuse(scope, send, 403, f"cross-origin requests from {origin!r} are refused")
             return
         if origin == "null" and area != "webhooks":
-            await _refuse(send, 403, "requests from an opaque origin are refused")
+            await _refuse(scope, send, 403, "requests from an opaque origin are refused")
             return
 
         body = await _read_body(receive, limit)
         if body is None:
-            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            await _refuse(scope, send, 413, f"the body is larger than {limit} bytes")
             return
         if body and scope["method"] in STATE_CHANGING and area in ("api", "graphql", "mcp"):
             content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
             if not _JSON_TYPE.match(content_type):
-                await _refuse(send, 415, "a request that changes state must send JSON")
+                await _refuse(scope, send, 415, "a request that changes state must send JSON")
                 return
         if body and json_too_deep(body):
-            await _refuse(send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep")
+            await _refuse(
+                scope, send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep"
+            )
             return
         session: int | None = None
         given = headers.get(SESSION_HEADER)
@@ -202,7 +228,7 @@ class RequestGuard:
                 session = VIEW_SESSION.parse(int(given), SESSION_HEADER.decode())
             except (ValueError, InvalidValue) as exc:
                 message = str(exc) if isinstance(exc, InvalidValue) else "not a session id"
-                await _refuse(send, 422, f"X-Cartograph-Session: {message}")
+                await _refuse(scope, send, 422, f"X-Cartograph-Session: {message}")
                 return
         state = scope.setdefault("state", {})
         state["caller"] = caller
@@ -275,7 +301,10 @@ def _replay(body: bytes, receive):
     return replay
 
 
-async def _refuse(send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+async def _refuse(
+    scope, send, status: int, detail: str, headers: dict[str, str] | None = None
+) -> None:
+    log_refusal(area_of(scope["path"]), scope["path"], status, detail)
     titles = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 413: "Too large",
               415: "Unsupported media type", 421: "Misdirected request"}  # fmt: skip
     body = json.dumps(
