@@ -24,6 +24,8 @@ from cartograph import logs
 from cartograph.api.dashboard import dashboard_files, to_dashboard
 from cartograph.api.graphql import build_graphql_router
 from cartograph.api.guard import AccessPolicy, RequestGuard, area_of, log_refusal
+from cartograph.api.ide import PREFIX as IDE_PREFIX
+from cartograph.api.ide import graphiql_files
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
@@ -239,6 +241,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the dashboard: its static files (docs/dashboard.md); the data comes from /graphql
     app.add_api_route("/ui", to_dashboard, include_in_schema=False)
     app.mount("/ui", dashboard_files(), name="dashboard")
+    # GraphiQL's files (its page is GET /graphql from a browser: cartograph.api.ide)
+    app.mount(IDE_PREFIX, graphiql_files(), name="graphiql")
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict:

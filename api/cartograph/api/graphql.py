@@ -14,6 +14,9 @@ A query is executed and its answer serialised on a worker thread, in an event lo
 stalls the server's loop (health checks, REST, other queries). A refusal (an error a user can
 act on, a query out of bounds) is logged as one line, a bug with its traceback.
 
+GET /graphql from a browser (HTML, no query) is the GraphiQL page (`cartograph.api.ide`):
+it needs no token, the queries it sends do.
+
 The fields of `WrittenQuery` are written by hand (it is a graph, not a list of operations), but
 each calls the library function of a catalogue operation and takes its defaults and bounds from
 that operation's parameters (`first` is the operation's `limit`). `Query` adds one field per
@@ -33,7 +36,8 @@ from cartograph.agents import sessions as agents
 from cartograph.agents.overlay import session_view
 from cartograph.api.graphql_answers import answer_fields
 from cartograph.api.graphql_cost import MAX_COST, query_cost
-from cartograph.api.guard import log_refusal
+from cartograph.api.guard import log_refusal, wants_graphiql
+from cartograph.api.ide import graphiql_page
 from cartograph.auth import require
 from cartograph.errors import CartographError, TooLarge
 from cartograph.impact.report import Impact
@@ -61,6 +65,7 @@ from cartograph.store.interfaces import Store
 from cartograph.sync import default_data_dir
 from cartograph.team import session_by_id
 from fastapi import Request, Response
+from fastapi.responses import HTMLResponse
 from graphql import ASTValidationRule, GraphQLError
 from strawberry.dataloader import DataLoader
 from strawberry.extensions import (
@@ -1001,6 +1006,8 @@ def build_graphql_router(
     session it is made in, whose overlay (its unpushed edits) the answers see."""
 
     async def context(request: Request) -> dict:
+        if wants_graphiql(request.method, request.url.path, request.url.query, _accept(request)):
+            return {}  # the page: no query runs, no token is needed (the guard let it pass)
         token = caller(request)
         require(token, "read")
         made_in = session(request)
@@ -1027,7 +1034,16 @@ class Router(GraphQLRouter):
     """Strawberry's FastAPI router, but a query runs off the server's event loop: once the body
     is read (on the loop: the ASGI channel is the loop's), the rest — parsing, validation,
     execution with its DataLoaders, error formatting, JSON encoding — runs in a worker thread,
-    in an event loop made for the request."""
+    in an event loop made for the request. And GET /graphql from a browser is Cartograph's
+    GraphiQL page (assets served from the package, a field for the token)."""
+
+    def should_render_graphql_ide(self, request) -> bool:
+        return wants_graphiql(
+            request.method, "/graphql", str(request.query_params), request.headers.get("accept")
+        )
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        return graphiql_page(tokenless=bool(getattr(request.state, "tokenless", False)))
 
     async def get_sub_response(self, request: Request) -> Response:
         # strawberry keeps the request's sub-response on the router (`temporal_response`),
@@ -1043,6 +1059,10 @@ class Router(GraphQLRouter):
         return await anyio.to_thread.run_sync(
             lambda: asyncio.run(base(request, context, root_value))
         )
+
+
+def _accept(request: Request) -> str:
+    return request.headers.get("accept", "")
 
 
 __all__ = ["QueryError", "Router", "build_graphql_router", "schema"]

@@ -23,7 +23,9 @@ image, a test harness).
    that is not a session id is refused (422).
 
 Health checks pass untouched; webhooks authenticate with their repository's secret (in the
-route, over the body), so only the size limit applies to them.
+route, over the body), so only the size limit applies to them. The GraphiQL page (a browser's
+GET of /graphql: HTML, no query) is a page like the dashboard's: it needs no token, the queries
+it sends do.
 
 Every refusal, here or in a route (a missing scope, an unknown token, a query out of bounds),
 is logged as one line at INFO (`log_refusal`): it is the answer working as designed, not an
@@ -38,7 +40,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 from cartograph.auth import AuthError
@@ -132,6 +134,17 @@ def log_refusal(surface: str, path: str, status: int | str, detail: str) -> None
     )
 
 
+def wants_graphiql(method: str, path: str, query: str | bytes, accept: str | None) -> bool:
+    """A browser opening GraphiQL: a GET of /graphql that accepts HTML and names no query (the
+    same test strawberry makes, so the page the guard lets pass is the page that is served)."""
+    if method != "GET" or path not in ("/graphql", "/graphql/"):
+        return False
+    text = query.decode("latin-1") if isinstance(query, bytes) else query
+    if any(name == "query" for name, _value in parse_qsl(text, keep_blank_values=True)):
+        return False
+    return any(kind in (accept or "") for kind in ("text/html", "*/*"))
+
+
 def area_of(path: str) -> str:
     """Which part of the app a path belongs to (what limits and checks apply)."""
     if path in ("/healthz", "/readyz"):
@@ -179,7 +192,13 @@ class RequestGuard:
         caller: ApiToken | None = None
         known: tuple[str, int] | None = None
         tokenless = False
-        if area in ("api", "graphql", "mcp"):
+        page = area == "graphql" and wants_graphiql(
+            scope["method"], scope["path"], scope.get("query_string", b""),
+            headers.get(b"accept", b"").decode("latin-1"),
+        )  # fmt: skip
+        if page:  # whether its queries may go without a token (the page says so)
+            tokenless = self._tokenless(scope, headers, host)
+        elif area in ("api", "graphql", "mcp"):
             authorization = headers.get(b"authorization", b"").decode("latin-1").strip()
             scheme, _, credentials = authorization.partition(" ")
             try:
@@ -233,6 +252,7 @@ class RequestGuard:
         state = scope.setdefault("state", {})
         state["caller"] = caller
         state["session"] = session
+        state["tokenless"] = tokenless
         if known is None:
             await self.app(scope, _replay(body, receive), send)
             return
