@@ -258,6 +258,32 @@ def test_cross_origin_calls_with_a_token_need_an_allowed_origin(indexed):
     assert call(other, headers={**read, "Origin": "https://dash.example.com"}).status == 200
 
 
+def test_an_origin_matches_in_scheme_host_and_port(indexed):
+    """Behind a TLS proxy the request itself arrives as http with the public Host: a page at
+    `http://` + the public host (or another port) is another origin than the public URL's."""
+    _url, _folder, tokens = indexed
+    read = bearer(tokens["read"])
+    app = app_for(indexed, public_url="https://cg.example.com", require_tokens=True)
+
+    def status(origin: str, host: str = "cg.example.com") -> int:
+        return call(app, host=host, headers={**read, "Origin": origin}).status
+
+    assert status("https://cg.example.com") == 200
+    assert status("https://CG.example.com:443") == 200  # the same origin, spelled otherwise
+    assert status("http://cg.example.com") == 403
+    assert status("https://cg.example.com:8443") == 403
+    assert status("http://cg.example.com:443") == 403
+    # a host no configured origin names: its own page (scheme, host and port as requested)
+    assert status("http://127.0.0.1:8000", host="127.0.0.1:8000") == 200
+    assert status("https://127.0.0.1:8000", host="127.0.0.1:8000") == 403
+    assert status("http://127.0.0.1:8001", host="127.0.0.1:8000") == 403
+    # an open local server: only its own loopback origin, scheme included
+    open_app = app_for(indexed)
+    same = call(open_app, headers={"Origin": "http://127.0.0.1:8000"})
+    assert same.status == 200
+    assert call(open_app, headers={"Origin": "https://127.0.0.1:8000"}).status == 403
+
+
 # ---------------------------------------------------------------- bodies
 
 

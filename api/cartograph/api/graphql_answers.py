@@ -5,8 +5,9 @@ Each takes the operation's parameters as arguments (spelled for GraphQL, with th
 the same checks run) and answers the operation's answer as the `JSON` scalar, in the shape
 REST answers it (`render.to_data`). They need the operation's scope, run it through
 `Operation.run` (so the answer cache and the session's overlay apply as everywhere else), on
-the execution's worker thread (cartograph.api.graphql.Router). The dashboard reads them; the hand-written fields are
-for walking the graph (a symbol's callers' callers), these for one answer at a time.
+the execution's worker thread (cartograph.api.graphql.Router). The dashboard reads them; the
+hand-written fields are for walking the graph (a symbol's callers' callers), these for one
+answer at a time.
 """
 
 from __future__ import annotations

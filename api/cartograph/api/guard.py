@@ -105,17 +105,22 @@ class AccessPolicy:
                 return True
         return False
 
-    def origin_allowed(self, origin: str, host: str, tokenless: bool) -> bool:
-        parts = urlsplit(origin)
+    def origin_allowed(self, origin: str, host: str, tokenless: bool, scheme: str = "http") -> bool:
+        """Origins compare whole: scheme, host and port (a default port spelled or not). A
+        page may call the server it came from (the request's scheme and `Host`); an origin
+        of a host that the public URL or CARTOGRAPH_ALLOWED_ORIGINS names must be one of those
+        exactly (behind a TLS proxy the request itself says http: `http://` + the public
+        host is another origin, not the public one)."""
+        given = origin_key(origin)
+        if given is None:
+            return False
+        own = origin_key(f"{scheme}://{host}")
         if tokenless:  # only a page of this machine may drive an open local server
-            return (
-                bool(parts.hostname)
-                and _is_loopback_host(parts.netloc)
-                and (parts.netloc.lower() == host)
-            )
-        return parts.netloc.lower() == host or origin.lower().rstrip("/") in {
-            o.lower().rstrip("/") for o in self.allowed_origins
-        }
+            return given == own and _is_loopback_address(given[1])
+        configured = {key for key in map(origin_key, self.allowed_origins) if key is not None}
+        if given in configured:
+            return True
+        return given == own and all(key[1] != given[1] for key in configured)
 
 
 def log_refusal(surface: str, path: str, status: int | str, detail: str) -> None:
@@ -143,6 +148,19 @@ def wants_graphiql(method: str, path: str, query: str | bytes, accept: str | Non
     if any(name == "query" for name, _value in parse_qsl(text, keep_blank_values=True)):
         return False
     return any(kind in (accept or "") for kind in ("text/html", "*/*"))
+
+
+def origin_key(origin: str) -> tuple[str, str, int] | None:
+    """`https://Example.com` → ("https", "example.com", 443); None for what is not an http(s)
+    origin."""
+    try:
+        parts = urlsplit(origin.strip().rstrip("/"))
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname.lower(), port or (443 if parts.scheme == "https" else 80)
 
 
 def area_of(path: str) -> str:
@@ -218,7 +236,7 @@ class RequestGuard:
             origin
             and area != "webhooks"
             and origin != "null"
-            and not self.policy.origin_allowed(origin, host, tokenless)
+            and not self.policy.origin_allowed(origin, host, tokenless, scope.get("scheme", "http"))
         ):
             await _refuse(scope, send, 403, f"cross-origin requests from {origin!r} are refused")
             return
