@@ -532,7 +532,13 @@ READ = [
         "what a change reaches: what breaks, what may be affected, tests to run, owners",
         (
             PICKED_REPO,
-            Param("base", Text(max_length=250), None, "the old side: a ref or commit", rest="body"),
+            Param(
+                "base",
+                Text(max_length=250),
+                None,
+                "the old side: a ref or commit (or a range A..B, without --head)",
+                rest="body",
+            ),
             Param("head", Text(max_length=250), None, "the new side: a ref or commit", rest="body"),
             Param(
                 "patch",
@@ -561,7 +567,8 @@ READ = [
             ),
         ),
         description="Before a merge: what a change reaches. Give --base and --head (refs of the "
-        "repository's history; compared from their merge base) or a patch (a unified diff "
+        "repository's history, or --base A..B alone; compared from their merge base) or a "
+        "patch (a unified diff "
         "against the indexed commit). Answers the changed symbols (added, removed, signature, "
         "body, moved), what will break (callers of removed symbols and changed signatures, in "
         "every repository, with lines), what may be affected (transitive callers, ranked), the "
