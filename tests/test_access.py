@@ -128,7 +128,7 @@ def bearer(token: str, scheme: str = "Bearer") -> dict[str, str]:
 # ---------------------------------------------------------------- who may go without a token
 
 
-def test_only_this_machine_to_this_machine_goes_without_a_token(indexed):
+def test_only_this_machine_to_this_machine_goes_without_a_token(indexed, tmp_path):
     app = app_for(indexed)
     assert call(app).status == 200  # loopback to loopback, a loopback Host
     assert call(app, host="localhost:8000").status == 200
@@ -146,6 +146,14 @@ def test_only_this_machine_to_this_machine_goes_without_a_token(indexed):
         assert answer.status == 401, answer.body
         assert answer.headers["www-authenticate"] == "Bearer"
         assert "bearer token is required" in answer.json()["detail"]
+    # the command the refusal names works as it is written (into a store of its own)
+    command = answer.json()["detail"].split("`")[1].split()
+    assert command[:3] == ["cartograph", "token", "create"], command
+    made = subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", *command[1:], "--store", f"sqlite:///{tmp_path / 't.db'}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0 and "cgt_" in made.stdout, made.stderr
 
 
 def test_required_tokens_hold_for_loopback_too(indexed):

@@ -223,7 +223,10 @@ class RequestGuard:
                 if scheme.lower() == "bearer" and credentials.strip():
                     caller, known = await anyio.to_thread.run_sync(self.verify, credentials.strip())
                 elif authorization or not self._tokenless(scope, headers, host):
-                    raise AuthError("a bearer token is required (`cartograph token create`)")
+                    raise AuthError(
+                        "a bearer token is required (Authorization: Bearer …); make one with "
+                        "`cartograph token create --name NAME --scopes read`"
+                    )
                 else:
                     tokenless = True
             except AuthError as exc:
