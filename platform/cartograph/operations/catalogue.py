@@ -20,6 +20,7 @@ from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
 from cartograph.impact.source import SymbolSource, symbol_source
 from cartograph.model import (
+    MAX_PULL_REQUEST,
     SYMBOL_KINDS,
     AgentSession,
     ApiToken,
@@ -594,7 +595,7 @@ READ = [
                 Integer(),
                 help="the pull request's number (GitLab: the merge request's iid)",
                 minimum=1,
-                maximum=10**9,
+                maximum=MAX_PULL_REQUEST,
                 positional=True,
                 rest="path",
             ),
