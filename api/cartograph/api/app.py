@@ -245,7 +245,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount(IDE_PREFIX, graphiql_files(), name="graphiql")
 
     @app.get("/healthz", tags=["health"])
-    def healthz() -> dict:
+    async def healthz() -> dict:  # on the loop: no worker thread to wait for
         return {"status": "ok"}
 
     @app.get("/readyz", tags=["health"])

@@ -87,6 +87,7 @@ QUERY_CACHE = 256  # documents kept parsed and validated
 MAX_ALIASES = 30
 MAX_TOKENS = 2000
 MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
+EXECUTIONS = 2  # queries executing at once, per process (`Router`)
 
 # the operations whose parameters the fields take: defaults and bounds come from there
 SEARCH = operation("search")
@@ -1037,6 +1038,11 @@ class Router(GraphQLRouter):
     in an event loop made for the request. And GET /graphql from a browser is Cartograph's
     GraphiQL page (assets served from the package, a field for the token)."""
 
+    # at most EXECUTIONS queries execute at once; the others wait their turn, off the loop.
+    # More would not finish sooner (Python runs one thread at a time) and each runnable thread
+    # delays the event loop's next turn (health checks, REST, reading the next request)
+    _executions: anyio.CapacityLimiter | None = None
+
     def should_render_graphql_ide(self, request) -> bool:
         return wants_graphiql(
             request.method, "/graphql", str(request.query_params), request.headers.get("accept")
@@ -1056,8 +1062,10 @@ class Router(GraphQLRouter):
         request.state.graphql_response = self.temporal_response  # before the first await
         await request.body()  # read here, kept by the request for the thread's loop
         base = super().run
+        if self._executions is None:  # made in the server's loop, on its first query
+            self._executions = anyio.CapacityLimiter(EXECUTIONS)
         return await anyio.to_thread.run_sync(
-            lambda: asyncio.run(base(request, context, root_value))
+            lambda: asyncio.run(base(request, context, root_value)), limiter=self._executions
         )
 
 
