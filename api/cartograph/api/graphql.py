@@ -1060,6 +1060,8 @@ class Router(GraphQLRouter):
         if self.is_websocket_request(request):
             return await super().run(request, context, root_value)
         request.state.graphql_response = self.temporal_response  # before the first await
+        if self.should_render_graphql_ide(self.request_adapter_class(request)):
+            return await self.render_graphql_ide(request)  # no query: no turn to wait for
         await request.body()  # read here, kept by the request for the thread's loop
         base = super().run
         if self._executions is None:  # made in the server's loop, on its first query
