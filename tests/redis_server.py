@@ -44,9 +44,10 @@ def redis_server_binary() -> str:
 
 
 class RedisServer:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, port: int | None = None) -> None:
+        """A server on a free port, or on `port` (a server stopped, started again)."""
         binary = redis_server_binary()
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.log = folder / "redis.log"
         self.process = subprocess.Popen(

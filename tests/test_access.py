@@ -128,7 +128,7 @@ def bearer(token: str, scheme: str = "Bearer") -> dict[str, str]:
 # ---------------------------------------------------------------- who may go without a token
 
 
-def test_only_this_machine_to_this_machine_goes_without_a_token(indexed):
+def test_only_this_machine_to_this_machine_goes_without_a_token(indexed, tmp_path):
     app = app_for(indexed)
     assert call(app).status == 200  # loopback to loopback, a loopback Host
     assert call(app, host="localhost:8000").status == 200
@@ -146,6 +146,14 @@ def test_only_this_machine_to_this_machine_goes_without_a_token(indexed):
         assert answer.status == 401, answer.body
         assert answer.headers["www-authenticate"] == "Bearer"
         assert "bearer token is required" in answer.json()["detail"]
+    # the command the refusal names works as it is written (into a store of its own)
+    command = answer.json()["detail"].split("`")[1].split()
+    assert command[:3] == ["cartograph", "token", "create"], command
+    made = subprocess.run(
+        [sys.executable, "-m", "cartograph.cli", *command[1:], "--store", f"sqlite:///{tmp_path / 't.db'}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0 and "cgt_" in made.stdout, made.stderr
 
 
 def test_required_tokens_hold_for_loopback_too(indexed):
@@ -256,6 +264,32 @@ def test_cross_origin_calls_with_a_token_need_an_allowed_origin(indexed):
     )
     other = app_for(indexed, allowed_origins=("https://dash.example.com",), require_tokens=True)
     assert call(other, headers={**read, "Origin": "https://dash.example.com"}).status == 200
+
+
+def test_an_origin_matches_in_scheme_host_and_port(indexed):
+    """Behind a TLS proxy the request itself arrives as http with the public Host: a page at
+    `http://` + the public host (or another port) is another origin than the public URL's."""
+    _url, _folder, tokens = indexed
+    read = bearer(tokens["read"])
+    app = app_for(indexed, public_url="https://cg.example.com", require_tokens=True)
+
+    def status(origin: str, host: str = "cg.example.com") -> int:
+        return call(app, host=host, headers={**read, "Origin": origin}).status
+
+    assert status("https://cg.example.com") == 200
+    assert status("https://CG.example.com:443") == 200  # the same origin, spelled otherwise
+    assert status("http://cg.example.com") == 403
+    assert status("https://cg.example.com:8443") == 403
+    assert status("http://cg.example.com:443") == 403
+    # a host no configured origin names: its own page (scheme, host and port as requested)
+    assert status("http://127.0.0.1:8000", host="127.0.0.1:8000") == 200
+    assert status("https://127.0.0.1:8000", host="127.0.0.1:8000") == 403
+    assert status("http://127.0.0.1:8001", host="127.0.0.1:8000") == 403
+    # an open local server: only its own loopback origin, scheme included
+    open_app = app_for(indexed)
+    same = call(open_app, headers={"Origin": "http://127.0.0.1:8000"})
+    assert same.status == 200
+    assert call(open_app, headers={"Origin": "https://127.0.0.1:8000"}).status == 403
 
 
 # ---------------------------------------------------------------- bodies

@@ -15,6 +15,7 @@ from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
 from cartograph.sync import Mirror
 from push_support import Remote, assert_graph_matches_tree, github_delivery, wait_for_indexed
+from redis_server import RedisServer
 
 FILES = {
     "app/__init__.py": "",
@@ -175,3 +176,58 @@ def test_admin_token_guards_the_repository_routes(tmp_path, stores):
         right = {"Authorization": "Bearer admin-token-for-tests"}
         assert httpx.get(f"{url}/api/v1/repos", headers=right).status_code == 200
         assert httpx.get(f"{url}/healthz").status_code == 200
+
+
+def test_a_broker_away_is_said_and_the_server_recovers_by_itself(tmp_path):
+    """With Redis away, a push and a pull request are refused (503) with what happened (the
+    job broker cannot be reached) and what to do (redeliver once it answers; no restart);
+    once Redis answers again at the same address, the redelivery is queued by the same
+    server."""
+    folder = tmp_path / "redis"
+    folder.mkdir()
+    redis = RedisServer(folder)
+    try:
+        settings = Settings(
+            store_url=f"sqlite:///{tmp_path / 'graph.db'}",
+            broker_url=redis.url,
+            data_dir=tmp_path / "data",
+            preload_graphs=False,
+        )
+        remote = Remote(tmp_path / "hosted", FILES)
+        with serve_in_thread(create_app(settings)) as url:
+            secret = _add(url, remote)
+            hook = f"{url}/webhooks/github/app"
+            headers, body = github_delivery(secret, remote.head())
+            assert httpx.post(hook, content=body, headers=headers).status_code in (200, 202)
+            redis.stop()
+
+            remote.commit("more", write={"app/more.py": "X = 1\n"})
+            headers, body = github_delivery(secret, remote.push())
+            refused = httpx.post(hook, content=body, headers=headers, timeout=60)
+            assert refused.status_code == 503
+            detail = refused.json()["detail"]
+            assert f"the job broker at {redis.url} cannot be reached" in detail, detail
+            assert "redeliver it once the broker answers again" in detail
+            assert "no restart needed" in detail and "must be restarted" not in detail
+
+            payload = {
+                "action": "opened", "number": 7,
+                "pull_request": {"number": 7, "title": "t", "head": {"sha": remote.head()},
+                                 "base": {"ref": "main"}},
+            }  # fmt: skip
+            pull = json.dumps(payload).encode()
+            signature = hmac.new(secret.encode(), pull, hashlib.sha256).hexdigest()
+            pull_headers = {
+                "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": str(uuid.uuid4()),
+                "X-Hub-Signature-256": f"sha256={signature}", "Content-Type": "application/json",
+            }  # fmt: skip
+            report = httpx.post(hook, content=pull, headers=pull_headers, timeout=60)
+            assert report.status_code == 503
+            assert "the report of app #7 could not be queued: the job broker" in report.text
+
+            redis = RedisServer(folder, port=redis.port)  # back, at the same address
+            again = httpx.post(hook, content=body, headers=headers, timeout=60)
+            assert again.status_code == 202 and again.json()["queued"] is True, again.text
+            assert httpx.post(hook, content=pull, headers=pull_headers).status_code == 202
+    finally:
+        redis.stop()

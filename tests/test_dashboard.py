@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from browser_support import Server, axe_violations, cartograph, format_violations, serve
 from cartograph.agents import sessions as agents
+from cartograph.model import Review
 from cartograph.store import open_store
 from indexing_support import write_tree
 from playwright.sync_api import Page, expect
@@ -253,13 +255,16 @@ def test_the_token_form_lets_a_good_token_in_and_refuses_a_bad_one(
     server = cartograph_server(
         env={"CARTOGRAPH_REQUIRE_TOKENS": "1"}, repos=[make_sample_repo(tmp_path / "shop")]
     )
-    issued = cartograph("token", "create", "--name", "reader", "--json", env=server.env).stdout
-    good = re.search(r'"token":\s*"([^"]+)"', issued)
-    assert good, issued
     page.goto(f"{server.url}/ui/#/repos")
     dialog = page.get_by_role("dialog", name="Sign in")
     expect(dialog).to_be_visible()
     _no_serious_violations(page)
+    # the dialog's hint is a command that works: run as it is shown, it prints the token
+    hint = shlex.split(dialog.locator("code").inner_text())
+    assert hint[:3] == ["cartograph", "token", "create"], hint
+    issued = cartograph(*hint[1:], env=server.env).stdout
+    good = re.search(r"^(cgt_\S+)$", issued, re.M)
+    assert good, issued
     page.get_by_label("Token").fill("not-a-token")
     page.get_by_role("button", name="Sign in").click()
     expect(dialog.get_by_role("alert")).to_have_text("That token was refused.")
@@ -270,6 +275,31 @@ def test_the_token_form_lets_a_good_token_in_and_refuses_a_bad_one(
     expect(dialog).to_be_hidden()
     # the browser logs each refused request (401) as a console error: those and only those
     assert page_errors and all("401" in e for e in page_errors), page_errors
+
+
+def test_a_pull_request_whose_report_failed_shows_the_stored_error(
+    page, page_errors, cartograph_server, tmp_path
+):
+    server = cartograph_server(repos=[make_sample_repo(tmp_path / "shop")])
+    store = open_store(server.store)
+    failed = "git fetch origin: could not read from remote repository"
+    store.impact.put_review(
+        Review("shop", 7, "a" * 40, base_ref="main", title="Round prices",
+               computed_at="2026-05-01T10:00:00+00:00", error=failed)
+    )  # fmt: skip
+    store.impact.put_review(Review("shop", 8, "b" * 40, base_ref="main", title="Pending"))
+    store.close()
+    _open(page, server, "#/change/shop/7")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Pull request #7 of shop")
+    expect(page.get_by_role("alert")).to_have_text(
+        f"Its impact report could not be computed: {failed}"
+    )
+    assert "a push to its branch" in _main(page)
+    assert "Something went wrong" not in _main(page)
+    _open(page, server, "#/change/shop/8")
+    expect(page.get_by_role("status")).to_contain_text("being computed")
+    _no_serious_violations(page)
+    assert page_errors == []
 
 
 def test_the_dashboard_loads_nothing_from_elsewhere(page, dashboard):

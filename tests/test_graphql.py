@@ -4,14 +4,19 @@ refused with a clear error, and the `read` scope is enforced."""
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import httpx
 import pytest
 from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
+from cartograph.api.graphql import Router, schema
 from cartograph.auth import create_token
 from cartograph.index import index_repository
 from cartograph.query.answers import ANSWERS
 from sample_repo import make_sample_repo
+from strawberry.extensions import SchemaExtension
 
 
 class CountingStore:
@@ -51,6 +56,10 @@ def graphql(tmp_path, stores):
         broker_url=None,
         data_dir=tmp_path / "data",
         require_tokens=True,
+        # the impact-graph preloader reads the store on a thread of its own (at start, then
+        # the generation every 2 s) through the same store getter: its calls are not a
+        # query's, and counted they land in whichever measurement they happen to overlap
+        preload_graphs=False,
     )
     app = create_app(settings)
     counting = CountingStore(app.state.stores.get())
@@ -61,10 +70,14 @@ def graphql(tmp_path, stores):
 
 
 def _post(url, headers, query, variables=None):
-    answer = httpx.post(
-        f"{url}/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+    # a bound that turns a hang into a failure, not a speed check (httpx's default of 5 s is
+    # passed by a first Neo4j query on a busy machine)
+    return httpx.post(
+        f"{url}/graphql",
+        json={"query": query, "variables": variables or {}},
+        headers=headers,
+        timeout=60,
     )
-    return answer
 
 
 def test_queries_and_batching(graphql):
@@ -94,6 +107,45 @@ def test_queries_and_batching(graphql):
     # ten times the symbols, the same number of store calls
     assert large_calls == small_calls, (small_calls, large_calls, counting.calls)
     assert counting.calls.count("edges_of") == 2  # callers and callees, one batch each
+
+
+@pytest.mark.parametrize("held", ["execution", "serialisation"])
+def test_a_running_query_leaves_the_server_free(graphql, monkeypatch, held):
+    """While a query's execution (or the encoding of its answer) is held, the server still
+    answers /healthz: neither runs on the event loop (if one did, holding it would hold every
+    request of the process and the health check would hang until the bound below fails it)."""
+    url, headers, _counting = graphql
+    entered, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        entered.set()
+        release.wait(120)
+
+    if held == "execution":
+
+        class Hold(SchemaExtension):
+            def on_execute(self):
+                hold()  # inside the execution, as a slow resolver would be
+                yield
+
+        monkeypatch.setattr(schema, "extensions", (*schema.extensions, Hold))
+    else:
+        encode = Router.encode_json
+
+        def held_encode(self, data):
+            hold()
+            return encode(self, data)
+
+        monkeypatch.setattr(Router, "encode_json", held_encode)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(_post, url, headers, "{ repositories { name } }")
+        try:
+            assert entered.wait(60), "the query never started"
+            health = httpx.get(f"{url}/healthz", timeout=30)
+        finally:
+            release.set()
+        assert health.status_code == 200
+        assert running.result().json()["data"]["repositories"] == [{"name": "shop"}]
 
 
 def test_symbol_claims_and_errors(graphql):

@@ -636,3 +636,39 @@ def test_the_server_reads_the_walks_edges_before_the_first_question(project, sto
         assert "pkg.extra.more" in {b.caller.qualname for b in answer.will_break}
         assert graph._CACHE[key] is read_after_push
     assert not preloader._thread.is_alive()
+
+
+def test_a_range_as_base_is_read_as_base_and_head(project, stores, tmp_path):
+    """`--base A..B` (git's range) is the change from A to B; with --head as well it is refused
+    with the forms to give; a range given as a head names no commit (git's usage text was the
+    answer)."""
+    store = stores.open()
+    _indexed(store, project)
+    _branch(project, {"pkg/core.py": CORE.replace("def compute(a, b=2):", "def compute(a, b):")})
+    both = to_data(impact(store, "proj", base="main", head="feature"))
+    for spelled in ("main..feature", "main...feature"):
+        assert to_data(impact(store, "proj", base=spelled)) == both
+    with pytest.raises(CartographError, match=r"give --base A --head B, or the range alone"):
+        impact(store, "proj", base="main..feature", head="feature")
+    with pytest.raises(NotFound, match=r"'main\.\.feature' names no commit in proj"):
+        impact(store, "proj", base="main", head="main..feature")
+
+    # the CLI says the same, in one line, on its error stream
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    index = [sys.executable, "-m", "cartograph.cli", "--store", url]
+    subprocess.run([*index, "index", str(project), "--name", "proj", "--quiet"], check=True)
+    ranged = subprocess.run(
+        [*index, "impact", "--repo", "proj", "--base", "main..feature", "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ranged.returncode == 0, ranged.stderr
+    assert '"pkg.core.compute"' in ranged.stdout
+    refused = subprocess.run(
+        [*index, "impact", "--repo", "proj", "--base", "main..feature", "--head", "feature"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert refused.stderr.strip() == (
+        "cartograph: --base 'main..feature' is a range, and --head is given too: give --base "
+        "A --head B, or the range alone (--base A..B)"
+    )

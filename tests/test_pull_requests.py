@@ -372,3 +372,25 @@ def test_graphql_answers_the_stored_report(service):
     assert listed["repositories"] == [
         {"name": REPO, "reviews": [{"number": 7, "verdict": "breaking"}]}
     ]
+
+
+def test_pull_request_numbers_beyond_graphqls_int_are_refused_before_anything_is_recorded(
+    service,
+):
+    """A number above 2^31-1 (GraphQL's Int, which carries the graph's numbers to the
+    dashboard) is refused with 400 before its delivery is recorded: the same delivery with a
+    number in range is then taken. The largest number in range is reported, listed on REST and
+    read by GraphQL (the dashboard's Changes list)."""
+    head = service.branch("feature", BREAKING)
+    for number in (2**31, 2**63, 2**70):
+        refused = service.github(pull_request(head, number=number), delivery="gh-big")
+        assert refused.status_code == 400, refused.text
+        assert f"pull request number {number} is out of range" in refused.json()["detail"]
+    largest = 2**31 - 1
+    taken = service.github(pull_request(head, number=largest), delivery="gh-big")
+    assert taken.status_code == 202 and taken.json()["queued"] is True, taken.text
+    assert service.wait_for_report(head, number=largest)["number"] == largest
+    listed = httpx.get(f"{service.url}/api/v1/repos/{REPO}/reviews").json()
+    assert [r["number"] for r in listed] == [largest]
+    data = service.graphql("{ repositories { name reviews { number verdict } } }")
+    assert data["repositories"][0]["reviews"] == [{"number": largest, "verdict": "breaking"}]

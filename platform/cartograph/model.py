@@ -294,6 +294,9 @@ class Review:
 
 
 REVIEW_FIELDS = tuple(f.name for f in fields(Review))
+# the largest pull-request number kept: GraphQL's Int (32-bit, signed) carries every number the
+# graph holds to the dashboard; GitHub's and GitLab's numbers are far below it
+MAX_PULL_REQUEST = 2**31 - 1
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from cartograph.errors import NotFound, Unavailable
+from cartograph.errors import CartographError, NotFound, Unavailable
 from cartograph.jobs import JobRunner
 from cartograph.model import TrackedRepo
 from cartograph.store.interfaces import Store
@@ -54,7 +54,8 @@ def start_or_forget(
     except Exception as exc:
         if delivery.delivery_id:
             store.tracking.forget_delivery(repo, delivery.delivery_id)
+        cause = str(exc) if isinstance(exc, CartographError) else f"{type(exc).__name__}: {exc}"
         raise Unavailable(
-            f"{what} could not be queued ({type(exc).__name__}: {exc}); "
-            "nothing was recorded: redeliver it later"
+            f"{what} could not be queued: {cause}. Nothing was recorded: redeliver it once "
+            "the broker answers again (this server reconnects by itself, no restart needed)"
         ) from exc

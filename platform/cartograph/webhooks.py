@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from cartograph.errors import CartographError, ErrorKind
+from cartograph.model import MAX_PULL_REQUEST
 
 PROVIDERS = ("github", "gitlab", "gitea", "generic")
 ZERO_SHA = "0" * 40
@@ -171,6 +172,11 @@ def _pull_request(provider: str, delivery_id: str, payload: dict) -> Delivery:
         return Delivery("ignored", delivery_id, reason=f"pull request action {action!r}")
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         raise WebhookError("a pull request needs its number")
+    if number > MAX_PULL_REQUEST:  # refused before anything is recorded
+        raise WebhookError(
+            f"pull request number {number} is out of range: numbers 1 to {MAX_PULL_REQUEST} are "
+            "reported"
+        )
     if not isinstance(sha, str) or not _SHA.fullmatch(sha.strip().lower()):
         raise WebhookError("a pull request needs its head commit")
     if not isinstance(base, str) or not base:

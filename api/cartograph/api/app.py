@@ -23,7 +23,9 @@ import anyio
 from cartograph import logs
 from cartograph.api.dashboard import dashboard_files, to_dashboard
 from cartograph.api.graphql import build_graphql_router
-from cartograph.api.guard import AccessPolicy, RequestGuard
+from cartograph.api.guard import AccessPolicy, RequestGuard, area_of, log_refusal
+from cartograph.api.ide import PREFIX as IDE_PREFIX
+from cartograph.api.ide import graphiql_files
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
@@ -219,7 +221,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(CartographError)
     async def refused(request: Request, exc: CartographError) -> JSONResponse:
-        """Every error a user can act on: its status from its kind (errors.HTTP_STATUS)."""
+        """Every error a user can act on: its status from its kind (errors.HTTP_STATUS),
+        logged as one line (an exception nobody expected keeps its traceback: Starlette's)."""
         headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, AuthError) else None
         return _problem(HTTP_STATUS[exc.kind], str(exc), request, headers)
 
@@ -238,9 +241,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # the dashboard: its static files (docs/dashboard.md); the data comes from /graphql
     app.add_api_route("/ui", to_dashboard, include_in_schema=False)
     app.mount("/ui", dashboard_files(), name="dashboard")
+    # GraphiQL's files (its page is GET /graphql from a browser: cartograph.api.ide)
+    app.mount(IDE_PREFIX, graphiql_files(), name="graphiql")
 
     @app.get("/healthz", tags=["health"])
-    def healthz() -> dict:
+    async def healthz() -> dict:  # on the loop: no worker thread to wait for
         return {"status": "ok"}
 
     @app.get("/readyz", tags=["health"])
@@ -317,9 +322,13 @@ _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not 
 
 
 def _problem(
-    status: int, detail: object, request: Request, headers: Mapping[str, str] | None = None
+    status: int,
+    detail: object,
+    request: Request,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    """An RFC 9457 problem document."""
+    """An RFC 9457 problem document; the refusal is one line of the log."""
+    log_refusal(area_of(request.url.path), request.url.path, status, str(detail))
     return JSONResponse(
         {
             "type": "about:blank",

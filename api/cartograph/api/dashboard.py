@@ -18,12 +18,25 @@ POLICY = (
 )
 
 
+def page_headers(policy: str) -> dict[str, str]:
+    """The headers of a page shipped in the package (the dashboard's, GraphiQL's)."""
+    return {
+        "Content-Security-Policy": policy,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+
+
 class DashboardFiles(StaticFiles):
+    """Static files with `page_headers` (the dashboard's, or `policy`)."""
+
+    def __init__(self, *args, policy: str = POLICY, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.policy = policy
+
     async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
-        response.headers["Content-Security-Policy"] = POLICY
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers.update(page_headers(self.policy))
         return response
 
 

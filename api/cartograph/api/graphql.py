@@ -8,7 +8,14 @@ aliases or MAX_TOKENS tokens, are refused with a clear error before anything run
 run at most MAX_TRACES traces (a trace per step of a trace would multiply), and a query whose
 answer could hold more than MAX_COST objects is refused before it runs (graphql_cost). Every
 field needs the `read` scope; sessions, claims and a claim's holder need `claims`, as on REST.
-Store work runs in worker threads, never on the event loop.
+
+A query is executed and its answer serialised on a worker thread, in an event loop of its own
+(`Router`): neither its store work nor the CPU of resolving and encoding thousands of fields
+stalls the server's loop (health checks, REST, other queries). A refusal (an error a user can
+act on, a query out of bounds) is logged as one line, a bug with its traceback.
+
+GET /graphql from a browser (HTML, no query) is the GraphiQL page (`cartograph.api.ide`):
+it needs no token, the queries it sends do.
 
 The fields of `WrittenQuery` are written by hand (it is a graph, not a list of operations), but
 each calls the library function of a catalogue operation and takes its defaults and bounds from
@@ -19,6 +26,7 @@ answering its JSON. Errors carry their kind in `extensions.kind`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from enum import Enum
 
@@ -28,8 +36,10 @@ from cartograph.agents import sessions as agents
 from cartograph.agents.overlay import session_view
 from cartograph.api.graphql_answers import answer_fields
 from cartograph.api.graphql_cost import MAX_COST, query_cost
+from cartograph.api.guard import log_refusal, wants_graphiql
+from cartograph.api.ide import graphiql_page
 from cartograph.auth import require
-from cartograph.errors import CartographError
+from cartograph.errors import CartographError, TooLarge
 from cartograph.impact.report import Impact
 from cartograph.impact.report import impact as impact_of
 from cartograph.impact.text import markdown as impact_markdown
@@ -54,7 +64,8 @@ from cartograph.reviews import get_review, list_reviews
 from cartograph.store.interfaces import Store
 from cartograph.sync import default_data_dir
 from cartograph.team import session_by_id
-from fastapi import Request
+from fastapi import Request, Response
+from fastapi.responses import HTMLResponse
 from graphql import ASTValidationRule, GraphQLError
 from strawberry.dataloader import DataLoader
 from strawberry.extensions import (
@@ -67,13 +78,16 @@ from strawberry.extensions import (
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 from strawberry.fastapi import GraphQLRouter
-from strawberry.types import Info
+from strawberry.types import ExecutionContext, Info
+from strawberry.types.unset import UNSET
+from strawberry.utils.logging import StrawberryLogger
 
 MAX_DEPTH = 8
 QUERY_CACHE = 256  # documents kept parsed and validated
 MAX_ALIASES = 30
 MAX_TOKENS = 2000
 MAX_TRACES = 10  # per query: a trace under each step of a trace would multiply without end
+EXECUTIONS = 2  # queries executing at once, per process (`Router`)
 
 # the operations whose parameters the fields take: defaults and bounds come from there
 SEARCH = operation("search")
@@ -102,12 +116,13 @@ def _require(info: Info, scope: str) -> None:
     require(info.context["caller"], scope)
 
 
-async def _in_thread(info: Info, function: Callable, *args, shared: bool = False, **keywords):
-    """A library call with the request's store, in a worker thread: store work never runs on
-    the event loop (one slow read would stall every other request of the process). The store
-    as the request's session sees it, unless `shared` (impact compares with the shared graph)."""
+def _read(info: Info, function: Callable, *args, shared: bool = False, **keywords):
+    """A library call with the request's store, through the answer cache. It blocks: the whole
+    execution runs on a worker thread with an event loop of its own (`Router`), never on the
+    server's. The store as the request's session sees it, unless `shared` (impact compares
+    with the shared graph)."""
     store = info.context["shared_store" if shared else "store"]
-    return await anyio.to_thread.run_sync(lambda: answer(store(), function, *args, **keywords))
+    return answer(store(), function, *args, **keywords)
 
 
 @strawberry.enum
@@ -168,7 +183,7 @@ class Claim:
     @strawberry.field(description="The session holding the claim (needs the `claims` scope).")
     async def holder(self, info: Info) -> Session | None:
         _require(info, "claims")
-        found = await _in_thread(info, session_by_id, self.session)
+        found = _read(info, session_by_id, self.session)
         return _session(found) if found else None
 
 
@@ -344,8 +359,8 @@ async def _trace(
 ) -> Trace:
     info.context["traces"] += 1
     if info.context["traces"] > MAX_TRACES:
-        raise ValueError(f"at most {MAX_TRACES} traces in one query")
-    found = await _in_thread(
+        raise TooLarge(f"at most {MAX_TRACES} traces in one query")
+    found = _read(
         info,
         trace_symbol,
         _checked(TRACE.param("symbol"), name),
@@ -410,7 +425,7 @@ class Repository:
 
     @strawberry.field(description="What the repository provides, from its manifests.")
     async def provides(self, info: Info) -> list[ProvidedPackage]:
-        relations = await _in_thread(info, repository_relations, self.name)
+        relations = _read(info, repository_relations, self.name)
         return [
             ProvidedPackage(
                 ecosystem=p.ecosystem,
@@ -424,21 +439,19 @@ class Repository:
 
     @strawberry.field(description="The repositories whose code this one binds into.")
     async def providers(self, info: Info) -> list[RepositoryLink]:
-        relations = await _in_thread(info, repository_relations, self.name)
+        relations = _read(info, repository_relations, self.name)
         return [_link(link) for link in relations.providers]
 
     @strawberry.field(description="The repositories whose code binds into this one.")
     async def consumers(self, info: Info) -> list[RepositoryLink]:
-        relations = await _in_thread(info, repository_relations, self.name)
+        relations = _read(info, repository_relations, self.name)
         return [_link(link) for link in relations.consumers]
 
     @strawberry.field(description="The newest impact reports of its pull requests.")
     async def reviews(
         self, info: Info, first: int = REVIEWS.param("limit").default
     ) -> list[PullRequestReport]:
-        found = await _in_thread(
-            info, list_reviews, self.name, _checked(REVIEWS.param("limit"), first)
-        )
+        found = _read(info, list_reviews, self.name, _checked(REVIEWS.param("limit"), first))
         return [_pull_request_report(r) for r in found]
 
     @strawberry.field
@@ -448,7 +461,7 @@ class Repository:
         first: int = FILES.param("limit").default,
         offset: int = FILES.param("offset").default,
     ) -> list[File]:
-        page = await _in_thread(
+        page = _read(
             info,
             list_files,
             self.name,
@@ -704,7 +717,8 @@ def _file(record) -> File:
 
 
 class Loaders:
-    """One set per request: each batches the ids asked for in one event-loop tick."""
+    """One set per request: each batches the ids asked for in one tick of the execution's
+    event loop."""
 
     def __init__(self, store: Callable[[], Store]) -> None:
         self.store = store
@@ -726,7 +740,7 @@ class Loaders:
         return [[Symbol(row=row) for row in grouped.get(i, [])] for i in ids]
 
     async def _read(self, function: Callable, *args):
-        return await anyio.to_thread.run_sync(lambda: answer(self.store(), function, *args))
+        return answer(self.store(), function, *args)  # on the execution's own thread
 
 
 @strawberry.type
@@ -737,7 +751,7 @@ class WrittenQuery:
     async def repositories(self, info: Info) -> list[Repository]:
         return [
             Repository(name=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at)
-            for r in await _in_thread(info, list_repositories)
+            for r in _read(info, list_repositories)
         ]
 
     @strawberry.field
@@ -749,7 +763,7 @@ class WrittenQuery:
         first: int = SEARCH.param("limit").default,
         offset: int = SEARCH.param("offset").default,
     ) -> SymbolConnection:
-        found = await _in_thread(
+        found = _read(
             info,
             search_symbols,
             _checked(SEARCH.param("query"), query),
@@ -774,7 +788,7 @@ class WrittenQuery:
         first: int = LOCATE.param("limit").default,
         min_confidence: int = LOCATE.param("min_confidence").default,
     ) -> LocationMap:
-        found = await _in_thread(
+        found = _read(
             info,
             locate,
             _checked(LOCATE.param("text"), text),
@@ -803,7 +817,7 @@ class WrittenQuery:
     @strawberry.field
     async def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
         name = _checked(CONTEXT.param("symbol"), name)
-        return Symbol(row=await _in_thread(info, find_symbol, name, _checked(REPO, repo)))
+        return Symbol(row=_read(info, find_symbol, name, _checked(REPO, repo)))
 
     @strawberry.field(
         description="The call tree above (IN: what reaches it) or below (OUT: what it reaches) "
@@ -829,7 +843,7 @@ class WrittenQuery:
         repo: str | None = None,
         first: int = HISTORY.param("limit").default,
     ) -> list[Commit]:
-        page = await _in_thread(
+        page = _read(
             info,
             history_of,
             _checked(HISTORY.param("target"), target),
@@ -855,7 +869,7 @@ class WrittenQuery:
         first: int = IMPACT.param("limit").default,
         min_confidence: int = IMPACT.param("min_confidence").default,
     ) -> ImpactReport:
-        answer = await _in_thread(
+        answer = _read(
             info,
             impact_of,
             _checked(IMPACT.param("repo"), repo),
@@ -871,7 +885,7 @@ class WrittenQuery:
 
     @strawberry.field(description="The stored impact report of a pull request.")
     async def pull_request_report(self, info: Info, repo: str, number: int) -> PullRequestReport:
-        found = await _in_thread(
+        found = _read(
             info,
             get_review,
             _checked(REVIEW.param("repo"), repo),
@@ -882,13 +896,13 @@ class WrittenQuery:
     @strawberry.field(description="An agent session (needs the `claims` scope).")
     async def session(self, info: Info, id: int) -> Session | None:
         _require(info, "claims")
-        found = await _in_thread(info, session_by_id, _checked(SESSION_ID, id, "id"))
+        found = _read(info, session_by_id, _checked(SESSION_ID, id, "id"))
         return _session(found) if found else None
 
     @strawberry.field(description="Files claimed by live sessions (needs the `claims` scope).")
     async def claims(self, info: Info, repo: str | None = None) -> list[Claim]:
         _require(info, "claims")
-        claimed = await _in_thread(info, agents.claims, _checked(CLAIMS.param("repo"), repo))
+        claimed = _read(info, agents.claims, _checked(CLAIMS.param("repo"), repo))
         return [
             Claim(
                 repo=c.repo,
@@ -950,7 +964,26 @@ LIMIT_RULES: list[type[ASTValidationRule]] = [
     depth_rule(MAX_DEPTH, None),
     aliases_rule(MAX_ALIASES),
 ]
-schema = strawberry.Schema(
+
+
+class Schema(strawberry.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        """An error the user can act on — a CartographError (a missing scope, a name that
+        matches nothing, a bound), or the query refused before it ran (syntax, validation, a
+        limit) — is one line at INFO; anything else is a bug and keeps strawberry's log, at
+        ERROR with its traceback."""
+        for error in errors:
+            original = error.original_error
+            if original is None or isinstance(original, (CartographError, GraphQLError)):
+                kind = original.kind.value if isinstance(original, CartographError) else "invalid"
+                log_refusal("graphql", "/graphql", kind, error.message)
+            else:
+                StrawberryLogger.error(error, execution_context)
+
+
+schema = Schema(
     query=Query,
     extensions=[
         ErrorKinds,
@@ -974,6 +1007,8 @@ def build_graphql_router(
     session it is made in, whose overlay (its unpushed edits) the answers see."""
 
     async def context(request: Request) -> dict:
+        if wants_graphiql(request.method, request.url.path, request.url.query, _accept(request)):
+            return {}  # the page: no query runs, no token is needed (the guard let it pass)
         token = caller(request)
         require(token, "read")
         made_in = session(request)
@@ -993,7 +1028,51 @@ def build_graphql_router(
             "session": made_in,
         }
 
-    return GraphQLRouter(schema, context_getter=context, graphql_ide="graphiql")
+    return Router(schema, context_getter=context, graphql_ide="graphiql")
 
 
-__all__ = ["QueryError", "build_graphql_router", "schema"]
+class Router(GraphQLRouter):
+    """Strawberry's FastAPI router, but a query runs off the server's event loop: once the body
+    is read (on the loop: the ASGI channel is the loop's), the rest — parsing, validation,
+    execution with its DataLoaders, error formatting, JSON encoding — runs in a worker thread,
+    in an event loop made for the request. And GET /graphql from a browser is Cartograph's
+    GraphiQL page (assets served from the package, a field for the token)."""
+
+    # at most EXECUTIONS queries execute at once; the others wait their turn, off the loop.
+    # More would not finish sooner (Python runs one thread at a time) and each runnable thread
+    # delays the event loop's next turn (health checks, REST, reading the next request)
+    _executions: anyio.CapacityLimiter | None = None
+
+    def should_render_graphql_ide(self, request) -> bool:
+        return wants_graphiql(
+            request.method, "/graphql", str(request.query_params), request.headers.get("accept")
+        )
+
+    async def render_graphql_ide(self, request: Request) -> HTMLResponse:
+        return graphiql_page(tokenless=bool(getattr(request.state, "tokenless", False)))
+
+    async def get_sub_response(self, request: Request) -> Response:
+        # strawberry keeps the request's sub-response on the router (`temporal_response`),
+        # which the next request overwrites once this one has awaited: keep it with the request
+        return request.state.graphql_response
+
+    async def run(self, request, context=UNSET, root_value=UNSET):
+        if self.is_websocket_request(request):
+            return await super().run(request, context, root_value)
+        request.state.graphql_response = self.temporal_response  # before the first await
+        if self.should_render_graphql_ide(self.request_adapter_class(request)):
+            return await self.render_graphql_ide(request)  # no query: no turn to wait for
+        await request.body()  # read here, kept by the request for the thread's loop
+        base = super().run
+        if self._executions is None:  # made in the server's loop, on its first query
+            self._executions = anyio.CapacityLimiter(EXECUTIONS)
+        return await anyio.to_thread.run_sync(
+            lambda: asyncio.run(base(request, context, root_value)), limiter=self._executions
+        )
+
+
+def _accept(request: Request) -> str:
+    return request.headers.get("accept", "")
+
+
+__all__ = ["QueryError", "Router", "build_graphql_router", "schema"]

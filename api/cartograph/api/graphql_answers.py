@@ -4,9 +4,10 @@ a field of Query that is not written by hand (`stats`, `deadCode`, `services`, `
 Each takes the operation's parameters as arguments (spelled for GraphQL, with their defaults;
 the same checks run) and answers the operation's answer as the `JSON` scalar, in the shape
 REST answers it (`render.to_data`). They need the operation's scope, run it through
-`Operation.run` (so the answer cache and the session's overlay apply as everywhere else) and
-do their store work in a worker thread. The dashboard reads them; the hand-written fields are
-for walking the graph (a symbol's callers' callers), these for one answer at a time.
+`Operation.run` (so the answer cache and the session's overlay apply as everywhere else), on
+the execution's worker thread (cartograph.api.graphql.Router). The dashboard reads them; the
+hand-written fields are for walking the graph (a symbol's callers' callers), these for one
+answer at a time.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import anyio
 import strawberry
 from cartograph.auth import require
 from cartograph.operations import CATALOGUE, Operation, Services
@@ -37,7 +37,7 @@ def _answer_field(op: Operation) -> StrawberryField:
         values = {params[name].name: value for name, value in given.items()}
         store = info.context["shared_store"]()
         services = Services(store, caller=info.context["caller"], session=info.context["session"])
-        answer = await anyio.to_thread.run_sync(lambda: op.run(services, values, "graphql"))
+        answer = op.run(services, values, "graphql")  # the execution's own thread
         return to_data(answer)
 
     parameters = [

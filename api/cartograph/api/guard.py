@@ -23,17 +23,24 @@ image, a test harness).
    that is not a session id is refused (422).
 
 Health checks pass untouched; webhooks authenticate with their repository's secret (in the
-route, over the body), so only the size limit applies to them.
+route, over the body), so only the size limit applies to them. The GraphiQL page (a browser's
+GET of /graphql: HTML, no query) is a page like the dashboard's: it needs no token, the queries
+it sends do.
+
+Every refusal, here or in a route (a missing scope, an unknown token, a query out of bounds),
+is logged as one line at INFO (`log_refusal`): it is the answer working as designed, not an
+error of the server, whose tracebacks stay for what nobody expected.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 from cartograph.auth import AuthError
@@ -43,6 +50,7 @@ from cartograph.operations import InvalidValue
 from cartograph.operations.catalogue import VIEW_SESSION
 from cartograph.query.answers import known_generation
 
+log = logging.getLogger("cartograph.api")
 KIB = 1024
 MIB = 1024 * KIB
 # the largest body each area accepts (GitHub caps webhook payloads at 25 MB)
@@ -97,17 +105,62 @@ class AccessPolicy:
                 return True
         return False
 
-    def origin_allowed(self, origin: str, host: str, tokenless: bool) -> bool:
-        parts = urlsplit(origin)
+    def origin_allowed(self, origin: str, host: str, tokenless: bool, scheme: str = "http") -> bool:
+        """Origins compare whole: scheme, host and port (a default port spelled or not). A
+        page may call the server it came from (the request's scheme and `Host`); an origin
+        of a host that the public URL or CARTOGRAPH_ALLOWED_ORIGINS names must be one of those
+        exactly (behind a TLS proxy the request itself says http: `http://` + the public
+        host is another origin, not the public one)."""
+        given = origin_key(origin)
+        if given is None:
+            return False
+        own = origin_key(f"{scheme}://{host}")
         if tokenless:  # only a page of this machine may drive an open local server
-            return (
-                bool(parts.hostname)
-                and _is_loopback_host(parts.netloc)
-                and (parts.netloc.lower() == host)
-            )
-        return parts.netloc.lower() == host or origin.lower().rstrip("/") in {
-            o.lower().rstrip("/") for o in self.allowed_origins
-        }
+            return given == own and _is_loopback_address(given[1])
+        configured = {key for key in map(origin_key, self.allowed_origins) if key is not None}
+        if given in configured:
+            return True
+        return given == own and all(key[1] != given[1] for key in configured)
+
+
+def log_refusal(surface: str, path: str, status: int | str, detail: str) -> None:
+    """An expected refusal, as one line: at INFO, at WARNING when the server cannot serve
+    (5xx: a store or broker away). A traceback is for what nobody expected."""
+    first = detail.strip().splitlines()[0][:300] if detail.strip() else ""
+    level = logging.WARNING if isinstance(status, int) and status >= 500 else logging.INFO
+    log.log(
+        level,
+        "%s %s refused: %s %s",
+        surface,
+        path,
+        status,
+        first,
+        extra={"surface": surface, "status": status, "refused": first},
+    )
+
+
+def wants_graphiql(method: str, path: str, query: str | bytes, accept: str | None) -> bool:
+    """A browser opening GraphiQL: a GET of /graphql that accepts HTML and names no query (the
+    same test strawberry makes, so the page the guard lets pass is the page that is served)."""
+    if method != "GET" or path not in ("/graphql", "/graphql/"):
+        return False
+    text = query.decode("latin-1") if isinstance(query, bytes) else query
+    if any(name == "query" for name, _value in parse_qsl(text, keep_blank_values=True)):
+        return False
+    return any(kind in (accept or "") for kind in ("text/html", "*/*"))
+
+
+def origin_key(origin: str) -> tuple[str, str, int] | None:
+    """`https://Example.com` → ("https", "example.com", 443); None for what is not an http(s)
+    origin."""
+    try:
+        parts = urlsplit(origin.strip().rstrip("/"))
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname.lower(), port or (443 if parts.scheme == "https" else 80)
 
 
 def area_of(path: str) -> str:
@@ -146,54 +199,67 @@ class RequestGuard:
         headers = _headers(scope)
         host = headers.get(b"host", b"").decode("latin-1").lower()
         if not self.policy.host_allowed(host):
-            await _refuse(send, 421, f"this server does not answer for the host {host!r}")
+            await _refuse(scope, send, 421, f"this server does not answer for the host {host!r}")
             return
         limit = BODY_LIMITS[area]
         declared = headers.get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
-            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            await _refuse(scope, send, 413, f"the body is larger than {limit} bytes")
             return
 
         caller: ApiToken | None = None
         known: tuple[str, int] | None = None
         tokenless = False
-        if area in ("api", "graphql", "mcp"):
+        page = area == "graphql" and wants_graphiql(
+            scope["method"], scope["path"], scope.get("query_string", b""),
+            headers.get(b"accept", b"").decode("latin-1"),
+        )  # fmt: skip
+        if page:  # whether its queries may go without a token (the page says so)
+            tokenless = self._tokenless(scope, headers, host)
+        elif area in ("api", "graphql", "mcp"):
             authorization = headers.get(b"authorization", b"").decode("latin-1").strip()
             scheme, _, credentials = authorization.partition(" ")
             try:
                 if scheme.lower() == "bearer" and credentials.strip():
                     caller, known = await anyio.to_thread.run_sync(self.verify, credentials.strip())
                 elif authorization or not self._tokenless(scope, headers, host):
-                    raise AuthError("a bearer token is required (`cartograph token create`)")
+                    raise AuthError(
+                        "a bearer token is required (Authorization: Bearer …); make one with "
+                        "`cartograph token create --name NAME --scopes read`"
+                    )
                 else:
                     tokenless = True
             except AuthError as exc:
-                await _refuse(send, HTTP_STATUS[exc.kind], str(exc), {"WWW-Authenticate": "Bearer"})
+                await _refuse(
+                    scope, send, HTTP_STATUS[exc.kind], str(exc), {"WWW-Authenticate": "Bearer"}
+                )
                 return
         origin = headers.get(b"origin", b"").decode("latin-1")
         if (
             origin
             and area != "webhooks"
             and origin != "null"
-            and not self.policy.origin_allowed(origin, host, tokenless)
+            and not self.policy.origin_allowed(origin, host, tokenless, scope.get("scheme", "http"))
         ):
-            await _refuse(send, 403, f"cross-origin requests from {origin!r} are refused")
+            await _refuse(scope, send, 403, f"cross-origin requests from {origin!r} are refused")
             return
         if origin == "null" and area != "webhooks":
-            await _refuse(send, 403, "requests from an opaque origin are refused")
+            await _refuse(scope, send, 403, "requests from an opaque origin are refused")
             return
 
         body = await _read_body(receive, limit)
         if body is None:
-            await _refuse(send, 413, f"the body is larger than {limit} bytes")
+            await _refuse(scope, send, 413, f"the body is larger than {limit} bytes")
             return
         if body and scope["method"] in STATE_CHANGING and area in ("api", "graphql", "mcp"):
             content_type = headers.get(b"content-type", b"").decode("latin-1").lower()
             if not _JSON_TYPE.match(content_type):
-                await _refuse(send, 415, "a request that changes state must send JSON")
+                await _refuse(scope, send, 415, "a request that changes state must send JSON")
                 return
         if body and json_too_deep(body):
-            await _refuse(send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep")
+            await _refuse(
+                scope, send, 400, f"the JSON body is nested more than {MAX_JSON_DEPTH} deep"
+            )
             return
         session: int | None = None
         given = headers.get(SESSION_HEADER)
@@ -202,11 +268,12 @@ class RequestGuard:
                 session = VIEW_SESSION.parse(int(given), SESSION_HEADER.decode())
             except (ValueError, InvalidValue) as exc:
                 message = str(exc) if isinstance(exc, InvalidValue) else "not a session id"
-                await _refuse(send, 422, f"X-Cartograph-Session: {message}")
+                await _refuse(scope, send, 422, f"X-Cartograph-Session: {message}")
                 return
         state = scope.setdefault("state", {})
         state["caller"] = caller
         state["session"] = session
+        state["tokenless"] = tokenless
         if known is None:
             await self.app(scope, _replay(body, receive), send)
             return
@@ -275,7 +342,10 @@ def _replay(body: bytes, receive):
     return replay
 
 
-async def _refuse(send, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
+async def _refuse(
+    scope, send, status: int, detail: str, headers: dict[str, str] | None = None
+) -> None:
+    log_refusal(area_of(scope["path"]), scope["path"], status, detail)
     titles = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 413: "Too large",
               415: "Unsupported media type", 421: "Misdirected request"}  # fmt: skip
     body = json.dumps(

@@ -168,11 +168,14 @@ def impact(
     data_dir: Path | None = None,
 ) -> Impact:
     """The impact of the change from `base` to `head` (refs of the repository's history), or
-    of `patch` (a unified diff against the indexed commit)."""
+    of `patch` (a unified diff against the indexed commit). `base` may be a range, `A..B` or
+    `A...B`, with no `head`: the change from A to B (either way against their merge base, as
+    a pull request shows it; an empty side is HEAD, as in git)."""
     budget = Budget()  # reading and applying the patch counts too
     check_repo(store, repo)
     if patch is not None and (base or head):
         raise Invalid("give either a patch or --base and --head, not both")
+    base, head = _sides(base, head)
     if patch is not None:
         change = change_from_patch(store, repo, patch, data_dir)
     elif base and head:
@@ -181,10 +184,25 @@ def impact(
         given = (repo, base, head, *commits, limit, format, min_confidence, folder)
         return answer_cache.answer(store, _impact_of_commits, *given)
     else:
-        raise Invalid("give the change: --base REF --head REF, or a patch")
+        raise Invalid("give the change: --base REF --head REF (or --base REF..REF), or a patch")
     found = impact_of(store, change, limit, min_confidence, budget)
     found.format = format
     return found
+
+
+def _sides(base: str | None, head: str | None) -> tuple[str | None, str | None]:
+    """`--base A..B` (or `A...B`) as `--base A --head B`; a ref name never holds `..`."""
+    if not base or ".." not in base:
+        return base, head
+    left, _dots, right = base.partition("...") if "..." in base else base.partition("..")
+    if head:
+        raise Invalid(
+            f"--base {base!r} is a range, and --head is given too: give --base A --head B, "
+            "or the range alone (--base A..B)"
+        )
+    if ".." in right or ".." in left or not (left or right):
+        raise Invalid(f"--base {base!r} is not a range of two refs: give --base A..B")
+    return left or "HEAD", right or "HEAD"
 
 
 @cacheable

@@ -60,11 +60,13 @@ class Git:
         return done.stdout
 
     def commit(self, ref: str) -> str | None:
-        """The commit `ref` names, or None."""
+        """The commit `ref` names, or None (a range or other set of revisions names none:
+        rev-parse answers it with several lines)."""
         if not ref or ref.startswith("-"):
             return None
         out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
-        return out.decode().strip() or None
+        lines = out.decode().split()
+        return lines[0] if len(lines) == 1 else None
 
     def merge_base(self, a: str, b: str) -> str | None:
         out = self.run("merge-base", a, b, check=False)

@@ -20,6 +20,7 @@ from cartograph.impact.evidence import CoverageImport, import_coverage
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, Impact, impact
 from cartograph.impact.source import SymbolSource, symbol_source
 from cartograph.model import (
+    MAX_PULL_REQUEST,
     SYMBOL_KINDS,
     AgentSession,
     ApiToken,
@@ -532,7 +533,13 @@ READ = [
         "what a change reaches: what breaks, what may be affected, tests to run, owners",
         (
             PICKED_REPO,
-            Param("base", Text(max_length=250), None, "the old side: a ref or commit", rest="body"),
+            Param(
+                "base",
+                Text(max_length=250),
+                None,
+                "the old side: a ref or commit (or a range A..B, without --head)",
+                rest="body",
+            ),
             Param("head", Text(max_length=250), None, "the new side: a ref or commit", rest="body"),
             Param(
                 "patch",
@@ -561,7 +568,8 @@ READ = [
             ),
         ),
         description="Before a merge: what a change reaches. Give --base and --head (refs of the "
-        "repository's history; compared from their merge base) or a patch (a unified diff "
+        "repository's history, or --base A..B alone; compared from their merge base) or a "
+        "patch (a unified diff "
         "against the indexed commit). Answers the changed symbols (added, removed, signature, "
         "body, moved), what will break (callers of removed symbols and changed signatures, in "
         "every repository, with lines), what may be affected (transitive callers, ranked), the "
@@ -587,7 +595,7 @@ READ = [
                 Integer(),
                 help="the pull request's number (GitLab: the merge request's iid)",
                 minimum=1,
-                maximum=10**9,
+                maximum=MAX_PULL_REQUEST,
                 positional=True,
                 rest="path",
             ),

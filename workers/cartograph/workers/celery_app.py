@@ -8,25 +8,35 @@ worker processes for more repositories at once (prefork children are daemonic: o
 
 Settings (environment): CARTOGRAPH_BROKER (required), CARTOGRAPH_STORE (the graph),
 CARTOGRAPH_DATA (mirrors and worktrees; shared by the workers of one machine).
-A task is acknowledged when it ends.
+A task is acknowledged when it ends. Nobody waits for a task's result: tasks are sent with
+`ignore_result`, so no sender subscribes to a result channel (with Redis away, that
+subscription failed with Celery's "the Celery application must be restarted", which it need
+not be: the next call reconnects).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from cartograph import logs
+from cartograph.errors import Unavailable
+from cartograph.gitremote import redact
 from cartograph.jobs import MAX_ATTEMPTS, give_up, run_job
 from cartograph.store import open_store
 from cartograph.sync import TransientSyncError, default_data_dir
 from cartograph.workers.state import RedisJobState
 from celery import Celery, signals
 from celery.exceptions import MaxRetriesExceededError
+from kombu.exceptions import OperationalError
+from redis.exceptions import RedisError
 
 BROKER = os.environ.get("CARTOGRAPH_BROKER", "redis://127.0.0.1:6379/0")
 SYNC_TASK = "cartograph.sync_repository"
 REVIEW_TASK = "cartograph.review_pull_request"
+T = TypeVar("T")
 
 app = Celery("cartograph", broker=BROKER, backend=BROKER)
 app.conf.update(
@@ -78,7 +88,7 @@ def sync_repository(self, repo: str, after_sha: str | None = None) -> dict:
     finally:
         store.close()
     if state.finish(repo):
-        app.send_task(SYNC_TASK, args=[repo])
+        app.send_task(SYNC_TASK, args=[repo], ignore_result=True)
     if outcome is None:
         return {"repo": repo, "status": "failed"}
     return {
@@ -103,17 +113,34 @@ def review_pull_request(repo: str, number: int) -> dict:
 
 
 class CeleryJobRunner:
-    """What the API uses with a broker: announce in Redis, start a worker job when needed."""
+    """What the API uses with a broker: announce in Redis, start a worker job when needed. A
+    broker that cannot be reached is Unavailable, said as such (every call connects anew: the
+    runner needs no restart when the broker is back)."""
 
     def __init__(self, broker_url: str) -> None:
+        self.url = broker_url
         self.state = RedisJobState(broker_url)
         app.conf.broker_url = app.conf.result_backend = broker_url
 
     def push(self, repo: str, sha: str) -> bool:
-        if self.state.announce(repo, sha):
-            app.send_task(SYNC_TASK, args=[repo])
-            return True
-        return False
+        def announce() -> bool:
+            if self.state.announce(repo, sha):
+                app.send_task(SYNC_TASK, args=[repo], ignore_result=True)
+                return True
+            return False
+
+        return self._reaching_broker(announce)
 
     def review(self, repo: str, number: int) -> None:
-        app.send_task(REVIEW_TASK, args=[repo, number])
+        self._reaching_broker(
+            lambda: app.send_task(REVIEW_TASK, args=[repo, number], ignore_result=True)
+        )
+
+    def _reaching_broker(self, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except (RedisError, OperationalError, OSError) as exc:
+            raise Unavailable(
+                f"the job broker at {redact(self.url)} cannot be reached "
+                f"({type(exc).__name__}: {redact(str(exc))})"
+            ) from exc

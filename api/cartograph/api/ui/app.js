@@ -506,6 +506,20 @@ const snake = (value) => Array.isArray(value) ? value.map(snake)
   : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), snake(v)]))
   : value;
 
+// A pull request without a report: the error stored when its report could not be computed, and
+// what brings a new one; or that it is being computed.
+function unreported(repo, pull, found) {
+  const title = h("h1", {}, `Pull request #${pull} of ${repo}`);
+  if (!found.error) {
+    return [title, h("p", { role: "status" }, "Its impact report is being computed: reload this page in a moment.")];
+  }
+  return [
+    title,
+    h("p", { role: "alert", className: "error" }, `Its impact report could not be computed: ${found.error}`),
+    h("p", {}, "A new report is computed when the pull request's head changes (a push to its branch): fix what the error names, then push."),
+  ];
+}
+
 async function changePage(repo, pull, params) {
   const fields = `repo base head verdict summary notes
     changed { id qualname kind path line change breaking why }
@@ -519,7 +533,7 @@ async function changePage(repo, pull, params) {
   if (pull) {
     const data = await gql("query($r: String!, $n: Int!) { pullRequestReport(repo: $r, number: $n) { number title verdict error reportJson } }", { r: repo, n: Number(pull) });
     const found = data.pullRequestReport;
-    if (!found.reportJson) throw new GraphError(found.error || "this pull request has no report yet", "not_found");
+    if (!found.reportJson) return unreported(repo, pull, found);
     report = JSON.parse(found.reportJson);
     report.title = found.title;
   } else if (params.get("patch")) {
