@@ -98,7 +98,7 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}
     unread: set[str] = set()
     if reparse:
-        old_side = Versions(store, change.repo, reparse, states, stop)
+        old_side = Versions(store, change.repo, reparse, states, stop=stop)
         unread.update(old_side.unread)
         for symbols in old_side.symbols().values():
             for symbol in symbols:
@@ -109,7 +109,7 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
             new_side[path] = None
     for path in unread:  # not read on the old side: left as indexed on the new one too
         new_side.pop(path, None)
-    sides.versions = Versions(store, change.repo, new_side, states, stop)
+    sides.versions = Versions(store, change.repo, new_side, states, stop=stop)
     for symbols in sides.versions.symbols().values():
         for symbol in symbols:
             sides.new[symbol.id] = symbol
