@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -224,3 +225,31 @@ class Workspace:
 
     def unresolved(self) -> set[tuple[str, str]]:
         return {(path, u.name) for path, u in self.store.graph.search_unresolved("", REPO, 100_000)}
+
+
+def start_together(
+    script: str, argvs: list[list[str]], timeout: float = 120
+) -> list[tuple[subprocess.Popen, str, str]]:
+    """Start one child per argv, release them together (each waits for a line on stdin after
+    its imports), in the order given, and wait for all; (child, stdout, stderr) of each. No child outlives this
+    call (one still writing into the next test's store would spoil it)."""
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for argv in argvs
+    ]
+    try:
+        for child in children:  # all are importing now; let them go together
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        return [(child, *child.communicate(timeout=timeout)) for child in children]
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()

@@ -21,6 +21,7 @@ from indexing_support import (
     fresh_index,
     git_init,
     snapshot,
+    start_together,
     write_tree,
 )
 
@@ -73,32 +74,6 @@ def counts(store, repo: str) -> Counter:
     for item in store.graph.export(repo):
         found[(item["type"], item["label"])] += 1
     return found
-
-
-def start_together(script: str, argvs: list[list[str]]) -> list[tuple[int, str, str]]:
-    """Start one child per argv, release them together (each waits for a line on stdin after
-    its imports), wait for all; (exit code, stdout, stderr) of each. No child outlives this
-    call (one still writing into the next test's store would spoil it)."""
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", script, *argv],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for argv in argvs
-    ]
-    try:
-        for child in children:  # all are importing now; let them go together
-            child.stdin.write("go\n")
-            child.stdin.flush()
-        return [(child, *child.communicate(timeout=120)) for child in children]
-    finally:
-        for child in children:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
 
 
 def run_children(jobs: list[tuple[str, str, str]]) -> list[dict]:

@@ -13,8 +13,6 @@ up to the machine, and every one of them must give the same graph."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +20,7 @@ import pytest
 from cartograph.admin import track
 from cartograph.index import index_repository
 from cartograph.store import open_store
-from indexing_support import differences, snapshot, write_tree
+from indexing_support import differences, snapshot, start_together, write_tree
 from push_support import Deployment, Remote, wait_for_indexed
 
 # five repositories in layers: app uses all four, tmpl uses web, web uses sign
@@ -100,32 +98,13 @@ def cli_runs_together(store_url: str, roots: dict[str, Path], order: list[str]) 
         "import sys\nfrom cartograph.cli import main\nsys.stdin.readline()\n"
         "sys.exit(main(sys.argv[1:]))\n"
     )
-
-    def command(name: str) -> list[str]:
-        return ["index", str(roots[name]), "--name", name, "--no-history", "--workers", "1"]
-
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", script, "--store", store_url, *command(name)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+    options = ["--no-history", "--workers", "1"]
+    argvs = [
+        ["--store", store_url, "index", str(roots[name]), "--name", name, *options]
         for name in order
     ]
-    try:
-        for child in children:
-            child.stdin.write("go\n")
-            child.stdin.flush()
-        for child in children:
-            _out, err = child.communicate(timeout=300)
-            assert child.returncode == 0, err
-    finally:
-        for child in children:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
+    for child, _out, err in start_together(script, argvs, timeout=300):
+        assert child.returncode == 0, err
 
 
 def test_concurrent_command_lines_onboard_like_a_sequence(tmp_path, stores):

@@ -19,6 +19,18 @@ _FLAGS = {
 def private_dir(path: str | os.PathLike[str], within: str | os.PathLike[str] = "") -> Path:
     """The folder, made (with every missing parent) 0700, or narrowed to its owner; and so
     every folder between it and `within` (Cartograph's own folder it lies in)."""
+    make_dirs(path)
+    narrow(path)
+    if within:
+        for parent in Path(path).parents:
+            if not parent.is_relative_to(within):
+                break
+            narrow(parent)
+    return Path(path)
+
+
+def make_dirs(path: str | os.PathLike[str]) -> None:
+    """Make the folder and every missing parent 0700 (an existing one keeps its mode)."""
     folder = Path(path)
     missing = []
     while not folder.exists() and folder != folder.parent:
@@ -30,13 +42,6 @@ def private_dir(path: str | os.PathLike[str], within: str | os.PathLike[str] = "
         except FileExistsError:
             continue  # another process made it meanwhile
         os.chmod(created, 0o700)  # the umask may have taken the owner's own bits
-    narrow(path)
-    if within:
-        for parent in Path(path).parents:
-            if not parent.is_relative_to(within):
-                break
-            narrow(parent)
-    return Path(path)
 
 
 def narrow(path: str | os.PathLike[str]) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 
 from cartograph.model import SYMBOL_FIELDS, SymbolRow
+from cartograph.private import make_dirs
 from cartograph.store.interfaces import StoreError
 from cartograph.store.sqlite.schema import migrate, schema_version
 
@@ -54,17 +55,7 @@ def _create_owner_only(path: Path) -> None:
     """A new store is readable by its owner only: the folders this creates are 0700, the file
     0600 (it holds webhook secrets and token hashes; SQLite gives its -wal and -shm files the
     database file's mode). An existing file or folder keeps its mode."""
-    missing = []
-    folder = path.parent
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for created in reversed(missing):
-        try:
-            created.mkdir(mode=0o700)
-        except FileExistsError:
-            continue  # another process made it meanwhile
-        os.chmod(created, 0o700)  # whatever the umask took from the owner's own bits
+    make_dirs(path.parent)
     if not path.exists():
         with contextlib.suppress(FileExistsError):
             os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

@@ -19,16 +19,17 @@ _REPO_TABLES = (
 
 
 def repo_from_row(row: Sequence) -> Repo:
+    name, root, url, branch, head, indexed, at = row[:7]
     return Repo(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        row[4],
-        row[5],
-        row[6],
-        bool(row[7]),
-        row[8],
+        name,
+        root,
+        url,
+        branch,
+        head,
+        indexed,
+        at,
+        dirty=bool(row[7]),
+        index_format=row[8],
         mined_sha=row[9] if len(row) > 9 else "",
         codeowners=row[10] if len(row) > 10 else "",
         indexed_run=row[11] if len(row) > 11 else "",
