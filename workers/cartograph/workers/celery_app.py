@@ -120,12 +120,15 @@ class CeleryJobRunner:
     def __init__(self, broker_url: str) -> None:
         self.url = broker_url
         self.state = RedisJobState(broker_url)
-        app.conf.broker_url = app.conf.result_backend = broker_url
+        # a sender of its own for this broker: the worker's module-level app keeps the
+        # connections it made first, so pointing it at another broker would still send there
+        self.sender = Celery("cartograph-sender", broker=broker_url)
+        self.sender.conf.update(task_default_queue=app.conf.task_default_queue)
 
     def push(self, repo: str, sha: str) -> bool:
         def announce() -> bool:
             if self.state.announce(repo, sha):
-                app.send_task(SYNC_TASK, args=[repo], ignore_result=True)
+                self.sender.send_task(SYNC_TASK, args=[repo], ignore_result=True)
                 return True
             return False
 
@@ -133,7 +136,7 @@ class CeleryJobRunner:
 
     def review(self, repo: str, number: int) -> None:
         self._reaching_broker(
-            lambda: app.send_task(REVIEW_TASK, args=[repo, number], ignore_result=True)
+            lambda: self.sender.send_task(REVIEW_TASK, args=[repo, number], ignore_result=True)
         )
 
     def _reaching_broker(self, call: Callable[[], T]) -> T:
