@@ -3,9 +3,11 @@ what a run parses, keeps, rewrites from stored facts, touches and deletes. No st
 
 from __future__ import annotations
 
+import sys
+
 from cartograph.discover import SourceFile
 from cartograph.index import INDEX_FORMAT, INDEX_FORMAT_SOURCES
-from cartograph.index.format import PACKAGE
+from cartograph.index.format import PACKAGE, index_format, runtime_versions
 from cartograph.index.plan import is_rebuild, plan_files, stored_module_map, to_read
 from cartograph.model import Skipped
 from cartograph.resolve.modules import ModuleName, module_map
@@ -176,7 +178,32 @@ def test_the_stored_module_names_come_back_with_packages_and_aliases():
     assert stored.by_name["mod"] == "pkg/mod.py"
 
 
-def test_every_source_of_the_index_format_exists():
-    """A path that moved would silently drop out of the digest (it hashes the name instead)."""
-    missing = [part for part in INDEX_FORMAT_SOURCES if not (PACKAGE / part).is_file()]
-    assert not missing
+def test_the_index_format_reads_every_source_that_shapes_an_index():
+    """Derived from what the pipeline imports (issue 38: a hand-kept list left out the
+    standard library's reach, the services parsers and resolvers, and the interpreter)."""
+    sources = set(INDEX_FORMAT_SOURCES)
+    assert all((PACKAGE / part).is_file() for part in sources)
+    for wanted in (
+        "resolve/standard.py",
+        "resolve/ecma_services.py",
+        "resolve/go_services.py",
+        "resolve/jvm_services.py",
+        "resolve/openapi.py",
+        "parsing/ecma_services.py",
+        "parsing/go_services.py",
+        "parsing/jvm_services.py",
+        "resolve/go.py",  # a rules module the registry imports by name
+        "discover.py",  # which files are indexed, and which are tests
+        "parsing/queries/python.scm",
+    ):
+        assert wanted in sources, wanted
+    assert not any(part.startswith(("history/", "store/", "query/")) for part in sources)
+
+
+def test_the_index_format_changes_with_the_interpreter_and_the_grammars():
+    versions = runtime_versions()
+    assert versions[0] == f"python=={sys.version_info.major}.{sys.version_info.minor}"
+    assert any(v.startswith("tree-sitter-python==") for v in versions)
+    assert index_format(INDEX_FORMAT_SOURCES, versions) == INDEX_FORMAT
+    other_python = ("python==3.99", *versions[1:])
+    assert index_format(INDEX_FORMAT_SOURCES, other_python) != INDEX_FORMAT

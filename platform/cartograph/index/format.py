@@ -1,51 +1,112 @@
-"""The index format: a digest of the sources of the parser, its queries and the resolver. A
-repository indexed by another version is rebuilt once, so no answer mixes two versions' rules."""
+"""The index format: a digest of everything that decides what an index run writes. A repository
+indexed under another format is rebuilt once, so no answer mixes two versions' rules.
+
+What goes in is derived, not listed by hand (a hand-kept list left out the standard library's
+reach, the services parsers and resolvers, and the interpreter):
+- the source of every `cartograph` module the index pipeline imports, followed through every
+  `import` and `from … import` anywhere in a file, and of the by-name tier's rules modules,
+  which the language registry names and imports by name. Left out: `cartograph.history`
+  (mining keeps its own state) and `cartograph.store` (a store that changes what it keeps
+  says so with a schema migration);
+- the parsers' query files (`parsing/queries/**/*.scm`);
+- the Python version that runs it (the standard library's source is read for what it calls
+  back: `resolve/standard.py`), and the versions of tree-sitter and of every grammar wheel.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import re
+import sys
+from importlib import metadata
 from pathlib import Path
 
 from cartograph import languages
 
-# paths relative to the `cartograph` folder of platform/ (a namespace package: no __init__)
-INDEX_FORMAT_SOURCES = (
-    "languages.py",
-    "parsing/facts.py",
-    "parsing/python.py",
-    "parsing/services.py",
-    "parsing/queries/python.scm",
-    "parsing/ecma.py",
-    "parsing/queries/ecma.scm",
-    "parsing/queries/ecma-typescript.scm",
-    "parsing/queries/ecma-javascript.scm",
-    "parsing/queries/ecma-jsx.scm",
-    "parsing/tags.py",
-    "parsing/styles.py",
-    *(f"parsing/queries/tags/{name}.scm" for name in languages.names("generic")),
-    "resolve/core.py",
-    "index/flows.py",
-    "resolve/mro.py",
-    "resolve/python.py",
-    "resolve/modules.py",
-    "resolve/ecma.py",
-    "resolve/generic.py",
-    "resolve/styles.py",
-    "index/crossrepo.py",
-    "resolve/services.py",
-    "resolve/http.py",
-    "index/services.py",
-    *sorted({f"resolve/{languages.BY_NAME[name].rules}.py" for name in languages.names("generic")}),
-)
 PACKAGE = Path(__file__).resolve().parent.parent  # platform/cartograph
+ROOT_MODULE = "cartograph.index.pipeline"
+LEFT_OUT = ("cartograph.history", "cartograph.store")
+# `import cartograph.x`, `from cartograph.x import a, b` (or a parenthesised list)
+IMPORT = re.compile(
+    rb"^[ \t]*(?:import[ \t]+(cartograph[\w.]*)|from[ \t]+(cartograph[\w.]*)[ \t]+import[ \t]+"
+    rb"(\([^)]*\)|[^\n]*))",
+    re.MULTILINE,
+)
 
 
-def _index_format() -> str:
+def _module_file(name: str) -> Path | None:
+    """The file of a `cartograph` module of this package (None: not a module here — a name
+    imported from one, or a module of another package root)."""
+    parts = name.split(".")[1:]
+    if not parts:
+        return None
+    for candidate in (
+        PACKAGE.joinpath(*parts).with_suffix(".py"),
+        PACKAGE.joinpath(*parts, "__init__.py"),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported(path: Path) -> set[str]:
+    """The `cartograph` module names a file imports, anywhere in it (what `from m import n`
+    names may be a module too: `from cartograph.resolve import core`)."""
+    found: set[str] = set()
+    for module, package, names in IMPORT.findall(path.read_bytes()):
+        if module:
+            found.add(module.decode())
+            continue
+        found.add(package.decode())
+        for name in re.findall(rb"\w+", names.split(b"#")[0] if b"(" not in names else names):
+            found.add(f"{package.decode()}.{name.decode()}")
+    return found
+
+
+def format_sources() -> tuple[str, ...]:
+    """The sources the digest reads, as paths relative to platform/cartograph."""
+    pending = [ROOT_MODULE]
+    pending += sorted({languages.rules_module(name) for name in languages.names("generic")})
+    files: set[Path] = set()
+    seen: set[str] = set()
+    while pending:
+        name = pending.pop()
+        if name in seen or name.startswith(LEFT_OUT):
+            continue
+        seen.add(name)
+        path = _module_file(name)
+        if path is None or path in files:
+            continue
+        files.add(path)
+        pending.extend(_imported(path))
+    files.update((PACKAGE / "parsing" / "queries").rglob("*.scm"))
+    return tuple(sorted(str(path.relative_to(PACKAGE)) for path in files))
+
+
+def runtime_versions() -> tuple[str, ...]:
+    """The Python version and the tree-sitter libraries' (name==version)."""
+    wheels = {"tree-sitter"} | {
+        languages.BY_NAME[name].grammar[0].replace("_", "-")
+        for name in languages.BY_NAME
+        if languages.BY_NAME[name].grammar[0]
+    }
+    versions = [f"python=={sys.version_info.major}.{sys.version_info.minor}"]
+    for wheel in sorted(wheels):
+        try:
+            versions.append(f"{wheel}=={metadata.version(wheel)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{wheel}==?")
+    return tuple(versions)
+
+
+def index_format(sources: tuple[str, ...], versions: tuple[str, ...]) -> str:
     digest = hashlib.sha256()
-    for part in INDEX_FORMAT_SOURCES:
-        source = PACKAGE / part
-        digest.update(source.read_bytes() if source.is_file() else part.encode())
-    return f"1-{digest.hexdigest()[:16]}"
+    for part in sources:
+        digest.update(part.encode() + b"\0" + (PACKAGE / part).read_bytes() + b"\0")
+    for version in versions:
+        digest.update(version.encode() + b"\0")
+    return f"2-{digest.hexdigest()[:16]}"
 
 
-INDEX_FORMAT = _index_format()
+INDEX_FORMAT_SOURCES = format_sources()
+INDEX_FORMAT = index_format(INDEX_FORMAT_SOURCES, runtime_versions())
