@@ -26,7 +26,73 @@ from importlib import import_module, resources
 
 import tree_sitter
 
-FAMILIES = ("python", "ecma", "generic", "styles", "openapi")
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """A family of languages: one parser and one resolver, each named by its module (imported
+    when first used), and what the rest of Cartograph needs to know of the family — the one
+    place a family is told apart from another (`family_of`)."""
+
+    name: str
+    # the parser: extract(language, source), FACTS_VERSION, interface_of(facts)
+    parser: str
+    # the resolver, "module:Class", a `cartograph.resolve.family.FamilyResolver`
+    resolver: str
+    # files are modules named by the language's own rules (Python's dotted names): their
+    # dependencies are module names (narrowed by top-level name), what they import is read
+    # ahead, and a file's own facts give its symbols (no other file is read for them)
+    dotted_modules: bool = False
+    # a file's names depend on which files its folder holds (the by-name tier's packages)
+    folder_scoped: bool = False
+    # a dependency every file of the family has on every other one of its repository (a
+    # stylesheet's custom properties are global): a change to one re-resolves them all
+    global_dependency: str = ""
+    # files that are not indexed (tsconfig.json, package.json) steer how its imports resolve
+    reads_other_paths: bool = False
+    # how a class finds an inherited member: "c3" (Python's linearization) or "depth_first"
+    lookup_order: str = "c3"
+    # its symbols are design tokens (custom properties, SCSS and Less variables)
+    design_tokens: bool = False
+    # the test runners its projects use, by the package name a manifest depends on (the
+    # first one declared is the runner); `default_runner` otherwise
+    test_runners: tuple[str, ...] = ()
+    default_runner: str = "files"
+
+
+FAMILY_LIST = (
+    Family(
+        "python",
+        "cartograph.parsing.python",
+        "cartograph.resolve.python:PythonFamily",
+        dotted_modules=True,
+        default_runner="pytest",
+    ),
+    Family(
+        "ecma",
+        "cartograph.parsing.ecma",
+        "cartograph.resolve.ecma:EcmaProgram",
+        reads_other_paths=True,
+        lookup_order="depth_first",
+        test_runners=("vitest", "jest", "mocha", "ava"),
+        default_runner="jest",
+    ),
+    Family(
+        "generic",
+        "cartograph.parsing.tags",
+        "cartograph.resolve.generic:GenericProgram",
+        folder_scoped=True,
+    ),
+    Family(
+        "styles",
+        "cartograph.parsing.styles",
+        "cartograph.resolve.styles:StylesProgram",
+        global_dependency="~styles",
+        design_tokens=True,
+    ),
+    Family("openapi", "cartograph.parsing.openapi", "cartograph.resolve.openapi:OpenApiProgram"),
+)
+FAMILY: dict[str, Family] = {f.name: f for f in FAMILY_LIST}
+FAMILIES = tuple(FAMILY)
 ECMA_CONFIG = ("tsconfig.json", "jsconfig.json", "package.json")
 # a stylesheet's custom properties may come from the packages its repository depends on
 STYLES_CONFIG = ("package.json", "pyproject.toml")
@@ -41,12 +107,20 @@ class Language:
     queries: tuple[str, ...]  # files under cartograph/parsing/queries, run as one query
     rules: str = ""  # the by-name tier: the rules module, cartograph.resolve.<rules>
     config_files: tuple[str, ...] = ()  # file names that steer how its imports resolve
+    test_runner: str = ""  # the runner of its tests, when not its family's (impact.tests)
 
 
 def _generic(
-    name: str, extensions: tuple[str, ...], grammar: tuple[str, str], rules: str, config=()
+    name: str,
+    extensions: tuple[str, ...],
+    grammar: tuple[str, str],
+    rules: str,
+    config=(),
+    runner: str = "",
 ):
-    return Language(name, extensions, "generic", grammar, (f"tags/{name}.scm",), rules, config)
+    return Language(
+        name, extensions, "generic", grammar, (f"tags/{name}.scm",), rules, config, runner
+    )
 
 
 LANGUAGES: tuple[Language, ...] = (
@@ -77,9 +151,9 @@ LANGUAGES: tuple[Language, ...] = (
         ("ecma.scm", "ecma-javascript.scm", "ecma-jsx.scm"),
         config_files=ECMA_CONFIG,
     ),
-    _generic("go", (".go",), ("tree_sitter_go", "language"), "go", ("go.mod",)),
-    _generic("java", (".java",), ("tree_sitter_java", "language"), "jvm"),
-    _generic("kotlin", (".kt", ".kts"), ("tree_sitter_kotlin", "language"), "jvm"),
+    _generic("go", (".go",), ("tree_sitter_go", "language"), "go", ("go.mod",), "go"),
+    _generic("java", (".java",), ("tree_sitter_java", "language"), "jvm", runner="maven"),
+    _generic("kotlin", (".kt", ".kts"), ("tree_sitter_kotlin", "language"), "jvm", runner="maven"),
     _generic("csharp", (".cs",), ("tree_sitter_c_sharp", "language"), "csharp"),
     _generic("rust", (".rs",), ("tree_sitter_rust", "language"), "rust"),
     _generic("ruby", (".rb", ".rake"), ("tree_sitter_ruby", "language"), "ruby"),
@@ -120,9 +194,16 @@ def language_of(path: str) -> str | None:
 
 
 def family(name: str) -> str:
-    """ "python", "ecma", "generic" or "styles": which parser and resolver a language uses."""
+    """The name of the family whose parser and resolver a language uses ("generic" for a
+    name not registered)."""
     language = BY_NAME.get(name)
     return language.family if language is not None else "generic"
+
+
+def family_of(path: str) -> Family | None:
+    """The family of a file, by its language (None: not indexed)."""
+    language = language_of(path)
+    return FAMILY[family(language)] if language is not None else None
 
 
 def names(family_name: str) -> tuple[str, ...]:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from cartograph import languages
 from cartograph.model import Manifest, SymbolRow
 
-JS_RUNNERS = ("vitest", "jest", "mocha", "ava")
 DJANGO_RUNNER = "tests/runtests.py"
 
 
@@ -61,20 +60,19 @@ def node_id(runner: str, path: str, qualname: str) -> str:
 
 
 def runner_of(path: str, manifest: Manifest | None, repo_files: set[str]) -> str:
-    language = languages.language_of(path) or ""
-    if language == "python":
-        return "django" if DJANGO_RUNNER in repo_files and path.startswith("tests/") else "pytest"
-    if language == "go":
-        return "go"
-    if language in ("java", "kotlin"):
-        return "maven"
-    if languages.family(language) == "ecma":
-        depends = {d.name for d in manifest.depends} if manifest else set()
-        for runner in JS_RUNNERS:
-            if runner in depends:
-                return runner
-        return "jest"
-    return "files"
+    """The runner of a test file: one its project's manifest depends on, of those its
+    family's projects use (vitest, jest, …), else its language's or its family's own; a
+    Django project's `tests/` run under Django's runner."""
+    language = languages.BY_NAME.get(languages.language_of(path) or "")
+    if language is None:
+        return "files"
+    family = languages.FAMILY[language.family]
+    depends = {d.name for d in manifest.depends} if manifest else set()
+    runner = next((r for r in family.test_runners if r in depends), "")
+    runner = runner or language.test_runner or family.default_runner
+    if runner == "pytest" and DJANGO_RUNNER in repo_files and path.startswith("tests/"):
+        return "django"
+    return runner
 
 
 def commands(repo: str, runner: str, nodes: list[str]) -> TestCommand:

@@ -22,7 +22,6 @@ After the changed files, every file whose resolution consulted a changed module 
 after its lock is released, in the other repositories that bind into it (crossrepo.py).
 """
 
-from cartograph.index.dependents import family_of_path
 from cartograph.index.format import INDEX_FORMAT, INDEX_FORMAT_SOURCES
 from cartograph.index.locks import LOCK_REFRESH_AFTER, LOCK_TTL, repository_lock
 from cartograph.index.parse import PARALLEL_MIN_FILES, PARSE_CHUNK
@@ -48,7 +47,6 @@ __all__ = [
     "IndexResult",
     "IndexingError",
     "default_repo_name",
-    "family_of_path",
     "forget_repository",
     "index_repository",
     "refresh_consumers",

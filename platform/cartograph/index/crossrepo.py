@@ -333,7 +333,7 @@ class Providers:
             paths = sorted(
                 p
                 for p in self.states(repo)
-                if (language := languages.language_of(p)) and languages.family(language) == "styles"
+                if (family := languages.family_of(p)) is not None and family.design_tokens
             )
             for start in range(0, len(paths), 500):
                 blobs = self.store.index.load_facts(repo, paths[start : start + 500])
@@ -353,14 +353,18 @@ class Providers:
 
 
 def recorded_deps(
-    deps: Iterable[str], family: str, providers: Providers | None, local_tops: set[str]
+    deps: Iterable[str],
+    family: languages.Family,
+    providers: Providers | None,
+    local_tops: set[str],
 ) -> set[str]:
     """A file's dependencies as stored: module names, with what was read from another
     repository named as `foreign_dep` and the package names looked up outside the repository
-    as `PACKAGE_DEP` (Python: every non-standard top-level name not the repository's own)."""
+    as `PACKAGE_DEP` (a family of dotted modules, Python: every non-standard top-level name not
+    the repository's own)."""
     out: set[str] = set()
     for dep in deps:
-        if family == "python":
+        if family.dotted_modules:
             out.add(dep)
             bound = providers.bound.get(dep) if providers is not None else None
             if bound is not None:
@@ -373,7 +377,7 @@ def recorded_deps(
         elif dep.startswith("/"):
             repo, inner = located("", dep)
             out.add(foreign_dep(repo, inner if inner.startswith("~") else file_module(inner)))
-            if family == "generic":
+            if family.folder_scoped:
                 out.add(foreign_dep(repo, folder_name(inner)))
         else:
             out.add(file_module(dep))

@@ -20,7 +20,6 @@ from cartograph.parsing.python import (
     interface_words,
 )
 from cartograph.resolve.modules import ModuleMap
-from cartograph.resolve.styles import STYLES_DEP
 from cartograph.store.interfaces import FileState, Store
 
 
@@ -30,11 +29,6 @@ class DependencyPlan:
     # names to mark pending before the first write (this run's changes and what an interrupted
     # run left pending), so a run killed midway is completed by the next; empty: none
     pending: set[str] = field(default_factory=set)
-
-
-def family_of_path(path: str) -> str | None:
-    language = languages.language_of(path)
-    return languages.family(language) if language else None
 
 
 def folder_name(path: str) -> str:
@@ -73,11 +67,16 @@ def changed_names(
     ]
     paths = [*interface_changed, *renamed, *deleted]
     names = _changed_module_names(old, new, paths)
-    # a file appearing in or leaving a folder changes what same-package names mean there
-    names |= {folder_name(path) for path in paths if family_of_path(path) == "generic"}
-    # a custom property is global: a stylesheet's definitions can change any other's uses
-    if any(family_of_path(path) == "styles" for path in paths):
-        names.add(STYLES_DEP)
+    for path in paths:
+        family = languages.family_of(path)
+        if family is None:
+            continue
+        # a file appearing in or leaving a folder changes what same-package names mean there
+        if family.folder_scoped:
+            names.add(folder_name(path))
+        # a stylesheet's custom properties are global: its definitions change any other's uses
+        if family.global_dependency:
+            names.add(family.global_dependency)
     return names
 
 
@@ -240,7 +239,9 @@ def _readers(
     python = [
         path
         for path in modules.by_path
-        if family_of_path(path) == "python" and path not in narrowed.modules
+        if (family := languages.family_of(path)) is not None
+        and family.dotted_modules
+        and path not in narrowed.modules
     ]
     leading = set(narrowed.names)
     parts: dict[str, dict[str, set[str]] | None] = dict(narrowed.words)  # None: unreadable

@@ -4,8 +4,9 @@ indexed under another format is rebuilt once, so no answer mixes two versions' r
 What goes in is derived, not listed by hand (a hand-kept list left out the standard library's
 reach, the services parsers and resolvers, and the interpreter):
 - the source of every `cartograph` module the index pipeline imports, followed through every
-  `import` and `from … import` anywhere in a file, and of the by-name tier's rules modules,
-  which the language registry names and imports by name. Left out: `cartograph.history`
+  `import` and `from … import` anywhere in a file, and of the modules the language registry
+  names and imports by name (each family's parser and resolver, the by-name tier's rules
+  modules). Left out: `cartograph.history`
   (mining keeps its own state) and `cartograph.store` (a store that changes what it keeps
   says so with a schema migration);
 - the parsers' query files (`parsing/queries/**/*.scm`);
@@ -66,6 +67,10 @@ def _imported(path: Path) -> set[str]:
 def format_sources() -> tuple[str, ...]:
     """The sources the digest reads, as paths relative to platform/cartograph."""
     pending = [ROOT_MODULE]
+    # what the registry imports by name: each family's parser and resolver, the by-name
+    # tier's rules modules
+    pending += [family.parser for family in languages.FAMILY_LIST]
+    pending += [family.resolver.partition(":")[0] for family in languages.FAMILY_LIST]
     pending += sorted({languages.rules_module(name) for name in languages.names("generic")})
     files: set[Path] = set()
     seen: set[str] = set()

@@ -36,7 +36,6 @@ from cartograph.index.crossrepo import (
 )
 from cartograph.index.dependents import (
     changed_names,
-    family_of_path,
     name_changes,
     plan_dependents,
 )
@@ -70,7 +69,9 @@ log = logging.getLogger("cartograph.index")
 
 # files whose content changes how a family's imports resolve (see module_names)
 CONFIG_FILES = {
-    kind: languages.config_files(kind) for kind in languages.FAMILIES if kind != "python"
+    family.name: languages.config_files(family.name)
+    for family in languages.FAMILY_LIST
+    if not family.dotted_modules
 }
 RECURSION_LIMIT = 20_000  # resolution follows chains (bases, re-exports) recursively
 
@@ -337,10 +338,13 @@ def _resolve_pending(
     states = store.index.file_states(repo)
     names = stored_module_map(states)
     dependencies = plan_dependents(store, repo, states, set(), {}, set(states))
-    # the files not indexed (tsconfig.json, package.json) steer TypeScript/JavaScript
-    # imports only: the tree is listed when one of those is re-resolved
-    ecma = any(family_of_path(p) == "ecma" for p in dependencies.dependents)
-    other_paths = discover(root).other_paths if ecma else []
+    # the files not indexed (tsconfig.json, package.json) steer some families' imports only
+    # (TypeScript/JavaScript): the tree is listed when one of those is re-resolved
+    steered = any(
+        (family := languages.family_of(p)) is not None and family.reads_other_paths
+        for p in dependencies.dependents
+    )
+    other_paths = discover(root).other_paths if steered else []
     manifest = watch.manifests.get(repo) or Manifest(repo)
     spill = FactsSpill()
     resolver = Resolver(
@@ -648,17 +652,18 @@ def module_names(discovery: Discovery) -> ModuleMap:
     """Every indexed file's module name: Python files by Python's rules, other files by
     their path; a digest of the configuration that steers their imports rides along as an
     alias, so a changed tsconfig.json or go.mod resolves those files again."""
-    python = [f.path for f in discovery.files if languages.family(f.language) == "python"]
-    declared = declared_package_roots(_packaging_files(discovery)) if python else {}
-    named = dict(compute_module_map(python, discovery.all_paths, declared).by_path)
+    family = {f.path: languages.family(f.language) for f in discovery.files}
+    dotted = [path for path, name in family.items() if languages.FAMILY[name].dotted_modules]
+    declared = declared_package_roots(_packaging_files(discovery)) if dotted else {}
+    named = dict(compute_module_map(dotted, discovery.all_paths, declared).by_path)
     digests = {
         kind: _config_digest(discovery.root, discovery.all_paths, names)
         for kind, names in CONFIG_FILES.items()
     }
     for source in discovery.files:
-        kind = languages.family(source.language)
-        if kind != "python":
-            alias = (digests[kind],) if digests[kind] else ()
+        if source.path not in named:
+            digest = digests.get(family[source.path], "")
+            alias = (digest,) if digest else ()
             named[source.path] = ModuleName(file_module(source.path), False, alias)
     return module_map(named)
 

@@ -23,28 +23,22 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from multiprocessing.queues import Queue
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cartograph import languages
 from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
 from cartograph.index.crossrepo import Providers, recorded_deps
-from cartograph.index.dependents import family_of_path, folder_name
+from cartograph.index.dependents import folder_name
 from cartograph.index.flows import shape_digest
 from cartograph.index.parse import PARALLEL_MIN_FILES, FactsSpill, Parsed, SpillSlot
 from cartograph.index.results import IndexingError
 from cartograph.index.write import Batch, Writer, Written
-from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, SymbolRow, located
+from cartograph.model import EdgeWrite, FileRecord, FileWrite, ImportLink, SymbolRow
 from cartograph.parsing import decode_facts, extract_facts, facts_version
 from cartograph.resolve.core import FileResolution
-from cartograph.resolve.ecma import EcmaProgram
+from cartograph.resolve.family import FamilyResolver, Sources, family_resolver
 from cartograph.resolve.modules import ModuleMap
-from cartograph.resolve.openapi import OpenApiProgram
-from cartograph.resolve.python import ModuleFacts, Program, absolute_module
-from cartograph.resolve.styles import StylesProgram
+from cartograph.resolve.python import absolute_module
 from cartograph.store.interfaces import FileState, Store
-
-if TYPE_CHECKING:
-    from cartograph.resolve.generic import GenericProgram
 
 PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
 PREFETCH_CHUNK = 500
@@ -89,7 +83,8 @@ def _imported(names: ModuleMap, fresh: Mapping[str, Parsed]) -> set[str]:
     wanted: set[str] = set()
     for path, parsed in fresh.items():
         module = names.by_path.get(path)
-        if module is None or family_of_path(path) != "python":
+        family = languages.family_of(path)
+        if module is None or family is None or not family.dotted_modules:
             continue
         for _scope, _line, level, target, imported, *_rest in parsed.facts.get("imports", ()):
             full = absolute_module(module.name, module.is_package, level, target)
@@ -104,8 +99,9 @@ def _imported(names: ModuleMap, fresh: Mapping[str, Parsed]) -> set[str]:
 
 
 class Resolver:
-    """The symbol tables of one run (one per family of languages) and what resolves a file
-    with its family's resolver."""
+    """The symbol tables of one run — a resolver per family of languages
+    (`resolve.family.FamilyResolver`), made when the run first resolves a file of it — and
+    what resolves a file with its family's resolver."""
 
     def __init__(
         self,
@@ -130,21 +126,25 @@ class Resolver:
         self.fresh = fresh
         self.states = states
         self.prefetched = prefetched
-        self.ecma: EcmaProgram | None = None
-        self.generic: GenericProgram | None = None
-        self.styles: StylesProgram | None = None
-        self.openapi: OpenApiProgram | None = None
-        self._local_tops: set[str] = set()
-        # the Python modules loaded (this repository's by path, other repositories' too), kept
-        # until `forget`: at most about `module_limit` files' facts are held at a time
-        self._modules: dict[str, ModuleFacts] = {}
-        self._foreign: dict[str, ModuleFacts | None] = {}
         self.module_limit = module_limit or MODULE_LIMIT
         self._resolved_since_forget = 0
         # the facts of the file being written, decoded once for its record, its resolution
         # and its search bodies (a parsed file's facts are kept encoded: `Parsed.facts`)
         self._writing: tuple[str, dict] | None = None
-        self.program: Program | None = self._program(set(other_paths))
+        # the top-level names of this repository's modules (a dependency on another name is
+        # one on a package from elsewhere: `crossrepo.recorded_deps`)
+        self._local_tops = {name.split(".")[0] for name in names.by_name}
+        self._inputs = Sources(
+            repo,
+            names,
+            self._facts_of,
+            self._read_text,
+            set(names.by_path) | set(other_paths),
+            providers,
+        )
+        # each family's resolver, made when a file of it is first resolved; at most about
+        # `module_limit` files' facts are held by them together (`forget`)
+        self._resolvers: dict[str, FamilyResolver] = {}
 
     @property
     def reads(self) -> Store:
@@ -160,31 +160,20 @@ class Resolver:
         """Break the cycles through the symbol tables' loaders (which refer back to this
         object), so their memory goes now, not in a later garbage collection that would stall
         the next call."""
-        self.program = None
-        self.ecma = None
-        self.generic = None
-        self.styles = None
-        self.openapi = None
+        self._resolvers = {}
         self.fresh = {}
         self.prefetched = {}
 
     def loaded(self) -> int:
         """Files whose facts the symbol tables hold now."""
-        count = len(self._modules) + len(self._foreign)
-        for program in (self.ecma, self.generic, self.styles, self.openapi):
-            if program is not None:
-                count += program.loaded()
-        return count
+        return sum(resolver.loaded() for resolver in self._resolvers.values())
 
     def forget(self) -> None:
         """Drop every loaded file's facts and everything computed from them; what a later
         resolution consults is loaded and computed again, to the same answers (a symbol
         table's answers never depend on the questions asked before)."""
-        self._modules.clear()
-        self._foreign.clear()
-        for program in (self.program, self.ecma, self.generic, self.styles, self.openapi):
-            if program is not None:
-                program.forget()
+        for resolver in self._resolvers.values():
+            resolver.forget()
         self._resolved_since_forget = 0
 
     def _keep_bounded(self) -> None:
@@ -216,7 +205,7 @@ class Resolver:
 
     def _edges_write(self, path: str, batch: Batch) -> None:
         """A stored file re-resolved: its edges into the batch, unless they are the same."""
-        resolution = self.resolution(path, None)
+        resolution = self.resolution(path)
         if resolution is None:
             return
         if resolution.over_budget:
@@ -239,38 +228,22 @@ class Resolver:
             )
         )
 
-    def resolution(self, path: str, parsed: Parsed | None) -> FileResolution | None:
-        """Resolve one file with its family's resolver; dependencies as module names."""
-        kind = family_of_path(path)
-        if kind == "python":
-            assert self.program is not None
-            module = self.names.by_path.get(path)
-            if module is None:
-                return None
-            mod = self.program.module(module.name)
-            if mod is None or mod.path != path:
-                if parsed is None:
-                    return None
-                mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
-            resolution = self.program.resolve_file(mod)
-        elif kind == "ecma":
-            assert self.ecma is not None
-            resolution = self.ecma.resolve_file(path)
-        elif kind == "styles":
-            assert self.styles is not None
-            resolution = self.styles.resolve_file(path)
-        elif kind == "openapi":
-            assert self.openapi is not None
-            resolution = self.openapi.resolve_file(path)
-        elif self.generic is not None:
-            resolution = self.generic.resolve_file(path)
+    def resolution(self, path: str) -> FileResolution | None:
+        """Resolve one file with its family's resolver; dependencies as module names (a file
+        parsed in this run is read from its parse: `_facts_of`)."""
+        family = languages.family_of(path)
+        if family is None:
+            return None
+        resolver = self._resolvers.get(family.name)
+        if resolver is None:
+            resolver = self._resolvers[family.name] = family_resolver(family, self._inputs)
+        resolution = resolver.resolve_file(path)
+        if resolution is None:
+            return None
+        if family.folder_scoped:  # a file depends on which files its folder, and theirs, hold
             consulted = resolution.deps | {path}
             resolution.deps |= {folder_name(p) for p in consulted if not p.startswith(("/", "~"))}
-        else:
-            return None
-        resolution.deps = recorded_deps(
-            resolution.deps, kind or "generic", self.providers, self._local_tops
-        )
+        resolution.deps = recorded_deps(resolution.deps, family, self.providers, self._local_tops)
         return resolution
 
     def flows_of(
@@ -313,7 +286,7 @@ class Resolver:
             " ".join(module.aliases) if module else "",
         )
         try:
-            resolution = self.resolution(source.path, parsed)
+            resolution = self.resolution(source.path)
         finally:
             self._writing = None
         if resolution is None:
@@ -333,72 +306,6 @@ class Resolver:
             bodies=symbol_bodies(resolution.symbols, facts.get("words", "")),
             http=self.http_of(source.path, resolution, batch),
         )
-
-    def _program(self, other_paths: set[str]) -> Program:
-        """The symbol tables, one per family of languages: a file's facts are loaded (from
-        this run's parse, else from the store) when a resolution first consults them."""
-        names = self.names
-        loaded = self._modules
-
-        providers = self.providers
-        self._local_tops = {name.split(".")[0] for name in names.by_name}
-
-        def load_path(path: str) -> ModuleFacts | None:
-            if path not in names.by_path or family_of_path(path) != "python":
-                return None
-            if path not in loaded:
-                facts = self._facts_of(path)
-                if facts is None:
-                    return None
-                module = names.by_path[path]
-                loaded[path] = ModuleFacts(module.name, path, module.is_package, facts, self.repo)
-            return loaded[path]
-
-        def load_module(name: str) -> ModuleFacts | None:
-            path = names.by_name.get(name)
-            if (
-                path is None
-                and providers is not None
-                and name.split(".")[0] not in self._local_tops
-            ):
-                return self._foreign_module(name)
-            return load_path(path) if path is not None else None
-
-        by_family: dict[str, list[str]] = {"ecma": [], "generic": [], "styles": [], "openapi": []}
-        for path in names.by_path:
-            kind = family_of_path(path)
-            if kind in by_family:
-                by_family[kind].append(path)
-        all_paths = set(names.by_path) | other_paths
-        self.ecma = EcmaProgram(
-            self.repo, by_family["ecma"], self._facts_of, self._read_text, all_paths, providers
-        )
-        self.styles = StylesProgram(self.repo, by_family["styles"], self._facts_of, providers)
-        self.openapi = OpenApiProgram(self.repo, by_family["openapi"], self._facts_of)
-        self.generic = None
-        if by_family["generic"]:
-            from cartograph.resolve.generic import GenericProgram
-
-            self.generic = GenericProgram(
-                self.repo, by_family["generic"], self._facts_of, self._read_text, providers
-            )
-        return Program(self.repo, {}, load_module, load_path)
-
-    def _foreign_module(self, name: str) -> ModuleFacts | None:
-        """A Python module another repository provides, read from its stored facts."""
-        assert self.providers is not None
-        found = self.providers.python_module(name)
-        if found is None:
-            return None
-        path, repo, is_package = found
-        if path not in self._foreign:
-            facts = self.providers.facts(path)
-            self._foreign[path] = (
-                None
-                if facts is None
-                else ModuleFacts(name, located(repo, path)[1], is_package, facts, repo)
-            )
-        return self._foreign[path]
 
     def _facts_of(self, path: str) -> dict | None:
         """A file's facts: parsed in this run, else stored, else read and parsed again (stored

@@ -15,7 +15,6 @@ from cartograph import languages
 from cartograph.discover import SourceFile
 from cartograph.errors import CartographError, ErrorKind
 from cartograph.index.crossrepo import Providers, ProviderWatch
-from cartograph.index.dependents import family_of_path
 from cartograph.index.parse import Parsed
 from cartograph.index.plan import stored_module_map
 from cartograph.index.resolve import Resolver, prefetch
@@ -117,7 +116,8 @@ class Versions:
         others = set()
         for path, parsed in self.fresh.items():
             module = self.names.by_path.get(path)
-            if family_of_path(path) == "python" and module is not None:
+            family = languages.family_of(path)
+            if family is not None and family.dotted_modules and module is not None:
                 mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
                 found[path] = python_symbols(self.repo, mod)
             else:
@@ -133,10 +133,10 @@ class Versions:
 
         def resolutions(resolver: Resolver) -> dict[str, FileResolution]:
             resolved = {}
-            for path, parsed in self.fresh.items():
+            for path in self.fresh:
                 if only is not None and path not in only:
                     continue
-                resolution = resolver.resolution(path, parsed)
+                resolution = resolver.resolution(path)
                 if resolution is not None:
                     resolved[path] = resolution
             return resolved
@@ -190,7 +190,7 @@ def _module_names(stored: Mapping[str, ModuleName], kept: set[str], added: set[s
     over the paths), other files by their path."""
     named = {path: name for path, name in stored.items() if path in kept}
     new = sorted(added - set(named))
-    python = [p for p in new if languages.family(languages.language_of(p) or "") == "python"]
+    python = [p for p in new if (family := languages.family_of(p)) and family.dotted_modules]
     if python:
         computed = compute_module_map(python, set(named) | set(new), {}).by_path
         siblings: dict[str, ModuleName] = {}  # folder → the module of its first .py file

@@ -16,21 +16,15 @@ from importlib import import_module
 from types import ModuleType
 
 from cartograph.identifiers import line_words
-from cartograph.languages import family
+from cartograph.languages import FAMILY, family
 
 FACTS_MAGIC = b"CGF1"
-# each family's parser: extract(language, source), FACTS_VERSION, interface_of(facts)
-PARSERS = {
-    "python": "cartograph.parsing.python",
-    "ecma": "cartograph.parsing.ecma",
-    "generic": "cartograph.parsing.tags",
-    "styles": "cartograph.parsing.styles",
-    "openapi": "cartograph.parsing.openapi",
-}
 
 
 def _parser_module(language: str) -> ModuleType:
-    return import_module(PARSERS[family(language)])
+    """The parser of a language's family (`languages.Family.parser`): extract(language,
+    source), FACTS_VERSION, interface_of(facts)."""
+    return import_module(FAMILY[family(language)].parser)
 
 
 def extract_facts(language: str, source: bytes) -> dict:

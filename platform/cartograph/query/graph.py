@@ -265,8 +265,8 @@ def overridden(store: Store, cls: SymbolRow, name: str) -> list[SymbolRow]:
                     frontier.append(base)
         if not frontier:
             break
-    language = languages.language_of(cls.path)
-    order = depth_first if language and languages.family(language) == "ecma" else c3
+    family = languages.family_of(cls.path)
+    order = depth_first if family is not None and family.lookup_order == "depth_first" else c3
     ancestors = linearize(cls.id, lambda c: bases_of.get(c, ()), order)[1:]
     methods = (
         [m for m in store.graph.members(ancestors, name) if m.kind == "method"] if ancestors else []

@@ -112,8 +112,8 @@ def design_tokens(
 
 
 def _is_stylesheet(path: str) -> bool:
-    language = languages.language_of(path)
-    return language is not None and languages.family(language) == "styles"
+    family = languages.family_of(path)
+    return family is not None and family.design_tokens
 
 
 def _value(symbol: SymbolRow) -> str:

@@ -51,6 +51,7 @@ from cartograph.resolve.core import (
     render,
 )
 from cartograph.resolve.ecma_services import http_rows
+from cartograph.resolve.family import Sources
 from cartograph.resolve.mro import depth_first
 
 EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -418,6 +419,17 @@ class EcmaProgram:
         self.memo = Memo()
         self.flows: list[list] = []  # the file being resolved: its flow rows (index/flows.py)
         self.over_budget = 0  # the file being resolved: references past a budget (OverBudget)
+
+    @classmethod
+    def for_sources(cls, sources: Sources) -> EcmaProgram:
+        return cls(
+            sources.repo,
+            sources.paths("ecma"),
+            sources.facts,
+            sources.read_text,
+            sources.all_paths,
+            sources.foreign,
+        )
 
     def loaded(self) -> int:
         return len(self._files)

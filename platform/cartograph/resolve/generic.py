@@ -65,6 +65,7 @@ from cartograph.resolve.core import (
     Memo,
     module_symbol,
 )
+from cartograph.resolve.family import Sources
 
 WEAK = 0.3  # a method name defined once in the package, called on an unknown receiver
 MAX_BASE_DEPTH = 6
@@ -387,6 +388,16 @@ class GenericProgram:
         self._units: dict[str, Unit | None] = {}
         self._rules: dict[str, Rules] = {}
         self.memo = Memo()
+
+    @classmethod
+    def for_sources(cls, sources: Sources) -> GenericProgram:
+        return cls(
+            sources.repo,
+            sources.paths("generic"),
+            sources.facts,
+            sources.read_text,
+            sources.foreign,
+        )
 
     def loaded(self) -> int:
         return len(self._units)

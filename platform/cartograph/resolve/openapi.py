@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from cartograph.resolve.core import FileResolution, module_symbol
+from cartograph.resolve.family import Sources
 from cartograph.resolve.http import route_path
 
 FRAMEWORK = "openapi"
@@ -23,6 +24,10 @@ class OpenApiProgram:
         self.repo = repo
         self.paths = set(paths)
         self.load = load
+
+    @classmethod
+    def for_sources(cls, sources: Sources) -> OpenApiProgram:
+        return cls(sources.repo, sources.paths("openapi"), sources.facts)
 
     def loaded(self) -> int:
         return 0

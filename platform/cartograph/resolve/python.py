@@ -27,8 +27,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from cartograph import languages
 from cartograph.discover import is_test_path
-from cartograph.model import SymbolRow, Unresolved
+from cartograph.model import SymbolRow, Unresolved, located
 from cartograph.parsing.facts import (
     ATTR_NAME,
     ATTR_OBJECT,
@@ -68,6 +69,7 @@ from cartograph.resolve.core import (
     OverBudget,
     render,
 )
+from cartograph.resolve.family import Sources
 from cartograph.resolve.mro import c3
 from cartograph.resolve.services import http_rows
 from cartograph.resolve.standard import (
@@ -91,6 +93,7 @@ BUILTINS = frozenset(dir(builtins)) | {
     "__debug__",
 }
 STDLIB = frozenset(sys.stdlib_module_names)
+EXTENSIONS = languages.BY_NAME["python"].extensions
 ELEMENT_GENERICS = frozenset(
     {
         "list",
@@ -2317,3 +2320,78 @@ def _symbols(repo: str, mod: ModuleFacts) -> list[SymbolRow]:
             )
         )
     return rows
+
+
+class PythonFamily:
+    """Python's `resolve.family.FamilyResolver`: a `Program` over one run's modules, loaded by
+    name or by path from the run's `Sources` (this repository's by its module map, another
+    repository's through `Sources.foreign`) and kept until `forget`."""
+
+    def __init__(self, sources: Sources) -> None:
+        self.sources = sources
+        names = sources.names
+        self._modules: dict[str, ModuleFacts] = {}  # this repository's, by path
+        self._foreign: dict[str, ModuleFacts | None] = {}  # another repository's, by foreign path
+        self.local_tops = {name.split(".")[0] for name in names.by_name}
+        self.program = Program(sources.repo, {}, self._load_module, self._load_path)
+
+    @classmethod
+    def for_sources(cls, sources: Sources) -> PythonFamily:
+        return cls(sources)
+
+    def _load_path(self, path: str) -> ModuleFacts | None:
+        module = self.sources.names.by_path.get(path)
+        if module is None or not path.endswith(EXTENSIONS):
+            return None
+        if path not in self._modules:
+            facts = self.sources.facts(path)
+            if facts is None:
+                return None
+            self._modules[path] = ModuleFacts(
+                module.name, path, module.is_package, facts, self.sources.repo
+            )
+        return self._modules[path]
+
+    def _load_module(self, name: str) -> ModuleFacts | None:
+        path = self.sources.names.by_name.get(name)
+        if path is not None:
+            return self._load_path(path)
+        if self.sources.foreign is not None and name.split(".")[0] not in self.local_tops:
+            return self._foreign_module(name)
+        return None
+
+    def _foreign_module(self, name: str) -> ModuleFacts | None:
+        """A module another repository provides, read from its stored facts."""
+        assert self.sources.foreign is not None
+        found = self.sources.foreign.python_module(name)
+        if found is None:
+            return None
+        path, repo, is_package = found
+        if path not in self._foreign:
+            facts = self.sources.facts(path)  # a foreign path: the provider's stored facts
+            self._foreign[path] = (
+                None
+                if facts is None
+                else ModuleFacts(name, located(repo, path)[1], is_package, facts, repo)
+            )
+        return self._foreign[path]
+
+    def resolve_file(self, path: str) -> FileResolution | None:
+        module = self.sources.names.by_path.get(path)
+        if module is None:
+            return None
+        mod = self.program.module(module.name)
+        if mod is None or mod.path != path:  # another file of the same module name
+            facts = self.sources.facts(path)
+            if facts is None:
+                return None
+            mod = ModuleFacts(module.name, path, module.is_package, facts, self.sources.repo)
+        return self.program.resolve_file(mod)
+
+    def loaded(self) -> int:
+        return len(self._modules) + len(self._foreign)
+
+    def forget(self) -> None:
+        self._modules.clear()
+        self._foreign.clear()
+        self.program.forget()

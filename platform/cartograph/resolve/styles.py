@@ -33,6 +33,7 @@ from cartograph.resolve.core import (
     Memo,
     module_symbol,
 )
+from cartograph.resolve.family import Sources
 
 STYLES_DEP = "~styles"  # a name a file consulted every stylesheet of its repository for
 MAX_IMPORT_DEPTH = 20
@@ -66,6 +67,10 @@ class StylesProgram:
         self.memo = Memo()
         self._facts: dict[str, dict | None] = {}
         self._by_name: dict[str, list[tuple[str, str]]] | None = None
+
+    @classmethod
+    def for_sources(cls, sources: Sources) -> StylesProgram:
+        return cls(sources.repo, sources.paths("styles"), sources.facts, sources.foreign)
 
     def loaded(self) -> int:
         return len(self._facts)
