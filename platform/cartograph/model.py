@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests);
 # 15: HTTP routes (route symbols, ROUTES_TO and HTTP_CALLS edges), each file's HTTP rows
-SCHEMA_VERSION = 16
+SCHEMA_VERSION = 17
 
 SYMBOL_KINDS = (
     "module",
@@ -357,13 +357,31 @@ class Edge:
 
 @dataclass(slots=True)
 class Unresolved:
-    """A call the resolver could not bind: kept for search and statistics, never guessed."""
+    """A call the resolver could not bind: kept for search and statistics, never guessed, with
+    why (`UNKNOWN_REASONS`), so an answer that meets it can say "unknown" and why rather than
+    "nothing"."""
 
     src: str
     name: str
     line: int
     external: str  # top-level module when the receiver came from an import outside the repo
     kind: str = "call"  # "call", or "base": a base class outside the repository
+    reason: str = ""  # one of UNKNOWN_REASONS ("" where a store holds none: an older index)
+
+
+# why a call stays unresolved (Unresolved.reason)
+UNKNOWN_REASONS = {
+    "external": "the callee comes from a package outside the indexed repositories",
+    "unknown-value": "the receiver's value is not known (a value of unknown type)",
+    "parameter": "the callee is a parameter, or a container filled through parameters: what "
+    "callers pass is bound by the flow stage",
+    "computed-name": "the callee's name is computed (getattr with a name made at run time)",
+    "not-callable": "the value called has no __call__ the graph knows",
+    "plugin-hook": "a plugin hook: its implementations are registered at run time",
+    "unparsed": "the parser could not read the callee",
+    "budget": "resolving it went past the work budget of a reference or a file",
+    "too-deep": "resolving it went past the depth of any sensible chain",
+}
 
 
 @dataclass(slots=True)

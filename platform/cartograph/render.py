@@ -46,6 +46,7 @@ from cartograph.model import (
     Repo,
     Review,
     SymbolRow,
+    Unresolved,
 )
 from cartograph.query.common import Envelope
 from cartograph.query.deadcode import DeadCodeReport
@@ -180,6 +181,14 @@ def _header(envelope: Envelope) -> str:
     return line
 
 
+def _unresolved(call: Unresolved) -> str:
+    """An unresolved call's line: the callee as written, where, and why it is unknown."""
+    why = [f"from {call.external}"] if call.external else []
+    if call.reason and call.reason != "external":
+        why.append(call.reason)
+    return f"  {call.name}  l.{call.line}" + (f"  ({'; '.join(why)})" if why else "")
+
+
 def _neighbor(item: Neighbor, stale: set[str]) -> str:
     lines = ",".join(str(n) for n in item.lines[:5])
     count = f" x{item.count}" if item.count > 1 else ""
@@ -253,10 +262,7 @@ def _neighbors(page: NeighborPage) -> str:
         out.append(hint.rstrip())
     if page.unresolved:
         out.append(f"unresolved calls ({len(page.unresolved)}):")
-        out.extend(
-            f"  {u.name}  l.{u.line}" + (f"  (from {u.external})" if u.external else "")
-            for u in page.unresolved[:20]
-        )
+        out.extend(_unresolved(u) for u in page.unresolved[:20])
     return "\n".join(out)
 
 
@@ -308,10 +314,7 @@ def _context(ctx: Context) -> str:
     calls = [u for u in ctx.callees.unresolved if u.kind == "call"]
     if calls:
         out.append(f"unresolved calls ({len(calls)}):")
-        out.extend(
-            f"  {u.name}  l.{u.line}" + (f"  (from {u.external})" if u.external else "")
-            for u in calls[:15]
-        )
+        out.extend(_unresolved(u) for u in calls[:15])
     if ctx.lessons:
         out.append(f"lessons left by agents ({len(ctx.lessons)}):")
         out.extend(f"  [{x.at[:10]} {x.agent}] {x.text}" for x in ctx.lessons)
@@ -498,6 +501,13 @@ def _stats(stats: Stats) -> str:
         f"unresolved ({stats.unresolved_rate:.1%}; {stats.unresolved_external} into external "
         f"libraries)"
     )
+    if stats.unresolved_reasons:
+        out.append(
+            "why unresolved: "
+            + ", ".join(
+                f"{reason or 'not recorded'} {n}" for reason, n in stats.unresolved_reasons.items()
+            )
+        )
     if stats.files_with_syntax_errors:
         out.append(f"files with syntax errors (indexed partly): {stats.files_with_syntax_errors}")
     if stats.skipped:

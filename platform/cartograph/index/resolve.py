@@ -502,7 +502,9 @@ def resolution_digest(resolution: FileResolution) -> str:
             (e.type, e.src, e.dst, tuple(e.lines), e.count, e.via, e.confidence, e.order)
             for e in resolution.edges
         ),
-        sorted((u.src, u.name, u.line, u.external, u.kind) for u in resolution.unresolved),
+        sorted(
+            (u.src, u.name, u.line, u.external, u.kind, u.reason) for u in resolution.unresolved
+        ),
         sorted((kind, target, tuple(names)) for kind, target, names in resolution.imports),
         sorted(resolution.deps),
         resolution.flows,

@@ -73,6 +73,7 @@ class Stats:
     unresolved_external: int
     unresolved_rate: float
     files_with_syntax_errors: int
+    unresolved_reasons: dict[str, int]  # why calls are unknown (model.UNKNOWN_REASONS) → calls
     skipped: dict[str, list[str]]  # reason → paths (first few)
     skipped_total: int
     stale_files: list[str]
@@ -307,6 +308,7 @@ def stats(store: Store, repo: str) -> Stats:
         unresolved_call_sites=unresolved,
         unresolved_external=raw.unresolved_external,
         unresolved_rate=round(rate, 4),
+        unresolved_reasons=dict(sorted(raw.unresolved_reasons.items(), key=lambda i: -i[1])),
         files_with_syntax_errors=raw.files_with_parse_errors,
         skipped=dict(skipped),
         skipped_total=len(skipped_list),

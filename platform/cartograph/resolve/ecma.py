@@ -924,7 +924,10 @@ class EcmaProgram:
             external = value is not None and value[0] == "ext"
             if (value is None and _root(expr) not in GLOBALS) or external:
                 name = render(expr) if kind == "c" else f"new {render(expr)}"
-                unresolved.append(Unresolved(src, name, line, value[1] if external else ""))
+                why = "external" if external else "unknown-value"
+                unresolved.append(
+                    Unresolved(src, name, line, value[1] if external else "", reason=why)
+                )
         elif target is not None and target != "object":
             if kind == "r" and target in ("interface", "type", "enum"):
                 return  # a type is not a callback
@@ -1057,7 +1060,8 @@ class EcmaProgram:
                     self.over_budget += 1
                     scope, kind, expr, line, _pos = ref
                     if kind == "c":
-                        unresolved.append(Unresolved(ids[scope], render(expr), line, ""))
+                        name = render(expr)
+                        unresolved.append(Unresolved(ids[scope], name, line, "", reason="budget"))
         self._class_flows(f, ids)
         for index, row in enumerate(f.scopes):
             line = row[ECMA_SCOPE_START]

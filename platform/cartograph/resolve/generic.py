@@ -221,7 +221,10 @@ class Site:
 
     def miss(self, external: str = "") -> None:
         if not self.builtin:  # the language's own function, unless the repository defines one
-            self.unresolved.append(Unresolved(self.src, self.written, self.line, external))
+            why = "external" if external else "unknown-value"
+            self.unresolved.append(
+                Unresolved(self.src, self.written, self.line, external, reason=why)
+            )
 
 
 class Rules:
@@ -668,7 +671,8 @@ class GenericProgram:
             if target is not None and target != (unit, owner):
                 edges.add("INHERITS", ids[owner], self._id(target), line, via, order=order)
             elif target is None:
-                unresolved.append(Unresolved(ids[owner], base, line, external, "base"))
+                why = "external" if external else "unknown-value"
+                unresolved.append(Unresolved(ids[owner], base, line, external, "base", why))
         return symbols, edges, unresolved
 
     def _id(self, target: Target) -> str:

@@ -1659,11 +1659,13 @@ class Program:
                             self._resolve_ref(mod, ref, ids, edges, unresolved)
                         continue
                     except RecursionError:  # generated code beyond any sensible depth
-                        pass
+                        reason = "too-deep"
                     except OverBudget:  # its work is past a budget: unknown, never a hang
                         over_budget += 1
+                        reason = "budget"
                     text = ref[REF_TEXT] if isinstance(ref[REF_TEXT], str) else "?"
-                    unresolved.append(Unresolved(ids[ref[REF_SOURCE]], text, ref[REF_LINE], ""))
+                    source = ids[ref[REF_SOURCE]]
+                    unresolved.append(Unresolved(source, text, ref[REF_LINE], "", reason=reason))
             with self.memo.budget(self.memo.file_budget):
                 try:
                     self._definition_flows(mod, flows)
@@ -1704,7 +1706,7 @@ class Program:
             edges.add("INHERITS", ids[scope], target, line, via, order=order)
         for base in info.direct_external:
             if base not in BUILTINS:
-                unresolved.append(Unresolved(ids[scope], base, line, "", "base"))
+                unresolved.append(Unresolved(ids[scope], base, line, "", "base", "external"))
         self._set_names(mod, scope, edges)
 
     def _evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> tuple:
@@ -1733,7 +1735,7 @@ class Program:
         source_id = ids[source]
         if kind == "c":
             if expr is None:
-                unresolved.append(Unresolved(source_id, text or "?", line, ""))
+                unresolved.append(Unresolved(source_id, text or "?", line, "", reason="unparsed"))
                 return
             if expr[0] == "n" and expr[1] == "super":
                 return
@@ -1745,8 +1747,10 @@ class Program:
                 if not any(made):
                     # a parameter's value is known to the flow stage only (what callers pass):
                     # the call is still unresolved here
-                    self._parameter_call(mod, lookup, expr, pos, source_id, line)
-                    unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
+                    flows = self._parameter_call(mod, lookup, expr, pos, source_id, line)
+                    reason = "parameter" if flows else _unknown_callee(expr)
+                    name = text or render(expr)
+                    unresolved.append(Unresolved(source_id, name, line, "", reason=reason))
                 return
             vkind = value[0]
             if vkind in ("fn", "cls"):
@@ -1782,12 +1786,15 @@ class Program:
                     target = call[0]
                     edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, via)
                 else:
-                    unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
+                    name = text or render(expr)
+                    unresolved.append(Unresolved(source_id, name, line, "", reason="not-callable"))
             elif vkind == "ext":
                 self._external_callbacks(mod, lookup, expr, pos, source_id, line, edges)
-                unresolved.append(Unresolved(source_id, text or render(expr), line, value[1]))
+                name = text or render(expr)
+                unresolved.append(Unresolved(source_id, name, line, value[1], reason="external"))
             elif vkind != "builtin":
-                unresolved.append(Unresolved(source_id, text or render(expr), line, ""))
+                name = text or render(expr)
+                unresolved.append(Unresolved(source_id, name, line, "", reason="unknown-value"))
             return
         if kind == "a":  # a decorator applied where the `def` stands
             for target, _via in self.callables(mod, lookup, expr, pos):
@@ -2146,6 +2153,14 @@ MAX_CALLABLES_DEPTH = 12
 CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
+
+
+def _unknown_callee(expr: list) -> str:
+    """Why a callee no value was found for is unknown: a name computed at run time
+    (`getattr(obj, name)(...)`), or a value of unknown type."""
+    if expr[0] == "c" and expr[1] == ["n", "getattr"]:
+        return "computed-name"
+    return "unknown-value"
 
 
 def _distinct(pairs: list) -> list:

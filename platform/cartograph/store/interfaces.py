@@ -14,7 +14,7 @@ files, commits, claims, …) is `cartograph.model`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from cartograph.errors import Unavailable
@@ -141,6 +141,7 @@ class Tallies:
     unresolved_external: int  # of them, the calls on a receiver imported from outside
     imports: dict[str, int]  # target kind ("file", "package") → import links
     files_with_parse_errors: int
+    unresolved_reasons: dict[str, int] = field(default_factory=dict)  # reason → calls
 
 
 @dataclass(slots=True)

@@ -392,15 +392,17 @@ class Neo4jGraphReader:
             "AND (s.unresolved IS NOT NULL OR s.external_bases IS NOT NULL) "
             "RETURN s.id AS src, s.path AS path, s.start_line AS line, s.unresolved AS names, "
             "s.unresolved_lines AS lines, s.unresolved_from AS froms, "
-            "s.external_bases AS bases",
+            "s.unresolved_why AS whys, s.external_bases AS bases",
             **params,
         )
         found: list[tuple[str, Unresolved]] = []
         for r in records:
-            for name, line, external in zip(
-                r["names"] or [], r["lines"] or [], r["froms"] or [], strict=True
+            names = r["names"] or []
+            whys = r["whys"] or [""] * len(names)  # written before reasons were kept
+            for name, line, external, why in zip(
+                names, r["lines"] or [], r["froms"] or [], whys, strict=True
             ):
-                found.append((r["path"], Unresolved(r["src"], name, line, external, "call")))
+                found.append((r["path"], Unresolved(r["src"], name, line, external, "call", why)))
             for name in r["bases"] or []:
                 found.append((r["path"], Unresolved(r["src"], name, r["line"], "", "base")))
         return found
@@ -524,8 +526,24 @@ class Neo4jGraphReader:
         errors = self.read(
             "MATCH (f:File {repo: $repo}) WHERE f.parse_errors > 0 RETURN count(f) AS n", repo=repo
         )[0]["n"]
+        reasons = {
+            r["reason"]: r["n"]
+            for r in self.read(
+                "MATCH (s:Symbol {repo: $repo}) WHERE s.unresolved IS NOT NULL "
+                "UNWIND coalesce(s.unresolved_why, [x IN s.unresolved | '']) AS reason "
+                "RETURN reason, count(*) AS n ORDER BY reason",
+                repo=repo,
+            )
+        }
         return Tallies(
-            kinds, languages, edges, unresolved["n"] or 0, unresolved["ext"] or 0, imports, errors
+            kinds,
+            languages,
+            edges,
+            unresolved["n"] or 0,
+            unresolved["ext"] or 0,
+            imports,
+            errors,
+            reasons,
         )
 
     def export(self, repo: str) -> Iterator[dict]:

@@ -1,7 +1,7 @@
 """What an index run reads back and writes in the Neo4j store. Bookkeeping lives on labels of
 its own (IndexState: cached facts and deps; SkippedFile; IndexLock), so user queries over
 Repo/File/Symbol/Package see only the graph. Unresolved calls are lists on their Symbol
-(`unresolved`, `unresolved_lines`, `unresolved_from`; `external_bases`).
+(`unresolved`, `unresolved_lines`, `unresolved_from`, `unresolved_why`; `external_bases`).
 
 Writes are batched (`UNWIND $rows`) in managed transactions. A file written again is written
 by difference, in the transaction that writes it: its stored symbols and outgoing edges are
@@ -49,6 +49,7 @@ _NO_UNRESOLVED: dict[str, Any] = {
     "unresolved": None,
     "unresolved_lines": None,
     "unresolved_from": None,
+    "unresolved_why": None,
     "external_bases": None,
 }
 
@@ -80,7 +81,13 @@ def _unresolved_lists(unresolved: list[Unresolved]) -> dict[str, dict[str, Any]]
     for u in unresolved:
         entry = lists.setdefault(
             u.src,
-            {"unresolved": [], "unresolved_lines": [], "unresolved_from": [], "external_bases": []},
+            {
+                "unresolved": [],
+                "unresolved_lines": [],
+                "unresolved_from": [],
+                "unresolved_why": [],
+                "external_bases": [],
+            },
         )
         if u.kind == "base":
             entry["external_bases"].append(u.name)
@@ -88,6 +95,7 @@ def _unresolved_lists(unresolved: list[Unresolved]) -> dict[str, dict[str, Any]]
             entry["unresolved"].append(u.name)
             entry["unresolved_lines"].append(u.line)
             entry["unresolved_from"].append(u.external)
+            entry["unresolved_why"].append(u.reason)
     for entry in lists.values():
         for key, value in entry.items():
             if not value:
@@ -378,7 +386,8 @@ class Neo4jIndexWriter:
             ).consume()
             tx.run(
                 "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
-                "REMOVE s.unresolved, s.unresolved_lines, s.unresolved_from, s.external_bases",
+                "REMOVE s.unresolved, s.unresolved_lines, s.unresolved_from, s.unresolved_why, "
+                "s.external_bases",
                 files=files,
                 repo=repo,
             ).consume()

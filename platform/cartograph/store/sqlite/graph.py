@@ -300,7 +300,7 @@ class SQLiteGraphReader:
         found: list[Unresolved] = []
         for chunk in chunks(list(src_ids)):
             rows = self.db.execute(
-                f"SELECT src, name, line, external, kind FROM unresolved WHERE src IN "
+                f"SELECT src, name, line, external, kind, reason FROM unresolved WHERE src IN "
                 f"({marks(len(chunk))}) ORDER BY src, line, name",
                 chunk,
             )
@@ -326,7 +326,7 @@ class SQLiteGraphReader:
             args.extend(repo_range(repo))
         where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
         rows = self.db.execute(
-            f"SELECT src, name, line, external, kind FROM unresolved {where} "
+            f"SELECT src, name, line, external, kind, reason FROM unresolved {where} "
             "ORDER BY src, line, name LIMIT ?",
             (*args, limit),
         )
@@ -423,7 +423,16 @@ class SQLiteGraphReader:
         parse_errors = db.execute(
             "SELECT count(*) FROM files WHERE repo = ? AND parse_errors > 0", (repo,)
         ).fetchone()[0]
-        return Tallies(kinds, languages, edges, unresolved, external, imports, parse_errors)
+        reasons = dict(
+            db.execute(
+                "SELECT reason, count(*) FROM unresolved WHERE src >= ? AND src < ? "
+                "AND kind = 'call' GROUP BY reason ORDER BY reason",
+                (low, high),
+            ).fetchall()
+        )
+        return Tallies(
+            kinds, languages, edges, unresolved, external, imports, parse_errors, reasons
+        )
 
     def export(self, repo: str) -> Iterator[dict]:
         repo_row = self.repos.get_repo(repo)

@@ -408,7 +408,9 @@ def _insert_links(db: sqlite3.Connection, repo: str, per_file: list[_FileLinks])
             (e.type, e.src, e.dst, encode_lines(e.lines), e.count, e.via, e.confidence, e.order)
             for e in edges
         )
-        unresolved_rows.extend((u.src, u.name, u.line, u.external, u.kind) for u in unresolved)
+        unresolved_rows.extend(
+            (u.src, u.name, u.line, u.external, u.kind, u.reason) for u in unresolved
+        )
         import_rows.extend(
             (repo, path, i.target_kind, i.target, json.dumps(i.names)) for i in imports
         )
@@ -418,6 +420,9 @@ def _insert_links(db: sqlite3.Connection, repo: str, per_file: list[_FileLinks])
         "VALUES (?,?,?,?,?,?,?,?)",
         edge_rows,
     )
-    db.executemany("INSERT INTO unresolved VALUES (?,?,?,?,?)", unresolved_rows)
+    db.executemany(
+        "INSERT INTO unresolved (src, name, line, external, kind, reason) VALUES (?,?,?,?,?,?)",
+        unresolved_rows,
+    )
     db.executemany("INSERT INTO imports VALUES (?,?,?,?,?)", import_rows)
     db.executemany("INSERT INTO deps VALUES (?,?,?)", dep_rows)

@@ -31,6 +31,7 @@ MIGRATIONS = {
     14: "sqlite_014_overlays.sql",
     15: "sqlite_015_services.sql",
     16: "sqlite_016_indexed_run.sql",
+    17: "sqlite_017_unknown_reasons.sql",
 }
 
 # the full-text tables over symbols (rowid = the symbol's rowid)
