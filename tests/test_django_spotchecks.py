@@ -65,3 +65,16 @@ def test_search_on_a_large_repository(django):
     assert hits[0].symbol.name == "get_queryset"
     concept = search(store, "password validator").hits
     assert any("password_validation" in h.symbol.qualname for h in concept[:10])
+
+
+def test_a_function_decorated_through_a_factory_has_its_callers_by_name(django):
+    """`capfirst` is `@keep_lazy_text` (= `keep_lazy(str)(func)`): a call of it runs the
+    shared wrapper, which calls it back; its callers are the code that names it (issue 38:
+    "called by: nothing" before), and not every caller of the shared wrapper."""
+    store, _ = django
+    found = _callers(store, "django.utils.text.capfirst")
+    assert found["django.contrib.admin.utils.get_deleted_objects.format_callback"] == "decorated"
+    assert found["django.db.models.fields.Field.formfield"] == "decorated"
+    assert found["django.utils.functional.keep_lazy.decorator.wrapper"] == "wrapped"
+    assert "django.utils.text.slugify" not in found
+    assert not any(name.startswith("django.utils.text.slugify") for name in found)

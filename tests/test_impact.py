@@ -672,3 +672,43 @@ def test_a_range_as_base_is_read_as_base_and_head(project, stores, tmp_path):
         "cartograph: --base 'main..feature' is a range, and --head is given too: give --base "
         "A --head B, or the range alone (--base A..B)"
     )
+
+
+def test_a_function_decorated_through_a_shared_wrapper_reaches_only_its_own_tests(
+    tmp_path, stores
+):
+    """Django's `capfirst` (`@keep_lazy_text` = `keep_lazy(str)(func)`): its calls run a
+    wrapper shared by every function so decorated. An edit of one reaches the tests that call
+    it by name, not those of another function behind the same wrapper (issue 38: "no test
+    reaches the changed code" before)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/functional.py": (
+            "from functools import wraps\n\n\ndef keep_lazy(*classes):\n"
+            "    def decorator(func):\n        @wraps(func)\n"
+            "        def wrapper(*args, **kwargs):\n            return func(*args, **kwargs)\n\n"
+            "        return wrapper\n\n    return decorator\n\n\n"
+            "def keep_lazy_text(func):\n    return keep_lazy(str)(func)\n"
+        ),
+        "pkg/text.py": (
+            "from pkg.functional import keep_lazy_text\n\n\n@keep_lazy_text\n"
+            "def capfirst(x):\n    return x[:1].upper() + x[1:]\n\n\n@keep_lazy_text\n"
+            "def slugify(value):\n    return value.lower()\n"
+        ),
+        "tests/test_text.py": (
+            "from pkg.text import capfirst, slugify\n\n\n"
+            "def test_capfirst():\n    assert capfirst('a') == 'A'\n\n\n"
+            "def test_slugify():\n    assert slugify('A') == 'a'\n"
+        ),
+    }
+    root = git_init(tmp_path / "proj")
+    write_tree(root, files)
+    commit_all(root, "start")
+    store = stores.open()
+    _indexed(store, root)
+    patch = (
+        "--- a/pkg/text.py\n+++ b/pkg/text.py\n@@ -5,2 +5,2 @@\n def capfirst(x):\n"
+        "-    return x[:1].upper() + x[1:]\n+    return x[:1].title() + x[1:]\n"
+    )
+    answer = impact(store, "proj", patch=patch)
+    assert _tests(answer) == {"tests/test_text.py::test_capfirst"}

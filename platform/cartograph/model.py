@@ -46,6 +46,17 @@ VIAS = (
     "return",
     "injection",
     "export",  # a name a package re-exports, or one listed in __all__
+    "decorator",  # applying a decorator; a call of a decorated name reaching its wrapper
+    "decorated",  # REFERENCES: a decorated function called by its name (through its wrapper)
+    "protocol",  # syntax that calls a dunder method
+    "property",  # reading or assigning a property or a descriptor's attribute
+    "fixture",  # a pytest test calling the fixture a parameter requests
+    "argument",  # the flow stage: a value reaching a parameter, called there
+    "wrapped",  # the flow stage: a wrapper calling the function its decorator was given
+    "lambda",  # a lambda value called elsewhere
+    "container",  # an element of a container, called through it
+    "dispatch",  # the flow stage: self.m() reaching the overrides in subclasses
+    "callback",  # code outside the repository calling back what it was handed
     "name",  # the by-name tier: bound by name alone
     "route",  # ROUTES_TO: a route's handler
     "http",  # HTTP_CALLS: the whole path template, on the service configured for the base URL
@@ -434,7 +445,11 @@ class EdgeWrite:
 
 # the vias of the edges the flow stage writes (cartograph.index.flows): a file's own
 # resolution never writes them, and rewriting a file keeps them
-DERIVED_VIAS = ("argument", "dispatch")
+DERIVED_VIAS = ("argument", "wrapped", "dispatch")
+# REFERENCES that are calls made through another symbol: a decorated function called by its
+# name runs its decorator's wrapper (the CALLS edge goes there), which calls it back ("wrapped");
+# the name binds the call to the function too, so its callers are the code that names it
+CALLING_REFERENCE_VIAS = ("decorated",)
 
 
 @dataclass(slots=True)

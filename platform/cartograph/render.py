@@ -251,13 +251,17 @@ def _neighbors(page: NeighborPage) -> str:
     stale = _marks(page.envelope)
     out = [_header(page.envelope), _one(page.symbol, stale)]
     label = "called by" if page.direction == "callers" else "calls"
-    over_http = sum(1 for item in page.items if item.through)
+    over_http = sum(1 for item in page.items if item.through and item.via != "decorated")
+    by_name = sum(1 for item in page.items if item.via == "decorated")
     extra = f" + {over_http} over HTTP" if over_http else ""
+    extra += f" + {by_name} through a decorator's wrapper" if by_name else ""
     out.append(
         f"{label} ({page.total}{extra}):" if page.total else f"{label}: nothing in the index"
     )
     out.extend(_neighbor(item, stale) for item in page.items)
-    hint = _page_hint(page.total, len(page.items) - over_http, page.offset, page.next_offset)
+    hint = _page_hint(
+        page.total, len(page.items) - over_http - by_name, page.offset, page.next_offset
+    )
     if hint:
         out.append(hint.rstrip())
     if page.unresolved:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from cartograph.discover import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
+from cartograph.model import CALLING_REFERENCE_VIAS
 from cartograph.store.interfaces import FileState, Store
 
 log = logging.getLogger("cartograph.impact")
@@ -21,6 +22,10 @@ REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
 REFERENCE_FACTOR = 0.5  # a value referenced (handed on, registered) is not always called
+# a wrapper calling the function a decorator was given: walking back through it would make
+# every caller of a shared wrapper reach every function it wraps; the calls of a decorated
+# function reach it by name anyway ("decorated" edges)
+UNWALKED_VIA = "wrapped"
 
 
 @dataclass(slots=True)
@@ -54,10 +59,14 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
     intern = sys.intern
     surest: dict[str, dict[str, tuple[str, float]]] = {}  # dst → src → (via, weight)
     for src, dst, kind, via, confidence in store.graph.edge_list(repo, REACH_TYPES):
+        if via == UNWALKED_VIA:
+            continue
         src, dst = intern(src), intern(dst)
         # how sure the step is: the edge's confidence, a reference counting half (a value
-        # handed on is not always called); one step per pair, the surest
-        weight = (confidence or 1.0) * (REFERENCE_FACTOR if kind == "REFERENCES" else 1.0)
+        # handed on is not always called) unless it is a call by name; one step per pair, the
+        # surest
+        called = kind != "REFERENCES" or via in CALLING_REFERENCE_VIAS
+        weight = (confidence or 1.0) * (1.0 if called else REFERENCE_FACTOR)
         into = surest.setdefault(dst, {})
         if src not in into or into[src][1] < weight:
             into[src] = (intern(via), weight)

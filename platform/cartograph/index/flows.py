@@ -12,8 +12,9 @@ Rows (all ids are symbol ids):
 
 - ["arg", function, parameter, value, kind]: a call (or a decorator application, or a default
   value) passes `value` to `function`'s `parameter`; kind "v" the value itself (a function,
-  method or class), "e" an element of a display passed (`apply_all([f, g])`), "l" a function a
-  passed lambda's body calls.
+  method or class), "d" the same given to a decorator (`@wraps_it def f`: the wrapper it
+  returns calls `f` back), "e" an element of a display passed (`apply_all([f, g])`), "l" a
+  function a passed lambda's body calls.
 - ["pass", function, parameter, callee, callee_parameter]: `function` passes its parameter on
   (`inner(callback)`), through any number of hops.
 - ["call", function, parameter, source, line, mode]: `source` (the function or a closure in
@@ -25,7 +26,9 @@ Rows (all ids are symbol ids):
 Edges (their vias are `model.DERIVED_VIAS`, which a file's own resolution never writes):
 what reaches a parameter and is called there — a value passed, an element of a display passed
 and called through iteration or a subscript, a function a passed lambda calls — is CALLS via
-"argument" (a class: the class and its `__init__`); an override of `name` in a subclass of
+"argument" (a class: the class and its `__init__`), or via "wrapped" when a decorator was given
+it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
+a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
 `class` is CALLS via "dispatch". One edge per (source, target); a pair the file's own
 resolution already writes is left to it (and the derived edge written again if that goes).
 
@@ -204,12 +207,13 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
             if not values or len(values) > MAX_VALUES:
                 continue
             for value, kind in values:
-                if (mode == "v" and kind in ("v", "l")) or (mode == "e" and kind == "e"):
-                    add(src, value, site, "argument")
+                if (mode == "v" and kind in ("v", "l", "d")) or (mode == "e" and kind == "e"):
+                    via = "wrapped" if kind == "d" else "argument"
+                    add(src, value, site, via)
                     if kind != "l" and value in flows.bases:  # a class: constructed
                         init = flows.init_of(value)
                         if init is not None:
-                            add(src, init, site, "argument")
+                            add(src, init, site, via)
             continue
         if row[0] != "self":
             continue

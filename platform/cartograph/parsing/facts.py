@@ -40,6 +40,9 @@ file is still extracted), and these tables. Positions are byte offsets in the fi
   ["x"]`), None when absent or computed otherwise.
 - returns: the value of each `return` of a function (None when it is not an expression the
   resolver follows; bare `return` and `return None` are left out).
+- arguments: [call position, [[index | keyword, expr], ...], calls]: the arguments of a call
+  that may be callable values; `calls` is how many calls its callee is made of
+  (`chained_calls`): `f(a)(b)` and its `f(a)` start at one position, 1 and 0 tell them apart.
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
 Types add: ["g", base, [args]] (generic), ["u", [alternatives]] (union), ["none"].
@@ -274,3 +277,13 @@ TAGS_IMPORT_FLAGS = 3
 TAGS_BASE_OWNER = 0  # the index of the class in defs
 TAGS_BASE_NAME = 1  # dotted, generic arguments stripped
 TAGS_BASE_LINE = 2
+
+
+def chained_calls(expr: list | None) -> int:
+    """How many calls a Python callee expression is made of, down its left side (`f(a)` in
+    `f(a)(b)`, `f(a).g` in `f(a).g(b)`): what tells apart calls that start at one position."""
+    count = 0
+    while expr is not None and expr[0] in ("c", "a", "i"):
+        count += expr[0] == "c"
+        expr = expr[1]
+    return count

@@ -42,6 +42,7 @@ from cartograph.parsing.facts import (
     SCOPE_PARENT,
     SCOPE_QUALNAME,
     SCOPE_RETURNS,
+    chained_calls,
 )
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 6
+FACTS_VERSION = 7
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -794,7 +795,7 @@ class _Extractor:
         )
         if expr is None:
             return
-        self._arguments(node)
+        self._arguments(node, expr)
         last = expr[2] if expr[0] == "a" else expr[1] if expr[0] == "n" else None
         if last in services.HTTP_CALLEES:
             self.add_http_call(node, expr, lookup, source)
@@ -829,9 +830,10 @@ class _Extractor:
             ]
         )
 
-    def _arguments(self, node: Node) -> None:
+    def _arguments(self, node: Node, callee: list) -> None:
         """The arguments of a call that may be callable values (names, attributes, lambdas,
-        displays), by position or keyword: [call position, [[index | name, expr], ...]]."""
+        displays), by position or keyword: [call position, [[index | name, expr], ...],
+        chained_calls(callee)]."""
         args = node.child_by_field_name("arguments")
         if args is None or args.type != "argument_list":
             return
@@ -857,7 +859,7 @@ class _Extractor:
                     passed.append([index, encoded])
             index += 1
         if passed:
-            self.arguments.append([node.start_byte, passed])
+            self.arguments.append([node.start_byte, passed, chained_calls(callee)])
 
     def _mutation(self, node: Node, expr: list, lookup: int) -> None:
         """`c.append(f)`, `c.add(f)`, `c.insert(i, f)`, `c.setdefault(k, f)` store one value;
@@ -995,7 +997,7 @@ def _callable_params(ex: _Extractor) -> list[list]:
             name = root(ref[3])
             if name is not None:
                 mark(ref[0], name)
-    for pos, passed in ex.arguments:
+    for pos, passed, _calls in ex.arguments:
         scope = ex.scopes.body_scope(pos)
         for _slot, value in passed:
             if value[0] == "n":

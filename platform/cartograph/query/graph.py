@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from cartograph import languages
 from cartograph.agents.lessons import lesson_keys
-from cartograph.model import Edge, Lesson, SymbolRow, Unresolved
+from cartograph.model import CALLING_REFERENCE_VIAS, Edge, Lesson, SymbolRow, Unresolved
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, clamp, find_symbol
 from cartograph.resolve.mro import c3, depth_first, linearize
@@ -115,7 +115,35 @@ def _neighbors(
     items = [Neighbor.of(r, r.other) for r in rows if r.other is not None]
     if "HTTP_CALLS" in types:
         items += _through_routes(store, items, edge_direction, limit)
+    if direction == "callers" and "REFERENCES" not in types:
+        items += _calls_by_name(store, symbol, limit)
     return items, total
+
+
+def _calls_by_name(store: Store, symbol: SymbolRow, limit: int) -> list[Neighbor]:
+    """The callers of a function that call it through something else (a decorated function
+    called by its name runs its decorator's wrapper: `model.CALLING_REFERENCE_VIAS`), each
+    marked with what the call goes through, beyond the page's count."""
+    named = [
+        row
+        for row in store.graph.edges_of([symbol.id], "in", ["REFERENCES"], limit, 0)
+        if row.edge.via in CALLING_REFERENCE_VIAS and row.other is not None
+    ]
+    if not named:
+        return []
+    wrappers = [
+        row.other.qualname
+        for row in store.graph.edges_of([symbol.id], "in", ["CALLS"], MAX_LISTED, 0)
+        if row.edge.via == "wrapped" and row.other is not None
+    ]
+    found = []
+    for row in named:
+        assert row.other is not None
+        neighbor = Neighbor.of(row, row.other)
+        neighbor.type = "CALLS"
+        neighbor.through = wrappers[0] if wrappers else ""
+        found.append(neighbor)
+    return found
 
 
 def _through_routes(

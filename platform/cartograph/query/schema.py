@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cartograph.model import EDGE_TYPES, STRUCTURAL_EDGES, SYMBOL_KINDS, VIAS
+from cartograph.model import EDGE_TYPES, STRUCTURAL_EDGES, SYMBOL_KINDS, UNKNOWN_REASONS, VIAS
 
 EDGE_SHAPES = {
     "CONTAINS": "(Repo)-[:CONTAINS]->(File)",
@@ -44,7 +44,8 @@ HISTORY_AND_TEAM = """\
 
 UNRESOLVED = """\
 Calls the resolver cannot prove (dynamic dispatch, getattr, untyped values, external
-libraries) are not edges: they are listed as unresolved calls of their symbol."""
+libraries) are not edges: they are listed as unresolved calls of their symbol, each with why
+it is unknown: {reasons}."""
 
 
 @dataclass(slots=True)
@@ -69,7 +70,7 @@ def graph_schema(store: object = None) -> GraphSchema:
             HISTORY_AND_TEAM,
             "via — how a CALLS or REFERENCES target was found (docs/resolution.md):",
             "  " + " | ".join(VIAS),
-            UNRESOLVED,
+            UNRESOLVED.replace("{reasons}", " | ".join(UNKNOWN_REASONS)),
         ]
     )
     return GraphSchema(

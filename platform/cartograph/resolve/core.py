@@ -122,10 +122,12 @@ CONFIDENCE = {
     "name": 0.5,
     # calls through values (issue 13)
     "decorator": 0.9,
+    "decorated": 0.9,  # a call by name of a decorated function, which runs through its wrapper
     "protocol": 0.9,
     "property": 0.9,
     "fixture": 0.8,
     "argument": 0.8,
+    "wrapped": 0.8,  # a decorator's wrapper calling the function it was applied to
     "lambda": 0.8,
     "container": 0.7,
     "dispatch": 0.6,

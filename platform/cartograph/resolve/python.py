@@ -60,6 +60,7 @@ from cartograph.parsing.facts import (
     SCOPE_RETURNS,
     SCOPE_SIGNATURE,
     SCOPE_START,
+    chained_calls,
 )
 from cartograph.resolve.core import (
     UNKNOWN,
@@ -180,7 +181,7 @@ class ModuleFacts:
         self.facts = facts
         self._bindings: list[dict[str, list]] | None = None
         self._firstparam: dict[int, str] | None = None
-        self._arguments: dict[int, list] | None = None
+        self._arguments: dict[tuple[int, int], list] | None = None
         self._fixtures: dict[str, int] | None = None
         self._decorations: dict[int, list] | None = None
         self._callable_params: dict[int, frozenset[str]] | None = None
@@ -242,11 +243,14 @@ class ModuleFacts:
             self._fixtures = found
         return self._fixtures
 
-    def arguments(self) -> dict[int, list]:
-        """The arguments of each call that may pass callable values, by the call's position."""
+    def arguments(self, pos: int, callee: list) -> list:
+        """The arguments that may pass callable values of the call at `pos` whose callee is
+        `callee` (a chained call, `f(a)(b)`, starts where its `f(a)` does)."""
         if self._arguments is None:
-            self._arguments = {pos: passed for pos, passed in self.facts.get("arguments", ())}
-        return self._arguments
+            self._arguments = {
+                (at, calls): passed for at, passed, calls in self.facts.get("arguments", ())
+            }
+        return self._arguments.get((pos, chained_calls(callee)), [])
 
     def stores_into(self, name: str) -> list:
         """The stores rows whose container is the plain name `name`."""
@@ -888,8 +892,8 @@ class Program:
         """What a call passes to the parameters a function uses as callables: functions,
         classes, lambdas and the elements of displays ("arg" rows), and the caller's own
         parameters ("pass" rows)."""
-        passed = mod.arguments().get(pos)
-        if passed is None:
+        passed = mod.arguments(pos, expr)
+        if not passed:
             return
         target = callee
         if callee[0] == "cls":
@@ -1011,10 +1015,10 @@ class Program:
                     if decorator[0] != "fn":
                         continue
                     params = [p for p in self._signature_of(decorator[1], decorator[2]) if not p[2]]
-                    if params:
+                    if params:  # "d": the wrapper it returns calls it back ("wrapped")
                         target = decorator[1].symbol_ids[decorator[2]]
                         flows.append(
-                            ["arg", target, params[0][1], received[1].symbol_ids[received[2]], "v"]
+                            ["arg", target, params[0][1], received[1].symbol_ids[received[2]], "d"]
                         )
         for scope, row in enumerate(mod.scopes):
             kind = row[SCOPE_KIND]
@@ -1761,7 +1765,13 @@ class Program:
                     else value
                 )
                 if decorated != value:
+                    # the call runs the decorator's wrapper (CALLS), which calls the function
+                    # back ("wrapped", the flow stage); the name binds it to the function too
+                    # (model.CALLING_REFERENCE_VIAS), so the function's callers are the code
+                    # that names it, not every caller of a wrapper shared by many functions
                     self._call_edges(decorated, "decorator", source_id, line, edges)
+                    target = value[1].symbol_ids[value[2]]
+                    edges.add("REFERENCES", source_id, target, line, "decorated")
                     return
             if vkind == "lam":
                 self._call_edges(value, via, source_id, line, edges)
@@ -1857,7 +1867,7 @@ class Program:
         knows). A class whose `__init__` is external (`constructed`) is called back only
         where the reach of that `__init__` is known (`BaseRequestHandler.__init__` calls
         `setup`, `handle`, `finish`)."""
-        for _slot, argument in mod.arguments().get(pos, ()):
+        for _slot, argument in mod.arguments(pos, expr):
             found = self._evaluate_ref(mod, scope, argument, pos)[0]
             if found is not None and found[0] == "inst":
                 call = self.class_member(found[1], found[2], "__call__")
