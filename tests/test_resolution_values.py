@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cartograph import model
 from cartograph.index import index_repository
 from helpers import assert_fixture_graph, expected, fixture_dirs, graph_edges
 
@@ -16,9 +17,7 @@ VALUES_CHALLENGE = VALUES / "challenge"
 CHALLENGE_FIXTURES = fixture_dirs(VALUES_CHALLENGE)
 ALL_FIXTURES = fixture_dirs(VALUES) + CHALLENGE_FIXTURES
 
-VIAS = {"argument", "container", "return", "lambda", "decorator", "protocol", "property"}
-VIAS |= {"fixture", "dispatch", "scope", "import", "self", "inheritance", "super"}
-VIAS |= {"constructor", "annotation", "injection", "export", "callback"}
+VIAS = set(model.VIAS)  # every via the resolver writes
 
 
 def fixture_id(path: Path) -> str:

@@ -21,6 +21,8 @@ Rows (all ids are symbol ids):
   it) calls `parameter`'s value (mode "v": `callback()`) or an element of it ("e": `for f in
   fns: f()`, `table[k]()`) at `line`.
 - ["self", source, class, name, line]: `self.name()` / `cls.name()` in a method of `class`.
+- ["getattr", source, class, prefix, line]: `getattr(obj, "prefix" + rest)(...)` on an instance
+  or class of `class`.
 - ["class", class, [indexed bases], [names of the methods it defines]].
 
 Edges (their vias are `model.DERIVED_VIAS`, which a file's own resolution never writes):
@@ -29,7 +31,9 @@ and called through iteration or a subscript, a function a passed lambda calls â€
 "argument" (a class: the class and its `__init__`), or via "wrapped" when a decorator was given
 it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
 a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
-`class` is CALLS via "dispatch". One edge per (source, target); a pair the file's own
+`class` is CALLS via "dispatch"; a method of `class`, its bases or its subclasses whose name
+starts with a computed getattr's prefix is CALLS via "getattr". One edge per (source, target);
+a pair the file's own
 resolution already writes is left to it (and the derived edge written again if that goes).
 
 Rewriting a file keeps its derived edges. The stage runs when a file's flow rows changed (or
@@ -61,8 +65,8 @@ def identity(row: list) -> tuple:
     tag = row[0]
     if tag == "call":
         return ("call", row[1], row[2], row[3], row[5])
-    if tag == "self":
-        return ("self", row[1], row[2], row[3])
+    if tag in ("self", "getattr"):
+        return (tag, row[1], row[2], row[3])
     return tuple(_frozen(item) for item in row)
 
 
@@ -80,10 +84,10 @@ def shape_digest(rows: list[list]) -> str:
 
 
 def site_lines(rows: Iterable[list]) -> dict[tuple, list[int]]:
-    """The lines of each call site (call and self rows), by identity."""
+    """The lines of each call site (call, self and getattr rows), by identity."""
     lines: dict[tuple, set[int]] = defaultdict(set)
     for row in rows:
-        if row[0] == "call" or row[0] == "self":
+        if row[0] in ("call", "self", "getattr"):
             lines[identity(row)].add(row[4])
     return {site: sorted(found) for site, found in lines.items()}
 
@@ -154,6 +158,18 @@ class _Flows:
             queue.extend(self.bases.get(current, ()))
         return None
 
+    def ancestors(self, cls: str) -> set[str]:
+        """Every indexed class above `cls`."""
+        found: set[str] = set()
+        queue = deque(self.bases.get(cls, ()))
+        while queue:
+            base = queue.popleft()
+            if base in found or base == cls:
+                continue
+            found.add(base)
+            queue.extend(self.bases.get(base, ()))
+        return found
+
     def subclasses(self) -> dict[str, list[str]]:
         children: dict[str, list[str]] = defaultdict(list)
         for cls, bases in self.bases.items():
@@ -214,6 +230,20 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
                         init = flows.init_of(value)
                         if init is not None:
                             add(src, init, site, via)
+            continue
+        if row[0] == "getattr":
+            site = identity(row)
+            _, src, cls, prefix = site
+            family = {cls, *flows.ancestors(cls)}
+            if cls in children:
+                below = descendants.get(cls)
+                if below is None:
+                    below = descendants[cls] = _descendants(cls, children)
+                family |= below
+            for owner in family:
+                for name in flows.methods.get(owner, ()):
+                    if name.startswith(prefix):
+                        add(src, f"{owner}.{name}", site, "getattr")
             continue
         if row[0] != "self":
             continue

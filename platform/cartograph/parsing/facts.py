@@ -45,6 +45,10 @@ file is still extracted), and these tables. Positions are byte offsets in the fi
   (`chained_calls`): `f(a)(b)` and its `f(a)` start at one position, 1 and 0 tell them apart.
 
 Expressions: ["n", name] | ["a", base, attr] | ["c", func, first_arg] | ["i", base] | None.
+A call's expression may end with a key: its first argument as a literal (`d.get("a")`), or for
+`getattr(obj, name)` "prefix*" when the name is a literal prefix joined to a computed rest
+(`getattr(self, "visit_" + kind)`, f"visit_{kind}"); `getattr(obj, "name")` is encoded as
+`obj.name`.
 Types add: ["g", base, [args]] (generic), ["u", [alternatives]] (union), ["none"].
 
 TypeScript, TSX and JavaScript (`cartograph.parsing.ecma`, resolved by `cartograph.resolve.ecma`)

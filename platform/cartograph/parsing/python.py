@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 7
+FACTS_VERSION = 8
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -165,6 +165,10 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
                 else:
                     key = literal_key(child)
                 break
+            if func == ["n", "getattr"]:
+                key = _attribute_name(args)
+                if first is not None and key is not None and not key.endswith("*"):
+                    return ["a", first, key]  # getattr(obj, "name"): obj.name
         return ["c", func, first] if key is None else ["c", func, first, key]
     if kind == "subscript":
         base = expr_of(node.child_by_field_name("value"), depth + 1)
@@ -191,6 +195,27 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
 
 _DISPLAYS = frozenset({"list", "tuple", "set", "dictionary", "expression_list"})
 MAX_ITEMS = 256  # elements of one container display kept (a larger one stays unknown)
+
+
+def _attribute_name(args: Node) -> str | None:
+    """The name `getattr(obj, name)` looks up: a string literal, or "prefix*" for a literal
+    prefix joined to a computed rest (`"visit_" + kind`, f"visit_{kind}"); None otherwise."""
+    values = [c for c in args.named_children if c.type != "comment"]
+    if len(values) < 2:
+        return None
+    name = values[1]
+    found = literal_key(name)
+    if isinstance(found, str):
+        return found
+    operator = name.child_by_field_name("operator")
+    if name.type == "binary_operator" and operator is not None and _text(operator) == "+":
+        left = literal_key(name.child_by_field_name("left"))
+        return f"{left}*" if isinstance(left, str) and left else None
+    if name.type == "string":  # an f-string: the literal before its first interpolation
+        parts = [c for c in name.named_children if c.type not in ("string_start", "string_end")]
+        if len(parts) > 1 and parts[0].type == "string_content":
+            return f"{_text(parts[0])}*"
+    return None
 
 
 def literal_key(node: Node | None) -> str | int | None:

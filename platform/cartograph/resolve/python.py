@@ -875,6 +875,21 @@ class Program:
             return
         self._flows.append(["self", source_id, mod.symbol_ids[parent], expr[2], line])
 
+    def _getattr_flows(self, mod, scope, expr, pos, source_id: str, line: int) -> None:
+        """`getattr(obj, "visit_" + kind)(...)` on an instance or class of the repository: may
+        reach every method of that class, its bases and its subclasses whose name has that
+        prefix (the flow stage's getattr rule)."""
+        if expr[0] != "c" or expr[1] != ["n", "getattr"] or len(expr) < 4 or expr[2] is None:
+            return
+        prefix = expr[3]
+        if not isinstance(prefix, str) or not prefix.endswith("*") or len(prefix) < 2:
+            return
+        receiver = self._evaluate_ref(mod, scope, expr[2], pos)[0]
+        if receiver is None or receiver[0] not in ("inst", "cls"):
+            return
+        cls_id = receiver[1].symbol_ids[receiver[2]]
+        self._flows.append(["getattr", source_id, cls_id, prefix[:-1], line])
+
     def _signature_of(self, mod: ModuleFacts, scope: int) -> list:
         """A function's parameters in order: [(index, name, star)]."""
 
@@ -1749,8 +1764,10 @@ class Program:
                 targets = self.callables(mod, lookup, expr, pos, evaluated=value is None)
                 made = [self._call_edges(t, v, source_id, line, edges) for t, v in targets]
                 if not any(made):
-                    # a parameter's value is known to the flow stage only (what callers pass):
+                    # a parameter's value is known to the flow stage only (what callers pass),
+                    # and so are the subclasses whose methods a computed getattr may find:
                     # the call is still unresolved here
+                    self._getattr_flows(mod, lookup, expr, pos, source_id, line)
                     flows = self._parameter_call(mod, lookup, expr, pos, source_id, line)
                     reason = "parameter" if flows else _unknown_callee(expr)
                     name = text or render(expr)
