@@ -7,6 +7,7 @@ Values the evaluator works with (tuples, compared by identity of their module ob
   ("cls", module, scope)      a class            ("fn", module, scope)   a function or method
   ("inst", module, scope)     an instance of a class
   ("seq", element, key)       a container whose element (and key) value is known
+  ("tuple", (value, ...))     a fixed tuple's positions (an annotation `tuple[A, B]`)
   ("ext", top_module)         something that comes from outside the repository
   ("builtin",)                a builtin name: never an edge, never unresolved
   ("super", module, scope, instance_kind)  `super()` inside class `scope`
@@ -702,6 +703,12 @@ class Program:
             value = base[0]
             if value is not None and value[0] == "seq" and value[1] is not None:
                 return value[1], base[1]
+            if value is not None and value[0] == "tuple":
+                index = expr[2] if len(expr) > 2 else None
+                if isinstance(index, int) and -len(value[1]) <= index < len(value[1]):
+                    item = value[1][index]
+                    return (item, base[1]) if item is not None else UNKNOWN
+                return UNKNOWN
             if value is not None and value[0] == "box":
                 found = self.elements(value, expr[2] if len(expr) > 2 else None)
                 return found[0] if len(found) == 1 else UNKNOWN
@@ -1289,9 +1296,12 @@ class Program:
         self, mod: ModuleFacts, scope: int, value: list, path: list, pos: int, boxes: bool = False
     ) -> list:
         """What `a, (b, *c) = value` binds a name to, following its path into a display
-        (`a, b = f, g`); unpacking any other value (`a, b = pair()`) binds nothing known."""
-        if value is None or value[0] != "box":
+        (`a, b = f, g`) or into a value typed as a fixed tuple (`a, b = pair()` where `pair`
+        returns `tuple[A, B]`); unpacking any other value binds nothing known."""
+        if value is None:
             return []
+        if value[0] != "box":
+            return self._unpacked_tuple(mod, scope, value, path, pos)
         current: list = [("expr", value)]
         for step in path:
             following: list = []
@@ -1323,6 +1333,16 @@ class Program:
             else:
                 results.extend((v, "container") for v, _ in self.callables(mod, scope, item, pos))
         return _distinct(results)
+
+    def _unpacked_tuple(self, mod: ModuleFacts, scope: int, value: list, path: list, pos: int):
+        """Unpacking a value typed as a fixed tuple: the positions of the path (a starred
+        target binds nothing known)."""
+        found, via = self.evaluate(mod, scope, value, pos)
+        for step in path:
+            if found is None or found[0] != "tuple" or not isinstance(step, int):
+                return []
+            found = found[1][step] if step < len(found[1]) else None
+        return [(found, via)] if found is not None else []
 
     def live_binding(self, mod: ModuleFacts, scope: int, name: str, pos: int) -> tuple | None:
         """(scope, row) of the binding of `name` a use at `pos` sees — in its own scope the
@@ -1510,6 +1530,13 @@ class Program:
             if generic in ("tuple", "Tuple") and len(args) == 2 and args[1] is None:
                 element = self.evaluate_type(mod, scope, args[0])[0]
                 return (("seq", element, None), "annotation") if element is not None else UNKNOWN
+            if generic in ("tuple", "Tuple") and args and None not in args:
+                # a fixed tuple (`-> tuple[str, Command | None, list[str]]`): each position's
+                # value, for unpacking (`name, cmd, rest = resolve(...)`) and `[literal]`
+                items = tuple(self.evaluate_type(mod, scope, arg)[0] for arg in args)
+                if any(item is not None for item in items):
+                    return ("tuple", items), "annotation"
+                return UNKNOWN
             if generic in MAPPING_GENERICS and len(args) == 2:
                 key = self.evaluate_type(mod, scope, args[0])[0]
                 element = self.evaluate_type(mod, scope, args[1])[0]
@@ -2179,7 +2206,7 @@ MAX_CALLABLES_DEPTH = 12
 # methods an external base never calls back: the constructor ran already
 CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
-RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam"})
+RETURNED_KINDS = frozenset({"inst", "cls", "fn", "seq", "box", "lam", "tuple"})
 
 
 def _unknown_callee(expr: list) -> str:
