@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import builtins
 import marshal
-import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -73,6 +72,7 @@ from cartograph.resolve.core import (
 )
 from cartograph.resolve.family import Sources
 from cartograph.resolve.mro import c3
+from cartograph.resolve.plugins import PLUGINS
 from cartograph.resolve.services import http_rows
 from cartograph.resolve.standard import (
     FEED_MARK,
@@ -147,10 +147,12 @@ WRAPPER_GENERICS = frozenset(
         "TypeGuard",
     }
 )
-INJECTORS = frozenset({"Depends", "Security"})
 CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 BUILTIN_VALUE = ("builtin",)
+# the plugins that implement each hook (resolve.plugins.PythonPlugin)
+PARAMETER_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "parameter_value"))
+MODULE_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "module_edges"))
 
 
 class ModuleFacts:
@@ -162,7 +164,6 @@ class ModuleFacts:
         "_callable_params",
         "_decorations",
         "_firstparam",
-        "_fixtures",
         "_returns",
         "_stores",
         "facts",
@@ -183,7 +184,6 @@ class ModuleFacts:
         self._bindings: list[dict[str, list]] | None = None
         self._firstparam: dict[int, str] | None = None
         self._arguments: dict[tuple[int, int], list] | None = None
-        self._fixtures: dict[str, int] | None = None
         self._decorations: dict[int, list] | None = None
         self._callable_params: dict[int, frozenset[str]] | None = None
         self._stores: dict[str, list] | None = None
@@ -230,19 +230,6 @@ class ModuleFacts:
 
     def decorators(self, scope: int) -> list[str]:
         return self.facts["scopes"][scope][SCOPE_DECORATORS]
-
-    def fixtures(self) -> dict[str, int]:
-        """The module-level pytest fixtures, by the name tests request them with: the
-        function's, or the decorator's `name="..."`; the last definition of a name wins."""
-        if self._fixtures is None:
-            found: dict[str, int] = {}
-            for scope, row in enumerate(self.scopes):
-                if scope and row[SCOPE_PARENT] == 0 and row[SCOPE_KIND] == "function":
-                    named = _fixture_name(row)
-                    if named is not None:
-                        found[named] = scope
-            self._fixtures = found
-        return self._fixtures
 
     def arguments(self, pos: int, callee: list) -> list:
         """The arguments that may pass callable values of the call at `pos` whose callee is
@@ -614,7 +601,7 @@ class Program:
                 return found[0] if len(found) == 1 else UNKNOWN
             return UNKNOWN
         # parameters
-        _, index, annotation, default, star = binding
+        _, index, annotation, _default, star = binding
         if star:
             return UNKNOWN
         row_scope = mod.scopes[scope]
@@ -635,21 +622,10 @@ class Program:
             typed = self.evaluate_type(mod, header_scope, annotation)
             if typed[0] is not None:
                 return typed
-        elif default is None and _takes_fixtures(mod, scope):
-            fixture = self.fixture(mod, row[BINDING_NAME])
-            if fixture is not None:
-                value = self.fixture_value(*fixture)
-                if value is not None:
-                    return value, "fixture"
-        if default is not None and default[0] == "c":
-            injector = default[1]
-            name = injector[1] if injector[0] == "n" else injector[2] if injector[0] == "a" else ""
-            if name in INJECTORS and default[2] is not None:
-                dependency = self.evaluate(mod, header_scope, default[2], 1 << 62)
-                if dependency[0] is not None and dependency[0][0] == "fn":
-                    returned = self.returns(dependency[0][1], dependency[0][2])
-                    if returned[0] is not None:
-                        return returned[0], "injection"
+        for plugin in PARAMETER_PLUGINS:  # a framework's convention (a fixture, an injection)
+            found = plugin.parameter_value(self, mod, scope, row)
+            if found is not None:
+                return found
         return UNKNOWN
 
     # ------------------------------------------------------------ expressions
@@ -1074,73 +1050,6 @@ class Program:
                 flows.append(["class", ids[scope], bases, methods])
 
     # ------------------------------------------------------------ pytest fixtures
-    def fixture(self, mod: ModuleFacts, name: str) -> tuple[ModuleFacts, int] | None:
-        """The fixture a test parameter named `name` requests: a module-level fixture of the
-        test's own module, else of the nearest `conftest.py` above it."""
-        for candidate in (mod, *self._conftests(mod)):
-            scope = candidate.fixtures().get(name)
-            if scope is not None:
-                return candidate, scope
-        return None
-
-    def _conftests(self, mod: ModuleFacts) -> list[ModuleFacts]:
-        """The `conftest.py` files of the test's folder and the folders above it, nearest
-        first, as pytest finds them: by path (by module name when only names are known)."""
-        if self.path_loader is None or mod.repo != self.repo:
-            return self._conftests_by_name(mod)
-        found = []
-        folder = mod.path.rpartition("/")[0]
-        while True:
-            path = f"{folder}/conftest.py" if folder else "conftest.py"
-            conftest = self.path_loader(path)
-            if conftest is not None and conftest is not mod:
-                self.memo.consulted.add(conftest.name)
-                found.append(conftest)
-            if not folder:
-                return found
-            folder = folder.rpartition("/")[0]
-
-    def _conftests_by_name(self, mod: ModuleFacts) -> list[ModuleFacts]:
-        package = mod.name if mod.is_package else mod.name.rpartition(".")[0]
-        found = []
-        while True:
-            conftest = self.module(f"{package}.conftest" if package else "conftest")
-            if conftest is not None and conftest is not mod:
-                found.append(conftest)
-            if not package:
-                return found
-            package = package.rpartition(".")[0]
-
-    def fixture_value(self, mod: ModuleFacts, scope: int) -> tuple | None:
-        """What a fixture gives the tests that request it: what it returns, or yields."""
-        returned = self.returns(mod, scope)[0]
-        if returned is not None:
-            return returned
-        values = {
-            value
-            for yielded_scope, pos, expr in mod.facts.get("yields", ())
-            if yielded_scope == scope
-            for value in [self.evaluate(mod, scope, expr, pos)[0]]
-            if value is not None
-        }
-        return next(iter(values)) if len(values) == 1 else None
-
-    def _fixture_calls(self, mod: ModuleFacts, edges: EdgeSet) -> None:
-        """A test (or fixture) calls the fixtures its parameters request."""
-        for scope, row in enumerate(mod.scopes):
-            if row[SCOPE_KIND] != "function" or not _takes_fixtures(mod, scope):
-                continue
-            for name, rows in mod.bindings(scope).items():
-                binding = rows[0][BINDING_VALUE]
-                if binding[0] != "param" or binding[2] is not None or binding[3] is not None:
-                    continue
-                if binding[4] or (name == mod.first_param(scope) and mod.kind(scope) == "method"):
-                    continue
-                fixture = self.fixture(mod, name)
-                if fixture is not None and fixture != (mod, scope):
-                    target = fixture[0].symbol_ids[fixture[1]]
-                    edges.add("CALLS", mod.symbol_ids[scope], target, row[SCOPE_START], "fixture")
-
     # ------------------------------------------------------------ values that flow
     def callables(
         self, mod: ModuleFacts, scope: int, expr: list | None, pos: int, evaluated: bool = False
@@ -1725,8 +1634,8 @@ class Program:
                             self._class_edges(mod, scope, edges, unresolved)
                     except OverBudget:
                         over_budget += 1
-            if _is_test_module(mod):
-                self._fixture_calls(mod, edges)
+            for plugin in MODULE_PLUGINS:
+                plugin.module_edges(self, mod, edges)
             self._exports(mod, edges)
             imports = self._imports(mod)
             http = http_rows(self, mod)
@@ -2260,45 +2169,6 @@ def _root_name(expr: list | None) -> str | None:
 
 def _last_name(expr: list) -> str:
     return expr[1] if expr[0] == "n" else expr[2] if expr[0] == "a" else ""
-
-
-def _is_test_module(mod: ModuleFacts) -> bool:
-    base = mod.path.rpartition("/")[2]
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
-
-
-def _is_fixture(row: list) -> bool:
-    return any(d.partition("(")[0].rpartition(".")[2] == "fixture" for d in row[SCOPE_DECORATORS])
-
-
-_FIXTURE_NAME = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z_][A-Za-z0-9_]*)\1""")
-
-
-def _fixture_name(row: list) -> str | None:
-    """The name a fixture is requested by (None: not a fixture)."""
-    for decorator in row[SCOPE_DECORATORS]:
-        head, _, arguments = decorator.partition("(")
-        if head.rpartition(".")[2] == "fixture":
-            given = _FIXTURE_NAME.search(arguments)
-            return given.group(2) if given else row[SCOPE_NAME]
-    return None
-
-
-def _takes_fixtures(mod: ModuleFacts, scope: int) -> bool:
-    """A pytest test (`test_*` in a test module, or a `test_*` method of a `Test*` class) or
-    a fixture: its parameters request fixtures by name."""
-    if not _is_test_module(mod):
-        return False
-    row = mod.scopes[scope]
-    if _is_fixture(row):
-        return True
-    if not row[SCOPE_NAME].startswith("test"):
-        return False
-    parent = row[SCOPE_PARENT]
-    if parent == 0:
-        return True
-    parent_row = mod.scopes[parent]
-    return parent_row[SCOPE_KIND] == "class" and parent_row[SCOPE_NAME].startswith("Test")
 
 
 def _is_overload(row: list) -> bool:

@@ -1,0 +1,44 @@
+"""Plugins: what a framework decides that Python itself does not, added to the Python
+resolver at fixed points (`PythonPlugin`). The core evaluates the language — names, imports,
+classes, calls, values flowing through them —; a plugin knows a convention: pytest gives a
+test the fixture its parameter names, FastAPI's `Depends(get_db)` makes the parameter what
+`get_db` returns.
+
+A plugin implements any of the hooks below (a hook it does not define is not called) and is
+listed in PLUGINS; docs/resolution.md ("Writing a plugin") walks through one. Plugins never
+import the code they describe: they read the same facts the core does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from cartograph.resolve.core import EdgeSet
+    from cartograph.resolve.python import ModuleFacts, Program
+
+
+class PythonPlugin(Protocol):
+    """The hooks a plugin may implement (each optional)."""
+
+    def parameter_value(
+        self, program: Program, mod: ModuleFacts, scope: int, row: list
+    ) -> tuple | None:
+        """The value a function's parameter holds (`row`: its binding) when its annotation
+        does not say: (value, via), or None to leave it to the other plugins."""
+        ...
+
+    def module_edges(self, program: Program, mod: ModuleFacts, edges: EdgeSet) -> None:
+        """Edges a module's resolution adds because of the framework (a test calling the
+        fixtures it requests)."""
+        ...
+
+
+def _plugins() -> tuple:
+    from cartograph.resolve.plugins.injection import InjectionPlugin
+    from cartograph.resolve.plugins.pytest import PytestPlugin
+
+    return (PytestPlugin(), InjectionPlugin())
+
+
+PLUGINS: tuple = _plugins()

@@ -1,0 +1,33 @@
+"""Dependency injection by default value (FastAPI, and Starlette apps using it): a parameter
+whose default is `Depends(get_db)` or `Security(get_user)` holds what that function returns."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cartograph.parsing.facts import BINDING_VALUE, SCOPE_PARENT
+
+if TYPE_CHECKING:
+    from cartograph.resolve.python import ModuleFacts, Program
+
+INJECTORS = frozenset({"Depends", "Security"})
+
+
+class InjectionPlugin:
+    def parameter_value(
+        self, program: Program, mod: ModuleFacts, scope: int, row: list
+    ) -> tuple | None:
+        default = row[BINDING_VALUE][3]
+        if default is None or default[0] != "c" or default[2] is None:
+            return None
+        injector = default[1]
+        name = injector[1] if injector[0] == "n" else injector[2] if injector[0] == "a" else ""
+        if name not in INJECTORS:
+            return None
+        parent = mod.scopes[scope][SCOPE_PARENT]
+        header = parent if parent >= 0 else 0
+        dependency = program.evaluate(mod, header, default[2], 1 << 62)[0]
+        if dependency is None or dependency[0] != "fn":
+            return None
+        returned = program.returns(dependency[1], dependency[2])[0]
+        return (returned, "injection") if returned is not None else None
