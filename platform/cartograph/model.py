@@ -57,6 +57,7 @@ VIAS = (
     "container",  # an element of a container, called through it
     "dispatch",  # the flow stage: self.m() reaching the overrides in subclasses
     "getattr",  # the flow stage: methods a computed getattr's prefix may name
+    "hook",  # the flow stage: a plugin hook's implementations, called by a plugin manager
     "callback",  # code outside the repository calling back what it was handed
     "name",  # the by-name tier: bound by name alone
     "route",  # ROUTES_TO: a route's handler
@@ -446,7 +447,7 @@ class EdgeWrite:
 
 # the vias of the edges the flow stage writes (cartograph.index.flows): a file's own
 # resolution never writes them, and rewriting a file keeps them
-DERIVED_VIAS = ("argument", "wrapped", "dispatch", "getattr")
+DERIVED_VIAS = ("argument", "wrapped", "dispatch", "getattr", "hook")
 # REFERENCES that are calls made through another symbol: a decorated function called by its
 # name runs its decorator's wrapper (the CALLS edge goes there), which calls it back ("wrapped");
 # the name binds the call to the function too, so its callers are the code that names it

@@ -24,6 +24,10 @@ Rows (all ids are symbol ids):
 - ["getattr", source, class, prefix, line]: `getattr(obj, "prefix" + rest)(...)` on an instance
   or class of `class`.
 - ["class", class, [indexed bases], [names of the methods it defines]].
+- ["functions", module, [names]]: the module's public functions with an "_" in their name (what
+  a plugin manager may call by name).
+- ["hook", source, name, line]: `config.hook.name(...)` (pluggy): every implementation of
+  `name`.
 
 Edges (their vias are `model.DERIVED_VIAS`, which a file's own resolution never writes):
 what reaches a parameter and is called there — a value passed, an element of a display passed
@@ -32,7 +36,9 @@ and called through iteration or a subscript, a function a passed lambda calls �
 it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
 a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
 `class` is CALLS via "dispatch"; a method of `class`, its bases or its subclasses whose name
-starts with a computed getattr's prefix is CALLS via "getattr". One edge per (source, target);
+starts with a computed getattr's prefix is CALLS via "getattr"; a module function or a method
+named like a plugin hook called through a plugin manager (`config.hook.pytest_x(...)`) is
+CALLS via "hook". One edge per (source, target);
 a pair the file's own
 resolution already writes is left to it (and the derived edge written again if that goes).
 
@@ -67,6 +73,8 @@ def identity(row: list) -> tuple:
         return ("call", row[1], row[2], row[3], row[5])
     if tag in ("self", "getattr"):
         return (tag, row[1], row[2], row[3])
+    if tag == "hook":
+        return ("hook", row[1], row[2])
     return tuple(_frozen(item) for item in row)
 
 
@@ -89,6 +97,8 @@ def site_lines(rows: Iterable[list]) -> dict[tuple, list[int]]:
     for row in rows:
         if row[0] in ("call", "self", "getattr"):
             lines[identity(row)].add(row[4])
+        elif row[0] == "hook":
+            lines[identity(row)].add(row[3])
     return {site: sorted(found) for site, found in lines.items()}
 
 
@@ -103,6 +113,7 @@ class _Flows:
         self.forwards: dict[tuple[str, str], set[tuple[str, str]]] = {}
         self.bases: dict[str, list[str]] = {}
         self.methods: dict[str, frozenset[str]] = {}
+        self.functions: dict[str, list[str]] = defaultdict(list)  # name → module functions
         for row in rows():
             tag = row[0]
             if tag == "arg":
@@ -110,6 +121,10 @@ class _Flows:
             elif tag == "class":
                 self.bases[row[1]] = row[2]
                 self.methods[row[1]] = frozenset(row[3])
+            elif tag == "functions":
+                module = row[1]
+                for name in row[2]:
+                    self.functions[name].append(f"{module}.{name}")
         seen = set(self.values)
         frontier = set(self.values)
         for _pass in range(FORWARD_PASSES):
@@ -230,6 +245,14 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
                         init = flows.init_of(value)
                         if init is not None:
                             add(src, init, site, via)
+            continue
+        if row[0] == "hook":
+            site = identity(row)
+            _, src, name = site
+            for function in flows.functions.get(name, ()):
+                add(src, function, site, "hook")
+            for owner in definers.get(name, ()):
+                add(src, f"{owner}.{name}", site, "hook")
             continue
         if row[0] == "getattr":
             site = identity(row)

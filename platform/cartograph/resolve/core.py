@@ -132,6 +132,7 @@ CONFIDENCE = {
     "container": 0.7,
     "dispatch": 0.6,
     "getattr": 0.6,  # a method named with the prefix a computed getattr looks up
+    "hook": 0.6,  # an implementation of a plugin hook, called through its plugin manager
     "callback": 0.5,  # code outside the repository calling back what it was handed
 }
 # the by-name tier (Go, Java, …): a name found through an import, or only by its name

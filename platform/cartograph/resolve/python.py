@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import marshal
+import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -150,6 +151,8 @@ WRAPPER_GENERICS = frozenset(
 CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 
 BUILTIN_VALUE = ("builtin",)
+# a name a plugin manager may call (pluggy's hooks are `project_event`): public, with an "_"
+_HOOKABLE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_]+\Z")
 # the plugins that implement each hook (resolve.plugins.PythonPlugin)
 PARAMETER_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "parameter_value"))
 MODULE_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "module_edges"))
@@ -858,6 +861,20 @@ class Program:
             return
         self._flows.append(["self", source_id, mod.symbol_ids[parent], expr[2], line])
 
+    def _hook_flows(self, expr: list, source_id: str, line: int) -> bool:
+        """`config.hook.pytest_x(...)`, `item.ihook.pytest_x(...)`, `pm.hook.x(...)`: a plugin
+        manager's hook, which calls every implementation registered for that name (the flow
+        stage's hook rule binds the functions and methods of that name)."""
+        if expr[0] != "a" or not _HOOKABLE.match(expr[2]):
+            return False
+        relay = expr[1]
+        if relay not in (["n", "hook"], ["n", "ihook"]) and not (
+            relay[0] == "a" and relay[2] in ("hook", "ihook")
+        ):
+            return False
+        self._flows.append(["hook", source_id, expr[2], line])
+        return True
+
     def _getattr_flows(self, mod, scope, expr, pos, source_id: str, line: int) -> None:
         """`getattr(obj, "visit_" + kind)(...)` on an instance or class of the repository: may
         reach every method of that class, its bases and its subclasses whose name has that
@@ -1048,8 +1065,19 @@ class Program:
                     )
                 )
                 flows.append(["class", ids[scope], bases, methods])
+        # the module's functions a plugin manager may call by name (pluggy's hooks): public
+        # names with an underscore (`pytest_runtest_setup`), hook specifications left out
+        hookable = sorted(
+            row[SCOPE_NAME]
+            for row in mod.scopes[1:]
+            if row[SCOPE_KIND] == "function"
+            and row[SCOPE_PARENT] == 0
+            and _HOOKABLE.match(row[SCOPE_NAME])
+            and not any(d.partition("(")[0].endswith("hookspec") for d in row[SCOPE_DECORATORS])
+        )
+        if hookable:
+            flows.append(["functions", ids[0], hookable])
 
-    # ------------------------------------------------------------ pytest fixtures
     # ------------------------------------------------------------ values that flow
     def callables(
         self, mod: ModuleFacts, scope: int, expr: list | None, pos: int, evaluated: bool = False
@@ -1704,8 +1732,12 @@ class Program:
                     # and so are the subclasses whose methods a computed getattr may find:
                     # the call is still unresolved here
                     self._getattr_flows(mod, lookup, expr, pos, source_id, line)
-                    flows = self._parameter_call(mod, lookup, expr, pos, source_id, line)
-                    reason = "parameter" if flows else _unknown_callee(expr)
+                    if self._hook_flows(expr, source_id, line):
+                        reason = "plugin-hook"
+                    elif self._parameter_call(mod, lookup, expr, pos, source_id, line):
+                        reason = "parameter"
+                    else:
+                        reason = _unknown_callee(expr)
                     name = text or render(expr)
                     unresolved.append(Unresolved(source_id, name, line, "", reason=reason))
                 return
