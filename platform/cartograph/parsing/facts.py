@@ -40,6 +40,8 @@ file is still extracted), and these tables. Positions are byte offsets in the fi
   ["x"]`), None when absent or computed otherwise.
 - returns: the value of each `return` of a function (None when it is not an expression the
   resolver follows; bare `return` and `return None` are left out).
+- parametrize: [scope, names, [[expr per name] per case], position]: the values
+  `@pytest.mark.parametrize` gives a test's parameters (`pytest.param(...)` unwrapped).
 - arguments: [call position, [[index | keyword, expr], ...], calls]: the arguments of a call
   that may be callable values; `calls` is how many calls its callee is made of
   (`chained_calls`): `f(a)(b)` and its `f(a)` start at one position, 1 and 0 tell them apart.

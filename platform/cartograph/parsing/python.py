@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 8
+FACTS_VERSION = 9
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -216,6 +216,22 @@ def _attribute_name(args: Node) -> str | None:
         if len(parts) > 1 and parts[0].type == "string_content":
             return f"{_text(parts[0])}*"
     return None
+
+
+def _parameter_names(node: Node) -> list[str]:
+    """The parameter names of `parametrize`'s first argument: "a, b", or a list or tuple of
+    strings."""
+    if node.type == "string":
+        text = literal_key(node)
+        return [n.strip() for n in text.split(",") if n.strip()] if isinstance(text, str) else []
+    if node.type in ("list", "tuple"):
+        names = [literal_key(c) for c in node.named_children]
+        return (
+            [n for n in names if isinstance(n, str)]
+            if all(isinstance(n, str) for n in names)
+            else []
+        )
+    return []
 
 
 def literal_key(node: Node | None) -> str | int | None:
@@ -480,6 +496,7 @@ class _Extractor:
         self.returns: list[list] = []
         self.stores: list[list] = []
         self.yields: list[list] = []
+        self.parametrize: list[list] = []
         self.arguments: list[list] = []
         self.http: list[list] = []  # routes and clients (parsing.services)
         self.seen: set[tuple] = set()  # property and protocol refs recorded (see _once)
@@ -576,6 +593,8 @@ class _Extractor:
                         self.refs.append(
                             [parent, parent, "a", applied, target.start_byte, line, scope_id]
                         )
+                    if target.type == "call":
+                        self._parametrize(target, callee, scope_id, parent)
         if node.type == "class_definition":
             return
         params = node.child_by_field_name("parameters")
@@ -585,6 +604,42 @@ class _Extractor:
         returns = node.child_by_field_name("return_type")
         if returns is not None:
             self._annotation(returns, parent, scope_id)
+
+    def _parametrize(self, call: Node, callee: Node | None, scope_id: int, parent: int) -> None:
+        """`@pytest.mark.parametrize("a, b", [(x, y), pytest.param(z, w, id=...)])`: the values
+        each of the test's parameters is given, one case after another:
+        [scope, names, [[value expression per name] per case], position] (a case whose shape
+        does not fit the names is left out; a value the resolver cannot follow is None)."""
+        if callee is None or callee.type not in ("attribute", "identifier"):
+            return
+        if _text(callee).rpartition(".")[2] != "parametrize":
+            return
+        args = call.child_by_field_name("arguments")
+        values = [c for c in args.named_children if c.type != "comment"] if args else []
+        if len(values) < 2 or values[1].type not in ("list", "tuple"):
+            return
+        names = _parameter_names(values[0])
+        if not names:
+            return
+        cases: list[list] = []
+        for case in values[1].named_children[:MAX_ITEMS]:
+            function = case.child_by_field_name("function") if case.type == "call" else None
+            if function is not None and _text(function).rpartition(".")[2] == "param":
+                # pytest.param(...): its positional arguments are the case
+                inner = case.child_by_field_name("arguments")
+                items = [
+                    c
+                    for c in (inner.named_children if inner else [])
+                    if c.type not in ("keyword_argument", "comment")
+                ]
+            elif len(names) > 1 and case.type in ("tuple", "list"):
+                items = [c for c in case.named_children if c.type != "comment"]
+            else:
+                items = [case]
+            if len(items) == len(names):
+                cases.append([expr_of(item) for item in items])
+        if cases:
+            self.parametrize.append([scope_id, names, cases, call.start_byte])
 
     def _parameter(self, param: Node, index: int, scope_id: int, parent: int) -> None:
         kind = param.type
@@ -1326,6 +1381,7 @@ def extract(language: str, source: bytes) -> dict:
         "returns": ex.returns,
         "stores": ex.stores,
         "yields": ex.yields,
+        "parametrize": ex.parametrize,
         "arguments": ex.arguments,
         "callable_params": callable_params,
         "http": ex.http,

@@ -1,6 +1,9 @@
 """pytest: a test, or a fixture, gets the fixtures its parameters name — a module-level fixture
 of its own module, else of the nearest `conftest.py` above it —; it calls each (via
-`fixture`), and a parameter holds what its fixture returns or yields."""
+`fixture`), and a parameter holds what its fixture returns or yields. A parameter
+`@pytest.mark.parametrize` gives values holds them (when every case gives the same kind of
+value), and the objects its cases build count as the test's own calls (the test exercises
+them, though pytest builds them when it collects the module)."""
 
 from __future__ import annotations
 
@@ -30,6 +33,10 @@ class PytestPlugin:
         binding = row[BINDING_VALUE]
         if binding[2] is not None or binding[3] is not None or not takes_fixtures(mod, scope):
             return None  # annotated, or with a default: not a fixture request
+        given = parametrized(program, mod, scope).get(row[1])
+        if given is not None:
+            distinct = {value for value, _via in given}
+            return given[0] if len(distinct) == 1 else None
         fixture = self.fixture(program, mod, row[1])
         if fixture is None:
             return None
@@ -37,9 +44,12 @@ class PytestPlugin:
         return (value, "fixture") if value is not None else None
 
     def module_edges(self, program: Program, mod: ModuleFacts, edges: EdgeSet) -> None:
-        """A test (or fixture) calls the fixtures its parameters request."""
+        """A test (or fixture) calls the fixtures its parameters request, and builds the
+        objects of its parametrize cases."""
         if not is_test_module(mod):
             return
+        for scope, built, line in _built_in_cases(program, mod):
+            edges.add("CALLS", mod.symbol_ids[scope], built, line, "constructor")
         for scope, row in enumerate(mod.scopes):
             if row[SCOPE_KIND] != "function" or not takes_fixtures(mod, scope):
                 continue
@@ -61,6 +71,47 @@ class PytestPlugin:
             if scope is not None:
                 return candidate, scope
         return None
+
+
+def parametrized(program: Program, mod: ModuleFacts, scope: int) -> dict[str, list[tuple]]:
+    """The values `@pytest.mark.parametrize` gives a test's parameters: name → [(value, via)]
+    of its cases that evaluate to something known."""
+
+    def compute() -> dict[str, list[tuple]]:
+        found: dict[str, list[tuple]] = {}
+        parent = max(mod.scopes[scope][SCOPE_PARENT], 0)
+        for decorated, names, cases, pos in mod.facts.get("parametrize", ()):
+            if decorated != scope:
+                continue
+            for case in cases:
+                for name, expr in zip(names, case, strict=True):
+                    value = program.evaluate(mod, parent, expr, pos)
+                    if value[0] is not None:
+                        found.setdefault(name, []).append(value)
+        return found
+
+    return program.memo.cached(("parametrized", mod.path, scope), compute, {})
+
+
+def _built_in_cases(program: Program, mod: ModuleFacts) -> list[tuple[int, str, int]]:
+    """(test scope, what a parametrize case builds — a repository class, its `__init__` —,
+    line) for each object a test's cases construct."""
+    built: list[tuple[int, str, int]] = []
+    for scope, _names, cases, pos in mod.facts.get("parametrize", ()):
+        line = mod.scopes[scope][SCOPE_START]
+        parent = max(mod.scopes[scope][SCOPE_PARENT], 0)
+        for case in cases:
+            for expr in case:
+                if expr is None or expr[0] != "c":
+                    continue
+                callee = program.evaluate(mod, parent, expr[1], pos)[0]
+                if callee is None or callee[0] != "cls":
+                    continue
+                built.append((scope, callee[1].symbol_ids[callee[2]], line))
+                init = program.class_member(callee[1], callee[2], "__init__", instance=False)
+                if init is not None and init[0][0] == "fn":
+                    built.append((scope, init[0][1].symbol_ids[init[0][2]], line))
+    return built
 
 
 def fixtures_of(program: Program, mod: ModuleFacts) -> dict[str, int]:
