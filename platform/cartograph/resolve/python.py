@@ -8,6 +8,8 @@ Values the evaluator works with (tuples, compared by identity of their module ob
   ("inst", module, scope)     an instance of a class
   ("seq", element, key)       a container whose element (and key) value is known
   ("tuple", (value, ...))     a fixed tuple's positions (an annotation `tuple[A, B]`)
+  ("union", (value, ...))     one of several values (`A | B`, parametrize cases of two kinds):
+                              an attribute or a call of it is each member's (`union_of`)
   ("ext", top_module)         something that comes from outside the repository
   ("builtin",)                a builtin name: never an edge, never unresolved
   ("super", module, scope, instance_kind)  `super()` inside class `scope`
@@ -82,6 +84,7 @@ from cartograph.resolve.standard import (
     standard_class_members,
     standard_method_reach,
 )
+from cartograph.resolve.values import union_of
 
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -1337,6 +1340,10 @@ class Program:
         if value is None:
             return UNKNOWN
         kind = value[0]
+        if kind == "union":
+            each = [self.call_result(member, via) for member in value[1]]
+            known = [f for f in each if f[0] is not None]
+            return (union_of([v for v, _ in known]), known[0][1]) if known else UNKNOWN
         if kind == "cls":
             return ("inst", value[1], value[2]), "constructor"
         if kind == "fn":
@@ -1391,6 +1398,10 @@ class Program:
 
     def attribute(self, base: tuple, via: str | None, name: str) -> tuple:
         kind = base[0]
+        if kind == "union":
+            each = [self.attribute(member, via, name) for member in base[1]]
+            known = [f for f in each if f[0] is not None]
+            return (union_of([v for v, _ in known]), known[0][1]) if known else UNKNOWN
         if kind == "mod":
             return self.module_member(base[1], name)
         if kind in ("cls", "inst"):
@@ -1444,6 +1455,9 @@ class Program:
             alternatives = [a for a in annotation[1] if a is not None and a[0] != "none"]
             if len(alternatives) == 1:
                 return self.evaluate_type(mod, scope, alternatives[0])
+            typed = [self.evaluate_type(mod, scope, a)[0] for a in alternatives]
+            if typed and all(t is not None for t in typed):  # every alternative known
+                return union_of(typed), "annotation"
             return UNKNOWN
         if kind == "g":
             base = annotation[1]
@@ -1742,6 +1756,11 @@ class Program:
                     unresolved.append(Unresolved(source_id, name, line, "", reason=reason))
                 return
             vkind = value[0]
+            if vkind == "union":  # one of several: each member's call
+                if not self._call_edges(value, via, source_id, line, edges):
+                    name = text or render(expr)
+                    unresolved.append(Unresolved(source_id, name, line, "", reason="not-callable"))
+                return
             if vkind in ("fn", "cls"):
                 self._argument_flows(mod, lookup, expr, value, pos, source_id)
                 decorated = (
@@ -1960,6 +1979,9 @@ class Program:
         """The CALLS a call of `value` makes: a function; a class and its `__init__`; an
         instance's `__call__`; what a lambda's body calls. False when it makes none."""
         kind = value[0]
+        if kind == "union":
+            calls = [self._call_edges(member, via, source_id, line, edges) for member in value[1]]
+            return any(calls)
         if kind == "fn":
             edges.add("CALLS", source_id, value[1].symbol_ids[value[2]], line, via)
             return True

@@ -18,6 +18,7 @@ from cartograph.parsing.facts import (
     SCOPE_PARENT,
     SCOPE_START,
 )
+from cartograph.resolve.values import union_of
 
 if TYPE_CHECKING:
     from cartograph.resolve.core import EdgeSet
@@ -34,9 +35,9 @@ class PytestPlugin:
         if binding[2] is not None or binding[3] is not None or not takes_fixtures(mod, scope):
             return None  # annotated, or with a default: not a fixture request
         given = parametrized(program, mod, scope).get(row[1])
-        if given is not None:
-            distinct = {value for value, _via in given}
-            return given[0] if len(distinct) == 1 else None
+        if given is not None:  # one of the cases' values, whichever runs
+            value = union_of([value for value, _via in given])
+            return (value, given[0][1]) if value is not None else None
         fixture = self.fixture(program, mod, row[1])
         if fixture is None:
             return None
