@@ -79,10 +79,13 @@ unpacking, a loop variable, a local assigned from a call, an attribute of self, 
 def — what its decorator returned…); 8. no call at the site: a generator made elsewhere and
 first iterated here, or an implicit call at other syntax; 9. `getattr(...)` dispatch; 10. an
 `__init__` the graph did not reach (`cls(...)`, `type(self)(...)`); 11. library→tests: the
-library calls a test's callback; 12. the callee is a closure (a decorator's wrapper, a returned
-function) called under another name; 13. a builtin calling back (`next`, `str`, `sorted`'s
-key…); 14. a base class outside the tree calling back (`super().__init__(...)` of an io
-wrapper calling `readable`); 15. a call through a value (parameter, attribute, container),
+library calls a test's callback; 12. the callee is named among the arguments of a call the site
+makes into C code (a direct pair whose site calls something else went through no Python
+frame): "handed to C code that calls it back" (`re.sub(callback, …)`, `map(f, …)`); 13. the
+callee is a closure (a decorator's wrapper, a returned function) called under another name;
+14. a builtin calling back (`next`, `str`, `sorted`'s
+key…); 15. a base class outside the tree calling back (`super().__init__(...)` of an io
+wrapper calling `readable`); 16. a call through a value (parameter, attribute, container),
 with how the callable was bound; else "unknown".
 
 The report (`results/runtime-recall-<date>.md/.json`, with `--write`) has each project's
@@ -408,7 +411,7 @@ def map_pairs(nodes: list[list], pairs: list[list], symbols: Symbols, package: s
 
 
 def is_suite_entry(symbol: Symbol, symbols: Symbols) -> bool:
-    """A function a test runner calls: a test (`test*` in a test module, at module level or a
+    """A function of the tests a test runner calls: a test (`test*` at a module's level or a
     class's method), a fixture, an xunit setup/teardown, a conftest's `pytest_*` hook."""
     parts = symbol.rel.split(".")
     filename = symbol.path.rsplit("/", 1)[-1]
@@ -418,8 +421,8 @@ def is_suite_entry(symbol: Symbol, symbols: Symbols) -> bool:
         return True
     if filename == "conftest.py" and len(parts) == 1 and symbol.name.startswith("pytest_"):
         return True
-    test_module = filename.startswith("test_") or filename.endswith("_test.py")
-    if not (test_module and symbol.name.startswith("test")):
+    # any file of the tests may hold tests (pytest's own `python_files` adds testing/python/*.py)
+    if not symbol.name.startswith("test"):
         return False
     if len(parts) == 1:
         return True
@@ -610,6 +613,18 @@ def _parse_expression(text: str) -> ast.expr | None:
     return None
 
 
+def _argument_names(call: ast.Call) -> set[str]:
+    """The names and attribute names a call's arguments mention."""
+    found: set[str] = set()
+    for argument in [*call.args, *(keyword.value for keyword in call.keywords)]:
+        for node in ast.walk(argument):
+            if isinstance(node, ast.Name):
+                found.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                found.add(node.attr)
+    return found
+
+
 def _called_name(func: ast.expr) -> str:
     if isinstance(func, ast.Attribute):
         return func.attr
@@ -716,8 +731,12 @@ def classify(
     if group and not names_it:
         return f"implicit dunder: {group}", name, example
     if not names_it and any(d.endswith(PROPERTY_DECORATORS) for d in callee.decorators):
-        value = parsed.value if isinstance(parsed, ast.Attribute) else None
-        detail = _receiver(value, sources, path, line) if value is not None else "other syntax"
+        if isinstance(parsed, ast.Attribute):
+            detail = _receiver(parsed.value, sources, path, line)
+        elif isinstance(parsed, ast.Call) or not direct:
+            detail = "read inside a call the site makes into code outside the tree"
+        else:
+            detail = f"other syntax ({type(parsed).__name__})"
         return "a property read or assigned", detail, example
     decorator = sources.decorator_at(path, site)
     if decorator is not None and not names_it:
@@ -759,6 +778,9 @@ def classify(
     if pair.direction == "library→tests":
         shape = _callable_shape(func, sources, path, line)
         return "the library calls a test's callback", shape, example
+    if name in _argument_names(call):  # `re.sub(callback, …)`, `map(f, …)`, `sorted(key=f)`
+        called = _called_name(func) or type(func).__name__
+        return "handed to C code that calls it back", called, example
     if "<locals>" in nodes[contribution.callee][1]:
         called = _called_name(func)
         detail = (

@@ -115,7 +115,7 @@ def test_directions_and_the_runners_entries():
     assert direction("src/clicky.py", "src/click/x.py", "src/click") == "tests→library"
     test = Symbol("i", "testing/test_x.py", "test_y", "TestX.test_y", "method", 3)
     inherited = Symbol("b", "testing/test_x.py", "test_z", "CommonTests.test_z", "method", 5)
-    helper = Symbol("h", "testing/util.py", "test_helper", "Helper.test_helper", "method", 9)
+    helper = Symbol("h", "testing/util.py", "check", "Helper.check", "method", 9)
     nested = Symbol("n", "testing/test_x.py", "test_n", "test_y.test_n", "function", 9)
     fixture = Symbol("f", "testing/util.py", "tmp", "tmp", "function", 1, ("pytest.fixture",))
     hook = Symbol("k", "testing/conftest.py", "pytest_configure", "pytest_configure", "function", 1)
