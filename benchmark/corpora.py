@@ -20,6 +20,10 @@ CORPORA = {
     "click": "8.1.7",
     "flask": "3.1.0",  # with werkzeug: a real pair of repositories, one built on the other
     "werkzeug": "3.1.3",
+    # the runtime-recall benchmark's plugin-based tool and unittest-style project (their
+    # sdists ship their test suites: pytest's testing/, Python-Markdown's tests/)
+    "pytest": "8.3.3",
+    "markdown": "3.7",
 }
 # npm packages that ship their TypeScript sources (src/*.ts) beside the built JavaScript
 NPM_CORPORA = {

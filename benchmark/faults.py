@@ -79,6 +79,9 @@ class Project:
     name: str
     package: str  # the folder of the package sources, relative to the tree
     requirements: tuple[str, ...]  # besides the project itself (pinned: reproducible runs)
+    # what runs the whole suite, as `python -m <suite...>` in the tree: the runtime-recall
+    # benchmark's trace (the faults runs, on flask and click only, use PYTEST_ARGS)
+    suite: tuple[str, ...] = ("pytest", "-q", "-p", "no:cacheprovider")
 
 
 PROJECTS = {
@@ -99,6 +102,31 @@ PROJECTS = {
         ),
     ),
     "click": Project("click", "src/click", ("pytest==7.4.0",)),  # its requirements/tests.txt
+    # pytest's own suite runs on the tree's pytest (installed editable); its `dev` extra and,
+    # for its dependencies, the releases current when 8.3.3 came out
+    "pytest": Project(
+        "pytest",
+        "src",  # _pytest/, pytest/ and py.py
+        (
+            "iniconfig==2.0.0",
+            "packaging==24.1",
+            "pluggy==1.5.0",
+            "argcomplete==3.5.0",
+            "attrs==24.2.0",
+            "hypothesis==6.112.1",
+            "mock==5.1.0",
+            "pygments==2.18.0",
+            "requests==2.32.3",
+            "setuptools==74.1.2",
+            "xmlschema==3.4.2",
+        ),
+        ("pytest", "-q", "testing"),  # one test of its suite needs the cache plugin
+    ),
+    # Python-Markdown's suite is unittest, run as its tox.ini runs it; its `testing` extra is
+    # pyyaml (the pygments tests skip unless PYGMENTS_VERSION names the installed release)
+    "markdown": Project(
+        "markdown", "markdown", ("pyyaml==6.0.2",), ("unittest", "discover", "tests")
+    ),
 }
 
 # A pytest plugin (loaded with -p from the folder beside the venv): writes one JSON line per
@@ -237,7 +265,7 @@ def prepare(name: str) -> Path:
         if dirty:  # an interrupted fault run left a file changed
             print(f"restoring the clean tree of {name}:\n{dirty}", file=sys.stderr)
             _git(tree, "checkout", "-q", "--", ".")
-    _make_venv(project, base / "venv", tree)
+    _make_venv(project, CORPORA[name], base / "venv", tree)
     plugin = base / "plugin" / f"{PLUGIN}.py"
     plugin.parent.mkdir(exist_ok=True)
     if not plugin.exists() or plugin.read_text() != PLUGIN_SOURCE:
@@ -273,8 +301,10 @@ def _make_tree(source: Path, tree: Path) -> None:
     exclude.write_text("__pycache__/\n*.pyc\n*.egg-info/\n.pytest_cache/\nbuild/\n")
 
 
-def _make_venv(project: Project, venv: Path, tree: Path) -> None:
-    wanted = json.dumps({"tree": str(tree), "requirements": project.requirements})
+def _make_venv(project: Project, version: str, venv: Path, tree: Path) -> None:
+    wanted = json.dumps(
+        {"tree": str(tree), "version": version, "requirements": project.requirements}
+    )
     marker = venv / ".cartograph-ready"
     if marker.exists() and marker.read_text() == wanted:
         return
@@ -282,7 +312,14 @@ def _make_venv(project: Project, venv: Path, tree: Path) -> None:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-e", str(tree), *project.requirements], check=True)
+    # a project versioned by setuptools-scm (pytest) would take its version from the tree's
+    # one-commit git repository (0.1.dev1) rather than the sdist's: name the release
+    scm = f"SETUPTOOLS_SCM_PRETEND_VERSION_FOR_{project.name.upper().replace('-', '_')}"
+    subprocess.run(
+        [*pip, "-e", str(tree), *project.requirements],
+        check=True,
+        env={**os.environ, scm: version},
+    )
     marker.write_text(wanted)
 
 

@@ -11,60 +11,20 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
 import sys
 import tempfile
 from collections import deque
-from pathlib import Path
 
-from benchmark.faults import GroundTruth
-
-TRACER = r"""
-import json, os, sys, threading
-ROOT = os.environ["CARTOGRAPH_TRACE_ROOT"]
-OUT = os.environ["CARTOGRAPH_TRACE_OUT"]
-pairs = set()
-def name(code):
-    path = code.co_filename
-    if not path.startswith(ROOT):
-        return None
-    return path[len(ROOT):].lstrip("/") + ":" + code.co_qualname
-def profile(frame, event, arg):
-    if event != "call":
-        return
-    callee = name(frame.f_code)
-    if callee is None:
-        return
-    back = frame.f_back
-    while back is not None and name(back.f_code) is None:
-        back = back.f_back  # through library frames: the project code that led here
-    if back is not None:
-        pairs.add((name(back.f_code), callee))
-def pytest_runtest_setup(item):
-    sys.setprofile(profile); threading.setprofile(profile)
-def pytest_runtest_teardown(item, nextitem):
-    sys.setprofile(None)
-def pytest_unconfigure(config):
-    with open(OUT, "w") as f:
-        json.dump(sorted(pairs), f)
-"""
+from benchmark.faults import RUN_TIMEOUT, GroundTruth
+from benchmark.tracing import trace_run
 
 
 def runtime_calls(truth: GroundTruth, node: str) -> set[tuple[str, str]]:
-    """(caller, callee) as "path:qualname" pairs of project code, the test run once."""
-    with tempfile.TemporaryDirectory(prefix="cartograph-trace-") as scratch:
-        plugin = Path(scratch) / "cartograph_trace.py"
-        plugin.write_text(TRACER)
-        out = Path(scratch) / "pairs.json"
-        subprocess.run(
-            [str(truth.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-             "cartograph_trace", node],
-            cwd=truth.root, capture_output=True, check=False,
-            env={"PYTHONPATH": scratch, "PATH": "/usr/bin:/bin",
-                 "CARTOGRAPH_TRACE_ROOT": str(truth.root.resolve()),
-                 "CARTOGRAPH_TRACE_OUT": str(out)},
-        )  # fmt: skip
-        return {tuple(p) for p in json.loads(out.read_text())} if out.exists() else set()
+    """(caller, callee) as "path:qualname" pairs of project code, the test run once under
+    the profiler of `benchmark.tracing` (collection included)."""
+    argv = ["pytest", "-q", "-p", "no:cacheprovider", node]
+    env = {"PATH": "/usr/bin:/bin"}
+    return trace_run(truth.python, truth.root, argv, env, RUN_TIMEOUT).named_pairs()
 
 
 def chain(calls: set[tuple[str, str]], test: str, target: str) -> list[str] | None:
