@@ -74,13 +74,7 @@ from cartograph.resolve.family import Sources
 from cartograph.resolve.mro import c3
 from cartograph.resolve.plugins import PLUGINS
 from cartograph.resolve.services import http_rows
-from cartograph.resolve.standard import (
-    FEED_MARK,
-    SET_MARK,
-    STATE_MARK,
-    standard_class_members,
-    standard_method_reach,
-)
+from cartograph.resolve.standard import Reach, standard_class_members, standard_method_reach
 
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -1850,7 +1844,7 @@ class Program:
         elif reach is not None:
             # what the method may look up on the instance: `__missing__` too, which the base
             # does not define but `UserDict.get` calls
-            overridable = reach
+            overridable = reach.looked_up
         elif constructed is not None:
             return  # what an external constructor calls back is not known: nothing claimed
         for owner_mod, owner_scope in info.linearization:
@@ -1860,7 +1854,7 @@ class Program:
                     continue
                 # a name the base only sets on the instance: a property's setter runs
                 only_set = overridable is not None and name not in overridable
-                if only_set and (reach is None or f"{SET_MARK}{name}" not in reach):
+                if only_set and (reach is None or name not in reach.stored):
                     continue
                 if in_tests and name.startswith("test"):
                     continue  # a test: its name is its author's, no base knows it (runners find it)
@@ -1874,19 +1868,17 @@ class Program:
                         target = owner_mod.symbol_ids[binding[1]]
                         edges.add("CALLS", source_id, target, line, "callback")
 
-    def _keeps_names(self, info: ClassInfo, reach: frozenset[str]) -> bool:
+    def _keeps_names(self, info: ClassInfo, reach: Reach) -> bool:
         """Whether the reach took the strings of an attribute of the instance for names the
-        base looks up (`<state>name` in it: `assertEqual` reads `_type_equality_funcs`), and a
+        base looks up (`reach.state`: `assertEqual` reads `_type_equality_funcs`), and a
         repository class of the order sets that attribute, or calls the function that stores
-        its parameter there (`<feed>name`: `self.addTypeEqualityFunc(Money,
+        its parameter there (`reach.feeds`: `self.addTypeEqualityFunc(Money,
         'assertMoneyEqual')`): then the names may be the repository's own, any of them."""
-        kept = {name[len(STATE_MARK) :] for name in reach if name.startswith(STATE_MARK)}
-        if not kept:
+        if not reach.state:
             return False
-        fed = {name[len(FEED_MARK) :] for name in reach if name.startswith(FEED_MARK)}
         for owner_mod, owner_scope in info.linearization:
             sets, calls = self._attribute_uses(owner_mod, owner_scope)
-            if sets & kept or calls & fed:
+            if sets & reach.state or calls & reach.feeds:
                 return True
         return False
 
