@@ -185,6 +185,7 @@ def test_the_index_format_reads_every_source_that_shapes_an_index():
     assert all((PACKAGE / part).is_file() for part in sources)
     for wanted in (
         "resolve/standard.py",
+        "resolve/standard_reading.py",  # what the reader process computes, started by name
         "resolve/ecma_services.py",
         "resolve/go_services.py",
         "resolve/jvm_services.py",

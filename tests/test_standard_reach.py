@@ -5,6 +5,13 @@ and `standard_reach` pin the edges; these pin the reach itself on the common cas
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import pytest
 from cartograph.resolve.standard import standard_method_reach
 
@@ -18,7 +25,14 @@ TEST_CASE = (("unittest", "unittest.TestCase"),)
 def test_an_assertion_never_reaches_what_the_runner_calls(method):
     reach = standard_method_reach(TEST_CASE, method)
     assert reach is not None
-    assert not reach & {"setUpClass", "tearDownClass", "setUp", "tearDown", "run", "debug"}
+    assert not reach.looked_up & {
+        "setUpClass",
+        "tearDownClass",
+        "setUp",
+        "tearDown",
+        "run",
+        "debug",
+    }
 
 
 def test_assert_equal_reaches_the_equality_functions_it_looks_up_by_name():
@@ -27,19 +41,21 @@ def test_assert_equal_reaches_the_equality_functions_it_looks_up_by_name():
     the like: those functions and what they call (`fail`) are reached."""
     reach = standard_method_reach(TEST_CASE, "assertEqual")
     assert reach is not None
-    assert {"_getAssertEqualityFunc", "assertDictEqual", "assertMultiLineEqual"} <= reach
-    assert {"fail", "_formatMessage"} <= reach
+    assert {"_getAssertEqualityFunc", "assertDictEqual", "assertMultiLineEqual"} <= reach.looked_up
+    assert {"fail", "_formatMessage"} <= reach.looked_up
 
 
 def test_template_methods_are_reached():
     handler = standard_method_reach((("logging", "logging.Handler"),), "handle")
-    assert handler is not None and {"filter", "emit"} <= handler and "close" not in handler
+    assert handler is not None and {"filter", "emit"} <= handler.looked_up
+    assert "close" not in handler.looked_up
     request = standard_method_reach(
         (("socketserver", "socketserver.BaseRequestHandler"),), "__init__"
     )
-    assert request is not None and {"setup", "handle", "finish"} <= request
+    assert request is not None and {"setup", "handle", "finish"} <= request.looked_up
     user_dict = standard_method_reach((("collections", "collections.UserDict"),), "get")
-    assert user_dict is not None and "__missing__" in user_dict and "keys" not in user_dict
+    assert user_dict is not None and "__missing__" in user_dict.looked_up
+    assert "keys" not in user_dict.looked_up
 
 
 def test_an_object_keeping_the_instance_is_read_too():
@@ -47,7 +63,7 @@ def test_an_object_keeping_the_instance_is_read_too():
     keeps it in `self.test_case` and looks up `_formatMessage` and `failureException` there
     (`_raiseFailure`); the context goes back to the caller (`return context.handle(...)`)."""
     reach = standard_method_reach(TEST_CASE, "assertRaises")
-    assert reach is not None and {"_formatMessage", "failureException"} <= reach
+    assert reach is not None and {"_formatMessage", "failureException"} <= reach.looked_up
 
 
 def test_a_name_only_set_on_the_instance_is_not_looked_up():
@@ -55,7 +71,7 @@ def test_a_name_only_set_on_the_instance_is_not_looked_up():
     a method `default` is hidden, not called."""
     reach = standard_method_reach((("json", "json.JSONEncoder"),), "__init__")
     assert reach is not None
-    assert "<set>default" in reach and "default" not in reach
+    assert "default" in reach.stored and "default" not in reach.looked_up
 
 
 @pytest.mark.parametrize(
@@ -81,3 +97,41 @@ def test_what_cannot_be_read_to_the_end_is_unknown(base, method):
 
 def test_a_base_outside_the_standard_library_is_unknown():
     assert standard_method_reach((("django", "django.test.TestCase"),), "assertEqual") is None
+
+
+ASK = textwrap.dedent(
+    """
+    import json, sys
+    from cartograph.resolve import standard
+    reach = standard.standard_method_reach((("socketserver", "socketserver.BaseRequestHandler"),), "__init__")
+    members = standard.standard_class_members("xml", "xml.sax.handler.ContentHandler")
+    standard.close()
+    print(json.dumps({
+        "reach": sorted(reach.looked_up) if reach else None,
+        "members": "startElement" in (members or ()),
+        "imported": [m for m in ("socketserver", "xml.sax.handler") if m in sys.modules],
+        "readers": standard.LIBRARY.started,
+    }))
+    """
+)
+
+
+def _ask_in_a_fresh_process(data: Path) -> dict:
+    run = subprocess.run(
+        [sys.executable, "-c", ASK],
+        capture_output=True, text=True, check=True, timeout=120,
+        env={**os.environ, "CARTOGRAPH_DATA": str(data)},
+    )  # fmt: skip
+    return json.loads(run.stdout)
+
+
+def test_the_indexer_never_imports_the_standard_modules_it_asks_about(tmp_path: Path):
+    """The answers come from a process of their own (the first time) and then from the cache
+    file: the indexing process never imports `socketserver` or `xml.sax.handler`, and a second
+    indexing process starts no reader at all."""
+    first = _ask_in_a_fresh_process(tmp_path)
+    assert {"setup", "handle", "finish"} <= set(first["reach"]) and first["members"]
+    assert first["imported"] == [] and first["readers"] == 1
+    assert list((tmp_path / "cache" / "stdlib").glob("*.json"))  # saved for the next one
+    second = _ask_in_a_fresh_process(tmp_path)
+    assert second == {**first, "readers": 0}

@@ -6,7 +6,7 @@ reach, the services parsers and resolvers, and the interpreter):
 - the source of every `cartograph` module the index pipeline imports, followed through every
   `import` and `from … import` anywhere in a file, and of the modules the language registry
   names and imports by name (each family's parser and resolver, the by-name tier's rules
-  modules). Left out: `cartograph.history`
+  modules) or starts by name (the standard library's reader process). Left out: `cartograph.history`
   (mining keeps its own state) and `cartograph.store` (a store that changes what it keeps
   says so with a schema migration);
 - the parsers' query files (`parsing/queries/**/*.scm`);
@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from cartograph import languages
+from cartograph.resolve.standard_answers import PROCESS_MODULE
 
 PACKAGE = Path(__file__).resolve().parent.parent  # platform/cartograph
 ROOT_MODULE = "cartograph.index.pipeline"
@@ -72,6 +73,7 @@ def format_sources() -> tuple[str, ...]:
     pending += [family.parser for family in languages.FAMILY_LIST]
     pending += [family.resolver.partition(":")[0] for family in languages.FAMILY_LIST]
     pending += sorted({languages.rules_module(name) for name in languages.names("generic")})
+    pending.append(PROCESS_MODULE)  # started by name: the standard library's reader
     files: set[Path] = set()
     seen: set[str] = set()
     while pending:

@@ -77,14 +77,8 @@ from cartograph.resolve.family import Sources
 from cartograph.resolve.mro import c3
 from cartograph.resolve.plugins import PLUGINS
 from cartograph.resolve.services import http_rows
-from cartograph.resolve.standard import (
-    FEED_MARK,
-    SET_MARK,
-    STATE_MARK,
-    standard_class_members,
-    standard_method_reach,
-)
-from cartograph.resolve.values import union_of
+from cartograph.resolve.standard import Reach, standard_class_members, standard_method_reach
+from cartograph.resolve.values import alternatives, union_of
 
 BUILTINS = frozenset(dir(builtins)) | {
     "__file__",
@@ -586,15 +580,21 @@ class Program:
             if caught is not None and caught[0] == "cls":
                 return ("inst", caught[1], caught[2]), "annotation"
             return UNKNOWN
-        if kind == "with":
+        if kind == "with":  # what the manager's `__enter__` returns (each member's, a union)
             manager = self.evaluate(mod, scope, binding[1], pos)[0]
-            if manager is not None and manager[0] == "inst":
-                enter = self.class_member(manager[1], manager[2], "__enter__")
-                if enter is not None and enter[0][0] == "fn":
-                    entered = self.returns(enter[0][1], enter[0][2])
-                    if entered[0] is not None:
-                        return entered[0], "return"
-            return UNKNOWN
+            entered = []
+            for member in alternatives(manager) if manager is not None else ():
+                if member[0] != "inst":
+                    return UNKNOWN
+                enter = self.class_member(member[1], member[2], "__enter__")
+                if enter is None or enter[0][0] != "fn":
+                    continue  # this member is no context manager: not the one that runs
+                value = self.returns(enter[0][1], enter[0][2])[0]
+                if value is None:
+                    return UNKNOWN
+                entered.append(value)
+            value = union_of(entered)
+            return (value, "return") if value is not None else UNKNOWN
         if kind == "for":
             iterable = self.evaluate(mod, scope, binding[1], pos)
             value = iterable[0]
@@ -1833,9 +1833,10 @@ class Program:
             base, base_via = self._evaluate_ref(mod, lookup, expr[1], pos)
             if base is None:
                 return
-            getter = self._accessor_of(base, "p", expr[2])
-            if getter is not None:  # reading a property calls its getter: not a use
-                edges.add("CALLS", source_id, getter[1].symbol_ids[getter[2]], line, "property")
+            getters = self._accessors_of(base, "p", expr[2])
+            if getters:  # reading a property calls its getter: not a use
+                for getter in getters:
+                    edges.add("CALLS", source_id, getter[1].symbol_ids[getter[2]], line, "property")
                 return
             value, via = self.attribute(base, base_via, expr[2])
         else:
@@ -1901,7 +1902,7 @@ class Program:
         elif reach is not None:
             # what the method may look up on the instance: `__missing__` too, which the base
             # does not define but `UserDict.get` calls
-            overridable = reach
+            overridable = reach.looked_up
         elif constructed is not None:
             return  # what an external constructor calls back is not known: nothing claimed
         for owner_mod, owner_scope in info.linearization:
@@ -1911,7 +1912,7 @@ class Program:
                     continue
                 # a name the base only sets on the instance: a property's setter runs
                 only_set = overridable is not None and name not in overridable
-                if only_set and (reach is None or f"{SET_MARK}{name}" not in reach):
+                if only_set and (reach is None or name not in reach.stored):
                     continue
                 if in_tests and name.startswith("test"):
                     continue  # a test: its name is its author's, no base knows it (runners find it)
@@ -1925,19 +1926,17 @@ class Program:
                         target = owner_mod.symbol_ids[binding[1]]
                         edges.add("CALLS", source_id, target, line, "callback")
 
-    def _keeps_names(self, info: ClassInfo, reach: frozenset[str]) -> bool:
+    def _keeps_names(self, info: ClassInfo, reach: Reach) -> bool:
         """Whether the reach took the strings of an attribute of the instance for names the
-        base looks up (`<state>name` in it: `assertEqual` reads `_type_equality_funcs`), and a
+        base looks up (`reach.state`: `assertEqual` reads `_type_equality_funcs`), and a
         repository class of the order sets that attribute, or calls the function that stores
-        its parameter there (`<feed>name`: `self.addTypeEqualityFunc(Money,
+        its parameter there (`reach.feeds`: `self.addTypeEqualityFunc(Money,
         'assertMoneyEqual')`): then the names may be the repository's own, any of them."""
-        kept = {name[len(STATE_MARK) :] for name in reach if name.startswith(STATE_MARK)}
-        if not kept:
+        if not reach.state:
             return False
-        fed = {name[len(FEED_MARK) :] for name in reach if name.startswith(FEED_MARK)}
         for owner_mod, owner_scope in info.linearization:
             sets, calls = self._attribute_uses(owner_mod, owner_scope)
-            if sets & kept or calls & fed:
+            if sets & reach.state or calls & reach.feeds:
                 return True
         return False
 
@@ -2018,8 +2017,11 @@ class Program:
         if builtin and self.lookup(mod, scope, builtin, pos)[0] != BUILTIN_VALUE:
             return  # `len` shadowed by something else
         value = self._evaluate_ref(mod, scope, expr, pos)[0]
-        if value is None:
-            return
+        for member in alternatives(value) if value is not None else ():
+            self._protocol_call(member, method, source_id, line, edges)
+
+    def _protocol_call(self, value: tuple, method: str, source_id, line, edges) -> None:
+        """The dunder `method` (or "raise") syntax runs on `value`, one value (not a union)."""
         if method == "raise":
             if value[0] == "cls":
                 self._call_edges(value, "protocol", source_id, line, edges)
@@ -2041,12 +2043,13 @@ class Program:
                     nxt = step[0]
                     edges.add("CALLS", source_id, nxt[1].symbol_ids[nxt[2]], line, "protocol")
 
-    def _accessor(self, mod, scope, kind: str, expr: list, pos: int) -> tuple | None:
-        """The function an attribute read ("p"), assignment ("s") or `del` ("e") runs: a
-        property's (getter, setter and deleter are one symbol) or a descriptor's `__get__`,
-        `__set__`, `__delete__` (a class attribute holding an instance of such a class)."""
-        base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
-        return self._accessor_of(base, kind, expr[2]) if base is not None else None
+    def _accessors_of(self, base: tuple, kind: str, name: str) -> list[tuple]:
+        """The functions an attribute read ("p"), assignment ("s") or `del` ("e") of `name`
+        on `base` runs: a property's (getter, setter and deleter are one symbol) or a
+        descriptor's `__get__`, `__set__`, `__delete__` (a class attribute holding an instance
+        of such a class); one per member of a union that has one."""
+        found = (self._accessor_of(member, kind, name) for member in alternatives(base))
+        return [target for target in found if target is not None]
 
     def _accessor_of(self, base: tuple, kind: str, name: str) -> tuple | None:
         if base[0] != "inst":
@@ -2064,8 +2067,8 @@ class Program:
         return None
 
     def _attribute_access(self, mod, scope, kind, expr, pos, source_id, line, edges) -> None:
-        target = self._accessor(mod, scope, kind, expr, pos)
-        if target is not None:
+        base = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+        for target in self._accessors_of(base, kind, expr[2]) if base is not None else ():
             edges.add("CALLS", source_id, target[1].symbol_ids[target[2]], line, "property")
 
     def _set_names(self, mod: ModuleFacts, scope: int, edges: EdgeSet) -> None:

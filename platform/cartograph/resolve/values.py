@@ -9,12 +9,17 @@ from __future__ import annotations
 MAX_UNION = 8  # members a union value holds; more is not a value worth following
 
 
+def alternatives(value: tuple) -> tuple:
+    """The values `value` may be: a union's members, else the value itself."""
+    return value[1] if value[0] == "union" else (value,)
+
+
 def union_of(values: list) -> tuple | None:
     """One value for several: the value itself when they are all the same, else a union of
     the distinct ones (unions flattened); None for none, or more than MAX_UNION."""
     members: list = []
     for value in values:
-        for member in value[1] if value[0] == "union" else (value,):
+        for member in alternatives(value):
             if member not in members:
                 members.append(member)
     if not members or len(members) > MAX_UNION:
