@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 9
+FACTS_VERSION = 10
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -130,6 +130,19 @@ def _short(node: Node, limit: int = MAX_TEXT) -> str:
 # ---------------------------------------------------------------- expressions and types
 
 
+def _cast_value(func: list, args: Node, depth: int) -> list | None:
+    """The value of `cast(T, value)` (any function named `cast` called with two positional
+    arguments: the resolver follows it only when the callee is `typing.cast`)."""
+    name = func[1] if func[0] == "n" else func[2] if func[0] == "a" else ""
+    if name != "cast":
+        return None
+    positional = [c for c in args.named_children if c.type not in _NOT_POSITIONAL]
+    return expr_of(positional[1], depth + 1) if len(positional) == 2 else None
+
+
+_NOT_POSITIONAL = frozenset(("keyword_argument", "comment", "list_splat", "dictionary_splat"))
+
+
 def expr_of(node: Node | None, depth: int = 0) -> list | None:
     """Encode an expression a resolver can follow: names, attributes, calls, subscripts.
     Chains deeper than MAX_DEPTH are left unknown (they only come from generated code)."""
@@ -169,6 +182,9 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
                 key = _attribute_name(args)
                 if first is not None and key is not None and not key.endswith("*"):
                     return ["a", first, key]  # getattr(obj, "name"): obj.name
+            cast = _cast_value(func, args, depth)
+            if cast is not None:  # `cast(T, value)`: the value too, if `T` says nothing
+                return ["c", func, first, key, cast]
         return ["c", func, first] if key is None else ["c", func, first, key]
     if kind == "subscript":
         base = expr_of(node.child_by_field_name("value"), depth + 1)

@@ -664,22 +664,16 @@ class Program:
                 ):
                     # `-> Self` on the class the method was called on (a subclass too)
                     return ("inst", bound[1], bound[2]), "return"
-                return self.call_result(callee[0], callee[1])
+                passed = self._passed_through(mod, scope, expr, callee[0], pos)
+                return passed if passed is not None else self.call_result(callee[0], callee[1])
             callee = self.evaluate(mod, scope, func, pos)
             if callee[0] == BUILTIN_VALUE and func == ["n", "type"] and expr[2] is not None:
                 instance = self.evaluate(mod, scope, expr[2], pos)  # type(self) is its class
                 if instance[0] is not None and instance[0][0] == "inst":
                     return ("cls", instance[0][1], instance[0][2]), instance[1]
                 return UNKNOWN
-            if (
-                callee[0] == ("ext", "typing")
-                and expr[2] is not None
-                and _last_name(func) == "cast"
-            ):
-                cast = self.evaluate_type(mod, scope, expr[2])  # typing.cast(Foo, value)
-                if cast[0] is not None:
-                    return cast
-            return self.call_result(callee[0], callee[1])
+            passed = self._passed_through(mod, scope, expr, callee[0], pos)
+            return passed if passed is not None else self.call_result(callee[0], callee[1])
         if kind == "i":
             base = self.evaluate(mod, scope, expr[1], pos)
             value = base[0]
@@ -1335,6 +1329,21 @@ class Program:
         decorators = scopes[current][SCOPE_DECORATORS]
         flavour = "cls" if "classmethod" in decorators else "inst"
         return ("super", mod, parent, flavour), "super"
+
+    def _passed_through(self, mod, scope, expr: list, callee, pos: int) -> tuple | None:
+        """The result of a standard function that gives back (a type of) its argument:
+        `typing.cast(Foo, value)` is a Foo, or the value itself when `Foo` is a type variable
+        or not known; `functools.update_wrapper(wrapper, wrapped)` is the wrapper. None for
+        any other call."""
+        name = _last_name(expr[1])
+        if callee == ("ext", "typing") and name == "cast":
+            cast = self.evaluate_type(mod, scope, expr[2]) if expr[2] is not None else UNKNOWN
+            if cast[0] in (None, ("ext", "typing")) and len(expr) > 4:
+                cast = self.evaluate(mod, scope, expr[4], pos)
+            return cast if cast[0] is not None else None
+        if callee == ("ext", "functools") and name == "update_wrapper" and expr[2] is not None:
+            return self.evaluate(mod, scope, expr[2], pos)
+        return None
 
     def call_result(self, value: tuple | None, via: str | None) -> tuple:
         if value is None:
