@@ -61,7 +61,7 @@ from cartograph.resolve.core import CONFIDENCE, MAX_LINES
 from cartograph.store.interfaces import Store
 
 FLOWS_PENDING = "//flows"  # in the repository's pending marks: the stage must run
-MAX_VALUES = 64  # values one parameter may hold; beyond, the parameter is left out
+MAX_VALUES = 1024  # values one parameter may hold; beyond, the parameter is left out
 FORWARD_PASSES = 4  # passes over the rows that follow forwards hop by hop (then: all at once)
 Key = tuple[str, str, str]
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from cartograph.parsing.nodes import Captures, Node
 
-FACTS_VERSION = 10
+FACTS_VERSION = 12
 MAX_TEXT = 120
 MAX_DEPTH = 48  # expression nesting followed; deeper chains (generated code) stay unknown
 MAX_SIGNATURE = 300
@@ -173,7 +173,7 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
         args = node.child_by_field_name("arguments")
         if args is not None and args.type == "argument_list":
             for child in args.named_children:
-                if child.type in ("identifier", "attribute"):
+                if child.type in ("identifier", "attribute", "subscript"):
                     first = expr_of(child, depth + 1)
                 else:
                     key = literal_key(child)
@@ -1056,7 +1056,7 @@ class _Extractor:
 
 def _callable_params(ex: _Extractor) -> list[list]:
     """[[function scope, [parameter names]]]: the parameters a function (or a closure in it)
-    calls, iterates, passes on or stores — the only ones whose callers' arguments the flow
+    calls, iterates, passes on or stores (in a container or an attribute) — the only ones whose callers' arguments the flow
     stage needs (`resolve.python` records arguments for these only)."""
     rows = ex.scopes.rows
     params: dict[int, set[str]] = {}
@@ -1100,6 +1100,9 @@ def _callable_params(ex: _Extractor) -> list[list]:
                 mark(scope, value[1])
     for scope, _base, _key, value, _pos, _spread in ex.stores:
         if value[0] == "n":
+            mark(scope, value[1])
+    for scope, _obj, _attr, _pos, value, _typ in ex.attrs:  # `self.callback = callback`
+        if value is not None and value[0] == "n":
             mark(scope, value[1])
     for scope, _name, _pos, value, _until in ex.bindings:
         if value[0] == "for" and value[1] is not None and value[1][0] == "n":

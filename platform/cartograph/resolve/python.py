@@ -716,6 +716,15 @@ class Program:
             return None
         where, row = found
         binding = row[BINDING_VALUE]
+        if binding[0] != "param" and where > 0:
+            # rebound in the function (`if isinstance(cb, Command): cb = cb.callback`): the
+            # parameter's values still reach here (flow-insensitive, as every binding counts)
+            params = [
+                r for r in mod.bindings(where).get(name, ()) if r[BINDING_VALUE][0] == "param"
+            ]
+            if params:
+                row = params[0]
+                binding = row[BINDING_VALUE]
         if binding[0] != "param" or where <= 0:
             return None
         if binding[4] and (binding[4] != "*" or not starred):
@@ -809,9 +818,28 @@ class Program:
                         mod, found[0], held, found[1][BINDING_POS], source_id, line
                     )
             return False
+        elif expr[0] == "a":  # `self.callback()`: what the attribute was given
+            base = expr
+        elif expr[0] == "c" and expr[2] is not None and self._gives_back(mod, scope, expr, pos):
+            # `self.ensure_sync(self.view_functions[k])()`: the argument, given back, is called
+            return self._parameter_call(mod, scope, expr[2], pos, source_id, line)
         if base is None:
             return False
         return self._container_rows(mod, scope, base, literal, pos, source_id, line)
+
+    def _gives_back(self, mod, scope, call: list, pos: int) -> bool:
+        """Whether the function `call` calls may return its first argument as it is
+        (`def ensure_sync(self, func): ... return func`; a bound method's `self` skipped)."""
+        callee = self._evaluate_ref(mod, scope, call[1], pos)[0]
+        if callee is None or callee[0] != "fn":
+            return False
+        fmod, fscope = callee[1], callee[2]
+        params = [p[1] for p in self._signature_of(fmod, fscope) if not p[2]]
+        parent = fmod.scopes[fscope][SCOPE_PARENT]
+        in_class = parent >= 0 and fmod.scopes[parent][SCOPE_KIND] == "class"
+        if in_class and "staticmethod" not in fmod.scopes[fscope][SCOPE_DECORATORS]:
+            params = params[1:]
+        return bool(params) and any(e == ["n", params[0]] for _pos, e in fmod.returns_of(fscope))
 
     def _container_rows(self, mod, scope, base, literal, pos, source_id: str, line: int) -> bool:
         key = self.container_key(mod, scope, base, pos)
@@ -844,6 +872,15 @@ class Program:
             found = self._evaluate_ref(mod, scope, value, pos)[0]
             if found is not None and found[0] in ("fn", "cls"):
                 flows.extend(["arg", k, "*", found[1].symbol_ids[found[2]], "v"] for k in keys)
+        for scope, obj, attr, pos, value, _typ in mod.facts["attrs"]:
+            # `self.callback = callback`: what callers pass is what the attribute holds
+            if value is None or value[0] != "n" or obj != mod.first_param(scope):
+                continue
+            parameter = self._parameter(mod, scope, value[1], pos)
+            key = self.container_key(mod, scope, ["a", ["n", obj], attr], pos)
+            if parameter is not None and key is not None:
+                owner, name = parameter
+                flows.append(["pass", mod.symbol_ids[owner], name, key, "*"])
 
     def _receiver_flows(self, mod, scope, expr, pos, source_id: str, line: int) -> None:
         """`self.m()` / `cls.m()` in a method: may reach the overrides of m in the subclasses
@@ -960,6 +997,10 @@ class Program:
                 return
         found = self._evaluate_ref(mod, scope, value, pos)[0]
         if found is None:
+            if value[0] == "a":  # `ctx.invoke(self.callback)`: what the attribute was given
+                key = self.container_key(mod, scope, value, pos)
+                if key is not None:
+                    flows.append(["pass", key, "*", target_id, name])
             return
         if found[0] in ("fn", "cls"):
             flows.append(["arg", target_id, name, found[1].symbol_ids[found[2]], "v"])
@@ -1300,8 +1341,8 @@ class Program:
 
         def compute() -> list:
             single = self.returns(mod, scope)
-            if single[0] is not None:
-                return [single[0]]
+            if single[0] is not None and single[0] != ("ext", "typing"):
+                return [single[0]]  # (`-> Callable[...]` names no function: its returns do)
             values = []
             for pos, expr in mod.returns_of(scope):
                 value = self.evaluate(mod, scope, expr, pos)[0]
@@ -1446,6 +1487,12 @@ class Program:
             return found[0], "super"
         if kind == "ext":
             return base, via
+        if kind == "fn" and base[1].decorators(base[2]):
+            # a decorated name holds what its decorators made: `@command() def hello` is a
+            # Command, so `hello.invoke` is Command.invoke
+            made = self.decorated_value(base[1], base[2])
+            if made[0] == "inst":
+                return self.attribute(made, "decorator", name)
         return UNKNOWN
 
     # ------------------------------------------------------------ types
@@ -1766,6 +1813,9 @@ class Program:
                 return
             vkind = value[0]
             if vkind == "union":  # one of several: each member's call
+                if any(member[0] == "ext" for member in value[1]):
+                    # `cb: Command | Callable[..., V]`: any callable too, what callers pass
+                    self._parameter_call(mod, lookup, expr, pos, source_id, line)
                 if not self._call_edges(value, via, source_id, line, edges):
                     name = text or render(expr)
                     unresolved.append(Unresolved(source_id, name, line, "", reason="not-callable"))
@@ -1811,6 +1861,15 @@ class Program:
                 else:
                     name = text or render(expr)
                     unresolved.append(Unresolved(source_id, name, line, "", reason="not-callable"))
+            elif vkind == "ext" and value[1] == "typing":
+                # typed `Callable[...]` (a parameter, an attribute): what it was given
+                if self._parameter_call(mod, lookup, expr, pos, source_id, line):
+                    reason = "parameter"
+                else:
+                    reason = "unknown-value"
+                unresolved.append(
+                    Unresolved(source_id, text or render(expr), line, "", reason=reason)
+                )
             elif vkind == "ext":
                 self._external_callbacks(mod, lookup, expr, pos, source_id, line, edges)
                 name = text or render(expr)
