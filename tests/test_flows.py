@@ -208,3 +208,18 @@ def test_a_callback_passed_down_a_chain_is_called_at_its_end(tmp_path, stores, h
     ws = Workspace(tmp_path, stores, chain(hops))
     ws.index()
     assert derived(ws) == {(f"hop{hops - 1}.step", "handlers.handler", "argument")}
+
+
+def test_a_parameter_holds_up_to_its_bound_and_past_it_is_left_out():
+    """A decorator shared by a whole test suite receives hundreds of functions, each one an
+    edge from its wrapper; past `MAX_VALUES` the parameter is left out, never half kept."""
+    decorator, wrapper = "r:d.py#d.deco", "r:d.py#d.deco.wrapper"
+
+    def rows(count: int) -> list[list]:
+        passed = [["arg", decorator, "f", f"r:t.py#t.test_{i}", "d"] for i in range(count)]
+        return [*passed, ["call", decorator, "f", wrapper, 3, "v"]]
+
+    held = flow_stage.derive(lambda: rows(flow_stage.MAX_VALUES))
+    assert len(held) == flow_stage.MAX_VALUES
+    assert {via for via, _sites in held.values()} == {"wrapped"}
+    assert flow_stage.derive(lambda: rows(flow_stage.MAX_VALUES + 1)) == {}
