@@ -775,6 +775,19 @@ class Program:
             return None
         return f"{value[1].symbol_ids[value[2]]}::{value[3]}"
 
+    def _assigned_attribute(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> bool:
+        """Whether `obj.name` is an attribute some method of obj's class or its bases assigns
+        (`self.name = ...`), not a name nothing binds."""
+        owner = self._evaluate_ref(mod, scope, expr[1], pos)[0]
+        if owner is None or owner[0] != "inst":
+            return False
+        holder = self._attribute_holder(owner[1], owner[2], expr[2])
+        return any(
+            row[ATTR_NAME] == expr[2]
+            and holder[0].scopes[row[ATTR_SCOPE]][SCOPE_PARENT] == holder[1]
+            for row in holder[0].facts["attrs"]
+        )
+
     def _attribute_holder(self, mod: ModuleFacts, scope: int, name: str) -> tuple:
         """The class in the MRO whose methods assign `self.name` (or whose body binds it);
         the class itself when none does."""
@@ -819,6 +832,8 @@ class Program:
                     )
             return False
         elif expr[0] == "a":  # `self.callback()`: what the attribute was given
+            if not self._assigned_attribute(mod, scope, expr, pos):
+                return False  # a method the class does not have, not an attribute it holds
             base = expr
         elif expr[0] == "c" and expr[2] is not None and self._gives_back(mod, scope, expr, pos):
             # `self.ensure_sync(self.view_functions[k])()`: the argument, given back, is called
