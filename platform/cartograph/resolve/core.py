@@ -26,7 +26,7 @@ import posixpath
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 from cartograph.model import Edge, SymbolRow, Unresolved, symbol_id
 
@@ -100,7 +100,15 @@ def module_symbol(repo: str, path: str, lines: int) -> SymbolRow:
     )
 
 
-UNKNOWN: tuple = (None, None)
+class Found(NamedTuple):
+    """An evaluation's answer: the value (None: not known) and the rule that found it (its
+    `via`, what an edge made from it records)."""
+
+    value: Any
+    via: str | None
+
+
+UNKNOWN = Found(None, None)
 # cached computations nested before a chain is answered from its far end (Memo._settle);
 # 60 was too few for a generated 10,000-module repository's call chains (its cold and warm
 # answers differed), 200 holds them, inside index.pipeline.RECURSION_LIMIT Python frames

@@ -32,6 +32,7 @@ from cartograph.resolve.http import (
     request_row,
     route_path,
 )
+from cartograph.resolve.values import Class, Definition, External, Instance, Module
 
 if TYPE_CHECKING:
     from cartograph.resolve.python import ModuleFacts, Program
@@ -83,14 +84,12 @@ class _Reader:
     # ------------------------------------------------------------ what a callee is
     def library(self, scope: int, expr: list | None, pos: int) -> str | None:
         """The top-level package an expression's value comes from: outside the repository
-        (`("ext", top)`), or a framework's or library's own code indexed with it."""
-        value = self.program.evaluate(self.mod, scope, expr, pos)[0]
-        if value is None:
-            return None
-        if value[0] == "ext":
-            return value[1]
-        if value[0] in ("cls", "inst", "fn", "mod"):  # the framework's own code, indexed too
-            top = value[1].name.split(".")[0]
+        (an `External` value), or a framework's or library's own code indexed with it."""
+        value = self.program.evaluate(self.mod, scope, expr, pos).value
+        if isinstance(value, External):
+            return value.top
+        if isinstance(value, (Definition, Instance, Module)):  # the framework's own, indexed
+            top = value.module.name.split(".")[0]
             if top in WEB_FRAMEWORKS or top in CLIENT_LIBRARIES or top == "django":
                 return top
         return None
@@ -173,9 +172,9 @@ class _Reader:
                 return None
             return self._module_identity(mod, expr[1], 0)
         if expr[0] == "a":
-            base = program.evaluate(mod, scope, expr[1], pos)[0]
-            if base is not None and base[0] == "mod":
-                return self._module_identity(base[1], expr[2], 0)
+            base = program.evaluate(mod, scope, expr[1], pos).value
+            if isinstance(base, Module):
+                return self._module_identity(base.module, expr[2], 0)
         return None
 
     def _local_key(self, scope: int, name: str) -> str:
@@ -256,10 +255,10 @@ class _Reader:
         of the module it is imported from."""
         name = last_name(expr)
         if expr[0] == "a":
-            base = self.program.evaluate(mod, scope, expr[1], pos)[0]
-            if base is None or base[0] != "mod":
+            base = self.program.evaluate(mod, scope, expr[1], pos).value
+            if not isinstance(base, Module):
                 return None
-            mod = base[1]
+            mod = base.module
         for _ in range(MAX_CONST_DEPTH):
             for row in mod.facts.get("http") or ():
                 if row[0] == "list" and row[1] == 0 and row[2] == name:
@@ -295,9 +294,9 @@ class _Reader:
             value = ["e", value[1][1]]
         if value[0] != "e":
             return None
-        found = self.program.evaluate(mod or self.mod, line_scope, value[1], pos)[0]
-        if found is not None and found[0] in ("fn", "cls"):
-            return found[1].symbol_ids[found[2]]
+        found = self.program.evaluate(mod or self.mod, line_scope, value[1], pos).value
+        if isinstance(found, Definition):
+            return found.symbol_id
         return None
 
     def _added_route(self, router, framework, name, positional, keywords, line) -> list | None:
@@ -358,8 +357,8 @@ class _Reader:
             name = plain_text(argument)
             found = self.program.module(name) if name else None
         elif argument[0] == "e":
-            value = self.program.evaluate(self.mod, 0, argument[1], pos)[0]
-            found = value[1] if value is not None and value[0] == "mod" else None
+            value = self.program.evaluate(self.mod, 0, argument[1], pos).value
+            found = value.module if isinstance(value, Module) else None
         else:
             return None
         return f"urls:{found.path}" if found is not None else None
@@ -455,11 +454,11 @@ class _Reader:
         "http://users:8000"`)."""
         if expr[0] != "n":
             if expr[0] == "a":
-                base = self.program.evaluate(self.mod, scope, expr[1], 0)[0]
-                if base is not None and base[0] == "mod":
-                    return self._module_constant(base[1], expr[2], depth + 1)
-                if base is not None and base[0] in ("inst", "cls"):
-                    return _declared_constant(base[1], base[2], expr[2])
+                base = self.program.evaluate(self.mod, scope, expr[1], 0).value
+                if isinstance(base, Module):
+                    return self._module_constant(base.module, expr[2], depth + 1)
+                if isinstance(base, (Instance, Class)):
+                    return _declared_constant(base.module, base.scope, expr[2])
             return None
         return self._module_constant(self.mod, expr[1], depth)
 

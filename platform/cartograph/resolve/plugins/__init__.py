@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from cartograph.resolve.core import EdgeSet
+    from cartograph.resolve.core import EdgeSet, Found
     from cartograph.resolve.python import ModuleFacts, Program
 
 
@@ -23,9 +23,9 @@ class PythonPlugin(Protocol):
 
     def parameter_value(
         self, program: Program, mod: ModuleFacts, scope: int, row: list
-    ) -> tuple | None:
+    ) -> Found | None:
         """The value a function's parameter holds (`row`: its binding) when its annotation
-        does not say: (value, via), or None to leave it to the other plugins."""
+        does not say: Found(value, via), or None to leave it to the other plugins."""
         ...
 
     def module_edges(self, program: Program, mod: ModuleFacts, edges: EdgeSet) -> None:

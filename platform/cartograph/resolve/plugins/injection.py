@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cartograph.parsing.facts import BINDING_VALUE, SCOPE_PARENT
+from cartograph.resolve.core import Found
+from cartograph.resolve.values import Function
 
 if TYPE_CHECKING:
     from cartograph.resolve.python import ModuleFacts, Program
@@ -16,7 +18,7 @@ INJECTORS = frozenset({"Depends", "Security"})
 class InjectionPlugin:
     def parameter_value(
         self, program: Program, mod: ModuleFacts, scope: int, row: list
-    ) -> tuple | None:
+    ) -> Found | None:
         default = row[BINDING_VALUE][3]
         if default is None or default[0] != "c" or default[2] is None:
             return None
@@ -26,8 +28,8 @@ class InjectionPlugin:
             return None
         parent = mod.scopes[scope][SCOPE_PARENT]
         header = parent if parent >= 0 else 0
-        dependency = program.evaluate(mod, header, default[2], 1 << 62)[0]
-        if dependency is None or dependency[0] != "fn":
+        dependency = program.evaluate(mod, header, default[2], 1 << 62).value
+        if not isinstance(dependency, Function):
             return None
-        returned = program.returns(dependency[1], dependency[2])[0]
-        return (returned, "injection") if returned is not None else None
+        returned = program.returns(dependency.module, dependency.scope).value
+        return Found(returned, "injection") if returned is not None else None

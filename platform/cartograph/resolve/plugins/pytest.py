@@ -18,7 +18,8 @@ from cartograph.parsing.facts import (
     SCOPE_PARENT,
     SCOPE_START,
 )
-from cartograph.resolve.values import union_of
+from cartograph.resolve.core import Found
+from cartograph.resolve.values import Class, Value, union_of
 
 if TYPE_CHECKING:
     from cartograph.resolve.core import EdgeSet
@@ -30,19 +31,19 @@ _FIXTURE_NAME = re.compile(r"""\bname\s*=\s*(['"])([A-Za-z_][A-Za-z0-9_]*)\1""")
 class PytestPlugin:
     def parameter_value(
         self, program: Program, mod: ModuleFacts, scope: int, row: list
-    ) -> tuple | None:
+    ) -> Found | None:
         binding = row[BINDING_VALUE]
         if binding[2] is not None or binding[3] is not None or not takes_fixtures(mod, scope):
             return None  # annotated, or with a default: not a fixture request
         given = parametrized(program, mod, scope).get(row[1])
         if given is not None:  # one of the cases' values, whichever runs
-            value = union_of([value for value, _via in given])
-            return (value, given[0][1]) if value is not None else None
+            value = union_of([found.value for found in given])
+            return Found(value, given[0].via) if value is not None else None
         fixture = self.fixture(program, mod, row[1])
         if fixture is None:
             return None
         value = fixture_value(program, *fixture)
-        return (value, "fixture") if value is not None else None
+        return Found(value, "fixture") if value is not None else None
 
     def module_edges(self, program: Program, mod: ModuleFacts, edges: EdgeSet) -> None:
         """A test (or fixture) calls the fixtures its parameters request, and builds the
@@ -74,12 +75,12 @@ class PytestPlugin:
         return None
 
 
-def parametrized(program: Program, mod: ModuleFacts, scope: int) -> dict[str, list[tuple]]:
-    """The values `@pytest.mark.parametrize` gives a test's parameters: name → [(value, via)]
-    of its cases that evaluate to something known."""
+def parametrized(program: Program, mod: ModuleFacts, scope: int) -> dict[str, list[Found]]:
+    """The values `@pytest.mark.parametrize` gives a test's parameters: name → the Found of
+    each of its cases that evaluates to something known."""
 
-    def compute() -> dict[str, list[tuple]]:
-        found: dict[str, list[tuple]] = {}
+    def compute() -> dict[str, list[Found]]:
+        found: dict[str, list[Found]] = {}
         parent = max(mod.scopes[scope][SCOPE_PARENT], 0)
         for decorated, names, cases, pos in mod.facts.get("parametrize", ()):
             if decorated != scope:
@@ -87,7 +88,7 @@ def parametrized(program: Program, mod: ModuleFacts, scope: int) -> dict[str, li
             for case in cases:
                 for name, expr in zip(names, case, strict=True):
                     value = program.evaluate(mod, parent, expr, pos)
-                    if value[0] is not None:
+                    if value.value is not None:
                         found.setdefault(name, []).append(value)
         return found
 
@@ -105,13 +106,13 @@ def _built_in_cases(program: Program, mod: ModuleFacts) -> list[tuple[int, str, 
             for expr in case:
                 if expr is None or expr[0] != "c":
                     continue
-                callee = program.evaluate(mod, parent, expr[1], pos)[0]
-                if callee is None or callee[0] != "cls":
+                callee = program.evaluate(mod, parent, expr[1], pos).value
+                if not isinstance(callee, Class):
                     continue
-                built.append((scope, callee[1].symbol_ids[callee[2]], line))
-                init = program.class_member(callee[1], callee[2], "__init__", instance=False)
-                if init is not None and init[0][0] == "fn":
-                    built.append((scope, init[0][1].symbol_ids[init[0][2]], line))
+                built.append((scope, callee.symbol_id, line))
+                init = program.classes.method(callee, "__init__", instance=False)
+                if init is not None:
+                    built.append((scope, init.symbol_id, line))
     return built
 
 
@@ -161,16 +162,16 @@ def _conftests_by_name(program: Program, mod: ModuleFacts) -> list[ModuleFacts]:
         package = package.rpartition(".")[0]
 
 
-def fixture_value(program: Program, mod: ModuleFacts, scope: int) -> tuple | None:
+def fixture_value(program: Program, mod: ModuleFacts, scope: int) -> Value | None:
     """What a fixture gives the tests that request it: what it returns, or yields."""
-    returned = program.returns(mod, scope)[0]
+    returned = program.returns(mod, scope).value
     if returned is not None:
         return returned
     values = {
         value
         for yielded_scope, pos, expr in mod.facts.get("yields", ())
         if yielded_scope == scope
-        for value in [program.evaluate(mod, scope, expr, pos)[0]]
+        for value in [program.evaluate(mod, scope, expr, pos).value]
         if value is not None
     }
     return next(iter(values)) if len(values) == 1 else None
