@@ -17,6 +17,12 @@ Rows (all ids are symbol ids):
   function a passed lambda's body calls.
 - ["pass", function, parameter, callee, callee_parameter]: `function` passes its parameter on
   (`inner(callback)`), through any number of hops.
+- In "arg" and "pass" rows, a function may be a dispatch key, `class->name`: a method called
+  on an instance of `class` whose exact class is not known (`self.add_url_rule(rule, f)` in a
+  base class). What reaches its parameter reaches the same parameter of the method `name` as
+  `class` finds it and of every override of `name` below `class` (an override may call what
+  the base method does not: Flask's `App.add_url_rule` stores the view `Scaffold.route`
+  hands to the abstract `Scaffold.add_url_rule`).
 - ["call", function, parameter, source, line, mode]: `source` (the function or a closure in
   it) calls `parameter`'s value (mode "v": `callback()`) or an element of it ("e": `for f in
   fns: f()`, `table[k]()`) at `line`.
@@ -125,6 +131,8 @@ class _Flows:
                 module = row[1]
                 for name in row[2]:
                     self.functions[name].append(f"{module}.{name}")
+        self._children = self.subclasses()
+        self._below: dict[str, set[str]] = {}
         seen = set(self.values)
         frontier = set(self.values)
         for _pass in range(FORWARD_PASSES):
@@ -137,12 +145,55 @@ class _Flows:
                     self.forwards.setdefault((row[1], row[2]), set()).add(target)
                     if target not in seen:
                         reached.add(target)
+            for key in frontier:
+                for target in self.dispatched(key):
+                    self.forwards.setdefault(key, set()).add(target)
+                    if target not in seen:
+                        reached.add(target)
             seen |= reached
             frontier = reached
         if frontier:  # a longer chain: every forward, in one more pass
             for row in rows():
                 if row[0] == "pass":
                     self.forwards.setdefault((row[1], row[2]), set()).add((row[3], row[4]))
+            keys = set(self.forwards) | {t for ts in self.forwards.values() for t in ts}
+            for key in keys | set(self.values):
+                for target in self.dispatched(key):
+                    self.forwards.setdefault(key, set()).add(target)
+
+    def dispatched(self, key: tuple[str, str]) -> list[tuple[str, str]]:
+        """Where a value passed to a dispatch key's parameter (`class->name`, a method called
+        on an instance of `class` or of a subclass) goes: the same parameter of the method
+        `name` as `class` finds it (its own, or the nearest indexed base's) and of every
+        override of `name` below `class`. Nothing for any other key."""
+        function, parameter = key
+        cls, arrow, name = function.partition("->")
+        if not arrow:
+            return []
+        owners = []
+        definer = self.definer(cls, name)
+        if definer is not None:
+            owners.append(definer)
+        below = self._below.get(cls)
+        if below is None:
+            below = self._below[cls] = _descendants(cls, self._children)
+        owners.extend(sub for sub in below if name in self.methods.get(sub, ()))
+        return [(f"{owner}.{name}", parameter) for owner in owners]
+
+    def definer(self, cls: str, name: str) -> str | None:
+        """The class whose method `name` an instance of `cls` runs: `cls` or the first
+        indexed base (breadth first) that defines it."""
+        seen: set[str] = set()
+        queue = deque([cls])
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if name in self.methods.get(current, ()):
+                return current
+            queue.extend(self.bases.get(current, ()))
+        return None
 
     def propagate(self) -> None:
         """Values passed on (`inner(callback)`) reach the parameters they are passed to."""
@@ -161,17 +212,8 @@ class _Flows:
 
     def init_of(self, cls: str) -> str | None:
         """The `__init__` a class runs: its own or the first indexed base's that has one."""
-        seen: set[str] = set()
-        queue = deque([cls])
-        while queue:
-            current = queue.popleft()
-            if current in seen:
-                continue
-            seen.add(current)
-            if "__init__" in self.methods.get(current, ()):
-                return current + ".__init__"
-            queue.extend(self.bases.get(current, ()))
-        return None
+        definer = self.definer(cls, "__init__")
+        return definer + ".__init__" if definer is not None else None
 
     def ancestors(self, cls: str) -> set[str]:
         """Every indexed class above `cls`."""

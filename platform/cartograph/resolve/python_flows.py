@@ -246,7 +246,11 @@ class FlowRows:
     def arguments(self, scope: int, expr: list, callee: Definition, pos: int) -> None:
         """What a call passes to the parameters a function uses as callables: functions,
         classes, lambdas and the elements of displays ("arg" rows), and the caller's own
-        parameters ("pass" rows)."""
+        parameters ("pass" rows). A method called on an instance whose class is not known
+        exactly (`self.add_url_rule(rule, f)`, a parameter typed as the base) may run an
+        override in a subclass, which may call what the method itself does not: its rows go
+        to the dispatch key `class->name` (the flow stage passes them to the method found on
+        that class and to every override below it), for every parameter."""
         mod, program = self.mod, self.program
         passed = mod.arguments(pos, expr)
         if not passed:
@@ -259,18 +263,21 @@ class FlowRows:
         assert target is not None
         tmod, tscope = target.module, target.scope
         wanted = tmod.callable_params().get(tscope)
-        if not wanted:
-            return  # the callee never calls, iterates, passes on or stores a parameter
-        params = program.signature(tmod, tscope)
         bound = isinstance(callee, Class)
+        target_id = tmod.symbol_ids[tscope]
         if expr[0] == "a" and not bound:
-            base = self.evaluate_ref(mod, scope, expr[1], pos).value
+            base, base_via = self.evaluate_ref(mod, scope, expr[1], pos)
             decorators = tmod.decorators(tscope)
             if isinstance(base, (Instance, Super)):
                 bound = "staticmethod" not in decorators
             elif isinstance(base, Class):
                 bound = "classmethod" in decorators
-        target_id = tmod.symbol_ids[tscope]
+            if isinstance(base, Instance) and base_via != "constructor" and bound:
+                target_id = f"{base.module.symbol_ids[base.scope]}->{expr[2]}"
+                wanted = None  # an override may call any parameter
+        if wanted is not None and not wanted:
+            return  # the callee never calls, iterates, passes on or stores a parameter
+        params = program.signature(tmod, tscope)
         positional = [p for p in params if not p[2]]
         by_name = {p[1] for p in positional}
         star = next((p for p in params if p[2] == "*"), None)
@@ -284,7 +291,7 @@ class FlowRows:
                 name = positional[index][1] if index < len(positional) else None
                 if star is not None and index >= star[0]:  # collected by `*args`
                     name, element = star[1], True
-            if name is not None and name in wanted:
+            if name is not None and (wanted is None or name in wanted):
                 self._value(scope, value, pos, target_id, name, element)
 
     def _value(

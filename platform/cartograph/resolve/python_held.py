@@ -243,7 +243,8 @@ class HeldValues:
 
     def returned(self, mod: ModuleFacts, scope: int) -> list:
         """Every value a function may return (a function, a closure, a bound method, an
-        instance), one per distinct result of its `return` statements."""
+        instance), one per distinct result of its `return` statements; when its one `return` is
+        a call no single value describes, what the functions that call may run return."""
         program = self.program
 
         def compute() -> list:
@@ -251,10 +252,23 @@ class HeldValues:
             if single is not None and single != TYPING:
                 return [single]  # (`-> Callable[...]` names no function: its returns do)
             values = []
+            unknown_calls = []
             for pos, expr in mod.returns_of(scope):
                 value = program.evaluate(mod, scope, expr, pos).value
                 if isinstance(value, RETURNED_KINDS):
                     values.append(value)
+                elif value is None and expr is not None and expr[0] == "c":
+                    unknown_calls.append((pos, expr))
+            if not values and len(unknown_calls) == len(mod.returns_of(scope)) == 1:
+                # the one `return` is a call no single value describes (`return
+                # self.route(rule, **opts)`): what the functions called return (a decorator
+                # factory behind another: flask's `get` → `_method_route` → `route`'s
+                # `decorator`). With several returns, which one runs depends on the arguments
+                # (click's `group`: `command(...)(name)` when given a function, else the
+                # decorator `command(...)` returns): left out
+                for pos, expr in unknown_calls:
+                    found = self.callables(mod, scope, expr, pos, evaluated=True)
+                    values.extend(v for v, _via in found if isinstance(v, RETURNED_KINDS))
             return list(dict.fromkeys(values))
 
         return program.memo.cached(("returned", mod.path, scope), compute, [])

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import typing as t
+
+F = t.TypeVar("F", bound=t.Callable[..., t.Any])
+
+
+class Scaffold:
+    def route(self, rule: str) -> t.Callable[[F], F]:
+        def decorator(f: F) -> F:
+            self.add_url_rule(rule, f)
+            return f
+
+        return decorator
+
+    def add_url_rule(self, rule: str, view_func: t.Callable[..., t.Any] | None = None) -> None:
+        raise NotImplementedError
+
+
+def register(scaffold: Scaffold, rule: str, view: t.Callable[..., t.Any]) -> None:
+    scaffold.add_url_rule(rule, view)
