@@ -669,6 +669,11 @@ class Program:
         func = expr[1]
         if func[0] == "n" and func[1] == "super":
             return self._super(mod, scope, expr[2], pos)
+        if func[0] == "a" and func[2] == "__new__" and expr[2] is not None:
+            # `object.__new__(self.__class__)`, `super().__new__(cls)`: an instance of that class
+            made = self.evaluate(mod, scope, expr[2], pos).value
+            if isinstance(made, Class):
+                return Found(Instance(made.module, made.scope), "constructor")
         if func[0] == "a":
             receiver = self.evaluate(mod, scope, func[1], pos)
             if receiver.value is None:
@@ -784,13 +789,24 @@ class Program:
             alternatives = [a for a in annotation[1] if a is not None and a[0] != "none"]
             if len(alternatives) == 1:
                 return self.evaluate_type(mod, scope, alternatives[0])
-            typed = [self.evaluate_type(mod, scope, a).value for a in alternatives]
-            if typed and all(t is not None for t in typed):  # every alternative known
-                return Found(union_of(typed), "annotation")
-            return UNKNOWN
+            typed = []
+            for alternative in alternatives:
+                value = self.evaluate_type(mod, scope, alternative).value
+                if value is not None:
+                    typed.append(value)
+                elif not self._builtin_type(mod, scope, alternative):
+                    return UNKNOWN  # an alternative not known: the value may be anything
+            # a builtin type's methods are never the repository's: `str | TerminalRepr` calls
+            # of the repository are TerminalRepr's
+            return Found(union_of(typed), "annotation") if typed else UNKNOWN
         if kind == "g":
             return self._generic_type(mod, scope, annotation[1], annotation[2])
         return UNKNOWN
+
+    def _builtin_type(self, mod: ModuleFacts, scope: int, annotation: list) -> bool:
+        """Whether an annotation names a builtin type (`str`, `tuple[str, int]`)."""
+        named = annotation[1] if annotation[0] == "g" else annotation
+        return named[0] == "n" and self.lookup(mod, scope, named[1], 1 << 62).value == BUILTIN
 
     def _generic_type(self, mod: ModuleFacts, scope: int, base: list, args: list) -> Found:
         """`base[args]`: a generic class of the repository, a container of the typing module

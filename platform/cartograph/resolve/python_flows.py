@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 # a name a plugin manager may call (pluggy's hooks are `project_event`): public, with an "_"
 HOOKABLE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_]+\Z")
+HOOK_CALLERS = frozenset({"call_historic", "call_extra"})  # a pluggy hook's other calls
 
 
 class FlowRows:
@@ -216,7 +217,10 @@ class FlowRows:
     def hook(self, expr: list, source_id: str, line: int) -> bool:
         """`config.hook.pytest_x(...)`, `item.ihook.pytest_x(...)`, `pm.hook.x(...)`: a plugin
         manager's hook, which calls every implementation registered for that name (the flow
-        stage's hook rule binds the functions and methods of that name)."""
+        stage's hook rule binds the functions and methods of that name). pluggy's other ways
+        to call a hook, `hook.pytest_x.call_historic(...)` and `.call_extra(...)`, too."""
+        if expr[0] == "a" and expr[2] in HOOK_CALLERS and expr[1][0] == "a":
+            expr = expr[1]
         if expr[0] != "a" or not HOOKABLE.match(expr[2]):
             return False
         relay = expr[1]

@@ -10,3 +10,6 @@ class Session:
         self.config.hook.pytest_sessionstart(session=self)
         hook = self.config.hook
         hook.pytest_collection(session=self)
+
+    def configure(self):
+        self.config.hook.pytest_configure.call_historic(kwargs=dict(config=self))

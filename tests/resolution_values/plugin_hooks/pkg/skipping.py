@@ -13,3 +13,7 @@ def helper_function(x):
 class TerminalReporter:
     def pytest_collection(self, session):
         return session
+
+
+def pytest_configure(config):
+    return config

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from elsewhere import Thing
+
 
 class Circle:
     def area(self) -> float:
@@ -37,5 +39,9 @@ def partly(shape: Circle | Line) -> float:
     return shape.area()
 
 
-def unknown_part(shape: Circle | int) -> float:
+def unknown_part(shape: Circle | Thing) -> float:
+    return shape.area()
+
+
+def with_builtin(shape: Circle | int) -> float:
     return shape.area()
