@@ -35,13 +35,24 @@ from cartograph.parsing.facts import (
 )
 from cartograph.resolve.core import Found
 from cartograph.resolve.python_held import CONTAINER_GETTERS
-from cartograph.resolve.values import Box, Class, Definition, Function, Instance, Lambda, Super
+from cartograph.resolve.values import (
+    BUILTIN,
+    Box,
+    Class,
+    Definition,
+    Function,
+    Instance,
+    Lambda,
+    Super,
+)
 
 if TYPE_CHECKING:
     from cartograph.resolve.python import ModuleFacts, Program
 
 # a name a plugin manager may call (pluggy's hooks are `project_event`): public, with an "_"
 HOOKABLE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_]+\Z")
+# builtins whose result holds a container's elements (a copy, a view, an iterator over it)
+CONTAINER_COPIES = frozenset({"reversed", "list", "tuple", "sorted", "iter", "set", "frozenset"})
 HOOK_CALLERS = frozenset({"call_historic", "call_extra"})  # a pluggy hook's other calls
 
 
@@ -115,9 +126,22 @@ class FlowRows:
         """The flow stage's key of the container an expression names: a display bound to a
         name (`REGISTRY`, from any module that imports it), or an attribute of an instance of
         a repository class (`self.commands`: keyed by the class that assigns the attribute);
-        `c.setdefault(k, [])` and `c.get(k, [])` name the lists held in `c`."""
-        if base[0] == "c" and base[1][0] == "a" and base[1][2] in CONTAINER_GETTERS:
-            base = base[1][1]
+        `c.setdefault(k, [])`, `c.get(k, [])` and `c[k]` name the containers held in `c`, and
+        a builtin copy (`reversed(c)`, `list(c)`) the container it reads."""
+        while True:
+            if base[0] == "i":  # `self.funcs[name]`: the containers held in `self.funcs`
+                base = base[1]
+            elif base[0] == "c" and base[1][0] == "a" and base[1][2] in CONTAINER_GETTERS:
+                base = base[1][1]
+            elif base[0] == "c" and base[1][0] == "n" and base[1][1] in CONTAINER_COPIES:
+                # `reversed(self.funcs)`, `list(REGISTRY)`: the container they read
+                if base[2] is None or len(base) > 3:
+                    return None
+                if self.program.lookup(mod, scope, base[1][1], pos).value != BUILTIN:
+                    return None
+                base = base[2]
+            else:
+                break
         if base[0] == "a":
             owner = self.evaluate_ref(mod, scope, base[1], pos).value
             if not isinstance(owner, Instance):
@@ -182,13 +206,18 @@ class FlowRows:
         callee = self.evaluate_ref(self.mod, scope, call[1], pos).value
         if not isinstance(callee, Function):
             return False
-        fmod, fscope = callee.module, callee.scope
-        params = [p[1] for p in self.program.signature(fmod, fscope) if not p[2]]
-        parent = fmod.scopes[fscope][SCOPE_PARENT]
-        in_class = parent >= 0 and fmod.scopes[parent][SCOPE_KIND] == "class"
-        if in_class and "staticmethod" not in fmod.scopes[fscope][SCOPE_DECORATORS]:
-            params = params[1:]
-        return bool(params) and any(e == ["n", params[0]] for _pos, e in fmod.returns_of(fscope))
+        params = self._bound_params(callee)
+        returns = callee.module.returns_of(callee.scope)
+        return bool(params) and any(e == ["n", params[0]] for _pos, e in returns)
+
+    def _bound_params(self, function: Function) -> list[str]:
+        """The positional parameters a call of `function` fills: a method's `self` or `cls`
+        left out (a method is called through its instance or class), a staticmethod's not."""
+        params = [p[1] for p in self.program.signature(function.module, function.scope) if not p[2]]
+        is_method = function.module.kind(function.scope) == "method"
+        if is_method and "staticmethod" not in function.row[SCOPE_DECORATORS]:
+            return params[1:]
+        return params
 
     def _container_rows(self, scope, base, literal, pos, source_id: str, line: int) -> bool:
         key = self.container_key(self.mod, scope, base, pos)
@@ -377,12 +406,12 @@ class FlowRows:
                 for decorator, _via in decorators:
                     if not isinstance(decorator, Function):
                         continue
-                    params = [
-                        p for p in program.signature(decorator.module, decorator.scope) if not p[2]
-                    ]
+                    # a method used as a decorator (`@app.teardown_appcontext`) is bound:
+                    # the definition goes to the parameter after `self`
+                    params = self._bound_params(decorator)
                     if params:  # "d": the wrapper it returns calls it back ("wrapped")
                         rows.append(
-                            ["arg", decorator.symbol_id, params[0][1], received.symbol_id, "d"]
+                            ["arg", decorator.symbol_id, params[0], received.symbol_id, "d"]
                         )
         for scope, row in enumerate(mod.scopes):
             kind = row[SCOPE_KIND]
