@@ -123,7 +123,7 @@ class FileResolver:
         (`self.client.get`, an imported function) — the same call repeats a lot in a file."""
         evaluate = self.program.evaluate
         root = _root_name(expr)
-        if root is None or scope == 0:
+        if root is None or scope == 0 or mod is not self.mod:
             return evaluate(mod, scope, expr, pos)
         rows = mod.bindings(scope).get(root)
         if rows and any(r[BINDING_VALUE][0] != "param" for r in rows):

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 HOOKABLE = re.compile(r"[a-z][a-z0-9]*_[A-Za-z0-9_]+\Z")
 # builtins whose result holds a container's elements (a copy, a view, an iterator over it)
 CONTAINER_COPIES = frozenset({"reversed", "list", "tuple", "sorted", "iter", "set", "frozenset"})
+MAX_CONTAINER_STEPS = 16  # subscripts, getters, copies and locals between a use and its container
 HOOK_CALLERS = frozenset({"call_historic", "call_extra"})  # a pluggy hook's other calls
 
 
@@ -128,7 +129,7 @@ class FlowRows:
         a repository class (`self.commands`: keyed by the class that assigns the attribute);
         `c.setdefault(k, [])`, `c.get(k, [])` and `c[k]` name the containers held in `c`, and
         a builtin copy (`reversed(c)`, `list(c)`) the container it reads."""
-        while True:
+        for _step in range(MAX_CONTAINER_STEPS):
             if base[0] == "i":  # `self.funcs[name]`: the containers held in `self.funcs`
                 base = base[1]
             elif base[0] == "c" and base[1][0] == "a" and base[1][2] in CONTAINER_GETTERS:
@@ -140,8 +141,21 @@ class FlowRows:
                 if self.program.lookup(mod, scope, base[1][1], pos).value != BUILTIN:
                     return None
                 base = base[2]
+            elif base[0] == "n" and scope > 0:
+                # `handler_map = self.spec[name][c]`: a local bound to a container's element
+                found = self.program.live_binding(mod, scope, base[1], pos)
+                if found is None or found[0] != scope:
+                    break
+                binding = found[1][BINDING_VALUE]
+                held = binding[1] if binding[0] == "val" else None
+                if held is None or held[0] not in ("i", "c"):
+                    break
+                # the value is read before the name is bound (`x = x[0]`)
+                base, pos = held, found[1][BINDING_POS] - 1
             else:
                 break
+        else:
+            return None  # a chain longer than any real one (a name bound to itself)
         if base[0] == "a":
             owner = self.evaluate_ref(mod, scope, base[1], pos).value
             if not isinstance(owner, Instance):
@@ -196,9 +210,43 @@ class FlowRows:
         elif expr[0] == "c" and expr[2] is not None and self._gives_back(scope, expr, pos):
             # `self.ensure_sync(self.view_functions[k])()`: the argument, given back, is called
             return self.parameter_call(scope, expr[2], pos, source_id, line)
+        elif expr[0] == "c":
+            # `handler = self._find_error_handler(e)` returning `handler_map.get(cls)`
+            # of `self.error_handler_spec[name][c]`: an element of that container is called
+            keys = self._returned_element_keys(scope, expr, pos)
+            for key in keys:
+                self.rows.append(["call", key, "*", source_id, line, "v"])
+            return bool(keys)
         if base is None:
             return False
         return self._container_rows(scope, base, literal, pos, source_id, line)
+
+    def _returned_element_keys(self, scope: int, call: list, pos: int) -> list[str]:
+        """The containers whose elements the function `call` calls may return (a `return`
+        of a subscript or `.get` of a container, or of a name bound to one)."""
+        callee = self.evaluate_ref(self.mod, scope, call[1], pos).value
+        if not isinstance(callee, Function):
+            return []
+        fmod, fscope = callee.module, callee.scope
+        keys = []
+        for at, returned in fmod.returns_of(fscope):
+            if returned is None:
+                continue
+            if returned[0] == "n":  # `return handler`, `handler = handler_map.get(cls)`
+                found = self.program.live_binding(fmod, fscope, returned[1], at)
+                if found is None:
+                    continue
+                binding = found[1][BINDING_VALUE]
+                if binding[0] != "val" or binding[1] is None:
+                    continue
+                returned, at = binding[1], found[1][BINDING_POS] - 1
+            if returned[0] == "i" or (
+                returned[0] == "c" and returned[1][0] == "a" and returned[1][2] in CONTAINER_GETTERS
+            ):
+                key = self.container_key(fmod, fscope, returned, at)
+                if key is not None and key not in keys:
+                    keys.append(key)
+        return keys
 
     def _gives_back(self, scope: int, call: list, pos: int) -> bool:
         """Whether the function `call` calls may return its first argument as it is

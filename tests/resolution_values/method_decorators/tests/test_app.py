@@ -1,4 +1,5 @@
 from pkg.app import App
+from pkg.errors import App as ErrorApp
 from pkg.real import Registry
 from pkg.hooks import Hooks
 
@@ -36,3 +37,13 @@ def test_registry():
 
     registry.do_before(None)
     registry.do_teardown()
+
+
+def test_errors():
+    app = ErrorApp()
+
+    @app.errorhandler(404)
+    def not_found(error):
+        return error
+
+    app.handle(404)
