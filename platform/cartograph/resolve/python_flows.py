@@ -343,8 +343,10 @@ class FlowRows:
                 return
         assert target is not None
         tmod, tscope = target.module, target.scope
-        wanted = tmod.callable_params().get(tscope)
+        wanted: frozenset[str] | None = tmod.callable_params().get(tscope, frozenset())
         bound = isinstance(callee, Class)
+        if not wanted and (bound or expr[0] != "a" or tmod.kind(tscope) != "method"):
+            return  # a function that never calls, iterates, passes on or stores a parameter
         target_id = tmod.symbol_ids[tscope]
         if expr[0] == "a" and not bound:
             base, base_via = self.evaluate_ref(mod, scope, expr[1], pos)
