@@ -278,16 +278,27 @@ class FlowRows:
 
     # ------------------------------------------------------------ dispatch the stage decides
     def receiver(self, scope: int, expr: list, source_id: str, line: int) -> None:
-        """`self.m()` / `cls.m()` in a method: may reach the overrides of m in the subclasses
-        of the method's class (the flow stage's dispatch rule)."""
+        """`self.m()` / `cls.m()` in a method, or in a function nested in one that does not
+        bind that name itself (`def decorator(f): self.add_url_rule(rule, f)` inside
+        `route`): may reach the overrides of m in the subclasses of the method's class (the
+        flow stage's dispatch rule)."""
         mod = self.mod
         if expr[0] != "a" or expr[1][0] != "n" or scope <= 0:
             return
-        row = mod.scopes[scope]
+        name = expr[1][1]
+        method = scope
+        while mod.scopes[method][SCOPE_KIND] == "function":
+            parent = mod.scopes[method][SCOPE_PARENT]
+            if parent < 0 or mod.scopes[parent][SCOPE_KIND] == "class":
+                break
+            if name in mod.bindings(method):
+                return  # a closure's own binding of the name: not the method's `self`
+            method = parent
+        row = mod.scopes[method]
         parent = row[SCOPE_PARENT]
         if row[SCOPE_KIND] != "function" or parent < 0 or mod.scopes[parent][SCOPE_KIND] != "class":
             return
-        if expr[1][1] != mod.first_param(scope) or "staticmethod" in row[SCOPE_DECORATORS]:
+        if name != mod.first_param(method) or "staticmethod" in row[SCOPE_DECORATORS]:
             return
         self.rows.append(["self", source_id, mod.symbol_ids[parent], expr[2], line])
 

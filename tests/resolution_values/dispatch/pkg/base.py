@@ -9,6 +9,15 @@ class Pipeline:
     def finish(self):
         return "base finish"
 
+    def later(self):
+        def deferred():
+            return self.step()
+
+        def shadowed(self):
+            return self.step()
+
+        return deferred, shadowed
+
 
 class Unrelated:
     def step(self):
