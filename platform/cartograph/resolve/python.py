@@ -142,6 +142,7 @@ class ModuleFacts:
         "_firstparam",
         "_returns",
         "_stores",
+        "_yields",
         "facts",
         "is_package",
         "limited",  # (scope, name) with a binding valid in a range only (comprehension, lambda)
@@ -164,6 +165,7 @@ class ModuleFacts:
         self._callable_params: dict[int, frozenset[str]] | None = None
         self._stores: dict[str, list] | None = None
         self._returns: dict[int, list[tuple[int, list]]] | None = None
+        self._yields: dict[int, list[tuple[int, list]]] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
 
     @property
@@ -236,6 +238,16 @@ class ModuleFacts:
                 by_scope.setdefault(returned_scope, []).append((pos, expr))
             self._returns = by_scope
         return self._returns.get(scope, [])
+
+    def yields_of(self, scope: int) -> list[tuple[int, list]]:
+        """The `yield` statements with a value of one function, as (position, expression)."""
+        if self._yields is None:
+            by_scope: dict[int, list[tuple[int, list]]] = {}
+            for yielded_scope, pos, expr in self.facts.get("yields", ()):
+                if expr is not None:
+                    by_scope.setdefault(yielded_scope, []).append((pos, expr))
+            self._yields = by_scope
+        return self._yields.get(scope, [])
 
     def callable_params(self) -> dict[int, frozenset[str]]:
         """The parameters each function uses as callables (calls, iterates, passes on,
@@ -697,7 +709,17 @@ class Program:
         passed = self._passed_through(mod, scope, expr, callee.value, pos)
         if passed is not None:
             return passed
-        return callee.value.call_result(self, callee.via) if callee.value is not None else UNKNOWN
+        if callee.value is None:
+            return UNKNOWN
+        result = callee.value.call_result(self, callee.via)
+        if result.value is None and isinstance(callee.value, Function) and expr[2] is not None:
+            function = callee.value
+            bound = func[0] == "a" and function.module.kind(function.scope) == "method"
+            bound = bound and "staticmethod" not in function.row[SCOPE_DECORATORS]
+            if self.held.gives_back_argument(function, bound):
+                # `def identity(a): return a`: the call is its argument
+                return self.evaluate(mod, scope, expr[2], pos)
+        return result
 
     def _super(self, mod: ModuleFacts, scope: int, first_arg: list | None, pos: int) -> Found:
         scopes = mod.scopes
@@ -741,6 +763,8 @@ class Program:
         def compute() -> Found:
             row = mod.scopes[scope]
             annotation = row[SCOPE_RETURNS]
+            if annotation is None and mod.yields_of(scope):
+                return self._generated(mod, scope)
             if annotation is None:
                 return self._inferred_return(mod, scope)
             parent = row[SCOPE_PARENT]
@@ -755,6 +779,15 @@ class Program:
             return self.evaluate_type(mod, header, annotation)
 
         return self.memo.cached(("returns", mod.path, scope), compute)
+
+    def _generated(self, mod: ModuleFacts, scope: int) -> Found:
+        """What calling an unannotated generator function returns: a generator, a sequence
+        whose element is what its `yield` statements give (each known, one of them)."""
+        values = [self.evaluate(mod, scope, expr, pos).value for pos, expr in mod.yields_of(scope)]
+        if any(value is None for value in values):
+            return UNKNOWN
+        element = union_of(values)
+        return Found(Sequence(element, None), "return") if element is not None else UNKNOWN
 
     def _inferred_return(self, mod: ModuleFacts, scope: int) -> Found:
         """An unannotated function's result, when every `return` gives the same value

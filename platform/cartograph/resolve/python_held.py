@@ -280,6 +280,17 @@ class HeldValues:
             expr == ["n", first] for _pos, expr in mod.returns_of(scope)
         )
 
+    def gives_back_argument(self, function: Function, bound: bool) -> bool:
+        """Whether every `return` of a function gives back its first argument as it is
+        (`def identity(a): return a`; a method called through its instance: the argument
+        after `self`)."""
+        mod, scope = function.module, function.scope
+        params = [p[1] for p in self.program.signature(mod, scope) if not p[2]]
+        if bound:
+            params = params[1:]
+        returns = mod.returns_of(scope)
+        return bool(params) and bool(returns) and all(e == ["n", params[0]] for _p, e in returns)
+
     def decorated_value(self, mod: ModuleFacts, scope: int):
         """What a decorated name holds once its decorators ran (innermost first): the wrapper
         a decorator returns, an instance a class decorator makes; the function itself when a

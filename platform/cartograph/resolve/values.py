@@ -196,6 +196,23 @@ class Instance(Value):
         call = program.classes.method(self, "__call__")
         return [(call, via)] if call is not None else []
 
+    def iterated(self, program: Program, via: str | None) -> Found:
+        """The iteration protocol: what `__iter__` returns — a generator's or an annotated
+        iterator's element, or an instance whose `__next__` gives it."""
+        start = program.classes.method(self, "__iter__")
+        if start is None:
+            return UNKNOWN
+        iterator = program.returns(start.module, start.scope).value
+        if isinstance(iterator, Sequence):
+            return iterator.iterated(program, "protocol")
+        if not isinstance(iterator, Instance):
+            return UNKNOWN
+        step = program.classes.method(iterator, "__next__")
+        if step is None:
+            return UNKNOWN
+        element = program.returns(step.module, step.scope).value
+        return Found(element, "protocol") if element is not None else UNKNOWN
+
 
 def _member(program: Program, base: Class | Instance, via: str | None, name: str, instance: bool):
     """`name` on a class or an instance: what the class or its bases bind, a property's

@@ -163,14 +163,13 @@ def _conftests_by_name(program: Program, mod: ModuleFacts) -> list[ModuleFacts]:
 
 
 def fixture_value(program: Program, mod: ModuleFacts, scope: int) -> Value | None:
-    """What a fixture gives the tests that request it: what it returns, or yields."""
-    returned = program.returns(mod, scope).value
-    if returned is not None:
-        return returned
+    """What a fixture gives the tests that request it: what it yields, or returns (a
+    generator fixture's own call result is a generator, not what the test gets)."""
+    if not mod.yields_of(scope):
+        return program.returns(mod, scope).value
     values = {
         value
-        for yielded_scope, pos, expr in mod.facts.get("yields", ())
-        if yielded_scope == scope
+        for pos, expr in mod.yields_of(scope)
         for value in [program.evaluate(mod, scope, expr, pos).value]
         if value is not None
     }
