@@ -881,21 +881,6 @@ class Program:
             return self.evaluate_type(mod, scope, args[2])
         return UNKNOWN
 
-    def type_names(self, annotation: list | None) -> Iterable[list]:
-        """Every name or dotted name inside an annotation (for REFERENCES)."""
-        if annotation is None:
-            return
-        kind = annotation[0]
-        if kind in ("n", "a"):
-            yield annotation
-        elif kind == "u":
-            for alternative in annotation[1]:
-                yield from self.type_names(alternative)
-        elif kind == "g":
-            yield annotation[1]
-            for arg in annotation[2]:
-                yield from self.type_names(arg)
-
 
 def _is_literal(row: list) -> bool:
     binding = row[BINDING_VALUE]

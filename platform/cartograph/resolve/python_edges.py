@@ -5,6 +5,7 @@ used) the edges it makes, or why it is unresolved; plus its flow rows (`python_f
 from __future__ import annotations
 
 import marshal
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from cartograph.discover import is_test_path
@@ -162,7 +163,7 @@ class FileResolver:
             for target in self._accessors_of(base, kind, expr[2]) if base is not None else ():
                 self._calls(source_id, target, line, "property")
         elif kind == "t":
-            for name in self.program.type_names(expr):
+            for name in type_names(expr):
                 value, via = self.program.evaluate(self.mod, scope, name, 1 << 62)
                 if isinstance(value, Definition):
                     self.edges.add("REFERENCES", source_id, value.symbol_id, line, via)
@@ -554,6 +555,22 @@ class FileResolver:
             # a relative import that does not resolve: broken import, nothing to link
         found.pop(("file", mod.path), None)
         return [(kind, target, names) for (kind, target), names in found.items()]
+
+
+def type_names(annotation: list | None) -> Iterable[list]:
+    """Every name or dotted name inside an annotation (for REFERENCES)."""
+    if annotation is None:
+        return
+    kind = annotation[0]
+    if kind in ("n", "a"):
+        yield annotation
+    elif kind == "u":
+        for alternative in annotation[1]:
+            yield from type_names(alternative)
+    elif kind == "g":
+        yield annotation[1]
+        for arg in annotation[2]:
+            yield from type_names(arg)
 
 
 def _unknown_callee(expr: list) -> str:
