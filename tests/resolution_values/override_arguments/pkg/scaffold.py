@@ -13,6 +13,12 @@ class Scaffold:
 
         return decorator
 
+    def get(self, rule: str) -> t.Callable[[F], F]:
+        return self._method_route("GET", rule)
+
+    def _method_route(self, method: str, rule: str) -> t.Callable[[F], F]:
+        return self.route(rule)
+
     def add_url_rule(self, rule: str, view_func: t.Callable[..., t.Any] | None = None) -> None:
         raise NotImplementedError
 

@@ -13,6 +13,10 @@ def test_routes() -> None:
     def index() -> str:
         return "index"
 
+    @app.get("/items")
+    def items() -> str:
+        return "items"
+
     register(app, "/about", about)
     assert app.dispatch_request("/") == "index"
     assert app.dispatch_request("/about") == "about"
