@@ -142,6 +142,7 @@ CONFIDENCE = {
     "getattr": 0.6,  # a method named with the prefix a computed getattr looks up
     "hook": 0.6,  # an implementation of a plugin hook, called through its plugin manager
     "callback": 0.5,  # code outside the repository calling back what it was handed
+    "framework": 0.8,  # a framework running what was registered with it (resolve/plugins)
 }
 # the by-name tier (Go, Java, …): a name found through an import, or only by its name
 NAME_CONFIDENCE = {"import": 0.9, "name": 0.5}

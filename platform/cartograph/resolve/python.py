@@ -129,6 +129,7 @@ CLASS_FIRST_PARAM = frozenset({"__new__", "__init_subclass__", "__class_getitem_
 
 # the plugins that give a parameter its value (resolve.plugins.PythonPlugin)
 PARAMETER_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "parameter_value"))
+ATTRIBUTE_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "decorated_attribute"))
 
 
 class ModuleFacts:
@@ -623,6 +624,15 @@ class Program:
                 return typed
         for plugin in PARAMETER_PLUGINS:
             found = plugin.parameter_value(self, mod, scope, row)
+            if found is not None:
+                return found
+        return UNKNOWN
+
+    def framework_attribute(self, function: Function, name: str) -> Found:
+        """An attribute of a decorated function its decorators left as it is to the resolver:
+        a framework's object when a plugin says so (a click command, a Celery task)."""
+        for plugin in ATTRIBUTE_PLUGINS:
+            found = plugin.decorated_attribute(self, function, name)
             if found is not None:
                 return found
         return UNKNOWN

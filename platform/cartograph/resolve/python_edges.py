@@ -250,7 +250,7 @@ class FileResolver:
         elif isinstance(value, External):
             self._external_callbacks(scope, expr, pos, source_id, line)
             self._unresolved(source_id, name, line, "external", external=value.top)
-        elif not isinstance(value, Builtin):
+        elif not isinstance(value, Builtin) and not self._call_edges(value, via, source_id, line):
             self._unresolved(source_id, name, line, "unknown-value")
 
     def _decorated_call(self, value: Definition, source_id: str, line: int) -> bool:

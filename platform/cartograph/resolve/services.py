@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from cartograph.discover import is_test_path
 from cartograph.parsing.facts import BINDING_VALUE
 from cartograph.parsing.templates import PATH_PARAMETER
 from cartograph.resolve.http import (
@@ -43,6 +44,7 @@ WEB_FRAMEWORKS = {
     "flask": "flask",
     "quart": "flask",
 }
+TEST_CLIENT_OWNERS = frozenset({*WEB_FRAMEWORKS, "django"})  # a test client's requests
 CLIENT_LIBRARIES = frozenset({"requests", "httpx", "aiohttp", "urllib", "urllib3"})
 ROUTER_CLASSES = frozenset({"FastAPI", "APIRouter", "Starlette", "Router", "Flask", "Blueprint"})
 CLIENT_CLASSES = frozenset({"Client", "AsyncClient", "Session", "ClientSession", "PoolManager"})
@@ -112,6 +114,9 @@ class _Reader:
             owner = self.library(lookup, expr, pos)
         if owner is None:
             return None
+        in_test = is_test_path(self.mod.path)
+        if in_test and decorates < 0 and name in CLIENT_METHODS and owner in TEST_CLIENT_OWNERS:
+            return self._test_request(row, name, owner)
         framework = WEB_FRAMEWORKS.get(owner)
         if framework is not None:
             if name in ROUTER_CLASSES and target and "." not in target:
@@ -393,6 +398,20 @@ class _Reader:
         parts = self._parts(url, lookup, 0)
         base_parts = self._client_base(expr, lookup)
         return request_row(source_id, method, parts, base_parts, line, library)
+
+    def _test_request(self, row: list, name: str, framework: str) -> list | None:
+        """A request a test sends through a web framework's test client (Flask's
+        `app.test_client()`, Starlette's and FastAPI's `TestClient(app)`, Django's
+        `self.client`): `client.get("/items/1")` runs the application in the test's own
+        process, so its URL is relative — the repository's own routes."""
+        _, lookup, source, _expr, positional, keywords, _pos, line, _decorates, _target = row
+        url = positional[0] if positional else keywords.get("path") or keywords.get("url")
+        parts = self._parts(url, lookup, 0)
+        if not parts or not isinstance(parts[0], str) or not parts[0].startswith("/"):
+            return None  # a full URL, or one whose start is not known: not the app's own
+        library = f"{framework} test client"
+        return request_row(self.mod.symbol_ids[source], CLIENT_METHODS[name], parts, None, line,
+                           library)  # fmt: skip
 
     def _generated(
         self, name: str, positional: list, keywords: dict, line: int, source_id: str

@@ -122,6 +122,7 @@ class Function(Definition):
             made = program.held.decorated_value(self.module, self.scope)
             if isinstance(made, Instance):
                 return made.attribute(program, "decorator", name)
+            return program.framework_attribute(self, name)
         return UNKNOWN
 
     def call_result(self, program: Program, via: str | None) -> Found:
@@ -346,6 +347,22 @@ class External(Value):
 
     def call_result(self, program: Program, via: str | None) -> Found:
         return Found(self, via)
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class Runs(Value):
+    """A method of a framework's object that runs a function of the repository (a click
+    command's `main`, a Celery task's `delay`): calling it calls the function (via
+    `framework`); what it returns is the framework's. Made by the framework plugins."""
+
+    function: Function
+    framework: External
+
+    def call_result(self, program: Program, via: str | None) -> Found:
+        return Found(self.framework, via)
+
+    def called(self, program: Program, via: str | None) -> list[tuple[Definition, str | None]]:
+        return [(self.function, "framework")]
 
 
 @dataclass(slots=True, unsafe_hash=True)

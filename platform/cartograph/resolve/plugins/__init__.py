@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from cartograph.resolve.core import EdgeSet, Found
     from cartograph.resolve.python import ModuleFacts, Program
+    from cartograph.resolve.values import Function
 
 
 class PythonPlugin(Protocol):
@@ -28,6 +29,12 @@ class PythonPlugin(Protocol):
         does not say: Found(value, via), or None to leave it to the other plugins."""
         ...
 
+    def decorated_attribute(self, program: Program, function: Function, name: str) -> Found | None:
+        """What `function.name` holds when a framework's decorator turned the function into
+        the framework's object (a click command's `main`, a Celery task's `delay`): Found,
+        or None to leave it to the other plugins."""
+        ...
+
     def module_edges(self, program: Program, mod: ModuleFacts, edges: EdgeSet) -> None:
         """Edges a module's resolution adds because of the framework (a test calling the
         fixtures it requests)."""
@@ -35,10 +42,12 @@ class PythonPlugin(Protocol):
 
 
 def _plugins() -> tuple:
+    from cartograph.resolve.plugins.click_commands import ClickPlugin
     from cartograph.resolve.plugins.injection import InjectionPlugin
     from cartograph.resolve.plugins.pytest import PytestPlugin
+    from cartograph.resolve.plugins.task_queues import TaskQueuePlugin
 
-    return (PytestPlugin(), InjectionPlugin())
+    return (PytestPlugin(), InjectionPlugin(), ClickPlugin(), TaskQueuePlugin())
 
 
 PLUGINS: tuple = _plugins()
