@@ -68,6 +68,8 @@ class FileResolver:
         self.unresolved: list[Unresolved] = []
         self.flows = FlowRows(program, mod, self.evaluate_ref)
         self._remembered: dict[tuple, Found] = {}
+        # (scope, name) → whether the name is a parameter or an outer scope's there
+        self._stable_roots: dict[tuple[int, str], bool] = {}
 
     def resolve(self) -> FileResolution:
         """Symbols, edges and unresolved calls of the module, and its flow rows."""
@@ -126,8 +128,12 @@ class FileResolver:
         root = _root_name(expr)
         if root is None or scope == 0 or mod is not self.mod:
             return evaluate(mod, scope, expr, pos)
-        rows = mod.bindings(scope).get(root)
-        if rows and any(r[BINDING_VALUE][0] != "param" for r in rows):
+        stable = self._stable_roots.get((scope, root))
+        if stable is None:
+            rows = mod.bindings(scope).get(root)
+            stable = not rows or all(r[BINDING_VALUE][0] == "param" for r in rows)
+            self._stable_roots[(scope, root)] = stable
+        if not stable:
             return evaluate(mod, scope, expr, pos)
         if expr[0] == "n":
             key: tuple = (scope, expr[1])
@@ -320,9 +326,20 @@ class FileResolver:
             return
         if not isinstance(receiver, Instance):
             return
-        info = classes.info(receiver.module, receiver.scope)
+        key = ("called-back", receiver.module.path, receiver.scope, method, constructed is not None)
+        called_back = self.program.memo.cached(
+            key, lambda: self._called_back(receiver, method, constructed is not None), []
+        )
+        for function in called_back:
+            self._calls(source_id, function, line, "callback")
+
+    def _called_back(self, receiver: Instance, method: str, constructed: bool) -> list[Function]:
+        """The methods of the receiver's class that an external base's `method` may call
+        back (see `_external_callbacks`): the same for every call site of that method on an
+        instance of that class."""
+        info = self.program.classes.info(receiver.module, receiver.scope)
         if info is None or not info.external_bases:
-            return
+            return []
         overridable = info.external_members  # None: any name the class defines
         reach = None
         if info.standard_bases is not None:
@@ -334,8 +351,9 @@ class FileResolver:
             # what the method may look up on the instance: `__missing__` too, which the base
             # does not define but `UserDict.get` calls
             overridable = reach.looked_up
-        elif constructed is not None:
-            return  # what an external constructor calls back is not known: nothing claimed
+        elif constructed:
+            return []  # what an external constructor calls back is not known: nothing claimed
+        called_back = []
         for owner_mod, owner_scope in info.linearization:
             in_tests = is_test_path(owner_mod.path)
             for name, rows in owner_mod.bindings(owner_scope).items():
@@ -355,7 +373,8 @@ class FileResolver:
                         continue
                     function = Function(owner_mod, binding[1])
                     if not only_set or function.is_property():
-                        self._calls(source_id, function, line, "callback")
+                        called_back.append(function)
+        return called_back
 
     def _keeps_names(self, info: ClassInfo, reach: Reach) -> bool:
         """Whether the reach took the strings of an attribute of the instance for names the
