@@ -30,6 +30,7 @@ def run(callback, item):
     requests.get("https://example.com")
     callback()
     item.frobnicate()
+    item.parent.frobnicate()
     Plain()()
     return Visitor().visit(item)
 """
@@ -44,7 +45,8 @@ def test_each_unresolved_call_says_why(tmp_path, stores):
     assert reasons == {
         "requests.get": "external",
         "callback": "parameter",
-        "item.frobnicate": "unknown-value",
+        "item.frobnicate": "parameter",  # a method of what callers pass
+        "item.parent.frobnicate": "unknown-value",
         "Plain()": "not-callable",
         'getattr(self, "visit_" + node.kind)': "computed-name",
     }
@@ -59,7 +61,7 @@ def test_each_unresolved_call_says_why(tmp_path, stores):
         "computed-name": 1,
         "external": 1,
         "not-callable": 1,
-        "parameter": 1,
+        "parameter": 2,
         "unknown-value": 1,
     }
     assert "why unresolved: " in render(counted)

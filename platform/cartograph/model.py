@@ -388,8 +388,8 @@ class Unresolved:
 UNKNOWN_REASONS = {
     "external": "the callee comes from a package outside the indexed repositories",
     "unknown-value": "the receiver's value is not known (a value of unknown type)",
-    "parameter": "the callee is a parameter, or a container filled through parameters: what "
-    "callers pass is bound by the flow stage",
+    "parameter": "the callee is a parameter (or a method of one), or a container filled "
+    "through parameters: what callers pass is bound by the flow stage",
     "computed-name": "the callee's name is computed (getattr with a name made at run time)",
     "not-callable": "the value called has no __call__ the graph knows",
     "plugin-hook": "a plugin hook: its implementations are registered at run time",

@@ -14,7 +14,8 @@ Rows (all ids are symbol ids):
   value) passes `value` to `function`'s `parameter`; kind "v" the value itself (a function,
   method or class), "d" the same given to a decorator (`@wraps_it def f`: the wrapper it
   returns calls `f` back), "e" an element of a display passed (`apply_all([f, g])`), "l" a
-  function a passed lambda's body calls.
+  function a passed lambda's body calls, "i" an instance of the class `value` (`serve(
+  Handler())`).
 - ["pass", function, parameter, callee, callee_parameter]: `function` passes its parameter on
   (`inner(callback)`), through any number of hops.
 - In "arg" and "pass" rows, a function may be a dispatch key, `class->name`: a method called
@@ -25,7 +26,7 @@ Rows (all ids are symbol ids):
   hands to the abstract `Scaffold.add_url_rule`).
 - ["call", function, parameter, source, line, mode]: `source` (the function or a closure in
   it) calls `parameter`'s value (mode "v": `callback()`) or an element of it ("e": `for f in
-  fns: f()`, `table[k]()`) at `line`.
+  fns: f()`, `table[k]()`) at `line`, or its method `m` (mode ".m": `handler.handle()`).
 - ["self", source, class, name, line]: `self.name()` / `cls.name()` in a method of `class`.
 - ["getattr", source, class, prefix, line]: `getattr(obj, "prefix" + rest)(...)` on an instance
   or class of `class`.
@@ -37,7 +38,8 @@ Rows (all ids are symbol ids):
 
 Edges (their vias are `model.DERIVED_VIAS`, which a file's own resolution never writes):
 what reaches a parameter and is called there — a value passed, an element of a display passed
-and called through iteration or a subscript, a function a passed lambda calls — is CALLS via
+and called through iteration or a subscript, a function a passed lambda calls, the method an
+instance passed runs (`handler.handle()`; `__call__` when it is called) — is CALLS via
 "argument" (a class: the class and its `__init__`), or via "wrapped" when a decorator was given
 it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
 a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
@@ -279,6 +281,15 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
             values = flows.values.get((owner, parameter))
             if not values or len(values) > MAX_VALUES:
                 continue
+            if mode[0] == "." or mode == "v":  # a method of an instance (or class) passed
+                name = mode[1:] if mode[0] == "." else "__call__"
+                for value, kind in values:
+                    if kind == "i" or (kind == "v" and mode[0] == "." and value in flows.bases):
+                        definer = flows.definer(value, name)
+                        if definer is not None:
+                            add(src, f"{definer}.{name}", site, "argument")
+                if mode[0] == ".":
+                    continue
             for value, kind in values:
                 if (mode == "v" and kind in ("v", "l", "d")) or (mode == "e" and kind == "e"):
                     via = "wrapped" if kind == "d" else "argument"

@@ -292,14 +292,26 @@ def _box(node: Node, depth: int) -> list | None:
 
 
 def _lambda_calls(node: Node, depth: int) -> list:
-    """The callees a lambda's body calls, with their positions: [[expr, pos], ...]."""
+    """The callees a lambda's body calls, with their positions: [[expr, pos], ...]; a call
+    of one of its own positional parameters is ["param", index] (`lambda f: f()`: what the
+    caller passes there)."""
     body = node.child_by_field_name("body")
+    parameters = node.child_by_field_name("parameters")
+    own = [  # by position; None for a parameter that is not a plain name
+        _text(p) if p.type == "identifier" else None
+        for p in (parameters.named_children if parameters is not None else ())
+    ]
     calls: list = []
     pending = [body] if body is not None else []
     while pending and len(calls) < 16:
         current = pending.pop()
         if current.type == "call":
-            callee = expr_of(current.child_by_field_name("function"), depth + 1)
+            function = current.child_by_field_name("function")
+            if function is not None and function.type == "identifier" and _text(function) in own:
+                calls.append([["param", own.index(_text(function))], current.start_byte])
+                pending.extend(reversed(current.named_children))
+                continue
+            callee = expr_of(function, depth + 1)
             if callee is not None:
                 calls.append([callee, current.start_byte])
         if current.type != "lambda":
@@ -773,7 +785,8 @@ class _Extractor:
 
     def _unpack(self, target: Node, value: list | None, path: list, lookup: int, pos: int) -> None:
         """`a, (b, *c) = ...`: each name is bound to its position in the value (["unpack",
-        value, path]; a starred step is ["*", index, names after it])."""
+        value, path]; a starred step is ["*", index, names after it], and a position after
+        it is negative, from the end)."""
         kind = target.type
         if kind == "identifier":
             binding = ["unpack", value, path] if value is not None and path else ["unknown"]
@@ -781,14 +794,18 @@ class _Extractor:
             return
         if kind in ("pattern_list", "tuple_pattern", "list_pattern", "parenthesized_expression"):
             children = [c for c in target.named_children if c.type != "comment"]
+            starred = False
             for index, child in enumerate(children):
                 if child.type in ("list_splat_pattern", "list_splat"):
                     inner = child.named_children[0] if child.named_child_count else None
                     if inner is not None:
                         step = ["*", index, len(children) - index - 1]
                         self._unpack(inner, value, [*path, step], lookup, pos)
+                    starred = True
                     continue
-                self._unpack(child, value, [*path, index], lookup, pos)
+                # after a starred name, a position counts from the end (`a, *b, c`: c is -1)
+                at = index - len(children) if starred else index
+                self._unpack(child, value, [*path, at], lookup, pos)
             return
         for name_node in _iter_names(target):
             self.bindings.append([lookup, _text(name_node), pos, ["unknown"], None])
@@ -940,7 +957,11 @@ class _Extractor:
             if kind == "keyword_argument":
                 name = child.child_by_field_name("name")
                 value = child.child_by_field_name("value")
-                if name is not None and value is not None and value.type in _PASSED:
+                if (
+                    name is not None
+                    and value is not None
+                    and (value.type in _PASSED or _constructs(value))
+                ):
                     encoded = expr_of(value)
                     if encoded is not None:
                         passed.append([_text(name), encoded])
@@ -949,7 +970,7 @@ class _Extractor:
                 continue
             if kind in ("list_splat", "dictionary_splat"):
                 break  # positions after `*args` are not known
-            if kind in _PASSED:
+            if kind in _PASSED or _constructs(child):
                 encoded = expr_of(child)
                 if encoded is not None:
                     passed.append([index, encoded])
@@ -1054,10 +1075,24 @@ class _Extractor:
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
 
 
+def _constructs(node: Node) -> bool:
+    """A call that constructs by the naming convention, `Handler()`, `models.Form(data)`: an
+    argument that may pass an instance whose methods the callee calls. (Only a filter of
+    what is recorded: the resolver decides what the call makes; a factory function's result
+    is not recorded.)"""
+    if node.type != "call":
+        return False
+    function = node.child_by_field_name("function")
+    if function is not None and function.type == "attribute":
+        function = function.child_by_field_name("attribute")
+    return function is not None and function.type == "identifier" and _text(function)[:1].isupper()
+
+
 def _callable_params(ex: _Extractor) -> list[list]:
     """[[function scope, [parameter names]]]: the parameters a function (or a closure in it)
-    calls, iterates, passes on or stores (in a container or an attribute) — the only ones whose callers' arguments the flow
-    stage needs (`resolve.python` records arguments for these only)."""
+    calls, calls a method of, iterates, passes on or stores (in a container or an
+    attribute) — the only ones whose callers' arguments the flow stage needs
+    (`resolve.python` records arguments for these only)."""
     rows = ex.scopes.rows
     params: dict[int, set[str]] = {}
     bound: dict[int, set[str]] = {}
@@ -1090,9 +1125,12 @@ def _callable_params(ex: _Extractor) -> list[list]:
 
     for ref in ex.refs:
         if ref[2] == "c":
-            name = root(ref[3])
+            callee = ref[3]
+            name = root(callee)
             if name is not None:
                 mark(ref[0], name)
+            elif callee is not None and callee[0] == "a" and callee[1][0] == "n":
+                mark(ref[0], callee[1][1])  # `handler.handle(...)`: a method of its value
     for pos, passed, _calls in ex.arguments:
         scope = ex.scopes.body_scope(pos)
         for _slot, value in passed:

@@ -55,6 +55,9 @@ MODULE_PLUGINS = tuple(p for p in PLUGINS if hasattr(p, "module_edges"))
 # methods an external base never calls back: the constructor ran already
 CALLBACK_SKIPPED = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__"})
 DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
+# builtins that call a function they are handed while the caller runs (map's and filter's
+# when the result is iterated), by the arguments that may hold it: "*" any positional one
+SYNCHRONOUS_CALLERS = {"map": "*", "filter": "*", "sorted": "key", "min": "key", "max": "key"}
 
 
 class FileResolver:
@@ -233,6 +236,7 @@ class FileResolver:
                 return
         if isinstance(value, Lambda):
             self._call_edges(value, via, source_id, line)
+            self._lambda_arguments(value, scope, expr, pos, source_id, line)
         elif isinstance(value, Function):
             self._calls(source_id, value, line, via)
         elif isinstance(value, Class):
@@ -256,8 +260,42 @@ class FileResolver:
         elif isinstance(value, External):
             self._external_callbacks(scope, expr, pos, source_id, line)
             self._unresolved(source_id, name, line, "external", external=value.top)
-        elif not isinstance(value, Builtin) and not self._call_edges(value, via, source_id, line):
+        elif isinstance(value, Builtin):
+            self._synchronous_callbacks(expr, pos, scope, source_id, line)
+        elif not self._call_edges(value, via, source_id, line):
             self._unresolved(source_id, name, line, "unknown-value")
+
+    def _lambda_arguments(
+        self, value: Lambda, scope: int, expr: list, pos: int, source_id: str, line: int
+    ) -> None:
+        """`apply = lambda f: f()` then `apply(build)`: the lambda calls what the call passes
+        to the parameter its body calls (via `lambda`)."""
+        called = {c[1] for c, _pos in marshal.loads(value.calls) if c and c[0] == "param"}
+        if not called:
+            return
+        for slot, argument in self.mod.arguments(pos, expr):
+            if slot in called:
+                found = self.evaluate_ref(self.mod, scope, argument, pos).value
+                if isinstance(found, (Function, Class)):
+                    self._call_edges(found, "lambda", source_id, line)
+
+    def _synchronous_callbacks(
+        self, expr: list, pos: int, scope: int, source_id: str, line: int
+    ) -> None:
+        """`map(parse, lines)`, `sorted(items, key=rank)`: the builtin calls the function it
+        is handed while the caller runs, so the caller calls it (via `callback`; a function
+        handed to code that keeps it for later, `atexit.register(f)`, is only referenced)."""
+        if expr[0] != "n" or expr[1] not in SYNCHRONOUS_CALLERS:
+            return
+        slots = SYNCHRONOUS_CALLERS[expr[1]]
+        for slot, argument in self.mod.arguments(pos, expr):
+            if slots == "*" if isinstance(slot, str) else slots != "*":
+                continue
+            if isinstance(slot, str) and slot != slots:
+                continue
+            found = self.evaluate_ref(self.mod, scope, argument, pos).value
+            if isinstance(found, (Function, Class, Lambda)):
+                self._call_edges(found, "callback", source_id, line)
 
     def _decorated_call(self, value: Definition, source_id: str, line: int) -> bool:
         """A call of a decorated name runs the decorator's wrapper (CALLS), which calls the
@@ -427,6 +465,8 @@ class FileResolver:
         if builtin and self.program.lookup(self.mod, scope, builtin, pos).value != BUILTIN:
             return  # `len` shadowed by something else
         value = self.evaluate_ref(self.mod, scope, expr, pos).value
+        if value is None and method != "raise":  # a parameter's: what callers pass decides
+            self.flows.protocol_call(scope, expr, pos, method, source_id, line)
         for member in value.alternatives() if value is not None else ():
             self._protocol_call(member, method, source_id, line)
 

@@ -4,8 +4,10 @@ a function calls, what a function stores into a container called elsewhere, `sel
 may reach a subclass's override, a plugin manager's hook, a computed `getattr` — as rows:
 
   ["call", key, name, source, line, mode]   a call of a parameter's or a container's value
+                                             (mode ".m": of its method m)
   ["pass", key, name, target, param]         a parameter's values passed on to another's
   ["arg", target, param, symbol, mode]       a function or class passed to a parameter
+                                             (mode "i": an instance of the class)
   ["self", source, class, method, line]      `self.method()`: the overrides may run
   ["hook", source, name, line]               `pm.hook.name(...)`: every implementation runs
   ["getattr", source, class, prefix, line]   `getattr(obj, "visit_" + kind)(...)`
@@ -118,9 +120,48 @@ class FlowRows:
             target = self.parameter(mod, scope, expr[1][1], pos, starred=True)
             mode = "e"
         if target is None:
-            return self._container_call(scope, expr, pos, source_id, line)
+            if self._container_call(scope, expr, pos, source_id, line):
+                return True
+            return expr[0] == "a" and self._method_call(scope, expr, pos, source_id, line)
         owner, name = target
         self.rows.append(["call", mod.symbol_ids[owner], name, source_id, line, mode])
+        return True
+
+    def protocol_call(
+        self, scope: int, expr: list, pos: int, dunder: str, source_id: str, line: int
+    ) -> None:
+        """Syntax calling a dunder of a parameter's value (`for item in items`, `with lock`):
+        the method call rows of that dunder (`__iter__`, and `__next__` of an iterator that
+        is its own, the usual shape)."""
+        self._method_call(scope, ["a", expr, dunder], pos, source_id, line)
+        if dunder == "__iter__":
+            self._method_call(scope, ["a", expr, "__next__"], pos, source_id, line)
+
+    def _method_call(self, scope: int, expr: list, pos: int, source_id: str, line: int) -> bool:
+        """`handler.handle(...)` on a parameter, `self.handler.handle(...)` on an attribute
+        fed by one (`self.handler = handler`), whose value the file cannot know: a call row
+        whose mode names the method (".handle"); the flow stage binds it to the method of each
+        instance (or class) callers pass."""
+        mod, receiver, mode = self.mod, expr[1], "." + expr[2]
+        if receiver[0] == "n":
+            target = self.parameter(mod, scope, receiver[1], pos)
+            if target is None:
+                return False
+            owner, name = target
+            if name == mod.first_param(owner) and mod.kind(owner) == "method":
+                return False  # `self.m()`: the file's own, and the dispatch rule's
+            self.rows.append(["call", mod.symbol_ids[owner], name, source_id, line, mode])
+            return True
+        if (
+            receiver[0] != "a"
+            or receiver[1][0] != "n"
+            or not self._assigned_attribute(scope, receiver, pos)
+        ):
+            return False
+        key = self.container_key(mod, scope, receiver, pos)
+        if key is None:
+            return False
+        self.rows.append(["call", key, "*", source_id, line, mode])
         return True
 
     def container_key(self, mod: ModuleFacts, scope: int, base: list, pos: int) -> str | None:
@@ -412,6 +453,8 @@ class FlowRows:
             return
         if isinstance(found, Definition):
             rows.append(["arg", target_id, name, found.symbol_id, "v"])
+        elif isinstance(found, Instance):  # its methods run where the parameter's are called
+            rows.append(["arg", target_id, name, found.module.symbol_ids[found.scope], "i"])
         elif isinstance(found, Box):
             for item, _via in self.program.held.elements(found, None):
                 if isinstance(item, Definition):

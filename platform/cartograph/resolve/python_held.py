@@ -208,11 +208,12 @@ class HeldValues:
                 if items is None:
                     continue
                 if isinstance(step, int):
-                    if step < len(items):
+                    if -len(items) <= step < len(items):
                         following.append(("expr", items[step][1]))
                 else:
                     _, start, after = step
-                    rest = Box.of(mod, scope, None, items[start : len(items) - after])
+                    rest_items = items[start : len(items) - after]  # a list: its own positions
+                    rest = Box.of(mod, scope, None, [[i, e[1]] for i, e in enumerate(rest_items)])
                     following.append(("value", rest))
             current = following
         results: list[Found] = []
@@ -238,7 +239,7 @@ class HeldValues:
         for step in path:
             if not isinstance(found, FixedTuple) or not isinstance(step, int):
                 return []
-            found = found.items[step] if step < len(found.items) else None
+            found = found.items[step] if -len(found.items) <= step < len(found.items) else None
         return [Found(found, via)] if found is not None else []
 
     def returned(self, mod: ModuleFacts, scope: int) -> list:
