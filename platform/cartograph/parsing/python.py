@@ -140,6 +140,16 @@ def _cast_value(func: list, args: Node, depth: int) -> list | None:
     return expr_of(positional[1], depth + 1) if len(positional) == 2 else None
 
 
+def _typevar_bound(args: Node, depth: int) -> list | None:
+    """The `bound=` of `TypeVar("T", bound=Base)`, as a type; None without one."""
+    for child in args.named_children:
+        if child.type == "keyword_argument":
+            name = child.child_by_field_name("name")
+            if name is not None and _text(name) == "bound":
+                return type_of(child.child_by_field_name("value"), depth + 1)
+    return None
+
+
 _NOT_POSITIONAL = frozenset(("keyword_argument", "comment", "list_splat", "dictionary_splat"))
 
 
@@ -185,6 +195,8 @@ def expr_of(node: Node | None, depth: int = 0) -> list | None:
             cast = _cast_value(func, args, depth)
             if cast is not None:  # `cast(T, value)`: the value too, if `T` says nothing
                 return ["c", func, first, key, cast]
+            if (func[1] if func[0] == "n" else func[2] if func[0] == "a" else "") == "TypeVar":
+                return ["tv", _typevar_bound(args, depth)]
         return ["c", func, first] if key is None else ["c", func, first, key]
     if kind == "subscript":
         base = expr_of(node.child_by_field_name("value"), depth + 1)

@@ -65,8 +65,10 @@ from cartograph.resolve.values import (
     Instance,
     Lambda,
     Module,
+    Returning,
     Sequence,
     Super,
+    TypeVariable,
     Value,
     union_of,
 )
@@ -618,7 +620,7 @@ class Program:
                     return Found(Class(mod, parent), "self")
                 return Found(Instance(mod, parent), "self")
         header_scope = parent if parent >= 0 else 0
-        if annotation is not None:
+        if annotation is not None and not self._generic_in(mod, header_scope, annotation):
             typed = self.evaluate_type(mod, header_scope, annotation)
             if typed.value is not None:
                 return typed
@@ -636,6 +638,21 @@ class Program:
             if found is not None:
                 return found
         return UNKNOWN
+
+    def _generic_in(self, mod: ModuleFacts, scope: int, annotation: list | None) -> bool:
+        """Whether an annotation names a type variable (`storage: type[T]`, `item: T`): a
+        parameter so typed holds what its callers pass (the flow stage), any subclass of the
+        bound, not the bound itself."""
+        if annotation is None:
+            return False
+        kind = annotation[0]
+        if kind in ("n", "a"):
+            return isinstance(self.evaluate(mod, scope, annotation, 1 << 62).value, TypeVariable)
+        if kind == "u":
+            return any(self._generic_in(mod, scope, part) for part in annotation[1])
+        if kind == "g":
+            return any(self._generic_in(mod, scope, part) for part in annotation[2])
+        return False
 
     def signature(self, mod: ModuleFacts, scope: int) -> list:
         """A function's parameters in order: [(index, name, star)]."""
@@ -675,6 +692,9 @@ class Program:
             return Found(Box.of(mod, scope, None, expr[1]), "container")
         if kind == "lam":
             return Found(Lambda(mod, scope, marshal.dumps(expr[1])), "lambda")
+        if kind == "tv":  # `TypeVar("T", bound=Base)`
+            bound = self.evaluate_type(mod, scope, expr[1]).value
+            return Found(TypeVariable(bound.cls if isinstance(bound, Instance) else None), None)
         if kind == "op":
             operand = self.evaluate(mod, scope, expr[1], pos).value
             if isinstance(operand, Instance):
@@ -825,6 +845,8 @@ class Program:
         kind = annotation[0]
         if kind in ("n", "a"):
             value = self.evaluate(mod, scope, annotation, 1 << 62).value
+            if isinstance(value, TypeVariable):  # an instance of its bound, if it has one
+                value = value.bound
             if isinstance(value, Class):
                 return Found(Instance(value.module, value.scope), "annotation")
             return UNKNOWN
@@ -889,6 +911,9 @@ class Program:
             return Found(Sequence(element, key), "annotation")
         if generic == "Coroutine" and len(args) == 3:
             return self.evaluate_type(mod, scope, args[2])
+        if generic == "Callable" and len(args) == 2:  # `Callable[[A, B], R]`: calling gives R
+            result = self.evaluate_type(mod, scope, args[1]).value
+            return Found(Returning(result), "annotation") if result is not None else UNKNOWN
         return UNKNOWN
 
 

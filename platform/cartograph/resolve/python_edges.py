@@ -46,6 +46,7 @@ from cartograph.resolve.values import (
     Lambda,
     Union,
     Value,
+    names_no_function,
 )
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ class FileResolver:
         name = text or render(expr)
         flows.receiver(scope, expr, source_id, line)
         value, via = self.evaluate_ref(mod, scope, expr, pos)
-        if value is None or isinstance(value, Box):
+        if value is None or isinstance(value, Box) or _declared_callable(value):
             targets = program.held.callables(mod, scope, expr, pos, evaluated=value is None)
             made = [self._call_edges(t, v, source_id, line) for t, v in targets]
             if not any(made):
@@ -638,6 +639,12 @@ def _unknown_callee(expr: list) -> str:
     if expr[0] == "c" and expr[1] == ["n", "getattr"]:
         return "computed-name"
     return "unknown-value"
+
+
+def _declared_callable(value: Value) -> bool:
+    """`Callable[[F], R]` from an annotation (not `typing` itself, which has its own rule):
+    which function runs is what the code returns or callers pass."""
+    return value != TYPING and names_no_function(value)
 
 
 def _root_name(expr: list | None) -> str | None:

@@ -19,7 +19,9 @@ from cartograph.resolve.values import (
     FixedTuple,
     Function,
     Instance,
+    Returning,
     Sequence,
+    names_no_function,
 )
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ class HeldValues:
             return []
         if not evaluated:
             single = program.evaluate(mod, scope, expr, pos)
-            if single.value is not None:
+            if single.value is not None and not names_no_function(single.value):
                 return [] if isinstance(single.value, Box) else [single]
         kind = expr[0]
         if kind == "n":
@@ -250,12 +252,17 @@ class HeldValues:
 
         def compute() -> list:
             single = program.returns(mod, scope).value
-            if single is not None and single != TYPING:
-                return [single]  # (`-> Callable[...]` names no function: its returns do)
+            if single is not None and not names_no_function(single):
+                return [single]
+            # annotated `-> Callable[...]`: the functions the code returns are what runs (an
+            # instance a `return` makes is the other overload's result, not the callable)
+            callable_declared = single is not None and single != TYPING
             values = []
             unknown_calls = []
             for pos, expr in mod.returns_of(scope):
                 value = program.evaluate(mod, scope, expr, pos).value
+                if callable_declared and isinstance(value, Instance):
+                    continue
                 if isinstance(value, RETURNED_KINDS):
                     values.append(value)
                 elif value is None and expr is not None and expr[0] == "c":
@@ -298,6 +305,19 @@ class HeldValues:
         decorator returns its argument or is not known."""
         return self.decorations_applied(mod, scope)[1]
 
+    def _declared_result(self, mod: ModuleFacts, scope: int, applied: list, pos: int):
+        """What a decorator made by a factory call makes, by the factory's return annotation
+        (`def group(...) -> Group | Callable[[F], Group]`, so `@group()` makes a `Group`):
+        the one result of the `Callable` members of what the call returns; None when the
+        call is not a factory's or its annotation says no single thing."""
+        if applied is None or applied[0] != "c":
+            return None
+        returned = self.program.evaluate(mod, scope, applied, pos).value
+        if returned is None:
+            return None
+        results = {m.result for m in returned.alternatives() if isinstance(m, Returning)}
+        return results.pop() if len(results) == 1 else None
+
     def decorations_applied(self, mod: ModuleFacts, scope: int) -> tuple[list, object]:
         """Each decorator of a definition, innermost first, with what it receives — the
         definition, or what the decorator below returned — and what the name holds at the
@@ -311,6 +331,10 @@ class HeldValues:
             for pos, applied in reversed(mod.decorations().get(scope, ())):
                 decorators = self.callables(mod, parent, applied, pos)
                 steps.append((decorators, value))
+                declared = self._declared_result(mod, parent, applied, pos)
+                if declared is not None:  # what the factory's annotation says its decorator makes
+                    value = declared
+                    continue
                 if len(decorators) != 1:
                     continue
                 decorator = decorators[0].value

@@ -350,6 +350,25 @@ class External(Value):
 
 
 @dataclass(slots=True, unsafe_hash=True)
+class Returning(Value):
+    """A callable known by its type only (`Callable[[...], R]`, an annotation): calling it
+    gives `result`; no function of the repository is known to run."""
+
+    result: Value
+
+    def call_result(self, program: Program, via: str | None) -> Found:
+        return Found(self.result, "annotation")
+
+
+@dataclass(slots=True, unsafe_hash=True)
+class TypeVariable(Value):
+    """`T = TypeVar("T", bound=Base)`: as an annotation, an instance of its bound (any
+    subclass of it); `bound` None when it has none."""
+
+    bound: Class | None
+
+
+@dataclass(slots=True, unsafe_hash=True)
 class Runs(Value):
     """A method of a framework's object that runs a function of the repository (a click
     command's `main`, a Celery task's `delay`): calling it calls the function (via
@@ -388,10 +407,24 @@ class Union(Value):
         return _each(member.attribute(program, via, name) for member in self.members)
 
     def call_result(self, program: Program, via: str | None) -> Found:
-        return _each(member.call_result(program, via) for member in self.members)
+        return _each(member.call_result(program, via) for member in self._called_members())
 
     def called(self, program: Program, via: str | None) -> list[tuple[Definition, str | None]]:
-        return [made for member in self.members for made in member.called(program, via)]
+        return [made for member in self._called_members() for made in member.called(program, via)]
+
+    def _called_members(self) -> tuple[Value, ...]:
+        """The members a call of the union calls: the `Callable[...]` ones when it has some
+        (`-> Group | Callable[[F], Group]`: the call is the callable's, the other member is
+        what another overload gives), else all."""
+        declared = tuple(m for m in self.members if isinstance(m, Returning))
+        return declared or self.members
+
+
+def names_no_function(value: Value) -> bool:
+    """A value that says what calling it gives but not which function runs (`typing`'s
+    values; `Callable[[F], R]` from an annotation, alone or in a union): the functions the
+    code returns, or what callers pass, are what runs, for edges and flows."""
+    return value == TYPING or any(isinstance(m, Returning) for m in value.alternatives())
 
 
 def _each(found) -> Found:
