@@ -44,9 +44,9 @@ from cartograph.resolve.values import (
     Function,
     Instance,
     Lambda,
+    Returning,
     Union,
     Value,
-    names_no_function,
 )
 
 if TYPE_CHECKING:
@@ -644,7 +644,9 @@ def _unknown_callee(expr: list) -> str:
 def _declared_callable(value: Value) -> bool:
     """`Callable[[F], R]` from an annotation (not `typing` itself, which has its own rule):
     which function runs is what the code returns or callers pass."""
-    return value != TYPING and names_no_function(value)
+    if isinstance(value, Returning):
+        return True
+    return isinstance(value, Union) and any(isinstance(m, Returning) for m in value.members)
 
 
 def _root_name(expr: list | None) -> str | None:

@@ -217,11 +217,17 @@ class FlowRows:
         holder_mod, holder_scope = self.program.classes.attribute_holder(
             owner.module, owner.scope, expr[2]
         )
-        return any(
-            row[ATTR_NAME] == expr[2]
-            and holder_mod.scopes[row[ATTR_SCOPE]][SCOPE_PARENT] == holder_scope
-            for row in holder_mod.facts["attrs"]
-        )
+
+        def compute() -> frozenset[tuple[int, str]]:
+            scopes = holder_mod.scopes
+            return frozenset(
+                (scopes[row[ATTR_SCOPE]][SCOPE_PARENT], row[ATTR_NAME])
+                for row in holder_mod.facts["attrs"]
+            )
+
+        # (class, name) of every `self.name = …` in the module, once per module
+        assigned = self.program.memo.cached(("assigned", holder_mod.path), compute, frozenset())
+        return (holder_scope, expr[2]) in assigned
 
     def _container_call(self, scope: int, expr: list, pos: int, source_id: str, line: int) -> bool:
         """A call through a container (`self.commands[name]()`, `REGISTRY[k]()`, `for f in

@@ -424,7 +424,9 @@ def names_no_function(value: Value) -> bool:
     """A value that says what calling it gives but not which function runs (`typing`'s
     values; `Callable[[F], R]` from an annotation, alone or in a union): the functions the
     code returns, or what callers pass, are what runs, for edges and flows."""
-    return value == TYPING or any(isinstance(m, Returning) for m in value.alternatives())
+    if isinstance(value, Returning) or value == TYPING:
+        return True
+    return isinstance(value, Union) and any(isinstance(m, Returning) for m in value.members)
 
 
 def _each(found) -> Found:
