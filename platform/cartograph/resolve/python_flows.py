@@ -301,18 +301,13 @@ class FlowRows:
         callee = self.evaluate_ref(self.mod, scope, call[1], pos).value
         if not isinstance(callee, Function):
             return False
-        params = self._bound_params(callee)
-        returns = callee.module.returns_of(callee.scope)
-        return bool(params) and any(e == ["n", params[0]] for _pos, e in returns)
+        return self.program.held.gives_back_argument(callee, _called_bound(callee), every=False)
 
     def _bound_params(self, function: Function) -> list[str]:
         """The positional parameters a call of `function` fills: a method's `self` or `cls`
         left out (a method is called through its instance or class), a staticmethod's not."""
         params = [p[1] for p in self.program.signature(function.module, function.scope) if not p[2]]
-        is_method = function.module.kind(function.scope) == "method"
-        if is_method and "staticmethod" not in function.row[SCOPE_DECORATORS]:
-            return params[1:]
-        return params
+        return params[1:] if _called_bound(function) else params
 
     def _container_rows(self, scope, base, literal, pos, source_id: str, line: int) -> bool:
         key = self.container_key(self.mod, scope, base, pos)
@@ -569,3 +564,10 @@ class FlowRows:
                 found = self.program.evaluate(mod, header, default, row[SCOPE_BODY]).value
                 if isinstance(found, Definition):
                     self.rows.append(["arg", mod.symbol_ids[scope], name, found.symbol_id, "v"])
+
+
+def _called_bound(function: Function) -> bool:
+    """Whether a call of `function` fills its first parameter itself: a method called
+    through its instance or class (`self`, `cls`), not a staticmethod."""
+    is_method = function.module.kind(function.scope) == "method"
+    return is_method and "staticmethod" not in function.row[SCOPE_DECORATORS]

@@ -281,23 +281,20 @@ class HeldValues:
 
         return program.memo.cached(("returned", mod.path, scope), compute, [])
 
-    def returns_argument(self, mod: ModuleFacts, scope: int) -> bool:
-        """Whether a function may return its first parameter as it is (`return func`)."""
-        first = next((p[1] for p in self.program.signature(mod, scope) if not p[2]), None)
-        return first is not None and any(
-            expr == ["n", first] for _pos, expr in mod.returns_of(scope)
-        )
-
-    def gives_back_argument(self, function: Function, bound: bool) -> bool:
-        """Whether every `return` of a function gives back its first argument as it is
-        (`def identity(a): return a`; a method called through its instance: the argument
-        after `self`)."""
+    def gives_back_argument(self, function: Function, bound: bool, every: bool) -> bool:
+        """Whether a function's `return` gives back its first argument as it is (`def
+        identity(a): return a`; `bound`: called through an instance, the argument after
+        `self`): every `return` (`every`: the call is its argument), or any (a decorator that
+        may hand back what it decorates)."""
         mod, scope = function.module, function.scope
         params = [p[1] for p in self.program.signature(mod, scope) if not p[2]]
         if bound:
             params = params[1:]
         returns = mod.returns_of(scope)
-        return bool(params) and bool(returns) and all(e == ["n", params[0]] for _p, e in returns)
+        if not params or not returns:
+            return False
+        gives_back = (e == ["n", params[0]] for _p, e in returns)
+        return all(gives_back) if every else any(gives_back)
 
     def decorated_value(self, mod: ModuleFacts, scope: int):
         """What a decorated name holds once its decorators ran (innermost first): the wrapper
@@ -340,8 +337,8 @@ class HeldValues:
                 decorator = decorators[0].value
                 if isinstance(decorator, Class):
                     value = Instance(decorator.module, decorator.scope)
-                elif isinstance(decorator, Function) and not self.returns_argument(
-                    decorator.module, decorator.scope
+                elif isinstance(decorator, Function) and not self.gives_back_argument(
+                    decorator, bound=False, every=False
                 ):
                     results = self.returned(decorator.module, decorator.scope)
                     if len(results) == 1 and isinstance(results[0], (Function, Instance)):
