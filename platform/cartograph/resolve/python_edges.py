@@ -44,9 +44,9 @@ from cartograph.resolve.values import (
     Function,
     Instance,
     Lambda,
-    Returning,
     Union,
     Value,
+    declares_callable,
 )
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class FileResolver:
         name = text or render(expr)
         flows.receiver(scope, expr, source_id, line)
         value, via = self.evaluate_ref(mod, scope, expr, pos)
-        if value is None or isinstance(value, Box) or _declared_callable(value):
+        if value is None or isinstance(value, Box) or declares_callable(value):
             targets = program.held.callables(mod, scope, expr, pos, evaluated=value is None)
             made = [self._call_edges(t, v, source_id, line) for t, v in targets]
             if not any(made):
@@ -272,13 +272,8 @@ class FileResolver:
         """`apply = lambda f: f()` then `apply(build)`: the lambda calls what the call passes
         to the parameter its body calls (via `lambda`)."""
         called = {c[1] for c, _pos in marshal.loads(value.calls) if c and c[0] == "param"}
-        if not called:
-            return
-        for slot, argument in self.mod.arguments(pos, expr):
-            if slot in called:
-                found = self.evaluate_ref(self.mod, scope, argument, pos).value
-                if isinstance(found, (Function, Class)):
-                    self._call_edges(found, "lambda", source_id, line)
+        if called:
+            self._call_passed(scope, expr, pos, called.__contains__, "lambda", source_id, line)
 
     def _synchronous_callbacks(
         self, expr: list, pos: int, scope: int, source_id: str, line: int
@@ -289,14 +284,20 @@ class FileResolver:
         if expr[0] != "n" or expr[1] not in SYNCHRONOUS_CALLERS:
             return
         slots = SYNCHRONOUS_CALLERS[expr[1]]
+
+        def wanted(slot: int | str) -> bool:
+            return isinstance(slot, int) if slots == "*" else slot == slots
+
+        self._call_passed(scope, expr, pos, wanted, "callback", source_id, line)
+
+    def _call_passed(self, scope, expr, pos, wanted, via: str, source_id: str, line: int) -> None:
+        """CALLS (via `via`) to the functions and classes a call passes in the argument slots
+        `wanted` accepts (a position or a keyword)."""
         for slot, argument in self.mod.arguments(pos, expr):
-            if slots == "*" if isinstance(slot, str) else slots != "*":
-                continue
-            if isinstance(slot, str) and slot != slots:
-                continue
-            found = self.evaluate_ref(self.mod, scope, argument, pos).value
-            if isinstance(found, (Function, Class, Lambda)):
-                self._call_edges(found, "callback", source_id, line)
+            if wanted(slot):
+                found = self.evaluate_ref(self.mod, scope, argument, pos).value
+                if isinstance(found, (Function, Class, Lambda)):
+                    self._call_edges(found, via, source_id, line)
 
     def _decorated_call(self, value: Definition, source_id: str, line: int) -> bool:
         """A call of a decorated name runs the decorator's wrapper (CALLS), which calls the
@@ -639,14 +640,6 @@ def _unknown_callee(expr: list) -> str:
     if expr[0] == "c" and expr[1] == ["n", "getattr"]:
         return "computed-name"
     return "unknown-value"
-
-
-def _declared_callable(value: Value) -> bool:
-    """`Callable[[F], R]` from an annotation (not `typing` itself, which has its own rule):
-    which function runs is what the code returns or callers pass."""
-    if isinstance(value, Returning):
-        return True
-    return isinstance(value, Union) and any(isinstance(m, Returning) for m in value.members)
 
 
 def _root_name(expr: list | None) -> str | None:

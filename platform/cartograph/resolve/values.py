@@ -420,13 +420,18 @@ class Union(Value):
         return declared or self.members
 
 
-def names_no_function(value: Value) -> bool:
-    """A value that says what calling it gives but not which function runs (`typing`'s
-    values; `Callable[[F], R]` from an annotation, alone or in a union): the functions the
-    code returns, or what callers pass, are what runs, for edges and flows."""
-    if isinstance(value, Returning) or value == TYPING:
+def declares_callable(value: Value) -> bool:
+    """`Callable[[F], R]` from an annotation, alone or in a union."""
+    if isinstance(value, Returning):
         return True
     return isinstance(value, Union) and any(isinstance(m, Returning) for m in value.members)
+
+
+def names_no_function(value: Value) -> bool:
+    """A value that says what calling it gives but not which function runs (`typing`'s
+    values, a declared callable): the functions the code returns, or what callers pass, are
+    what runs, for edges and flows."""
+    return value == TYPING or declares_callable(value)
 
 
 def _each(found) -> Found:
