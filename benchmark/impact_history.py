@@ -167,12 +167,12 @@ def _name_status(text: str) -> list[FileChange]:
 
 
 def is_source(path: str, package: str) -> bool:
-    from cartograph.discover import is_test_path
+    from cartograph.testlayout import is_conventional_test_path
 
     return (
         path.endswith(".py")
         and path.startswith((f"src/{package}/", f"{package}/"))
-        and not is_test_path(path)
+        and not is_conventional_test_path(path)
     )
 
 

@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from cartograph.discover import DEFAULT_MAX_BYTES, discover, is_test_path
+from cartograph.discover import DEFAULT_MAX_BYTES, discover
 from cartograph.index import IndexingError, index_repository
 from cartograph.store.sqlite import open_sqlite
 from indexing_support import calls, commit_all, git_init, qualnames, write, write_tree
@@ -402,20 +402,3 @@ def test_subfolder_of_a_git_repository_lists_only_its_files(tmp_path):
     write_tree(repo, {"top.py": "", "sub/inner.py": "", "sub/pkg/deep.py": ""})
     commit_all(repo)
     assert paths_of(discover(repo / "sub")) == {"inner.py", "pkg/deep.py"}
-
-
-@pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("app/tests.py", True),  # Django's and unittest's default: test*.py
-        ("tests/models.py", True),
-        ("pkg/test_models.py", True),
-        ("pkg/models_test.py", True),
-        ("conftest.py", True),
-        ("django/test/testcases.py", False),  # a library named test, not tests
-        ("pkg/testing.py", False),
-        ("pkg/contests.py", False),
-    ],
-)
-def test_which_files_are_tests(path, is_test):
-    assert is_test_path(path) is is_test

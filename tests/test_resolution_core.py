@@ -197,7 +197,7 @@ class C(external.Base, A, B): pass
 class D(B, A, metaclass=type): pass
 """
     facts = extract_facts("python", source)
-    mod = ModuleFacts("m", "m.py", False, facts, "r")
+    mod = ModuleFacts("m", "m.py", False, facts, "r", False)
     resolution = Program("r", {"m": mod}).resolve_file(mod)
     assert _inherits(resolution.edges) == {
         ("m.C", "m.A"): 2,

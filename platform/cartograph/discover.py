@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cartograph.errors import CartographError
 from cartograph.languages import language_of
-from cartograph.model import Skipped, SymbolRow
+from cartograph.model import Skipped
 
 DEFAULT_MAX_BYTES = 1024 * 1024
 IGNORED_DIRS = frozenset(
@@ -48,7 +48,6 @@ IGNORED_DIRS = frozenset(
     }
 )
 MINIFIED_SUFFIXES = (".min.js", ".min.mjs", ".min.cjs", "-min.js", ".bundle.js")
-TEST_DIRS = frozenset({"tests"})
 
 
 @dataclass(slots=True)
@@ -79,48 +78,6 @@ class Discovery:
 
 class DiscoveryError(CartographError):
     """The path cannot be indexed at all (missing, not a folder, unreadable)."""
-
-
-# the kinds of symbol a test is (and a test file's symbols that enclose a call)
-ENCLOSING_KINDS = frozenset({"function", "method"})
-TEST_NAME_PREFIXES = {
-    "python": ("test",),
-    "go": ("Test", "Benchmark", "Fuzz", "Example"),
-}
-
-
-def is_test_path(path: str) -> bool:
-    parts = path.split("/")
-    name = parts[-1]
-    if (
-        name.startswith("test_")
-        or name.endswith(("_test.py", "_tests.py", "_test.go", "Test.java", "Tests.java"))
-        or name in ("conftest.py", "tests.py")  # tests.py: unittest's and Django's `test*.py`
-        or ".test." in name
-        or ".spec." in name
-    ):
-        return True
-    if "__tests__" in parts[:-1]:
-        return True
-    # `tests/` anywhere; `test/` only at the top (django/test/ is a library, not tests)
-    return any(part in TEST_DIRS for part in parts[:-1]) or (len(parts) > 1 and parts[0] == "test")
-
-
-def is_test(symbol: SymbolRow) -> bool:
-    """A test a runner selects: a `test*` function or method of a Python test file, a `Test*`
-    function of a Go test file, a method marked @Test of a Java/Kotlin test class; elsewhere
-    (JavaScript/TypeScript: anonymous `it` callbacks) the test file itself."""
-    if not is_test_path(symbol.path):
-        return False
-    language = language_of(symbol.path) or ""
-    if language in TEST_NAME_PREFIXES:
-        prefixes = TEST_NAME_PREFIXES[language]
-        return symbol.kind in ENCLOSING_KINDS and symbol.name.startswith(prefixes)
-    if language in ("java", "kotlin"):
-        return symbol.kind == "method" and any(
-            d.lstrip("@").partition("(")[0].rpartition(".")[2] == "Test" for d in symbol.decorators
-        )
-    return symbol.kind == "module"
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

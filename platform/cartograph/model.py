@@ -10,6 +10,8 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 
+from cartograph.testlayout import DEFAULT_LAYOUT, TestLayout
+
 # 1: code graph; 2: git history; 3: tracked repositories; 4: resolution digests; 5: agents;
 # 6: API tokens; 7: SQLite stores of early schema-1 builds repaired; 8: the base order on
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
@@ -168,6 +170,8 @@ class Manifest:
     # "path: reason" for each manifest that could not be read, or that says something that
     # cannot be followed (an invalid `.cartograph.toml` entry)
     notes: list[str] = field(default_factory=list)
+    # which files, classes and functions are tests, as its runners' configuration says
+    tests: TestLayout = DEFAULT_LAYOUT
 
     def import_names(self, ecosystem: str | None = None) -> set[str]:
         return {
@@ -178,7 +182,9 @@ class Manifest:
         }
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        data = asdict(self)
+        data["tests"] = self.tests.to_dict()
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
@@ -190,6 +196,7 @@ class Manifest:
             dict(data.get("choices", {})),
             dict(data.get("services", {})),
             list(data.get("notes", [])),
+            TestLayout.from_dict(data.get("tests")),
         )
 
 

@@ -110,7 +110,9 @@ def review_pull_request(store: Store, repo: str, number: int, data_dir: Path) ->
     review = replace(pending, computed_at=now(), error=error)
     headline = error
     if answer is not None:
-        headline = "; ".join(answer.summary[1:3]) or answer.summary[0]
+        # what decides the verdict leads (a status description is short)
+        deciding = [line for line in answer.summary if line.startswith(("WILL BREAK", "UNKNOWN"))]
+        headline = deciding[0] if deciding else "; ".join(answer.summary[1:3]) or answer.summary[0]
         answer.format = "markdown"
         review.base_sha = answer.base
         review.verdict = answer.verdict
@@ -131,12 +133,18 @@ def _fetch_pull_head(mirror: Mirror, tracked: TrackedRepo, number: int) -> None:
     Git(mirror.git_dir).run("fetch", "--quiet", "origin", f"+{ref}:{ref}", check=False)
 
 
+# the commit status of a verdict (any other: success)
+STATUS_OF_VERDICT = {"breaking": "failure", "": "error"}
+
+
 def _post(tracked: TrackedRepo, review: Review, previous: Review | None, headline: str) -> Review:
     """The report as a comment (edited in place on a new head) and a commit status: failure
-    when something will break, error when the impact could not be computed."""
+    when something will break, error when the impact could not be computed, success
+    otherwise — "unknown" too, with its reason in the description: a commit status has no
+    neutral state, and a neutral check passes a required check the same way."""
     if not tracked.forge or not tracked.forge_token:
         return review
-    state = {"breaking": "failure", "": "error"}.get(review.verdict, "success")
+    state = STATUS_OF_VERDICT.get(review.verdict, "success")
     target = ForgeTarget(
         tracked.forge, tracked.forge_url, unseal(tracked.forge_token), tracked.forge_project
     )

@@ -6,22 +6,51 @@ symbols costs no store round trip per level, on either store."""
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
+import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from cartograph.discover import ENCLOSING_KINDS
 from cartograph.index.crossrepo import provided_names
-from cartograph.model import CALLING_REFERENCE_VIAS
+from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord
 from cartograph.store.interfaces import FileState, Store
+from cartograph.testlayout import ENCLOSING_KINDS
 
 log = logging.getLogger("cartograph.impact")
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
 REFERENCE_FACTOR = 0.5  # a value referenced (handed on, registered) is not always called
+# the open ends of the graph, walked as steps less sure than an edge: a call the resolver left
+# unresolved that names the symbol (its receiver's value, a parameter, a plugin hook, a
+# getattr with a literal prefix), and a dunder method, which syntax runs on its class's
+# instances (`a == b`, `with x`, `len(x)`): reached where the class is
+NAME_CONFIDENCE = 0.3
+# a name the builtin types' methods have too (`.update`, `.write`, `.get`): an unresolved
+# call of it is most likely theirs, so the step is walked as barely possible
+BUILTIN_NAME_CONFIDENCE = 0.05
+BUILTIN_METHOD_NAMES = frozenset(
+    name
+    for kind in (dict, list, set, frozenset, str, bytes, bytearray, tuple, int, float, io.IOBase,
+                 io.TextIOWrapper, io.BufferedWriter, io.BufferedReader)
+    for name in dir(kind)
+    if not name.startswith("_")
+)  # fmt: skip
+PROTOCOL_CONFIDENCE = 0.5
+DISPATCH_CONFIDENCE = 0.6  # a caller of a base-class method reaching an override
+NOT_DISPATCHED = frozenset({"__init__", "__new__", "__init_subclass__"})  # run on their class
+NAME_VIA = "name"
+IMPORT_VIA = "importer"  # an importer of a module whose module-level code the walk reached
+MODULE_VIA = "module"  # a test of a file (or below a conftest.py) whose module code it reached
+MODULE_VIAS = frozenset({IMPORT_VIA, MODULE_VIA})
+SUBPROCESS_VIA = "subprocess"  # a test that starts a process, which may run the changed code
+SUBPROCESS_CONFIDENCE = 0.3
+PROTOCOL_VIA = "protocol"
+_COMPUTED_PREFIX = re.compile(r"""getattr\(\s*[^,]+,\s*f?["']([A-Za-z_]\w*)""")
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 # a wrapper calling the function a decorator was given: walking back through it would make
 # every caller of a shared wrapper reach every function it wraps; the calls of a decorated
 # function reach it by name anyway ("decorated" edges)
@@ -36,6 +65,14 @@ class RepoEdges:
     callers: dict[str, list[Caller]] = field(default_factory=dict)  # by target id
     bases: dict[str, list[str]] = field(default_factory=dict)  # class id → its bases' ids
     test_functions: set[str] = field(default_factory=set)  # functions and methods of test files
+    # unresolved calls that may reach an indexed symbol: by the name called, (source, why)
+    open_calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # getattr calls whose name starts with a literal: (the literal, source)
+    computed_calls: list[tuple[str, str]] = field(default_factory=list)
+    external_based: set[str] = field(default_factory=set)  # classes with a base from outside
+    modules: set[str] = field(default_factory=set)  # the module symbols of its files
+    # functions of test code that start a process (`subprocess`): it may run any of the code
+    subprocess_runners: list[str] = field(default_factory=list)
 
 
 _CACHE: dict[tuple[str, str], RepoEdges] = {}
@@ -57,6 +94,13 @@ def index_state(states: Mapping[str, FileState]) -> str:
 def _load(store: Store, repo: str, state: str) -> RepoEdges:
     edges = RepoEdges(state)
     intern = sys.intern
+    records = store.graph.files(repo)
+    module_of = {
+        path: intern(f"{repo}:{path}#{record.module}")
+        for path, record in records.items()
+        if record.module
+    }
+    modules = edges.modules = set(module_of.values())
     surest: dict[str, dict[str, tuple[str, float]]] = {}  # dst → src → (via, weight)
     for src, dst, kind, via, confidence in store.graph.edge_list(repo, REACH_TYPES):
         if via == UNWALKED_VIA:
@@ -66,6 +110,11 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         # handed on is not always called) unless it is a call by name; one step per pair, the
         # surest
         called = kind != "REFERENCES" or via in CALLING_REFERENCE_VIAS
+        if not called and src in modules:
+            # a module holding a value does not run it when imported (what calls it through
+            # the value is a call of its own, or an open end): no step to the module, whose
+            # importers run only the module-level code it calls
+            continue
         weight = (confidence or 1.0) * (1.0 if called else REFERENCE_FACTOR)
         into = surest.setdefault(dst, {})
         if src not in into or into[src][1] < weight:
@@ -76,7 +125,7 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         dst: [(src, via, weight) for src, (via, weight) in into.items()]
         for dst, into in surest.items()
     }
-    tests = [path for path, record in store.graph.files(repo).items() if record.is_test]
+    tests = [path for path, record in records.items() if record.is_test]
     if tests:
         spans = store.graph.symbol_spans(repo, ENCLOSING_KINDS, tests)
         functions = {intern(sid) for found in spans.values() for _start, _end, sid in found}
@@ -87,7 +136,61 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
             parent = sid.rpartition(".")[0]
             if parent in functions:
                 edges.callers.setdefault(sid, []).append((parent, "scope", 1.0))
+    _module_reach(store, repo, records, module_of, edges)
+    for src, text, reason, kind in store.graph.open_ends(repo):
+        if kind == "base":
+            edges.external_based.add(intern(src))
+            continue
+        if reason == "external":  # a call of subprocess
+            if src in edges.test_functions and src not in edges.subprocess_runners:
+                edges.subprocess_runners.append(intern(src))
+            continue
+        prefix = _COMPUTED_PREFIX.search(text) if reason == "computed-name" else None
+        if prefix is not None:
+            edges.computed_calls.append((prefix.group(1), intern(src)))
+            continue
+        name = _LAST_NAME.search(text)
+        if name is not None:
+            edges.open_calls.setdefault(name.group(1), []).append((intern(src), reason))
     return edges
+
+
+def _module_reach(
+    store: Store,
+    repo: str,
+    records: Mapping[str, FileRecord],
+    module_of: Mapping[str, str],
+    edges: RepoEdges,
+) -> None:
+    """Module-level code runs when its module is imported: a module's importers are its
+    callers (via "importer"); a test file's tests depend on its module-level code (objects
+    built in `parametrize`, in the module's fixtures), and a conftest.py's on the test files
+    below it (via "module")."""
+    callers = edges.callers
+    for path, kind, target, _names in store.graph.import_links(repo):
+        if kind == "file" and path in module_of and target in module_of and path != target:
+            callers.setdefault(module_of[target], []).append((module_of[path], IMPORT_VIA, 1.0))
+    conftests = {
+        path.rpartition("/")[0]: module_of[path]
+        for path in module_of
+        if path.rpartition("/")[2] == "conftest.py"
+    }
+    for sid in edges.test_functions:
+        path = sid[len(repo) + 1 : sid.index("#")]
+        module = module_of.get(path)
+        if module is not None:
+            callers.setdefault(module, []).append((sid, MODULE_VIA, 1.0))
+    for path, record in records.items():
+        if not record.is_test or path not in module_of:
+            continue
+        folder = path.rpartition("/")[0]
+        while True:
+            conftest = conftests.get(folder)
+            if conftest is not None and conftest != module_of[path]:
+                callers.setdefault(conftest, []).append((module_of[path], MODULE_VIA, 1.0))
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
 
 
 class ReverseGraph:
@@ -96,9 +199,11 @@ class ReverseGraph:
 
     def __init__(self, store: Store, states: Mapping[str, Mapping[str, FileState]] | None = None):
         self.store = store
+        self.layouts = store.test_layouts()  # which symbols are tests, by repository
         self.states = dict(states or {})  # by repository: its file states, when read already
         self.repos: dict[str, RepoEdges] = {}
         self._consumers_of: dict[str, list[str]] = {}
+        self._ancestors: dict[str, list[str]] = {}
 
     def edges(self, repo: str) -> RepoEdges | None:
         if repo not in self.repos:
@@ -134,6 +239,65 @@ class ReverseGraph:
                 found += edges.callers.get(symbol_id, _NONE)
         return found
 
+    def dispatched_callers(self, symbol_id: str) -> list[Caller]:
+        """The callers of the methods a method overrides (a call bound to a base class's
+        method runs the override on a subclass's instance), less sure by DISPATCH_CONFIDENCE."""
+        owner, _, name = symbol_id.rpartition(".")
+        if "#" not in owner or name in NOT_DISPATCHED:
+            return _NONE
+        found: list[Caller] = []
+        for base in self.ancestors(owner):
+            for src, via, weight in self.callers(f"{base}.{name}"):
+                found.append((src, via, weight * DISPATCH_CONFIDENCE))
+        return found
+
+    def open_callers(self, symbol_id: str) -> list[tuple[str, str, str, float]]:
+        """The open ends that may call the symbol, as (source, via, why, how sure): unresolved
+        calls naming it in its repository and those binding into it, getattr calls whose
+        literal prefix starts its name; for a dunder method, or a method of a class with a
+        base from outside (whose code may call it), its class (reached where the class is)."""
+        repo = symbol_id[: symbol_id.index(":")]
+        owner_id, _, name = symbol_id.rpartition(".")
+        found: list[tuple[str, str, str, float]] = []
+        own = self.edges(repo)
+        if (
+            "#" in owner_id
+            and name != "__init__"
+            and own is not None
+            and owner_id not in own.modules
+        ):
+            if name.startswith("__") and name.endswith("__"):
+                found.append((owner_id, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
+            elif self._externally_based(owner_id):
+                found.append((owner_id, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))
+        for each in (repo, *self._consumers(repo)):
+            edges = self.edges(each)
+            if edges is None:
+                continue
+            if name.startswith("__"):
+                continue  # run by syntax, or by name on `super()` (the protocol step above)
+            sure = BUILTIN_NAME_CONFIDENCE if name in BUILTIN_METHOD_NAMES else NAME_CONFIDENCE
+            for src, reason in edges.open_calls.get(name, ()):
+                found.append((src, NAME_VIA, reason, sure))
+            for prefix, src in edges.computed_calls:
+                if name.startswith(prefix):
+                    found.append((src, NAME_VIA, "computed-name", NAME_CONFIDENCE))
+        return found
+
+    def subprocess_runners(self, symbol_id: str) -> list[str]:
+        """The functions of the symbol's repository's tests that start a process, which may
+        run the symbol (a test importing the package in a child interpreter)."""
+        edges = self.edges(symbol_id[: symbol_id.index(":")])
+        return edges.subprocess_runners if edges is not None else []
+
+    def _externally_based(self, class_id: str) -> bool:
+        """Whether a class, or one of its bases, has a base from outside the indexed code."""
+        for each in (class_id, *self.ancestors(class_id)):
+            edges = self.edges(each.partition(":")[0])
+            if edges is not None and each in edges.external_based:
+                return True
+        return False
+
     def _consumers(self, repo: str) -> list[str]:
         """The other repositories that bind into this one: those whose files' recorded
         dependencies name a package it provides (read once per walk)."""
@@ -149,6 +313,12 @@ class ReverseGraph:
 
     def ancestors(self, class_id: str) -> list[str]:
         """Every base class above a class, nearest first (its repository's INHERITS)."""
+        known = self._ancestors.get(class_id)
+        if known is None:
+            known = self._ancestors[class_id] = self._find_ancestors(class_id)
+        return known
+
+    def _find_ancestors(self, class_id: str) -> list[str]:
         found: list[str] = []
         frontier = [class_id]
         while frontier:

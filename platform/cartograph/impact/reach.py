@@ -6,16 +6,21 @@ surest paths first."""
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cartograph.impact.graph import ReverseGraph
+from cartograph.impact.graph import (
+    MODULE_VIAS,
+    SUBPROCESS_CONFIDENCE,
+    SUBPROCESS_VIA,
+    ReverseGraph,
+)
 from cartograph.model import SymbolRow
 from cartograph.store.interfaces import Store
 
 BREAK_TYPES = ("CALLS", "REFERENCES", "INHERITS", "IMPORTS", "ROUTES_TO", "HTTP_CALLS")
 MAX_REACHED = 200_000  # symbols one walk settles at most (a note says when it stopped)
-DISPATCH_CONFIDENCE = 0.6  # a caller of a base-class method reaching a changed override
 WALK_FLOOR = 0.05  # a path less sure than this is not followed (nor reported)
 
 
@@ -28,46 +33,40 @@ class Reached:
     toward: str  # the id of the next symbol on the way to the changed code
     changed: str  # the id of the changed symbol it reaches
     crosses: bool  # the way crosses into another repository
+    by_name: bool = False  # the way passes an open end (`ReverseGraph.open_callers`)
+    by_import: bool = False  # the way passes an import of module-level code
+
+    @property
+    def evidence(self) -> str:
+        """What the way to the change rests on: "name" (an open end of the graph), "import"
+        (module-level code an import runs), or "static" (the graph's edges alone)."""
+        return "name" if self.by_name else "import" if self.by_import else "static"
 
 
 @dataclass(slots=True)
 class Walk:
     reached: dict[str, Reached] = field(default_factory=dict)
     stopped: bool = False  # MAX_REACHED was hit
+    # the open ends met on the way (why each may call what the walk reached), by reason
+    open_ends: Counter[str] = field(default_factory=Counter)
 
 
-def seeds_with_overrides(
-    store: Store, graph: ReverseGraph, changed: list[SymbolRow]
-) -> dict[str, tuple[str, float]]:
-    """The changed symbols, and the base-class methods they override (a call bound to the
-    base method runs the override): id → (changed id, confidence)."""
-    seeds: dict[str, tuple[str, float]] = {s.id: (s.id, 1.0) for s in changed}
-    candidates: dict[str, str] = {}
-    for symbol in changed:
-        if symbol.kind != "method" or not symbol.parent or symbol.name.startswith("__init"):
-            continue
-        for base in graph.ancestors(symbol.parent):
-            candidates.setdefault(f"{base}.{symbol.name}", symbol.id)
-    for base_method in store.graph.get_symbols(candidates).values():
-        if base_method.kind == "method":
-            seeds.setdefault(base_method.id, (candidates[base_method.id], DISPATCH_CONFIDENCE))
-    return seeds
-
-
-def walk_back(graph: ReverseGraph, seeds: dict[str, tuple[str, float]]) -> Walk:
-    """Every symbol from which a path of calls, references or inheritance leads to a seed,
-    with the confidence of its surest path (the product of its steps' weights: an edge's
-    confidence, a reference's halved — `impact.graph`) and that path's length; settled surest
-    first. Seeds are never reached again (best holds their own confidence)."""
+def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
+    """Every symbol from which a path of calls, references or inheritance leads to a changed
+    symbol — through a base-class method it overrides, and through the graph's open ends
+    (`ReverseGraph.open_callers`) — with the confidence of its surest path (the product of
+    its steps' weights: an edge's confidence, a reference's halved — `impact.graph`) and that
+    path's length; settled surest first. The changed symbols are never reached again."""
     walk = Walk()
-    best: dict[str, float] = {seed: confidence for seed, (_c, confidence) in seeds.items()}
-    changed_of = {seed: changed for seed, (changed, _confidence) in seeds.items()}
+    best: dict[str, float] = {symbol.id: 1.0 for symbol in changed}
+    changed_of = {seed: seed for seed in best}  # the changed symbol each one reaches
     heap = [(-confidence, 0, seed) for seed, confidence in best.items()]
     heapq.heapify(heap)
     settled: set[str] = set()
     reached = walk.reached
     push, pop = heapq.heappush, heapq.heappop
     known = best.get
+    starters: set[str] = set()  # the tests starting a process, counted once among open ends
     while heap:
         negative, depth, node = pop(heap)
         if node in settled:
@@ -79,15 +78,36 @@ def walk_back(graph: ReverseGraph, seeds: dict[str, tuple[str, float]]) -> Walk:
         here = -negative
         onward = reached.get(node)
         repo = node[: node.index(":")]
-        changed = changed_of[node]
-        for src, via, weight in graph.callers(node):
+        toward = changed_of[node]
+        by_name = bool(onward and onward.by_name)
+        steps = [
+            (src, via, weight, by_name)
+            for src, via, weight in graph.callers(node)
+            # an import runs module-level code: every importer reaches what it calls, so it
+            # is followed only where the way to the change is sure of each step
+            if not (by_name and via in MODULE_VIAS)
+        ]
+        steps += [(src, via, w, by_name) for src, via, w in graph.dispatched_callers(node)]
+        for src, via, why, weight in graph.open_callers(node):
+            walk.open_ends[why] += 1
+            steps.append((src, via, weight, True))
+        if depth == 0:  # a changed symbol: any test starting a process may run it
+            for src in graph.subprocess_runners(node):
+                if src not in starters:
+                    starters.add(src)
+                    walk.open_ends["subprocess"] += 1
+                steps.append((src, SUBPROCESS_VIA, SUBPROCESS_CONFIDENCE, True))
+        for src, via, weight, named in steps:
             surer = here * weight
             if surer < WALK_FLOOR or surer <= known(src, 0.0):
                 continue
             best[src] = surer
-            changed_of[src] = changed
+            changed_of[src] = toward
             crosses = not src.startswith(repo + ":") or bool(onward and onward.crosses)
-            reached[src] = Reached(src, depth + 1, surer, via, node, changed, crosses)
+            imports = via in MODULE_VIAS or bool(onward and onward.by_import)
+            reached[src] = Reached(
+                src, depth + 1, surer, via, node, toward, crosses, named, imports
+            )
             push(heap, (-surer, depth + 1, src))
     return walk
 

@@ -10,14 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import languages
-from cartograph.discover import TEST_NAME_PREFIXES, is_test, is_test_path
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
 from cartograph.impact.graph import ReverseGraph
 from cartograph.impact.reach import (
     Reached,
     direct_dependents,
-    seeds_with_overrides,
     walk_back,
 )
 from cartograph.impact.source import Change, change_between, change_from_patch, commits_of
@@ -45,6 +43,7 @@ from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
 from cartograph.store.interfaces import Store
+from cartograph.testlayout import TEST_NAME_PREFIXES
 
 TIME_BUDGET = 30.0  # seconds: reading the changed files stops then (a partial answer, said)
 MAX_AFFECTED = 200  # may-be-affected symbols listed at most
@@ -136,7 +135,10 @@ class Impact:
     base: str
     head: str
     summary: list[str]
-    verdict: str  # "breaking", "affects tests", "no reach", "nothing indexed changed"
+    # "breaking", "affects tests", "unknown" (no test is reached, and the walk met open ends of
+    # the graph: `open_ends`), "no reach" (none is, and the graph is complete on the way),
+    # "nothing indexed changed"
+    verdict: str
     files: list[ChangedFile]
     changed: list[ChangedSymbol]
     will_break: list[Break]
@@ -152,6 +154,10 @@ class Impact:
     missing: list[MissingCoChange]
     evidence: dict[str, str]  # which answer came from which evidence
     notes: list[str] = field(default_factory=list)
+    # what the walk met that may call the code it reached without an edge saying so, by why
+    # (`model.UNKNOWN_REASONS`, and "protocol": a dunder method syntax runs): the tests behind
+    # them are selected by name ("name" evidence), never a "no reach"
+    open_ends: dict[str, int] = field(default_factory=dict)
     format: str = "text"  # how its text is written: "text" (for agents) or "markdown"
     envelope: Envelope = field(default_factory=Envelope)
 
@@ -263,7 +269,7 @@ def impact_of(
     will_break, updated = _will_break(store, changed, sides)
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
-    walk = walk_back(graph, seeds_with_overrides(store, graph, seeds_rows))
+    walk = walk_back(graph, seeds_rows)
     if walk.stopped:
         notes.append("the walk back from the change stopped at its size limit")
     qualname_of = {c.id: c.qualname for c in changed}
@@ -288,7 +294,7 @@ def impact_of(
         if item.change != "removed"
         and (symbol := sides.new.get(item.moved_to or item.id) or sides.new.get(item.id))
         is not None
-        and is_test(symbol)
+        and graph.layouts.is_test(symbol)
     ]
     seeded = [c.id for c in changed if c.change in SEEDED]
     reached_tests, evidence = _tests(
@@ -303,6 +309,7 @@ def impact_of(
     verdict = (
         "breaking" if will_break
         else "affects tests" if tests
+        else "unknown" if changed and walk.open_ends
         else "no reach" if changed
         else "nothing indexed changed"
     )  # fmt: skip
@@ -310,6 +317,7 @@ def impact_of(
         repo, change.base, change.head, [], verdict, files, changed, will_break, updated,
         affected, len(others), by_repo, tests[:MAX_TESTS],
         len(tests), test_commands, possible[:MAX_TESTS], owners, missing, evidence, notes,
+        dict(sorted(walk.open_ends.items())),
     )  # fmt: skip
     answer.summary = summarise(answer)
     if budget.cut:
@@ -385,8 +393,9 @@ def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]
             resolved = versions.resolve(set(versions.fresh))
             changed = {path: resolved[path].http if path in resolved else None for path in touched}
             rows = with_changed_rows(stored, changed)
-            after = {c.route.id for c in compose_routes(repo, rows)}
-            for composed in compose_routes(repo, stored):
+            tests = store.test_layouts().of(repo)
+            after = {c.route.id for c in compose_routes(repo, rows, tests)}
+            for composed in compose_routes(repo, stored, tests):
                 if composed.route.id not in after:
                     name = composed.route.id.rpartition("#")[2]
                     lost[composed.route.id] = f"route {name} is removed or moved"
@@ -460,20 +469,23 @@ def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dic
         path, _, qualname = rest.rpartition("#")
         if path not in test_language:
             test_language[path] = (
-                (languages.language_of(path) or "") if is_test_path(path) else None
+                (languages.language_of(path) or "")
+                if graph.layouts.is_test_file(repo, path)
+                else None
             )
         language = test_language[path]
         if language is None:
             continue
         if language in TEST_NAME_PREFIXES:
             name = qualname.rpartition(".")[2]
-            if graph.is_test_function(step.id) and name.startswith(TEST_NAME_PREFIXES[language]):
+            layout = graph.layouts.of(repo)
+            if graph.is_test_function(step.id) and layout.is_test_name(language, name):
                 found[step.id] = SymbolRow(step.id, repo, path, name, qualname, "function",
                                            0, 0, "", "", False, None)  # fmt: skip
         else:
             unknown.append(step.id)
     for symbol_id, symbol in store.graph.get_symbols(unknown).items():
-        if is_test(symbol):
+        if graph.layouts.is_test(symbol):
             found[symbol_id] = symbol
     return found
 
@@ -487,13 +499,13 @@ def tests_reaching(
     """The tests to run when `symbols` change (the same walk and evidence as `impact`, from
     symbols instead of a diff: what an agent's edit touched), and the commands that run them."""
     graph = ReverseGraph(store)
-    walk = walk_back(graph, seeds_with_overrides(store, graph, symbols))
+    walk = walk_back(graph, symbols)
     reached = sorted(walk.reached.values(), key=lambda r: (r.depth, -r.confidence, r.id))
     rows = _test_rows(store, graph, reached)
     found, _evidence = _tests(
         store,
         repo,
-        [(s, s.qualname) for s in symbols if is_test(s)],
+        [(s, s.qualname) for s in symbols if graph.layouts.is_test(s)],
         [r for r in reached if r.id in rows],
         rows,
         {s.id: s.qualname for s in symbols},
@@ -558,8 +570,15 @@ def _tests(
         add(symbol, 0, "changed", qualname)
     for step in reached:
         reaches = qualname_of.get(step.changed, step.changed)
-        add(rows[step.id], step.depth, "static", reaches, step.confidence)
+        add(rows[step.id], step.depth, step.evidence, reaches, step.confidence)
     evidence = {"tests": "static call graph (calls, callbacks, fixtures, dispatch)"}
+    if any(step.by_import for step in reached):
+        evidence["tests"] += "; imports of the module-level code it reached"
+    if any(step.by_name for step in reached):
+        evidence["tests"] += (
+            "; by name where the graph is open (unresolved calls naming what it reached, "
+            "methods run by syntax or by a base class from outside, tests starting a process)"
+        )
     covered = store.impact.covering_tests(repo, seeded)
     if covered is not None:
         evidence["tests"] += " and recorded coverage (" + covered.source + ")"
@@ -689,8 +708,13 @@ def summarise(answer: Impact) -> list[str]:
         repos = sorted({t.repo for t in answer.tests})
         possibly = f" (and {len(answer.possible_tests)} possibly)" if answer.possible_tests else ""
         lines.append(f"tests to run: {answer.tests_total} in {', '.join(repos)}{possibly}")
+    elif answer.changed and answer.open_ends:
+        lines.append(
+            "UNKNOWN whether a test reaches the changed code: the graph is open on the way "
+            f"({_open_ends(answer.open_ends)}) and no test was found behind it"
+        )
     elif answer.changed:
-        lines.append("no test reaches the changed code")
+        lines.append("no test reaches the changed code (the graph is complete on the way)")
     if answer.owners:
         first = [o for area in answer.owners for o in area.owners][:3]
         names = sorted({name or email for email, name, _share in first})
@@ -703,6 +727,30 @@ def summarise(answer: Impact) -> list[str]:
             + (f" and {len(answer.missing) - 1} more" if len(answer.missing) > 1 else "")
         )
     return lines
+
+
+def _open_ends(open_ends: dict[str, int]) -> str:
+    """`{"parameter": 2, "protocol": 1}` → "2 calls on parameters, 1 dunder method run by
+    syntax"."""
+    said = {
+        "protocol": ("dunder method run by syntax", "dunder methods run by syntax"),
+        "parameter": ("call on a parameter", "calls on parameters"),
+        "unknown-value": ("call on a value of unknown type", "calls on values of unknown type"),
+        "computed-name": ("getattr call by a computed name", "getattr calls by computed names"),
+        "plugin-hook": ("plugin hook call", "plugin hook calls"),
+        "external-base": (
+            "method a base class from outside may call",
+            "methods base classes from outside may call",
+        ),
+        "subprocess": ("test starting a process", "tests starting a process"),
+    }
+    parts = []
+    for reason, count in sorted(open_ends.items(), key=lambda item: (-item[1], item[0])):
+        one, many = said.get(
+            reason, (f"unresolved call ({reason})", f"unresolved calls ({reason})")
+        )
+        parts.append(f"{count} {one if count == 1 else many}")
+    return ", ".join(parts)
 
 
 def _count(number: int, noun: str) -> str:

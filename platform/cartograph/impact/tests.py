@@ -23,7 +23,10 @@ class TestToRun:
     node: str  # how its runner names it: `tests/test_a.py::TestX::test_y`
     runner: str  # pytest, django, go, vitest, jest, mocha, ava, maven, files
     depth: int  # calls from the test to the changed code (0: the test itself changed)
-    evidence: str  # "static", "coverage", "static+coverage" or "changed"
+    # "static" (a graph path), "import" (a path through module-level code its file, or a
+    # module it imports, runs), "name" (a path through an open end of the graph: an unresolved
+    # call naming what it reached), "coverage" (recorded), "changed", or several joined by "+"
+    evidence: str
     reaches: str  # the changed symbol it reaches (its qualname)
     confidence: float = 1.0  # of its surest path to the change (1.0: changed, or recorded)
 

@@ -64,6 +64,7 @@ from cartograph.resolve.modules import (
     module_map,
 )
 from cartograph.store.interfaces import Store, StoreError
+from cartograph.testlayout import read_test_layout
 
 log = logging.getLogger("cartograph.index")
 
@@ -358,6 +359,7 @@ def _resolve_pending(
         other_paths,
         prefetch(store, repo, names, {}, dependencies.dependents, True, spill),
         Providers(store, repo, manifest, watch, provider_files),
+        tests=manifest.tests,
     )
     tasks = [(path, "edges") for path in sorted(dependencies.dependents)]
     try:
@@ -435,6 +437,18 @@ def _run(
     else:
         names = module_names(discovery)
         skipped = list(discovery.skipped)
+    # which files are test code, as the runners' settings say: a file whose answer changes is
+    # rewritten (its record), like one whose module name changes
+    before = None if rebuild else watch.manifests.get(repo)
+    tests = (
+        (before or Manifest(repo)).tests
+        if discovery.partial
+        else read_test_layout(
+            discovery.all_paths,
+            lambda path: read_inside(discovery.root, path),
+            _library_dirs(names),
+        )
+    )
     digests: dict[str, str] = {}
     unreadable: dict[str, str] = {}
     for source in to_read(states, discovery.files):
@@ -451,6 +465,7 @@ def _run(
         unreadable,
         skipped=skipped,
         partial=discovery.partial,
+        is_test=tests.is_test_file,
     )
     result.unchanged = plan.unchanged
     result.files = len(plan.present)
@@ -481,7 +496,6 @@ def _run(
     # 3. dependency plan: the stored files that consulted a changed name — here, and in the
     # other repositories that bind into this one (marked pending in them before any write)
     manifests = watch.manifests
-    before = None if rebuild else manifests.get(repo)
     manifest = (
         before or Manifest(repo)
         if discovery.partial
@@ -493,6 +507,7 @@ def _run(
             discovery.all_paths,
         )
     )
+    manifest.tests = tests
     result.notes += manifest.notes + choice_notes(manifest, manifests)
     if not discovery.partial:
         result.notes += unreadable_configs(
@@ -537,6 +552,7 @@ def _run(
         discovery.other_paths,
         prefetch(store, repo, names, fresh, dependencies.dependents, bool(states), spill),
         providers,
+        tests=tests,
     )
     tasks = [(path, "file") for path in sorted(fresh)]
     tasks += [(path, "edges") for path in sorted(dependencies.dependents)]
@@ -710,6 +726,17 @@ def _partial_is_enough(store: Store, repo: str, discovery: Discovery) -> bool:
 
 
 NOT_PROVIDED = ("tests", "test", "docs", "doc", "examples", "example", "benchmarks")
+
+
+def _library_dirs(names: ModuleMap) -> list[str]:
+    """The folders of the packages the repository ships (a runner collecting tests there runs
+    doctests of the library: its files are not test code)."""
+    found = []
+    for top in _provided_packages(names):
+        path = names.by_name.get(top)
+        if path is not None:
+            found.append(path.rpartition("/")[0] if names.by_path[path].is_package else path)
+    return found
 
 
 def _provided_packages(names: ModuleMap) -> list[str]:

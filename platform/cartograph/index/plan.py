@@ -10,13 +10,14 @@ is the same; when the names it is known by (its module name and aliases) changed
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cartograph.discover import SourceFile
 from cartograph.model import Skipped
 from cartograph.resolve.modules import ModuleMap, ModuleName, module_map
 from cartograph.store.interfaces import FileState
+from cartograph.testlayout import is_conventional_test_path
 
 
 @dataclass(slots=True)
@@ -73,11 +74,13 @@ def plan_files(
     *,
     skipped: Iterable[Skipped] = (),
     partial: bool = False,
+    is_test: Callable[[str], bool] = is_conventional_test_path,
 ) -> FilePlan:
     """Decide for every discovered file. `names`: the module names the files have now;
     `digests` (sha256) and `unreadable` (the reason) cover the files `to_read` named;
     `skipped`: files already known to be skipped (discovery's, or those stored when only
-    named files are looked at: `partial`, where a stored file not named is unchanged)."""
+    named files are looked at: `partial`, where a stored file not named is unchanged);
+    `is_test`: whether a file is test code (a file whose answer changed is rewritten)."""
     plan = FilePlan(skipped=list(skipped))
     for source in files:
         state = states.get(source.path)
@@ -85,7 +88,11 @@ def plan_files(
         # the names a file is known by (module and aliases): when they change, the file is
         # rewritten (its symbol ids, and the aliases later runs compare against)
         known_as = (module.name, " ".join(module.aliases)) if module else ("", "")
-        same_names = state is not None and (state.module, state.aliases) == known_as
+        same_names = (
+            state is not None
+            and (state.module, state.aliases) == known_as
+            and state.is_test == is_test(source.path)
+        )
         if state is not None and (state.size, state.mtime_ns) == (source.size, source.mtime_ns):
             if same_names:
                 plan.unchanged += 1

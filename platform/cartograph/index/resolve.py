@@ -25,7 +25,7 @@ from multiprocessing.queues import Queue
 from pathlib import Path
 
 from cartograph import languages
-from cartograph.discover import SourceFile, is_test_path, read_inside, read_source
+from cartograph.discover import SourceFile, read_inside, read_source
 from cartograph.index.crossrepo import Providers, recorded_deps
 from cartograph.index.dependents import folder_name
 from cartograph.index.flows import shape_digest
@@ -39,6 +39,7 @@ from cartograph.resolve.family import FamilyResolver, Sources, family_resolver
 from cartograph.resolve.modules import ModuleMap
 from cartograph.resolve.python import absolute_module
 from cartograph.store.interfaces import FileState, Store
+from cartograph.testlayout import DEFAULT_LAYOUT, TestLayout
 
 PREFETCH_ALL_ABOVE = 100  # dependents to re-resolve above which every stored fact is read ahead
 PREFETCH_CHUNK = 500
@@ -116,8 +117,10 @@ class Resolver:
         prefetched: dict[str, bytes | SpillSlot],
         providers: Providers | None = None,
         module_limit: int | None = None,
+        tests: TestLayout = DEFAULT_LAYOUT,
     ) -> None:
         self.providers = providers
+        self.tests = tests  # which files are test code (the runners' settings)
         self.reads = reads  # where facts are loaded from (a forked worker's own connection)
         self.repo = repo
         self.root = root
@@ -141,6 +144,7 @@ class Resolver:
             self._read_text,
             set(names.by_path) | set(other_paths),
             providers,
+            tests,
         )
         # each family's resolver, made when a file of it is first resolved; at most about
         # `module_limit` files' facts are held by them together (`forget`)
@@ -279,7 +283,7 @@ class Resolver:
             source.size,
             source.mtime_ns,
             facts.get("lines", 0),
-            is_test_path(source.path),
+            self.tests.is_test_file(source.path),
             module.name if module else "",
             facts.get("errors", 0),
             parsed.interface,

@@ -29,7 +29,6 @@ import marshal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from cartograph.discover import is_test_path
 from cartograph.index.flows import FLOWS_PENDING
 from cartograph.index.locks import acquire, lock_owner, release
 from cartograph.index.results import IndexingError
@@ -37,6 +36,7 @@ from cartograph.model import Edge, Manifest, ServiceWrite, SymbolRow, symbol_id
 from cartograph.resolve.http import MATCH_CONFIDENCE, Match, Route, RouteIndex, join_paths
 from cartograph.resolve.openapi import FRAMEWORK as OPENAPI
 from cartograph.store import Store
+from cartograph.testlayout import TestLayout
 
 MAX_PREFIXES = 16  # the paths one router is reachable under (mounted in several places)
 
@@ -77,14 +77,16 @@ def file_rows(store: Store, repo: str) -> dict[str, list]:
     return {path: marshal.loads(blob) for path, blob in store.index.http_rows(repo).items()}
 
 
-def compose_routes(repo: str, rows_by_file: dict[str, list]) -> list[ComposedRoute]:
+def compose_routes(
+    repo: str, rows_by_file: dict[str, list], tests: TestLayout
+) -> list[ComposedRoute]:
     """Every route of a repository with its full path, sorted by id."""
     routers: dict[str, tuple[str, str]] = {}  # key → (framework, own prefix)
     mounts: dict[str, list[tuple[str, str]]] = {}  # child key → [(parent key, prefix)]
     declared: list[tuple[str, list]] = []
     global_prefixes: dict[str, str] = {}  # framework → the prefix of its root routers
     for path, rows in sorted(rows_by_file.items()):
-        if is_test_path(path):
+        if tests.is_test_file(path):
             continue  # a test's application and routes are not the service's (its requests are)
         for row in rows:
             if row[0] == "global":
@@ -314,10 +316,10 @@ def services_as_changed(
     written nowhere (a session's overlay, `agents.overlay`): its routes, and the HTTP_CALLS
     edges of its requests, matched against those routes and every other repository's listed
     ones."""
-    composed = compose_routes(repo, rows)
+    manifest = store.repos.manifests().get(repo) or Manifest(repo)
+    composed = compose_routes(repo, rows, manifest.tests)
     routes = listed_routes(store.index.service_listings(), excluding=repo)
     routes += [c.route for c in composed]
-    manifest = store.repos.manifests().get(repo)
     return composed, match_requests(repo, requests_of(rows), routes, manifest)
 
 
@@ -330,7 +332,7 @@ def route_edge(composed: ComposedRoute) -> Edge:
 def run_services(store: Store, repo: str, manifest: Manifest | None) -> ServicesOutcome:
     """Compose the repository's routes, match its requests, write what changed."""
     rows = file_rows(store, repo)
-    composed = compose_routes(repo, rows)
+    composed = compose_routes(repo, rows, (manifest or Manifest(repo)).tests)
     listing = listing_of(composed)
     listings = store.index.service_listings()
     before = listings.get(repo)

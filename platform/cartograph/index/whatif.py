@@ -90,6 +90,7 @@ class Versions:
         self.budget = budget
         self.repo = repo
         self.states = store.index.file_states(repo) if states is None else states
+        self.manifest = store.repos.manifests().get(repo) or Manifest(repo)
         self.gone = {path for path, data in contents.items() if data is None}
         self.fresh: dict[str, Parsed] = {}
         self.unread: list[str] = []
@@ -118,7 +119,10 @@ class Versions:
             module = self.names.by_path.get(path)
             family = languages.family_of(path)
             if family is not None and family.dotted_modules and module is not None:
-                mod = ModuleFacts(module.name, path, module.is_package, parsed.facts, self.repo)
+                is_test = self.manifest.tests.is_test_file(path)
+                mod = ModuleFacts(
+                    module.name, path, module.is_package, parsed.facts, self.repo, is_test
+                )
                 found[path] = python_symbols(self.repo, mod)
             else:
                 others.add(path)
@@ -166,6 +170,7 @@ def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
     record = store.repos.get_repo(repo)
     root = Path(record.root) if record is not None and record.root else Path("/nonexistent")
     watch = ProviderWatch(store, repo)
+    manifest = watch.manifests.get(repo) or versions.manifest
     resolver = Resolver(
         store,
         repo,
@@ -176,7 +181,8 @@ def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
         {path: state for path, state in states.items() if path not in gone},
         [],
         prefetch(store, repo, names, fresh, set(), True),
-        Providers(store, repo, watch.manifests.get(repo) or Manifest(repo), watch),
+        Providers(store, repo, manifest, watch),
+        tests=manifest.tests,
     )
     try:
         return work(resolver)

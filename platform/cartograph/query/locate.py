@@ -29,7 +29,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from cartograph.discover import is_test, is_test_path
 from cartograph.model import SymbolRow
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
@@ -48,6 +47,7 @@ from cartograph.store.interfaces import (
     Store,
     TextMatch,
 )
+from cartograph.testlayout import TestLayouts
 
 CODE_KINDS = ("function", "method")  # what the map lists
 LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benchmark/")
@@ -142,6 +142,7 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     title_kept = [w for w in dict.fromkeys(title) if w in kept]
     rows: dict[str, SymbolRow] = {}
     scores: dict[str, float] = defaultdict(float)
+    layouts = store.test_layouts()
     for fields, weight in ((SYMBOL_TEXT_FIELDS, NAME_WEIGHT), (BODY_FIELDS, BODY_WEIGHT)):
         for part in (kept, title_kept):  # the title's words count twice
             if not part:
@@ -156,12 +157,12 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     candidates = {
         sid: Location(rows[sid], score)
         for sid, score in scores.items()
-        if rows[sid].kind in CODE_KINDS and _listed(rows[sid].path)
+        if rows[sid].kind in CODE_KINDS and _listed(layouts, rows[sid])
     }
-    _walk_callees(graph, candidates, rows)
+    _walk_callees(graph, layouts, candidates, rows)
     functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
     functions = _by_coverage(graph, functions, {w: counts[w] for w in kept})
-    files = _file_scores(functions, rows, scores)
+    files = _file_scores(layouts, functions, rows, scores)
     confidence = _confidence(functions, len(kept))
     return Ranking(kept, functions, files, confidence)
 
@@ -190,13 +191,17 @@ def _by_coverage(
     return head + ranked[RERANK:]
 
 
-def _listed(path: str) -> bool:
-    """Library code: not tests, examples, documentation or benchmarks."""
-    return not is_test_path(path) and not path.startswith(LISTED_OUTSIDE)
+def _listed(layouts: TestLayouts, symbol: SymbolRow) -> bool:
+    """Library code: not tests (as the repository's runners see them), examples,
+    documentation or benchmarks."""
+    return not symbol.path.startswith(LISTED_OUTSIDE) and not layouts.is_test_file(
+        symbol.repo, symbol.path
+    )
 
 
 def _walk_callees(
     graph: GraphReader,
+    layouts: TestLayouts,
     candidates: dict[str, Location],
     rows: dict[str, SymbolRow],
 ) -> None:
@@ -217,7 +222,7 @@ def _walk_callees(
             called = [
                 s
                 for s in callees.get(caller.symbol.id, [])
-                if s.kind in CODE_KINDS and _listed(s.path) and s.id != caller.symbol.id
+                if s.kind in CODE_KINDS and _listed(layouts, s) and s.id != caller.symbol.id
             ]
             span = caller.symbol.end_line - caller.symbol.start_line + 1
             if len(called) != 1 or span > WRAPPER_LINES or called[0].id in candidates:
@@ -231,7 +236,10 @@ def _walk_callees(
 
 
 def _file_scores(
-    functions: list[Location], rows: dict[str, SymbolRow], scores: dict[str, float]
+    layouts: TestLayouts,
+    functions: list[Location],
+    rows: dict[str, SymbolRow],
+    scores: dict[str, float],
 ) -> list[FileScore]:
     """Files in the order of their best location (ranked as the list ranks them), then the
     files only other symbols matched (classes, modules), by those symbols' scores."""
@@ -243,7 +251,7 @@ def _file_scores(
     rest: dict[tuple[str, str], float] = defaultdict(float)
     for sid, row in rows.items():
         key = (row.repo, row.path)
-        if key not in ranked and _listed(row.path) and scores.get(sid, 0.0) > 0:
+        if key not in ranked and _listed(layouts, row) and scores.get(sid, 0.0) > 0:
             rest[key] = max(rest[key], scores[sid])
     others = sorted(rest.items(), key=lambda item: (-item[1], item[0]))
     return list(ranked.values()) + [FileScore(repo, path, 0.0) for (repo, path), _ in others]
@@ -278,7 +286,7 @@ def locate(
         withheld, chosen = len(chosen), []
     else:
         withheld = 0
-    tests = _tests_of(store.graph, chosen)
+    tests = _tests_of(store.graph, store.test_layouts(), chosen)
     shown_files = {(loc.symbol.repo, loc.symbol.path) for loc in chosen}
     files = [f for f in ranking.files if (f.repo, f.path) in shown_files][:limit]
     envelope = Freshness(store).envelope([loc.symbol for loc in chosen], [repo] if repo else None)
@@ -295,7 +303,7 @@ def locate(
     )
 
 
-def _tests_of(graph: GraphReader, locations: list[Location]) -> bool:
+def _tests_of(graph: GraphReader, layouts: TestLayouts, locations: list[Location]) -> bool:
     """Each location's tests: its callers in test files, or its callers' (two levels, through
     library code). True when any was found. Not impact's walk (`tests_reaching`): that reads the
     repository's whole edge list first, seconds on Django, and a map answers in milliseconds."""
@@ -313,7 +321,7 @@ def _tests_of(graph: GraphReader, locations: list[Location]) -> bool:
             if caller is None:
                 continue
             for loc in reached.get(row.edge.dst, []):
-                if is_test(caller):
+                if layouts.is_test(caller):
                     if len(loc.tests) < 3 and all(t.id != caller.id for t in loc.tests):
                         loc.tests.append(caller)
                         found = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cartograph.discover import is_test_path
 from cartograph.identifiers import split_words
 from cartograph.model import SYMBOL_KINDS, SymbolRow
 from cartograph.query.answers import cacheable
@@ -77,9 +76,14 @@ def search(
             if not kinds or symbol.kind in kinds:
                 exact.setdefault(symbol.id, symbol)
     usage = store.graph.edge_counts(list(exact), "in", ["CALLS", "REFERENCES"])
+    layouts = store.test_layouts()
     ordered = sorted(
         exact.values(),
-        key=lambda s: (is_test_path(s.path), KIND_WEIGHT.get(s.kind, 1.0) < 1.0, -usage[s.id]),
+        key=lambda s: (
+            layouts.is_test_file(s.repo, s.path),
+            KIND_WEIGHT.get(s.kind, 1.0) < 1.0,
+            -usage[s.id],
+        ),
     )
     ranked: list[tuple[SymbolRow, float]] = [(s, 1000.0) for s in ordered]
     # the words that can name code (stop words go while others remain); names first, then
@@ -98,7 +102,9 @@ def search(
     matches = []
     for sid, (row, score) in scored.items():
         if sid not in exact:
-            outside = is_test_path(row.path) or row.path.startswith(OUTSIDE_LIBRARY)
+            outside = layouts.is_test_file(row.repo, row.path) or row.path.startswith(
+                OUTSIDE_LIBRARY
+            )
             matches.append((row, score * KIND_WEIGHT.get(row.kind, 1.0), outside))
     matches.sort(key=lambda m: (m[2] and not asks_for_tests, -m[1], m[0].qualname))
     ranked.extend((row, score) for row, score, _outside in matches)

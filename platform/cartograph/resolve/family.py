@@ -18,6 +18,7 @@ from typing import Protocol
 from cartograph import languages
 from cartograph.resolve.core import FileResolution, ForeignCode
 from cartograph.resolve.modules import ModuleMap
+from cartograph.testlayout import DEFAULT_LAYOUT, TestLayout
 
 
 @dataclass(slots=True)
@@ -31,6 +32,7 @@ class Sources:
     read_text: Callable[[str], str | None]  # a file of the work tree (settings: tsconfig.json)
     all_paths: set[str]  # every path of the tree, indexed or not
     foreign: ForeignCode | None = None  # the other repositories a resolution may bind into
+    tests: TestLayout = DEFAULT_LAYOUT  # which files are test code (the runners' settings)
     _by_family: dict[str, list[str]] | None = field(default=None, repr=False)
 
     def paths(self, family: str) -> list[str]:

@@ -72,6 +72,7 @@ from cartograph.resolve.values import (
     Value,
     union_of,
 )
+from cartograph.testlayout import is_conventional_test_path
 
 __all__ = ["BUILTINS", "STDLIB", "ModuleFacts", "Program", "PythonFamily", "module_symbols"]
 
@@ -148,6 +149,7 @@ class ModuleFacts:
         "_yields",
         "facts",
         "is_package",
+        "is_test",  # test code, as the repository's runners see it (cartograph.testlayout)
         "limited",  # (scope, name) with a binding valid in a range only (comprehension, lambda)
         "name",
         "path",
@@ -155,11 +157,14 @@ class ModuleFacts:
         "symbol_ids",
     )
 
-    def __init__(self, name: str, path: str, is_package: bool, facts: dict, repo: str) -> None:
+    def __init__(
+        self, name: str, path: str, is_package: bool, facts: dict, repo: str, is_test: bool
+    ) -> None:
         self.name = name
         self.path = path  # in its repository (which is another one for a provider's module)
         self.repo = repo
         self.is_package = is_package
+        self.is_test = is_test
         self.facts = facts
         self._bindings: list[dict[str, list]] | None = None
         self._firstparam: dict[int, str] | None = None
@@ -956,7 +961,12 @@ class PythonFamily:
             if facts is None:
                 return None
             self._modules[path] = ModuleFacts(
-                module.name, path, module.is_package, facts, self.sources.repo
+                module.name,
+                path,
+                module.is_package,
+                facts,
+                self.sources.repo,
+                self.sources.tests.is_test_file(path),
             )
         return self._modules[path]
 
@@ -977,10 +987,13 @@ class PythonFamily:
         path, repo, is_package = found
         if path not in self._foreign:
             facts = self.sources.facts(path)  # a foreign path: the provider's stored facts
+            inside = located(repo, path)[1]
             self._foreign[path] = (
                 None
                 if facts is None
-                else ModuleFacts(name, located(repo, path)[1], is_package, facts, repo)
+                else ModuleFacts(
+                    name, inside, is_package, facts, repo, is_conventional_test_path(inside)
+                )
             )
         return self._foreign[path]
 
@@ -993,7 +1006,14 @@ class PythonFamily:
             facts = self.sources.facts(path)
             if facts is None:
                 return None
-            mod = ModuleFacts(module.name, path, module.is_package, facts, self.sources.repo)
+            mod = ModuleFacts(
+                module.name,
+                path,
+                module.is_package,
+                facts,
+                self.sources.repo,
+                self.sources.tests.is_test_file(path),
+            )
         return self.program.resolve_file(mod)
 
     def loaded(self) -> int:

@@ -8,7 +8,6 @@ import marshal
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from cartograph.discover import is_test_path
 from cartograph.model import Unresolved
 from cartograph.parsing.facts import (
     ATTR_NAME,
@@ -395,7 +394,7 @@ class FileResolver:
             return []  # what an external constructor calls back is not known: nothing claimed
         called_back = []
         for owner_mod, owner_scope in info.linearization:
-            in_tests = is_test_path(owner_mod.path)
+            in_tests = owner_mod.is_test
             for name, rows in owner_mod.bindings(owner_scope).items():
                 if name in CALLBACK_SKIPPED:
                     continue

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cartograph.discover import is_test_path
 from cartograph.parsing.facts import BINDING_VALUE
 from cartograph.parsing.templates import PATH_PARAMETER
 from cartograph.resolve.http import (
@@ -114,7 +113,7 @@ class _Reader:
             owner = self.library(lookup, expr, pos)
         if owner is None:
             return None
-        in_test = is_test_path(self.mod.path)
+        in_test = self.mod.is_test
         if in_test and decorates < 0 and name in CLIENT_METHODS and owner in TEST_CLIENT_OWNERS:
             return self._test_request(row, name, owner)
         framework = WEB_FRAMEWORKS.get(owner)

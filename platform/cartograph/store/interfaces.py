@@ -41,6 +41,7 @@ from cartograph.model import (
     TrackedRepo,
     Unresolved,
 )
+from cartograph.testlayout import TestLayouts
 
 
 class StoreError(Unavailable):
@@ -65,6 +66,7 @@ class FileState:
     flows: str = ""  # digest of its flow rows ("" when it has none; cartograph.index.flows)
     derived: bool = False  # the flow stage wrote derived edges starting in it
     http: bool = False  # its resolution found HTTP routes or requests (index.services)
+    is_test: bool = False  # its record says it is test code (cartograph.testlayout)
 
 
 @dataclass(slots=True)
@@ -401,6 +403,15 @@ class GraphReader(Protocol):
     def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]: ...
     def unresolved_names(self, repo: str, kind: str = "call") -> set[str]: ...
 
+    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+        """(source id, name as written, reason, kind) of the repository's unresolved rows
+        through which code the graph does not see may call its symbols: calls whose callee
+        may be one of the indexed repositories' symbols (kind "call", every reason but
+        "external"), calls of `subprocess` (kind "call", reason "external": the process may
+        run any of the repository's code), and base classes from outside (kind "base": the
+        base's code may call the class's methods)."""
+        ...
+
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
     ) -> list[tuple[str, Unresolved]]:
@@ -690,6 +701,10 @@ class Store:
 
     def close(self) -> None:
         self.connection.close()
+
+    def test_layouts(self) -> TestLayouts:
+        """Which files and symbols are tests in each repository (cartograph.testlayout)."""
+        return TestLayouts({repo: m.tests for repo, m in self.repos.manifests().items()})
 
     def schema_version(self) -> int:
         return self.connection.schema_version()

@@ -177,8 +177,8 @@ def fixture_value(program: Program, mod: ModuleFacts, scope: int) -> Value | Non
 
 
 def is_test_module(mod: ModuleFacts) -> bool:
-    base = mod.path.rpartition("/")[2]
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+    """Test code as the repository's pytest settings say (`python_files`, `testpaths`)."""
+    return mod.is_test
 
 
 def is_fixture(row: list) -> bool:

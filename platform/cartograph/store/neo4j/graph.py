@@ -420,6 +420,14 @@ class Neo4jGraphReader:
         )
         return {r["name"] for r in records}
 
+    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+        rows = self._unresolved_rows("s.repo = $repo", repo=repo)
+        return [
+            (u.src, u.name, u.reason, u.kind)
+            for _, u in rows
+            if u.kind == "base" or u.reason != "external" or u.external == "subprocess"
+        ]
+
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
     ) -> list[tuple[str, Unresolved]]:

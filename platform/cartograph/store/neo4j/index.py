@@ -163,7 +163,7 @@ class Neo4jIndexWriter:
             "OPTIONAL MATCH (i:IndexState {id: f.id}) "
             "RETURN collect([f.path, f.sha256, f.size, f.mtime_ns, f.module, f.language, "
             "f.interface, f.aliases, coalesce(i.resolution, ''), coalesce(i.flows_digest, ''), "
-            "i.derived IS NOT NULL, i.http IS NOT NULL]) AS rows",
+            "i.derived IS NOT NULL, i.http IS NOT NULL, coalesce(f.is_test, false)]) AS rows",
             repo=repo,
         )
         return {row[0]: FileState(*row[1:]) for row in records[0]["rows"]}

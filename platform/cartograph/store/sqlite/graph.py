@@ -314,6 +314,14 @@ class SQLiteGraphReader:
         )
         return {r[0] for r in rows}
 
+    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+        rows = self.db.execute(
+            "SELECT src, name, reason, kind FROM unresolved WHERE src >= ? AND src < ? "
+            "AND (kind = 'base' OR reason != 'external' OR external = 'subprocess')",
+            repo_range(repo),
+        )
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
     ) -> list[tuple[str, Unresolved]]:

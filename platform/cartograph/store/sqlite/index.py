@@ -78,16 +78,15 @@ class SQLiteIndexWriter:
     def file_states(self, repo: str) -> dict[str, FileState]:
         rows = self.db.execute(
             "SELECT path, sha256, size, mtime_ns, module, language, interface, aliases, "
-            "resolution, flows_digest, derived IS NOT NULL, http IS NOT NULL FROM files "
+            "resolution, flows_digest, derived IS NOT NULL, http IS NOT NULL, is_test FROM files "
             "WHERE repo = ?",
             (repo,),
         )
-        return {
-            r[0]: FileState(
-                r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10]), bool(r[11])
-            )
-            for r in rows
-        }
+        states = {}
+        for r in rows:
+            states[r[0]] = FileState(r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
+                                     bool(r[10]), bool(r[11]), bool(r[12]))  # fmt: skip
+        return states
 
     def flow_states(
         self, repo: str, paths: Iterable[str] | None = None

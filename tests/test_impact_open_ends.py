@@ -1,0 +1,89 @@
+"""Where the graph does not know who calls the changed code, `impact` says so and selects
+safely: a method called on a value of unknown type selects the tests behind the calls naming
+it ("name" evidence); a dunder method is reached where its class is; a change reached by
+nothing known is "no reach" only when the graph is complete on the way, else "unknown"."""
+
+from __future__ import annotations
+
+import pytest
+from cartograph.impact.report import impact
+from cartograph.index import index_repository
+from cartograph.store import open_store
+from indexing_support import commit_all, git, git_init, write, write_tree
+
+FILES = {
+    "shop/__init__.py": "",
+    "shop/handlers.py": (
+        "class JsonHandler:\n    def handle(self, data):\n        return str(data)\n\n\n"
+        "class CsvExporter:\n    def export(self, rows):\n        return ','.join(rows)\n"
+    ),
+    "shop/dispatch.py": (
+        "import importlib\n\n\n"
+        "def load(name):\n    return importlib.import_module(name).make()\n\n\n"
+        "def dispatch(handler, data):\n    return handler.handle(data)\n"
+    ),
+    "shop/cli.py": "def main(exporter):\n    return exporter.export(['a'])\n",
+    "shop/money.py": (
+        "class Price:\n    def __init__(self, cents):\n        self.cents = cents\n\n"
+        "    def __eq__(self, other):\n        return self.cents == other.cents\n\n\n"
+        "def price(cents):\n    return Price(cents)\n\n\n"
+        "def unused_rounding(cents):\n    return round(cents, -1)\n"
+    ),
+    "tests/test_dispatch.py": (
+        "from shop.dispatch import dispatch, load\n\n\n"
+        "def test_dispatch():\n    assert dispatch(load('shop.handlers'), 1)\n"
+    ),
+    "tests/test_money.py": (
+        "from shop.money import price\n\n\n"
+        "def test_equal_prices():\n    assert price(3) == price(3)\n"
+    ),
+}
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = git_init(tmp_path / "shop")
+    write_tree(root, FILES)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="shop", workers=1, history=False)
+    return root, store
+
+
+def change(shop, path: str, old: str, new: str):
+    root, store = shop
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, path, FILES[path].replace(old, new))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    return impact(store, "shop", base="main", head="edit")
+
+
+def test_a_method_called_on_an_unknown_value_selects_the_tests_behind_the_call(shop):
+    answer = change(shop, "shop/handlers.py", "str(data)", "repr(data)")
+    assert answer.verdict == "affects tests"
+    (test,) = answer.tests
+    assert test.node == "tests/test_dispatch.py::test_dispatch"
+    assert test.evidence == "name"
+    assert answer.open_ends == {"parameter": 1}
+
+
+def test_a_dunder_method_is_reached_where_its_class_is(shop):
+    answer = change(shop, "shop/money.py", "self.cents == other.cents", "self is other")
+    assert [t.node for t in answer.tests] == ["tests/test_money.py::test_equal_prices"]
+    assert answer.open_ends == {"protocol": 1}
+
+
+def test_an_open_end_with_no_test_behind_it_is_unknown_never_no_reach(shop):
+    answer = change(shop, "shop/handlers.py", "','.join(rows)", "';'.join(rows)")
+    assert answer.verdict == "unknown"
+    assert answer.tests == []
+    assert answer.open_ends == {"parameter": 1}
+    assert any("UNKNOWN" in line and "call on a parameter" in line for line in answer.summary)
+
+
+def test_no_reach_is_said_only_where_the_graph_is_complete(shop):
+    answer = change(shop, "shop/money.py", "round(cents, -1)", "round(cents, -2)")
+    assert answer.verdict == "no reach"
+    assert answer.open_ends == {}
+    assert any("complete on the way" in line for line in answer.summary)
