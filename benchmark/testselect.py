@@ -34,6 +34,7 @@ from benchmark.report import run_facts, write_report
 PACKAGES = {"flask": "flask", "click": "click"}
 TARGETS = {"recall": 0.95, "selected": 0.35}
 THRESHOLDS = (0.0, 0.1, 0.12, 0.15, 0.18, 0.2, 0.3)  # least path confidence of a selected test
+BUDGETS = (5, 10, 20, 35, 50)  # `impact --budget N`: the most likely tests within N % of the suite
 
 
 def base_node(node: str) -> str:
@@ -118,6 +119,10 @@ def _select(store, name: str, truth: GroundTruth) -> list[dict]:
             str(least): grade(truth, fault, {t.node for t in everything if t.confidence >= least})
             for least in THRESHOLDS
         }
+        row["by_budget"] = {}
+        for share in BUDGETS:
+            within = impact(store, name, patch=fault.diff, limit=1, budget=share)
+            row["by_budget"][str(share)] = grade(truth, fault, {t.node for t in within.tests})
         rows.append(row)
     return rows
 
@@ -139,6 +144,9 @@ def _aggregate(rows: list[dict]) -> dict:
         "by_threshold": {
             least: _pooled([r["by_threshold"][str(least)] for r in rows]) for least in THRESHOLDS
         },
+        "by_budget": {
+            share: _pooled([r["by_budget"][str(share)] for r in rows]) for share in BUDGETS
+        },
     }
 
 
@@ -146,6 +154,9 @@ def _pooled(rows: list[dict]) -> dict:
     noticed = [r for r in rows if r["failing"]]
     caught = sum(r["caught"] for r in noticed) / max(1, sum(r["failing"] for r in noticed))
     return {"recall_pooled": round(caught, 4),
+            "recall_mean": round(statistics.mean(r["recall"] for r in noticed), 4)
+            if noticed else None,
+            "complete": sum(1 for r in noticed if r["recall"] == 1.0),
             "selected_mean": round(statistics.mean(r["fraction"] for r in rows), 4)}  # fmt: skip
 
 
@@ -180,6 +191,15 @@ def to_markdown(results: list[dict], facts: dict) -> str:
         for kind, agg in result["runs"].items():
             cells = [f"{v['recall_pooled']:.1%} / {v['selected_mean']:.1%}"
                      for v in agg["by_threshold"].values()]  # fmt: skip
+            out.append(f"| {result['project']} | {kind} | " + " | ".join(cells) + " |")
+    out += ["", "The budget mode (`impact --budget N`: the most likely tests within N % of the "
+            "suite; complete faults, recall mean, selected mean):", "",
+            "| project | evidence | " + " | ".join(f"{b} %" for b in BUDGETS) + " |",
+            "|---|---|" + "---:|" * len(BUDGETS)]  # fmt: skip
+    for result in results:
+        for kind, agg in result["runs"].items():
+            cells = [f"{v['complete']}/{agg['noticed']}, {v['recall_mean']:.1%}, "
+                     f"{v['selected_mean']:.1%}" for v in agg["by_budget"].values()]  # fmt: skip
             out.append(f"| {result['project']} | {kind} | " + " | ".join(cells) + " |")
     for result in results:
         for kind, rows in result["rows"].items():

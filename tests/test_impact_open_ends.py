@@ -87,3 +87,26 @@ def test_no_reach_is_said_only_where_the_graph_is_complete(shop):
     assert answer.verdict == "no reach"
     assert answer.open_ends == {}
     assert any("complete on the way" in line for line in answer.summary)
+
+
+def test_a_budget_keeps_the_surest_tests_within_its_share_of_the_suite(shop):
+    root, store = shop
+    git(root, "checkout", "-q", "-b", "edit")
+    # one change reached surely (test_equal_prices calls price) and one by name only
+    write(
+        root,
+        "shop/money.py",
+        FILES["shop/money.py"].replace("cents):\n    return Price", "cents):\n    return  Price"),
+    )
+    write(root, "shop/handlers.py", FILES["shop/handlers.py"].replace("str(data)", "repr(data)"))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    safe = impact(store, "shop", base="main", head="edit")
+    assert {t.node for t in safe.tests} == {
+        "tests/test_money.py::test_equal_prices",
+        "tests/test_dispatch.py::test_dispatch",
+    }
+    half = impact(store, "shop", base="main", head="edit", budget=50)  # 1 of the 2 tests
+    assert [t.node for t in half.tests] == ["tests/test_money.py::test_equal_prices"]
+    assert [t.node for t in half.possible_tests] == ["tests/test_dispatch.py::test_dispatch"]
+    assert any(note.startswith("budget 50 %") for note in half.notes)

@@ -868,6 +868,7 @@ class WrittenQuery:
         patch: str | None = None,
         first: int = IMPACT.param("limit").default,
         min_confidence: int = IMPACT.param("min_confidence").default,
+        budget: int | None = None,
     ) -> ImpactReport:
         answer = _read(
             info,
@@ -878,6 +879,7 @@ class WrittenQuery:
             _checked(IMPACT.param("patch"), patch),
             _checked(IMPACT.param("limit"), first),
             min_confidence=_checked(IMPACT.param("min_confidence"), min_confidence),
+            budget=_checked(IMPACT.param("budget"), budget),
             data_dir=default_data_dir(),
             shared=True,
         )

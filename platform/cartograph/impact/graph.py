@@ -14,10 +14,11 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from cartograph import languages
 from cartograph.index.crossrepo import provided_names
 from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord
 from cartograph.store.interfaces import FileState, Store
-from cartograph.testlayout import ENCLOSING_KINDS
+from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES
 
 log = logging.getLogger("cartograph.impact")
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
@@ -289,6 +290,25 @@ class ReverseGraph:
         run the symbol (a test importing the package in a child interpreter)."""
         edges = self.edges(symbol_id[: symbol_id.index(":")])
         return edges.subprocess_runners if edges is not None else []
+
+    def suite_size(self, repo: str) -> int:
+        """How many tests the repository's runners collect, as impact counts them: test
+        functions (Python, Go) and test files (the other languages, whose tests are
+        anonymous)."""
+        edges = self.edges(repo)
+        if edges is None:
+            return 0
+        layout = self.layouts.of(repo)
+        files: set[str] = set()
+        count = 0
+        for sid in edges.test_functions:
+            path = sid[len(repo) + 1 : sid.index("#")]
+            language = languages.language_of(path) or ""
+            if language in TEST_NAME_PREFIXES:
+                count += layout.is_test_name(language, sid.rpartition(".")[2])
+            else:
+                files.add(path)
+        return count + len(files)
 
     def _externally_based(self, class_id: str) -> bool:
         """Whether a class, or one of its bases, has a base from outside the indexed code."""

@@ -4,6 +4,7 @@ owners to ask and the co-changes it is missing, and a summary to read first."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -172,12 +173,15 @@ def impact(
     format: str = "text",
     min_confidence: int = MIN_TEST_CONFIDENCE,
     data_dir: Path | None = None,
+    budget: int | None = None,
 ) -> Impact:
     """The impact of the change from `base` to `head` (refs of the repository's history), or
     of `patch` (a unified diff against the indexed commit). `base` may be a range, `A..B` or
     `A...B`, with no `head`: the change from A to B (either way against their merge base, as
-    a pull request shows it; an empty side is HEAD, as in git)."""
-    budget = Budget()  # reading and applying the patch counts too
+    a pull request shows it; an empty side is HEAD, as in git). Tests to run: every test
+    reached at least `min_confidence` percent sure (safe), or with a `budget`, the most likely
+    within that percentage of the suite."""
+    clock = Budget()  # reading and applying the patch counts too
     check_repo(store, repo)
     if patch is not None and (base or head):
         raise Invalid("give either a patch or --base and --head, not both")
@@ -187,11 +191,11 @@ def impact(
     elif base and head:
         commits = commits_of(store, repo, base, head, data_dir)
         folder = str(data_dir) if data_dir is not None else None
-        given = (repo, base, head, *commits, limit, format, min_confidence, folder)
+        given = (repo, base, head, *commits, limit, format, min_confidence, folder, budget)
         return answer_cache.answer(store, _impact_of_commits, *given)
     else:
         raise Invalid("give the change: --base REF --head REF (or --base REF..REF), or a patch")
-    found = impact_of(store, change, limit, min_confidence, budget)
+    found = impact_of(store, change, limit, min_confidence, clock, budget)
     found.format = format
     return found
 
@@ -223,13 +227,14 @@ def _impact_of_commits(
     format: str,
     min_confidence: int,
     data_dir: str | None,
+    share: int | None,
 ) -> Impact:
     """The impact of the change between two commits (named `base` and `head`): what git
     holds of a commit never changes, so the answer cache keeps it while the store does not."""
-    budget = Budget()
+    clock = Budget()
     folder = Path(data_dir) if data_dir is not None else None
     change = change_between(store, repo, base, head, folder, (base_commit, head_commit))
-    found = impact_of(store, change, limit, min_confidence, budget)
+    found = impact_of(store, change, limit, min_confidence, clock, share)
     found.format = format
     return found
 
@@ -240,10 +245,12 @@ def impact_of(
     limit: int = 50,
     min_confidence: int = MIN_TEST_CONFIDENCE,
     budget: Budget | None = None,
+    share: int | None = None,
 ) -> Impact:
     """The report of a change, within a time budget (default TIME_BUDGET seconds from now):
     the files not read when it runs out are left out, and the answer says so first (a partial
-    answer, never a hang)."""
+    answer, never a hang). With a `share` (percent), the tests to run are the most likely
+    within that share of the repository's suite (`within_share`)."""
     budget = budget or Budget()
     repo = change.repo
     files = changed_files(store, change)
@@ -300,9 +307,17 @@ def impact_of(
     reached_tests, evidence = _tests(
         store, repo, edited_tests, tests_reached, test_rows, qualname_of, seeded
     )
-    floor = min_confidence / 100
-    tests = [t for t in reached_tests if t.confidence >= floor]
-    possible = [t for t in reached_tests if t.confidence < floor]
+    if share is None:
+        floor = min_confidence / 100
+        tests = [t for t in reached_tests if t.confidence >= floor]
+        possible = [t for t in reached_tests if t.confidence < floor]
+    else:
+        suite = graph.suite_size(repo)
+        tests, possible = within_share(reached_tests, share, suite)
+        notes.append(
+            f"budget {share} %: the {len(tests):,} most likely of {len(reached_tests):,} tests "
+            f"reached, within {share} % of a suite of {suite:,} (the others: possibly reached)"
+        )
     test_commands = _commands(tests)
     owners = _owners_to_ask(store, repo, files, will_break, tests, budget)
     missing = _missing(store, repo, files, changed, budget)
@@ -590,6 +605,21 @@ def _tests(
                     add(covering, 1, "coverage", qualname_of.get(code_id, code_id))
     ordered = sorted(found.values(), key=lambda t: (t.repo, t.path, t.qualname))
     return ordered, evidence
+
+
+def within_share(
+    reached: list[TestToRun], share: int, suite: int
+) -> tuple[list[TestToRun], list[TestToRun]]:
+    """The tests to run within `share` percent of a suite of `suite` tests: the tests the
+    change edits, then the surest, nearest first; and the rest (possibly reached)."""
+    room = max(1, math.ceil(suite * share / 100)) if share > 0 else 0
+    ranked = sorted(
+        reached, key=lambda t: (t.evidence != "changed", -t.confidence, t.depth, t.node)
+    )
+    chosen = ranked[:room]
+    kept = {id(t) for t in chosen}
+    ordered = [t for t in reached if id(t) in kept]  # in the report's order (by path)
+    return ordered, [t for t in reached if id(t) not in kept]
 
 
 def _commands(tests: list[TestToRun]) -> list[TestCommand]:

@@ -566,6 +566,16 @@ READ = [
                 maximum=100,
                 rest="body",
             ),
+            Param(
+                "budget",
+                Integer(),
+                None,
+                "instead of every test that sure (safe), the most likely tests within this "
+                "percentage of the suite, surest first (docs/impact.md: the miss rate of each)",
+                minimum=0,
+                maximum=100,
+                rest="body",
+            ),
         ),
         description="Before a merge: what a change reaches. Give --base and --head (refs of the "
         "repository's history, or --base A..B alone; compared from their merge base) or a "
