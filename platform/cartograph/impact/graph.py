@@ -6,7 +6,6 @@ symbols costs no store round trip per level, on either store."""
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import re
 import sys
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 from cartograph import languages
 from cartograph.index.crossrepo import provided_names
 from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord
+from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES
 
@@ -33,13 +33,6 @@ NAME_CONFIDENCE = 0.3
 # a name the builtin types' methods have too (`.update`, `.write`, `.get`): an unresolved
 # call of it is most likely theirs, so the step is walked as barely possible
 BUILTIN_NAME_CONFIDENCE = 0.05
-BUILTIN_METHOD_NAMES = frozenset(
-    name
-    for kind in (dict, list, set, frozenset, str, bytes, bytearray, tuple, int, float, io.IOBase,
-                 io.TextIOWrapper, io.BufferedWriter, io.BufferedReader)
-    for name in dir(kind)
-    if not name.startswith("_")
-)  # fmt: skip
 PROTOCOL_CONFIDENCE = 0.5
 DISPATCH_CONFIDENCE = 0.6  # a caller of a base-class method reaching an override
 NOT_DISPATCHED = frozenset({"__init__", "__new__", "__init_subclass__"})  # run on their class
@@ -277,7 +270,7 @@ class ReverseGraph:
                 continue
             if name.startswith("__"):
                 continue  # run by syntax, or by name on `super()` (the protocol step above)
-            sure = BUILTIN_NAME_CONFIDENCE if name in BUILTIN_METHOD_NAMES else NAME_CONFIDENCE
+            sure = BUILTIN_NAME_CONFIDENCE if name in PROTOCOL_METHOD_NAMES else NAME_CONFIDENCE
             for src, reason in edges.open_calls.get(name, ()):
                 found.append((src, NAME_VIA, reason, sure))
             for prefix, src in edges.computed_calls:

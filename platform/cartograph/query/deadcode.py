@@ -6,22 +6,31 @@ Verdicts:
   `__all__`, console scripts, overrides of a live base method or of an external base class);
 - `unknown`: nothing in the graph reaches it, but a call the resolver could not bind has the
   same name (`obj.process()` on an untyped `obj`), or it is a property (read as an attribute,
-  which is not tracked), or a decorator from outside the repository may register it;
-- `dead`: none of the above.
+  which is not tracked), or a decorator from outside the repository may register it, or it is
+  a method named as the built-in types' and io's (`readable`, `keys`: the standard library
+  calls them on objects handed to it), or its class looks its methods up with a computed
+  `getattr(self, …)`, or a `getattr(x, "visit_" + …)` prefix starts its name, or its class
+  derives from a class of another repository (whose code may call it), or its name is written
+  elsewhere in the repository's source (a string, a comment, a use the graph did not bind);
+- `dead`: none of the above. A plugin hook implementation (a function named as a `@hookspec`
+  declares) is `live`.
 """
 
 from __future__ import annotations
 
 import configparser
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
 from cartograph.configfiles import Unreadable, load_toml
+from cartograph.discover import read_inside
 from cartograph.model import SymbolRow
 from cartograph.query.answers import cacheable, judged
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
+from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
 
 VERDICTS = ("dead", "unknown", "live")
@@ -191,6 +200,12 @@ def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> li
     files = store.graph.files(repo)
     unresolved_tails = {_tail(name) for name in store.graph.unresolved_names(repo, "call")}
     unresolved_tails.discard("")
+    looked_up = _looked_up(store, repo)
+    hook_names = {
+        s.name
+        for s, _ in candidates
+        if any(_decorator_name(d).rpartition(".")[2] == "hookspec" for d in s.decorators)
+    }
     external_base_classes = {u.src for u in _unresolved_bases(store, candidates)}
     scripts = _console_scripts(root)
     methods_by_class: dict[str, dict[str, tuple[SymbolRow, int]]] = {}
@@ -231,6 +246,26 @@ def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> li
                 c in external_base_classes for c in [symbol.parent, *lineage]
             ):
                 verdict, reason = "live", "may override a method of an external base class"
+            elsewhere = [b for b in lineage if not b.startswith(f"{repo}:")]
+            if verdict is None and elsewhere:
+                base_repo, _, base = elsewhere[0].partition(":")
+                verdict = "unknown"
+                reason = (
+                    f"its class derives from {base.rpartition('#')[2]} of {base_repo}, whose "
+                    "code may call it"
+                )
+        if verdict is None and symbol.name in hook_names:
+            verdict, reason = "live", f"implements the plugin hook {symbol.name}"
+        if verdict is None and symbol.kind == "method" and symbol.name in PROTOCOL_METHOD_NAMES:
+            verdict = "unknown"
+            reason = (
+                f"named as a method of the built-in types or io ({symbol.name!r}): the standard "
+                "library calls it on objects handed to it"
+            )
+        if verdict is None:
+            why = looked_up.reason(symbol)
+            if why:
+                verdict, reason = "unknown", why
         if verdict is None and symbol.kind == "class" and symbol.id in external_base_classes:
             verdict = "unknown"
             reason = (
@@ -255,7 +290,74 @@ def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> li
         if verdict is None:
             verdict, reason = "dead", "nothing calls, references or subclasses it"
         results.append(DeadCodeItem(symbol, verdict, reason))
+    if root is not None:
+        dead = [item for item in results if item.verdict == "dead"]
+        named = _named_elsewhere(root, files, {item.symbol.name for item in dead})
+        for item in dead:
+            if item.symbol.name in named:
+                item.verdict = "unknown"
+                item.reason = (
+                    f"{item.symbol.name!r} is written elsewhere in the source (a string, a "
+                    "comment, or a use the graph did not bind)"
+                )
     return results
+
+
+@dataclass(slots=True)
+class _LookedUp:
+    """Methods found by a computed name: the classes whose own code calls `getattr(self, …)`
+    with a name made at run time, and the literal prefixes of `getattr(x, "visit_" + …)`."""
+
+    classes: set[str]
+    prefixes: set[str]
+
+    def reason(self, symbol: SymbolRow) -> str:
+        if symbol.kind == "method" and symbol.parent in self.classes:
+            return "its class looks methods up by a computed name (getattr(self, …))"
+        prefix = next((p for p in self.prefixes if symbol.name.startswith(p)), None)
+        if prefix is not None:
+            return f"a getattr with a name starting {prefix!r} may find it"
+        return ""
+
+
+_GETATTR = re.compile(r"""getattr\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:f?["']([A-Za-z_]\w*))?""")
+
+
+def _looked_up(store: Store, repo: str) -> _LookedUp:
+    found = _LookedUp(set(), set())
+    for src, text, reason, kind in store.graph.open_ends(repo):
+        if kind != "call" or reason != "computed-name":
+            continue
+        match = _GETATTR.search(text)
+        if match is None:
+            continue
+        if match.group(2):
+            found.prefixes.add(match.group(2))
+        elif match.group(1) in ("self", "cls"):
+            found.classes.add(src.rpartition(".")[0])
+    return found
+
+
+def _named_elsewhere(root: Path, files: dict, names: set[str]) -> set[str]:
+    """The names written in the repository's Python source more often than they are defined
+    there (`def name`, `class name`)."""
+    if not names:
+        return set()
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    written = re.compile(rf"\b({alternatives})\b")
+    defined = re.compile(rf"\b(?:def|class)\s+({alternatives})\b")
+    uses: Counter[str] = Counter()
+    definitions: Counter[str] = Counter()
+    for path in files:
+        if not path.endswith((".py", ".pyi")):
+            continue
+        data = read_inside(root, path)
+        if data is None:
+            continue
+        text = data.decode("utf-8", "replace")
+        uses.update(written.findall(text))
+        definitions.update(defined.findall(text))
+    return {name for name in names if uses[name] > definitions[name]}
 
 
 def _rules(symbol: SymbolRow, incoming: int, is_test: bool, scripts: set[str]) -> tuple:

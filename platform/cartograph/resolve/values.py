@@ -24,6 +24,7 @@ new rule about an existing kind is a method of that kind, or a plugin (resolve/p
 from __future__ import annotations
 
 import builtins
+import io
 import marshal
 import sys
 from dataclasses import dataclass
@@ -34,6 +35,18 @@ from cartograph.resolve.core import UNKNOWN, Found
 
 if TYPE_CHECKING:
     from cartograph.resolve.python import ModuleFacts, Program
+
+# the public methods of the built-in types and of io's classes: a call of one on a value of
+# unknown type is most likely theirs (`.update`, `.write`, `.get`), and the standard library
+# calls them on objects of the repository handed to it (`io.TextIOWrapper(stream)` calls
+# `stream.readable()`): duck typing
+PROTOCOL_METHOD_NAMES = frozenset(
+    name
+    for kind in (dict, list, set, frozenset, str, bytes, bytearray, tuple, int, float, io.IOBase,
+                 io.TextIOWrapper, io.BufferedWriter, io.BufferedReader)
+    for name in dir(kind)
+    if not name.startswith("_")
+)  # fmt: skip
 
 # the names that evaluate to `BUILTIN` where nothing binds them
 BUILTINS = frozenset(dir(builtins)) | {
