@@ -31,7 +31,7 @@ from cartograph.store import open_store
 from benchmark.faults import Fault, GroundTruth, ground_truth
 from benchmark.report import run_facts, write_report
 
-PACKAGES = {"flask": "flask", "click": "click"}
+PACKAGES = {"flask": "flask", "click": "click", "markdown": "markdown"}
 TARGETS = {"recall": 0.95, "selected": 0.35}
 THRESHOLDS = (0.0, 0.1, 0.12, 0.15, 0.18, 0.2, 0.3)  # least path confidence of a selected test
 BUDGETS = (5, 10, 20, 35, 50)  # `impact --budget N`: the most likely tests within N % of the suite

@@ -127,10 +127,9 @@ def test_a_breaking_signature_lists_its_callers_and_the_tests_to_run(project, st
         "signature", "pkg.core.compute", True
     )  # fmt: skip
     assert changed.why == "parameter 'b' lost its default"
-    assert _breaks(answer) == {
-        ("pkg.api.entry", "pkg/api.py", 5),
-        ("pkg.api.other", "pkg/api.py", 9),
-    }
+    # `compute(2, 3)` still binds: only the call leaving `b` out breaks
+    assert _breaks(answer) == {("pkg.api.entry", "pkg/api.py", 5)}
+    assert answer.binding_callers == 1
     assert answer.verdict == "breaking"
     # the fixture-driven test too; not the test that never reaches compute
     assert _tests(answer) == {"tests/test_api.py::test_entry", "tests/test_api.py::test_other"}
@@ -139,7 +138,7 @@ def test_a_breaking_signature_lists_its_callers_and_the_tests_to_run(project, st
         "python -m pytest tests/test_api.py::test_entry tests/test_api.py::test_other"
     )
     text = render(answer)
-    assert "WILL BREAK: 2 callers in 1 repository (proj)" in text
+    assert "WILL BREAK: 1 caller in 1 repository (proj)" in text
     assert "pkg.api.entry  pkg/api.py:5  — pkg.core.compute: parameter 'b' lost its default" in text
 
 
@@ -463,9 +462,7 @@ def test_rest_mcp_and_graphql_answer_the_same_impact(project, tmp_path):
         api = f"{base}/api/v1/repos/proj/impact"
         answer = httpx.post(api, json={"base": "main", "head": "feature"}).json()
         assert answer["verdict"] == "breaking"
-        assert {b["caller"]["qualname"] for b in answer["will_break"]} == {
-            "pkg.api.entry", "pkg.api.other"
-        }  # fmt: skip
+        assert {b["caller"]["qualname"] for b in answer["will_break"]} == {"pkg.api.entry"}
         for body, status in (
             ({"patch": "not a diff"}, 400),
             ({"base": "nope", "head": "feature"}, 404),
@@ -482,7 +479,7 @@ def test_rest_mcp_and_graphql_answer_the_same_impact(project, tmp_path):
         assert lone_surrogate.status_code == 422, lone_surrogate.text
         query = '{ impact(repo: "proj", base: "main", head: "feature") { verdict willBreak { caller { qualname } } testCommands { command } } }'
         data = httpx.post(f"{base}/graphql", json={"query": query}).json()["data"]["impact"]
-        assert data["verdict"] == "breaking" and len(data["willBreak"]) == 2
+        assert data["verdict"] == "breaking" and len(data["willBreak"]) == 1
         assert data["testCommands"][0]["command"].startswith("python -m pytest ")
 
     async def call_tool() -> str:
@@ -493,7 +490,7 @@ def test_rest_mcp_and_graphql_answer_the_same_impact(project, tmp_path):
             return result.content[0].text
 
     text = asyncio.run(call_tool())
-    assert "WILL BREAK: 2 callers in 1 repository (proj)" in text
+    assert "WILL BREAK: 1 caller in 1 repository (proj)" in text
 
 
 def test_a_signature_change_with_its_callers_updated_breaks_nothing(project, tmp_path):

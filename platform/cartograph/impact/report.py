@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import languages
+from cartograph.discover import read_inside
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
+from cartograph.impact.arguments import binds, call_shapes
 from cartograph.impact.graph import ReverseGraph
 from cartograph.impact.reach import (
     Reached,
@@ -26,6 +28,7 @@ from cartograph.impact.symbols import (
     Sides,
     changed_files,
     changed_symbols,
+    parameters,
     resolve_sides,
 )
 from cartograph.impact.tests import (
@@ -98,6 +101,9 @@ class Break:
     lines: list[int]
     edge: str  # CALLS, REFERENCES, INHERITS, IMPORTS
     crosses: bool
+    # "breaks", or "check": a signature change whose call here cannot be judged (it passes
+    # arguments on with * or **, or its source is not at hand)
+    certainty: str = "breaks"
 
 
 @dataclass(slots=True)
@@ -159,6 +165,8 @@ class Impact:
     # (`model.UNKNOWN_REASONS`, and "protocol": a dunder method syntax runs): the tests behind
     # them are selected by name ("name" evidence), never a "no reach"
     open_ends: dict[str, int] = field(default_factory=dict)
+    # callers of a changed signature whose every call still binds to it (not in will_break)
+    binding_callers: int = 0
     format: str = "text"  # how its text is written: "text" (for agents) or "markdown"
     envelope: Envelope = field(default_factory=Envelope)
 
@@ -273,7 +281,7 @@ def impact_of(
             f"are not in this report (give fewer files): {first}"
         )
     changed = changed_symbols(change, sides)
-    will_break, updated = _will_break(store, changed, sides)
+    will_break, updated, binding = _will_break(store, changed, sides, set(change.new))
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
     walk = walk_back(graph, seeds_rows)
@@ -321,8 +329,10 @@ def impact_of(
     test_commands = _commands(tests)
     owners = _owners_to_ask(store, repo, files, will_break, tests, budget)
     missing = _missing(store, repo, files, changed, budget)
+    sure_breaks = any(b.certainty == "breaks" for b in will_break)
     verdict = (
-        "breaking" if will_break
+        "breaking" if sure_breaks
+        else "unknown" if will_break  # callers to check, none sure to break
         else "affects tests" if tests
         else "unknown" if changed and walk.open_ends
         else "no reach" if changed
@@ -332,7 +342,7 @@ def impact_of(
         repo, change.base, change.head, [], verdict, files, changed, will_break, updated,
         affected, len(others), by_repo, tests[:MAX_TESTS],
         len(tests), test_commands, possible[:MAX_TESTS], owners, missing, evidence, notes,
-        dict(sorted(walk.open_ends.items())),
+        dict(sorted(walk.open_ends.items())), binding,
     )  # fmt: skip
     answer.summary = summarise(answer)
     if budget.cut:
@@ -344,10 +354,12 @@ def impact_of(
 
 
 def _will_break(
-    store: Store, changed: list[ChangedSymbol], sides: Sides
-) -> tuple[list[Break], int]:
+    store: Store, changed: list[ChangedSymbol], sides: Sides, touched: set[str]
+) -> tuple[list[Break], int, int]:
     """Callers of removed and moved symbols and of signatures callers cannot keep — except
-    those the change itself updates (their new version no longer needs the old one)."""
+    those the change itself updates (their new version no longer needs the old one), and, for
+    a signature, those whose every call still binds (`impact.arguments`); the breaks, how many
+    callers the change updates, how many still bind."""
     for item in changed:
         if item.change == "removed" and item.kind == "method":
             inherited = _inherited_fallback(store, item, sides)
@@ -365,7 +377,8 @@ def _will_break(
     )
     removed_ids = {c.id for c in changed if c.change == "removed"}
     found: list[Break] = []
-    updated = 0
+    updated = binding = 0
+    sources = _CallerSources(store)
     for item in breaking:
         for row in dependents.get(item.id, []):
             caller: SymbolRow = row.other
@@ -383,14 +396,69 @@ def _will_break(
                 "moved": f"{item.qualname} moved to {item.moved_to}",
                 "signature": f"{item.qualname}: {item.why}",
             }[item.change]
+            certainty = "breaks"
+            if item.change == "signature" and row.edge.type == "CALLS":
+                judged = _calls_bind(sources, caller, row.edge.lines, item, touched)
+                if judged is True:
+                    binding += 1
+                    continue
+                if judged is None:
+                    certainty = "check"
+                    why += " (its arguments here cannot be judged: check it)"
             crosses = caller.repo != item.repo
             found.append(
                 Break(caller, item.id, item.qualname, item.change, why, row.edge.lines,
-                      row.edge.type, crosses)
+                      row.edge.type, crosses, certainty)
             )  # fmt: skip
     found += _route_breaks(store, found, sides)
     found.sort(key=lambda b: (not b.crosses, b.caller.repo, b.caller.path, b.lines[:1]))
-    return found, updated
+    return found, updated, binding
+
+
+class _CallerSources:
+    """The source files of callers, read once each: from the work tree the repository was
+    indexed from (None when it is not at hand)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.texts: dict[tuple[str, str], list[str] | None] = {}
+
+    def lines(self, repo: str, path: str) -> list[str] | None:
+        key = (repo, path)
+        if key not in self.texts:
+            record = self.store.repos.get_repo(repo)
+            data = read_inside(Path(record.root), path) if record and record.root else None
+            self.texts[key] = data.decode("utf-8", "replace").splitlines() if data else None
+        return self.texts[key]
+
+
+def _calls_bind(
+    sources: _CallerSources,
+    caller: SymbolRow,
+    lines: list[int],
+    item: ChangedSymbol,
+    touched: set[str],
+) -> bool | None:
+    """Whether every call of the changed function at `lines` of `caller` binds to its new
+    signature: True, False, or None when that cannot be told (not Python, a caller the change
+    edits, its source not at hand, its call not found, or arguments passed on)."""
+    if languages.language_of(caller.path) != "python" or caller.path in touched:
+        return None
+    new_parameters = parameters(item.new_signature)
+    text = sources.lines(caller.repo, caller.path)
+    if new_parameters is None or text is None or not lines:
+        return None
+    owner, _, name = item.qualname.rpartition(".")
+    if name == "__init__":
+        name = owner.rpartition(".")[2]  # constructed by the class's name
+    source = "\n".join(text[caller.start_line - 1 : caller.end_line])
+    shapes = call_shapes(source, caller.start_line, lines, name)
+    if len(shapes) < len(set(lines)):
+        return None  # a call not written as `name(...)` (an alias, a callback): not judged
+    results = [binds(shape, new_parameters) for shape in shapes]
+    if any(result is False for result in results):
+        return False
+    return None if any(result is None for result in results) else True
 
 
 def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]:
@@ -723,13 +791,26 @@ def summarise(answer: Impact) -> list[str]:
         f"{_count(len(answer.files), 'file')} changed ({indexed} indexed), "
         f"{_count(len(answer.changed), 'symbol')}" + (f": {detail}" if detail else "")
     )
-    if answer.will_break:
-        repos = sorted({b.caller.repo for b in answer.will_break})
+    sure = [b for b in answer.will_break if b.certainty == "breaks"]
+    checks = len(answer.will_break) - len(sure)
+    if sure:
+        repos = sorted({b.caller.repo for b in sure})
         lines.append(
-            f"WILL BREAK: {_count(len(answer.will_break), 'caller')} in {len(repos)} "
+            f"WILL BREAK: {_count(len(sure), 'caller')} in {len(repos)} "
             f"repositor{'y' if len(repos) == 1 else 'ies'} ({', '.join(repos)})"
+            + (f"; {checks} more to check" if checks else "")
         )
-    elif answer.updated_callers:
+    elif checks:
+        lines.append(
+            f"UNKNOWN whether {_count(checks, 'caller')} still work: their arguments cannot be "
+            "judged (passed on with * or **, or not written as a plain call): check them"
+        )
+    if answer.binding_callers:
+        lines.append(
+            f"{_count(answer.binding_callers, 'caller')} of the changed signatures still "
+            "bind (their arguments fit it): unaffected"
+        )
+    if not answer.will_break and answer.updated_callers:
         lines.append(f"no caller left broken ({answer.updated_callers} updated by the change)")
     if answer.affected_total:
         spread = ", ".join(f"{r} {n}" for r, n in sorted(answer.affected_by_repo.items()))

@@ -1,0 +1,76 @@
+"""Will break, judged by each call's arguments: dropping an optional parameter breaks only the
+callers that pass it; a caller whose call still binds is unaffected; one that passes `*args`
+on is to check — never a false alarm, never a silent pass."""
+
+from __future__ import annotations
+
+import pytest
+from cartograph.impact.arguments import CallShape, binds, call_shapes
+from cartograph.impact.report import impact
+from cartograph.impact.symbols import parameters
+from cartograph.index import index_repository
+from cartograph.store import open_store
+from indexing_support import commit_all, git, git_init, write, write_tree
+
+REDIRECT = "def redirect(location, code=302, Response=None):\n    return (location, code)\n"
+FILES = {
+    "web/__init__.py": "",
+    "web/utils.py": REDIRECT,
+    "web/views.py": (
+        "from web.utils import redirect\n\n\n"
+        "def home():\n    return redirect('/')\n\n\n"
+        "def moved():\n    return redirect('/new', code=301)\n\n\n"
+        "def custom(response_class):\n    return redirect('/x', 302, response_class)\n\n\n"
+        "def keyword(response_class):\n    return redirect('/y', Response=response_class)\n\n\n"
+        "def passed_on(*args, **kwargs):\n    return redirect(*args, **kwargs)\n"
+    ),
+}
+
+
+@pytest.fixture
+def web(tmp_path):
+    root = git_init(tmp_path / "web")
+    write_tree(root, FILES)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="web", workers=1, history=False)
+    return root, store
+
+
+def test_dropping_an_optional_parameter_breaks_only_the_callers_passing_it(web):
+    root, store = web
+    git(root, "checkout", "-q", "-b", "drop")
+    write(root, "web/utils.py", REDIRECT.replace(", Response=None", ""))
+    commit_all(root, "drop Response")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "web", base="main", head="drop")
+    certainty = {b.caller.qualname.rpartition(".")[2]: b.certainty for b in answer.will_break}
+    assert certainty == {"custom": "breaks", "keyword": "breaks", "passed_on": "check"}
+    assert answer.binding_callers == 2  # home and moved still bind
+    assert answer.verdict == "breaking"
+    assert any(line.startswith("WILL BREAK: 2 callers") for line in answer.summary)
+
+
+@pytest.mark.parametrize(
+    ("signature", "call", "bound"),
+    [
+        ("(a, b=1)", CallShape(1, (), False), True),
+        ("(a, b=1)", CallShape(3, (), False), False),
+        ("(a, *, b=1)", CallShape(2, (), False), False),  # b became keyword-only
+        ("(a, *, b=1)", CallShape(1, ("b",), False), True),
+        ("(a, /, b=1)", CallShape(0, ("a",), False), False),  # a is positional-only
+        ("(a, b)", CallShape(1, ("a",), False), False),  # a given twice, b missing
+        ("(a, **kw)", CallShape(1, ("anything",), False), True),
+        ("(a, *rest)", CallShape(5, (), False), True),
+        ("(a)", CallShape(1, (), True), None),  # *args passed on
+        ("(self, a)", CallShape(1, (), False), True),  # the bound self is not an argument
+    ],
+)
+def test_calls_bind_as_python_binds_them(signature, call, bound):
+    assert binds(call, parameters(signature)) is bound
+
+
+def test_call_shapes_read_the_calls_on_the_given_lines():
+    source = "    def run(self):\n        x = go(1, key=2)\n        return self.go(*x)\n"
+    shapes = call_shapes(source, 10, [11, 12], "go")
+    assert shapes == [CallShape(1, ("key",), False), CallShape(0, (), True)]
