@@ -5,7 +5,7 @@ on is to check — never a false alarm, never a silent pass."""
 from __future__ import annotations
 
 import pytest
-from cartograph.impact.arguments import CallShape, binds, call_shapes
+from cartograph.impact.arguments import CallShape, binds, call_shapes, still_binds
 from cartograph.impact.report import impact
 from cartograph.impact.symbols import parameters
 from cartograph.index import index_repository
@@ -68,6 +68,13 @@ def test_dropping_an_optional_parameter_breaks_only_the_callers_passing_it(web):
 )
 def test_calls_bind_as_python_binds_them(signature, call, bound):
     assert binds(call, parameters(signature)) is bound
+
+
+def test_a_reordered_signature_breaks_the_calls_passing_those_arguments_by_position():
+    before, after = parameters("(src, dst, force=False)"), parameters("(dst, src, force=False)")
+    assert still_binds(CallShape(2, (), False), before, after) is False  # values swapped
+    assert still_binds(CallShape(0, ("src", "dst"), False), before, after) is True
+    assert still_binds(CallShape(1, (), False), before, after) is False
 
 
 def test_call_shapes_read_the_calls_on_the_given_lines():

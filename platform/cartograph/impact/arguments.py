@@ -49,6 +49,19 @@ def call_shapes(source: str, first_line: int, lines: list[int], name: str) -> li
     return found
 
 
+def still_binds(call: CallShape, before: list[Parameter], after: list[Parameter]) -> bool | None:
+    """Whether a call written against the `before` parameters works against the `after` ones:
+    it binds, and each positional argument it writes goes to a parameter of the same name
+    (reordered parameters bind, with the values swapped). None when it cannot be told."""
+    result = binds(call, after)
+    if result is not True:
+        return result
+    positional_before = [p.name for p in before if not p.star and not p.keyword_only]
+    positional_after = [p.name for p in after if not p.star and not p.keyword_only]
+    # the same arguments must go to the same parameters
+    return positional_before[: call.positional] == positional_after[: call.positional]
+
+
 def binds(call: CallShape, parameters: list[Parameter]) -> bool | None:
     """Whether the call binds to these parameters (the bound `self` left out); None when it
     cannot be told (arguments passed on with `*` or `**`)."""

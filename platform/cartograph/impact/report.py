@@ -14,7 +14,7 @@ from cartograph import languages
 from cartograph.discover import read_inside
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
-from cartograph.impact.arguments import binds, call_shapes
+from cartograph.impact.arguments import call_shapes, still_binds
 from cartograph.impact.graph import ReverseGraph
 from cartograph.impact.reach import (
     Reached,
@@ -444,9 +444,10 @@ def _calls_bind(
     edits, its source not at hand, its call not found, or arguments passed on)."""
     if languages.language_of(caller.path) != "python" or caller.path in touched:
         return None
+    old_parameters = parameters(item.old_signature)
     new_parameters = parameters(item.new_signature)
     text = sources.lines(caller.repo, caller.path)
-    if new_parameters is None or text is None or not lines:
+    if old_parameters is None or new_parameters is None or text is None or not lines:
         return None
     owner, _, name = item.qualname.rpartition(".")
     if name == "__init__":
@@ -455,7 +456,7 @@ def _calls_bind(
     shapes = call_shapes(source, caller.start_line, lines, name)
     if len(shapes) < len(set(lines)):
         return None  # a call not written as `name(...)` (an alias, a callback): not judged
-    results = [binds(shape, new_parameters) for shape in shapes]
+    results = [still_binds(shape, old_parameters, new_parameters) for shape in shapes]
     if any(result is False for result in results):
         return False
     return None if any(result is None for result in results) else True
