@@ -42,8 +42,14 @@ def base_node(node: str) -> str:
     return node.split("[", 1)[0]
 
 
+def is_selected(node: str, selected: set[str]) -> bool:
+    """A test case is selected by its own name or by a class or file holding it."""
+    parts = base_node(node).split("::")
+    return any("::".join(parts[:end]) in selected for end in range(len(parts), 0, -1))
+
+
 def grade(truth: GroundTruth, fault: Fault, selected: set[str]) -> dict:
-    suite_selected = [n for n in truth.suite if base_node(n) in selected]
+    suite_selected = [n for n in truth.suite if is_selected(n, selected)]
     failing = set(fault.failing)
     caught = failing & set(suite_selected)
     return {
@@ -64,7 +70,8 @@ def record_coverage(truth: GroundTruth, data_file: Path) -> float:
     subprocess.run([python, "-m", "pip", "install", "-q", "pytest-cov>=5"], check=True)
     started = time.perf_counter()
     subprocess.run(
-        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "--no-header",
+        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-header",
+         "--continue-on-collection-errors",
          f"--cov={PACKAGES[truth.project]}", "--cov-context=test", "--cov-report=",
          "-o", "addopts=", "tests"],
         cwd=truth.root,

@@ -502,10 +502,11 @@ def test_a_signature_change_with_its_callers_updated_breaks_nothing(project, tmp
     api = API.replace("compute(1)", "compute(1, 2)")
     _branch(project, {"pkg/core.py": core, "pkg/api.py": api})
     answer = impact(store, "proj", base="main", head="feature")
-    # `entry`'s call was rewritten with the change; `other`'s was not (the graph does not
-    # count a call's arguments, so a call left as it was is listed)
-    assert _breaks(answer) == {("pkg.api.other", "pkg/api.py", 9)}
+    # `entry`'s call was rewritten with the change; `other`'s, `compute(2, 3)`, still binds
+    assert _breaks(answer) == set()
     assert answer.updated_callers == 1
+    assert answer.binding_callers == 1
+    assert answer.verdict != "breaking"
 
 
 def test_what_the_change_does_not_break(project, tmp_path):

@@ -81,3 +81,31 @@ def test_call_shapes_read_the_calls_on_the_given_lines():
     source = "    def run(self):\n        x = go(1, key=2)\n        return self.go(*x)\n"
     shapes = call_shapes(source, 10, [11, 12], "go")
     assert shapes == [CallShape(1, ("key",), False), CallShape(0, (), True)]
+
+
+def test_a_call_on_a_value_the_graph_does_not_know_is_listed_to_check(tmp_path):
+    files = {
+        "md/__init__.py": "",
+        "md/blocks.py": (
+            "class CodeProcessor:\n    def test(self, parent, block):\n        return True\n"
+        ),
+        "md/parser.py": (
+            "def parse(registry, parent, block):\n"
+            "    for processor in registry.values():\n"
+            "        if processor.test(parent, block):\n            return processor\n"
+        ),
+    }
+    root = git_init(tmp_path / "md")
+    write_tree(root, files)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="md", workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "drop")
+    write(root, "md/blocks.py", files["md/blocks.py"].replace(", block", ""))
+    commit_all(root, "drop block")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "md", base="main", head="drop")
+    assert [(b.caller.qualname, b.certainty) for b in answer.will_break] == [
+        ("md.parser.parse", "check")
+    ]
+    assert answer.verdict == "unknown"

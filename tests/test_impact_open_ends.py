@@ -110,3 +110,36 @@ def test_a_budget_keeps_the_surest_tests_within_its_share_of_the_suite(shop):
     assert [t.node for t in half.tests] == ["tests/test_money.py::test_equal_prices"]
     assert [t.node for t in half.possible_tests] == ["tests/test_dispatch.py::test_dispatch"]
     assert any(note.startswith("budget 50 %") for note in half.notes)
+
+
+GENERATED = {
+    "docs/__init__.py": "",
+    "docs/render.py": "def render(text):\n    return text.upper()\n",
+    "docs/cases.py": (
+        "from docs.render import render\n\n\n"
+        "class MadeFromFiles(type):\n    def __new__(mcs, name, bases, attrs):\n"
+        "        attrs['test_page'] = lambda self: render(attrs.get('page', ''))\n"
+        "        return super().__new__(mcs, name, bases, attrs)\n\n\n"
+        "class LegacyCase(metaclass=MadeFromFiles):\n    page = ''\n"
+    ),
+    "tests/test_pages.py": (
+        "from docs.cases import LegacyCase\n\n\nclass TestPages(LegacyCase):\n    page = 'x'\n"
+    ),
+}
+
+
+def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_path):
+    root = git_init(tmp_path / "docs")
+    write_tree(root, GENERATED)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="docs", workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, "docs/render.py", GENERATED["docs/render.py"].replace("upper", "lower"))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "docs", base="main", head="edit")
+    assert [(t.node, t.evidence) for t in answer.tests] == [
+        ("tests/test_pages.py::TestPages", "name")
+    ]
+    assert answer.open_ends.get("generated") == 1

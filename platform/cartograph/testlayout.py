@@ -113,6 +113,10 @@ class TestLayout:
             return _prefix_or_glob(name, self.python_functions)
         return name.startswith(TEST_NAME_PREFIXES.get(language, ()))
 
+    def is_test_class_name(self, name: str) -> bool:
+        """Whether pytest collects a class of this name (`python_classes`)."""
+        return _prefix_or_glob(name, self.python_classes)
+
     def _python_file(self, path: str) -> bool:
         name = path.rpartition("/")[2]
         for pattern in self.python_files:

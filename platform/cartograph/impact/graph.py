@@ -41,7 +41,8 @@ IMPORT_VIA = "importer"  # an importer of a module whose module-level code the w
 MODULE_VIA = "module"  # a test of a file (or below a conftest.py) whose module code it reached
 MODULE_VIAS = frozenset({IMPORT_VIA, MODULE_VIA})
 SUBPROCESS_VIA = "subprocess"  # a test that starts a process, which may run the changed code
-SUBPROCESS_CONFIDENCE = 0.3
+GENERATED_VIA = "generated"  # a test class whose tests are made at run time
+OPAQUE_CONFIDENCE = 0.3  # how sure a step to such a test is
 PROTOCOL_VIA = "protocol"
 _COMPUTED_PREFIX = re.compile(r"""getattr\(\s*[^,]+,\s*f?["']([A-Za-z_]\w*)""")
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
@@ -65,8 +66,10 @@ class RepoEdges:
     computed_calls: list[tuple[str, str]] = field(default_factory=list)
     external_based: set[str] = field(default_factory=set)  # classes with a base from outside
     modules: set[str] = field(default_factory=set)  # the module symbols of its files
-    # functions of test code that start a process (`subprocess`): it may run any of the code
-    subprocess_runners: list[str] = field(default_factory=list)
+    # tests the graph cannot see into, which any change may reach, by id → why: "subprocess"
+    # (a function of test code that starts a process), "generated" (a test class whose tests
+    # are made at run time: by its base or metaclass, from data files)
+    opaque_tests: dict[str, str] = field(default_factory=dict)
 
 
 _CACHE: dict[tuple[str, str], RepoEdges] = {}
@@ -136,17 +139,45 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
             edges.external_based.add(intern(src))
             continue
         if reason == "external":  # a call of subprocess
-            if src in edges.test_functions and src not in edges.subprocess_runners:
-                edges.subprocess_runners.append(intern(src))
+            if src in edges.test_functions:
+                edges.opaque_tests[intern(src)] = SUBPROCESS_VIA
             continue
         prefix = _COMPUTED_PREFIX.search(text) if reason == "computed-name" else None
         if prefix is not None:
             edges.computed_calls.append((prefix.group(1), intern(src)))
             continue
-        name = _LAST_NAME.search(text)
-        if name is not None:
-            edges.open_calls.setdefault(name.group(1), []).append((intern(src), reason))
+        name = called_name(text)
+        if name:
+            edges.open_calls.setdefault(name, []).append((intern(src), reason))
+    if tests:
+        _generated_test_classes(store, repo, tests, edges)
     return edges
+
+
+def called_name(text: str) -> str:
+    """The name an unresolved call, as written, calls (`self.handler.handle` → `handle`; ""
+    when it ends in no name: a subscript, a call's result)."""
+    found = _LAST_NAME.search(text)
+    return found.group(1) if found else ""
+
+
+def _generated_test_classes(store: Store, repo: str, tests: list[str], edges: RepoEdges) -> None:
+    """The Python test classes (named as the runner collects them) with a base class and no
+    test of their own in the source: their tests are made at run time (markdown's legacy
+    tests: a metaclass makes a test per data file), so the graph cannot say what they run."""
+    layout = store.test_layouts().of(repo)
+    with_tests = {
+        sid.rpartition(".")[0]
+        for sid in edges.test_functions
+        if layout.is_test_name("python", sid.rpartition(".")[2])
+    }
+    python = [path for path in tests if languages.language_of(path) == "python"]
+    for found in store.graph.symbol_spans(repo, ("class",), python).values():
+        for _start, _end, sid in found:
+            name = sid.rpartition(".")[2]
+            based = sid in edges.bases or sid in edges.external_based
+            if based and sid not in with_tests and layout.is_test_class_name(name):
+                edges.opaque_tests[sys.intern(sid)] = GENERATED_VIA
 
 
 def _module_reach(
@@ -264,13 +295,13 @@ class ReverseGraph:
                 found.append((owner_id, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
             elif self._externally_based(owner_id):
                 found.append((owner_id, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))
+        if name.startswith("__"):
+            return found  # run by syntax, or by name on `super()` (the protocol step above)
+        sure = BUILTIN_NAME_CONFIDENCE if name in PROTOCOL_METHOD_NAMES else NAME_CONFIDENCE
         for each in (repo, *self._consumers(repo)):
             edges = self.edges(each)
             if edges is None:
                 continue
-            if name.startswith("__"):
-                continue  # run by syntax, or by name on `super()` (the protocol step above)
-            sure = BUILTIN_NAME_CONFIDENCE if name in PROTOCOL_METHOD_NAMES else NAME_CONFIDENCE
             for src, reason in edges.open_calls.get(name, ()):
                 found.append((src, NAME_VIA, reason, sure))
             for prefix, src in edges.computed_calls:
@@ -278,11 +309,15 @@ class ReverseGraph:
                     found.append((src, NAME_VIA, "computed-name", NAME_CONFIDENCE))
         return found
 
-    def subprocess_runners(self, symbol_id: str) -> list[str]:
-        """The functions of the symbol's repository's tests that start a process, which may
-        run the symbol (a test importing the package in a child interpreter)."""
+    def opaque_tests(self, symbol_id: str) -> dict[str, str]:
+        """The tests of the symbol's repository the graph cannot see into (`RepoEdges`), which
+        may run the symbol: by id, why."""
         edges = self.edges(symbol_id[: symbol_id.index(":")])
-        return edges.subprocess_runners if edges is not None else []
+        return edges.opaque_tests if edges is not None else {}
+
+    def is_generated_test_class(self, symbol_id: str) -> bool:
+        edges = self.edges(symbol_id.partition(":")[0])
+        return edges is not None and edges.opaque_tests.get(symbol_id) == GENERATED_VIA
 
     def suite_size(self, repo: str) -> int:
         """How many tests the repository's runners collect, as impact counts them: test
@@ -301,7 +336,8 @@ class ReverseGraph:
                 count += layout.is_test_name(language, sid.rpartition(".")[2])
             else:
                 files.add(path)
-        return count + len(files)
+        generated = sum(1 for why in edges.opaque_tests.values() if why == GENERATED_VIA)
+        return count + len(files) + generated
 
     def _externally_based(self, class_id: str) -> bool:
         """Whether a class, or one of its bases, has a base from outside the indexed code."""

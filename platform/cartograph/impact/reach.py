@@ -10,12 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cartograph.impact.graph import (
-    MODULE_VIAS,
-    SUBPROCESS_CONFIDENCE,
-    SUBPROCESS_VIA,
-    ReverseGraph,
-)
+from cartograph.impact.graph import MODULE_VIAS, OPAQUE_CONFIDENCE, ReverseGraph
 from cartograph.model import SymbolRow
 from cartograph.store.interfaces import Store
 
@@ -66,7 +61,7 @@ def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
     reached = walk.reached
     push, pop = heapq.heappush, heapq.heappop
     known = best.get
-    starters: set[str] = set()  # the tests starting a process, counted once among open ends
+    opaque: set[str] = set()  # the opaque tests met, counted once among the open ends
     while heap:
         negative, depth, node = pop(heap)
         if node in settled:
@@ -91,12 +86,12 @@ def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
         for src, via, why, weight in graph.open_callers(node):
             walk.open_ends[why] += 1
             steps.append((src, via, weight, True))
-        if depth == 0:  # a changed symbol: any test starting a process may run it
-            for src in graph.subprocess_runners(node):
-                if src not in starters:
-                    starters.add(src)
-                    walk.open_ends["subprocess"] += 1
-                steps.append((src, SUBPROCESS_VIA, SUBPROCESS_CONFIDENCE, True))
+        if depth == 0:  # a changed symbol: a test the graph cannot see into may run it
+            for src, why in graph.opaque_tests(node).items():
+                if src not in opaque:
+                    opaque.add(src)
+                    walk.open_ends[why] += 1
+                steps.append((src, why, OPAQUE_CONFIDENCE, True))
         for src, via, weight, named in steps:
             surer = here * weight
             if surer < WALK_FLOOR or surer <= known(src, 0.0):

@@ -14,8 +14,8 @@ from cartograph import languages
 from cartograph.discover import read_inside
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
-from cartograph.impact.arguments import call_shapes, still_binds
-from cartograph.impact.graph import ReverseGraph
+from cartograph.impact.arguments import CallShape, call_shapes, still_binds
+from cartograph.impact.graph import ReverseGraph, called_name
 from cartograph.impact.reach import (
     Reached,
     direct_dependents,
@@ -46,6 +46,7 @@ from cartograph.query import answers as answer_cache
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
+from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
 from cartograph.testlayout import TEST_NAME_PREFIXES
 
@@ -281,7 +282,7 @@ def impact_of(
             f"are not in this report (give fewer files): {first}"
         )
     changed = changed_symbols(change, sides)
-    will_break, updated, binding = _will_break(store, changed, sides, set(change.new))
+    will_break, updated, binding = _will_break(store, changed, sides, change.new)
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
     walk = walk_back(graph, seeds_rows)
@@ -354,7 +355,7 @@ def impact_of(
 
 
 def _will_break(
-    store: Store, changed: list[ChangedSymbol], sides: Sides, touched: set[str]
+    store: Store, changed: list[ChangedSymbol], sides: Sides, new_files: dict[str, bytes | None]
 ) -> tuple[list[Break], int, int]:
     """Callers of removed and moved symbols and of signatures callers cannot keep — except
     those the change itself updates (their new version no longer needs the old one), and, for
@@ -367,6 +368,10 @@ def _will_break(
                 item.breaking, item.why = False, inherited
     breaking = [c for c in changed if c.breaking]
     dependents = direct_dependents(store, [c.id for c in breaking])
+    for item in breaking:
+        if item.change == "signature":
+            # a call bound to a method this one overrides runs it on a subclass's instance
+            dependents[item.id] = dependents.get(item.id, []) + _dispatched_calls(store, item)
     sides.resolve_new(
         {
             row.other.path
@@ -378,17 +383,31 @@ def _will_break(
     removed_ids = {c.id for c in changed if c.change == "removed"}
     found: list[Break] = []
     updated = binding = 0
-    sources = _CallerSources(store)
+    sources = _CallerSources(store, new_files, sides)
     for item in breaking:
+        seen: set[str] = set()
         for row in dependents.get(item.id, []):
             caller: SymbolRow = row.other
-            if caller.id in removed_ids or caller.id == item.id:
+            if caller.id in removed_ids or caller.id == item.id or caller.id in seen:
                 continue
+            seen.add(caller.id)
             if item.change == "signature" and (
                 row.edge.type not in ("CALLS", "REFERENCES") or row.edge.via == "export"
             ):
                 continue  # importing, re-exporting or subclassing keeps working
-            if caller.id in sides.old and not _still_needs(caller.id, item, sides):
+            judged = None
+            if item.change == "signature" and row.edge.type == "CALLS":
+                # its calls as the change leaves them: they bind (unaffected, or rewritten
+                # with the change), fail, or cannot be told
+                judged = _calls_bind(sources, caller, row.edge.lines, item, row.edge.via)
+            touched = caller.id in sides.old
+            if judged is True and touched and _rewritten(caller, item, row.edge.lines, sides):
+                updated += 1
+                continue
+            if judged is True:
+                binding += 1
+                continue
+            if judged is None and touched and not _still_needs(caller.id, item, sides):
                 updated += 1
                 continue
             why = {
@@ -397,64 +416,133 @@ def _will_break(
                 "signature": f"{item.qualname}: {item.why}",
             }[item.change]
             certainty = "breaks"
-            if item.change == "signature" and row.edge.type == "CALLS":
-                judged = _calls_bind(sources, caller, row.edge.lines, item, touched)
-                if judged is True:
-                    binding += 1
-                    continue
-                if judged is None:
-                    certainty = "check"
-                    why += " (its arguments here cannot be judged: check it)"
+            if item.change == "signature" and row.edge.type == "CALLS" and judged is None:
+                certainty = "check"
+                why += " (its arguments here cannot be judged: check it)"
             crosses = caller.repo != item.repo
             found.append(
                 Break(caller, item.id, item.qualname, item.change, why, row.edge.lines,
                       row.edge.type, crosses, certainty)
             )  # fmt: skip
+        if item.change == "signature":
+            for caller, lines in _open_calls_naming(store, item, seen):
+                if _calls_bind(sources, caller, lines, item, "") is True:
+                    continue
+                why = (
+                    f"{item.qualname}: {item.why} (a call of {item.qualname.rpartition('.')[2]} "
+                    "on a value the graph does not know: check it)"
+                )
+                found.append(Break(caller, item.id, item.qualname, item.change, why, lines,
+                                   "CALLS", caller.repo != item.repo, "check"))  # fmt: skip
     found += _route_breaks(store, found, sides)
     found.sort(key=lambda b: (not b.crosses, b.caller.repo, b.caller.path, b.lines[:1]))
     return found, updated, binding
 
 
-class _CallerSources:
-    """The source files of callers, read once each: from the work tree the repository was
-    indexed from (None when it is not at hand)."""
+def _open_calls_naming(
+    store: Store, item: ChangedSymbol, seen: set[str]
+) -> list[tuple[SymbolRow, list[int]]]:
+    """The callers (not in `seen`) of the changed function's repository whose unresolved
+    calls name it (`processor.run(...)` on a value the graph does not know), with the lines;
+    not for a name the built-in types' methods have too (`.get`: most likely theirs)."""
+    name = item.qualname.rpartition(".")[2]
+    if name in PROTOCOL_METHOD_NAMES or name.startswith("__"):
+        return []
+    sources = {
+        src
+        for src, text, reason, kind in store.graph.open_ends(item.repo)
+        if kind == "call" and reason != "external" and called_name(text) == name
+    } - seen
+    lines: dict[str, list[int]] = {}
+    for call in store.graph.unresolved_of(sorted(sources)):
+        if call.kind == "call" and called_name(call.name) == name:
+            lines.setdefault(call.src, []).append(call.line)
+    callers = store.graph.get_symbols(lines)
+    return [(callers[src], sorted(set(at))) for src, at in lines.items() if src in callers]
 
-    def __init__(self, store: Store) -> None:
+
+NOT_DISPATCHED = ("__init__", "__new__", "__init_subclass__")  # run on their own class
+
+
+def _dispatched_calls(store: Store, item: ChangedSymbol) -> list:
+    """The calls (EdgeRows) bound to the methods a changed method overrides."""
+    owner, _, name = item.id.rpartition(".")
+    if item.kind != "method" or name in NOT_DISPATCHED or "#" not in owner:
+        return []
+    bases: list[str] = []
+    frontier = [owner]
+    while frontier:
+        found = [row.edge.dst for row in store.graph.edges_of(frontier, "out", ["INHERITS"])]
+        frontier = [base for base in found if base not in bases and base != owner]
+        bases += frontier
+    methods = [s.id for s in store.graph.get_symbols(f"{b}.{name}" for b in bases).values()]
+    return [
+        row
+        for row in store.graph.edges_of(methods, "in", ["CALLS"])
+        if row.other is not None and row.other.id != item.id
+    ]
+
+
+class _CallerSources:
+    """Callers as the change leaves them: in a file the change touches, its new version (every
+    call of the function in the caller's new lines); elsewhere the file of the work tree the
+    repository was indexed from (the calls at the edge's lines), read once each."""
+
+    def __init__(self, store: Store, new_files: dict[str, bytes | None], sides: Sides) -> None:
         self.store = store
+        self.new_files = new_files
+        self.sides = sides
         self.texts: dict[tuple[str, str], list[str] | None] = {}
+
+    def caller(self, caller: SymbolRow, lines: list[int]) -> tuple[SymbolRow, list[int]] | None:
+        """The caller and the lines of its calls as the change leaves them."""
+        if caller.path not in self.new_files:
+            return caller, lines
+        after = self.sides.new.get(caller.id)
+        if after is None:
+            return None
+        return after, list(range(after.start_line, after.end_line + 1))
 
     def lines(self, repo: str, path: str) -> list[str] | None:
         key = (repo, path)
         if key not in self.texts:
-            record = self.store.repos.get_repo(repo)
-            data = read_inside(Path(record.root), path) if record and record.root else None
+            if path in self.new_files:
+                data = self.new_files[path]
+            else:
+                record = self.store.repos.get_repo(repo)
+                data = read_inside(Path(record.root), path) if record and record.root else None
             self.texts[key] = data.decode("utf-8", "replace").splitlines() if data else None
         return self.texts[key]
 
 
 def _calls_bind(
-    sources: _CallerSources,
-    caller: SymbolRow,
-    lines: list[int],
-    item: ChangedSymbol,
-    touched: set[str],
+    sources: _CallerSources, caller: SymbolRow, lines: list[int], item: ChangedSymbol, via: str
 ) -> bool | None:
     """Whether every call of the changed function at `lines` of `caller` binds to its new
-    signature: True, False, or None when that cannot be told (not Python, a caller the change
-    edits, its source not at hand, its call not found, or arguments passed on)."""
-    if languages.language_of(caller.path) != "python" or caller.path in touched:
+    signature: True, False, or None when that cannot be told (not Python, its source not at
+    hand, its call not found, or arguments passed on). A decorator is called with the
+    function it decorates."""
+    if languages.language_of(caller.path) != "python":
         return None
     old_parameters = parameters(item.old_signature)
     new_parameters = parameters(item.new_signature)
+    if old_parameters is None or new_parameters is None:
+        return None
+    if via == "decorator":
+        return still_binds(CallShape(1, (), False), old_parameters, new_parameters)
+    located = sources.caller(caller, lines)
+    if located is None or not lines:
+        return None
+    caller, lines = located
     text = sources.lines(caller.repo, caller.path)
-    if old_parameters is None or new_parameters is None or text is None or not lines:
+    if text is None:
         return None
     owner, _, name = item.qualname.rpartition(".")
     if name == "__init__":
         name = owner.rpartition(".")[2]  # constructed by the class's name
     source = "\n".join(text[caller.start_line - 1 : caller.end_line])
     shapes = call_shapes(source, caller.start_line, lines, name)
-    if len(shapes) < len(set(lines)):
+    if not shapes or (caller.path not in sources.new_files and len(shapes) < len(set(lines))):
         return None  # a call not written as `name(...)` (an alias, a callback): not judged
     results = [still_binds(shape, old_parameters, new_parameters) for shape in shapes]
     if any(result is False for result in results):
@@ -498,6 +586,22 @@ def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]
                   row.edge.lines, "HTTP_CALLS", row.other.repo != route.partition(":")[0])
         )  # fmt: skip
     return breaks
+
+
+def _rewritten(caller: SymbolRow, item: ChangedSymbol, lines: list[int], sides: Sides) -> bool:
+    """Whether the change rewrote a caller's calls of the changed symbol (every line of them,
+    on the new side)."""
+    after = sides.new.get(caller.id)
+    if after is None:
+        return False
+    edited = sides.added_lines.get(after.path, set())
+    new_lines = [
+        line
+        for edge in sides.new_edges.get(caller.id, [])
+        if edge.dst == item.id
+        for line in edge.lines
+    ] or lines
+    return bool(edited) and set(new_lines) <= edited
 
 
 def _still_needs(caller_id: str, item: ChangedSymbol, sides: Sides) -> bool:
@@ -560,7 +664,10 @@ def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dic
         language = test_language[path]
         if language is None:
             continue
-        if language in TEST_NAME_PREFIXES:
+        if graph.is_generated_test_class(step.id):
+            found[step.id] = SymbolRow(step.id, repo, path, qualname.rpartition(".")[2],
+                                       qualname, "class", 0, 0, "", "", False, None)  # fmt: skip
+        elif language in TEST_NAME_PREFIXES:
             name = qualname.rpartition(".")[2]
             layout = graph.layouts.of(repo)
             if graph.is_test_function(step.id) and layout.is_test_name(language, name):
@@ -855,6 +962,10 @@ def _open_ends(open_ends: dict[str, int]) -> str:
             "methods base classes from outside may call",
         ),
         "subprocess": ("test starting a process", "tests starting a process"),
+        "generated": (
+            "test class whose tests are made at run time",
+            "test classes whose tests are made at run time",
+        ),
     }
     parts = []
     for reason, count in sorted(open_ends.items(), key=lambda item: (-item[1], item[0])):

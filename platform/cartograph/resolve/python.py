@@ -46,6 +46,7 @@ from cartograph.parsing.facts import (
 )
 from cartograph.resolve.core import UNKNOWN, FileResolution, Found, Memo
 from cartograph.resolve.family import Sources
+from cartograph.resolve.modules import ModuleName
 from cartograph.resolve.plugins import PLUGINS
 from cartograph.resolve.python_classes import ClassTable
 from cartograph.resolve.python_edges import FileResolver
@@ -957,18 +958,19 @@ class PythonFamily:
         if module is None or not path.endswith(EXTENSIONS):
             return None
         if path not in self._modules:
-            facts = self.sources.facts(path)
-            if facts is None:
+            found = self._own_module(path, module)
+            if found is None:
                 return None
-            self._modules[path] = ModuleFacts(
-                module.name,
-                path,
-                module.is_package,
-                facts,
-                self.sources.repo,
-                self.sources.tests.is_test_file(path),
-            )
+            self._modules[path] = found
         return self._modules[path]
+
+    def _own_module(self, path: str, module: ModuleName) -> ModuleFacts | None:
+        """A file of this repository as a module (None: its facts are not at hand)."""
+        facts = self.sources.facts(path)
+        if facts is None:
+            return None
+        is_test = self.sources.tests.is_test_file(path)
+        return ModuleFacts(module.name, path, module.is_package, facts, self.sources.repo, is_test)
 
     def _load_module(self, name: str) -> ModuleFacts | None:
         path = self.sources.names.by_name.get(name)
@@ -1003,17 +1005,9 @@ class PythonFamily:
             return None
         mod = self.program.module(module.name)
         if mod is None or mod.path != path:  # another file of the same module name
-            facts = self.sources.facts(path)
-            if facts is None:
+            mod = self._own_module(path, module)
+            if mod is None:
                 return None
-            mod = ModuleFacts(
-                module.name,
-                path,
-                module.is_package,
-                facts,
-                self.sources.repo,
-                self.sources.tests.is_test_file(path),
-            )
         return self.program.resolve_file(mod)
 
     def loaded(self) -> int:
