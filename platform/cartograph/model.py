@@ -7,6 +7,7 @@ both together (and add a store migration).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 
@@ -404,6 +405,16 @@ UNKNOWN_REASONS = {
     "budget": "resolving it went past the work budget of a reference or a file",
     "too-deep": "resolving it went past the depth of any sensible chain",
 }
+
+_GETATTR = re.compile(r"""getattr\(\s*([A-Za-z_][\w.]*|[^,]+?)\s*,\s*(?:f?["']([A-Za-z_]\w*))?""")
+
+
+def computed_lookup(text: str) -> tuple[str, str] | None:
+    """What a getattr by a computed name (`computed-name`), as written, looks up: the object
+    (`self`, `visitor`) and the literal start of the name ("visit_" in `getattr(self,
+    "visit_" + kind)`; "" when the whole name is made at run time); None for other text."""
+    found = _GETATTR.search(text)
+    return (found.group(1).strip(), found.group(2) or "") if found else None
 
 
 @dataclass(slots=True)

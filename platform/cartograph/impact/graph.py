@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from cartograph import languages
 from cartograph.index.crossrepo import provided_names
-from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord
+from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord, computed_lookup
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES
@@ -44,7 +44,6 @@ SUBPROCESS_VIA = "subprocess"  # a test that starts a process, which may run the
 GENERATED_VIA = "generated"  # a test class whose tests are made at run time
 OPAQUE_CONFIDENCE = 0.3  # how sure a step to such a test is
 PROTOCOL_VIA = "protocol"
-_COMPUTED_PREFIX = re.compile(r"""getattr\(\s*[^,]+,\s*f?["']([A-Za-z_]\w*)""")
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 # a wrapper calling the function a decorator was given: walking back through it would make
 # every caller of a shared wrapper reach every function it wraps; the calls of a decorated
@@ -142,9 +141,9 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
             if src in edges.test_functions:
                 edges.opaque_tests[intern(src)] = SUBPROCESS_VIA
             continue
-        prefix = _COMPUTED_PREFIX.search(text) if reason == "computed-name" else None
-        if prefix is not None:
-            edges.computed_calls.append((prefix.group(1), intern(src)))
+        lookup = computed_lookup(text) if reason == "computed-name" else None
+        if lookup is not None and lookup[1]:
+            edges.computed_calls.append((lookup[1], intern(src)))
             continue
         name = called_name(text)
         if name:

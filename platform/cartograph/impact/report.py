@@ -15,7 +15,7 @@ from cartograph.discover import read_inside
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
 from cartograph.impact.arguments import CallShape, call_shapes, still_binds
-from cartograph.impact.graph import ReverseGraph, called_name
+from cartograph.impact.graph import NAME_VIA, NOT_DISPATCHED, ReverseGraph, called_name
 from cartograph.impact.reach import (
     Reached,
     direct_dependents,
@@ -282,9 +282,9 @@ def impact_of(
             f"are not in this report (give fewer files): {first}"
         )
     changed = changed_symbols(change, sides)
-    will_break, updated, binding = _will_break(store, changed, sides, change.new)
-    seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
+    will_break, updated, binding = _will_break(store, graph, changed, sides, change.new)
+    seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     walk = walk_back(graph, seeds_rows)
     if walk.stopped:
         notes.append("the walk back from the change stopped at its size limit")
@@ -355,7 +355,11 @@ def impact_of(
 
 
 def _will_break(
-    store: Store, changed: list[ChangedSymbol], sides: Sides, new_files: dict[str, bytes | None]
+    store: Store,
+    graph: ReverseGraph,
+    changed: list[ChangedSymbol],
+    sides: Sides,
+    new_files: dict[str, bytes | None],
 ) -> tuple[list[Break], int, int]:
     """Callers of removed and moved symbols and of signatures callers cannot keep — except
     those the change itself updates (their new version no longer needs the old one), and, for
@@ -371,7 +375,9 @@ def _will_break(
     for item in breaking:
         if item.change == "signature":
             # a call bound to a method this one overrides runs it on a subclass's instance
-            dependents[item.id] = dependents.get(item.id, []) + _dispatched_calls(store, item)
+            dependents[item.id] = dependents.get(item.id, []) + _dispatched_calls(
+                store, graph, item
+            )
     sides.resolve_new(
         {
             row.other.path
@@ -425,7 +431,7 @@ def _will_break(
                       row.edge.type, crosses, certainty)
             )  # fmt: skip
         if item.change == "signature":
-            for caller, lines in _open_calls_naming(store, item, seen):
+            for caller, lines in _open_calls_naming(store, graph, item, seen):
                 if _calls_bind(sources, caller, lines, item, "") is True:
                     continue
                 why = (
@@ -440,18 +446,18 @@ def _will_break(
 
 
 def _open_calls_naming(
-    store: Store, item: ChangedSymbol, seen: set[str]
+    store: Store, graph: ReverseGraph, item: ChangedSymbol, seen: set[str]
 ) -> list[tuple[SymbolRow, list[int]]]:
-    """The callers (not in `seen`) of the changed function's repository whose unresolved
-    calls name it (`processor.run(...)` on a value the graph does not know), with the lines;
-    not for a name the built-in types' methods have too (`.get`: most likely theirs)."""
+    """The callers (not in `seen`) whose unresolved calls name the changed function
+    (`processor.run(...)` on a value the graph does not know), with the lines; not for a name
+    the built-in types' methods have too (`.get`: most likely theirs)."""
     name = item.qualname.rpartition(".")[2]
     if name in PROTOCOL_METHOD_NAMES or name.startswith("__"):
         return []
     sources = {
         src
-        for src, text, reason, kind in store.graph.open_ends(item.repo)
-        if kind == "call" and reason != "external" and called_name(text) == name
+        for src, via, why, _sure in graph.open_callers(item.id)
+        if via == NAME_VIA and why != "computed-name"
     } - seen
     lines: dict[str, list[int]] = {}
     for call in store.graph.unresolved_of(sorted(sources)):
@@ -461,20 +467,12 @@ def _open_calls_naming(
     return [(callers[src], sorted(set(at))) for src, at in lines.items() if src in callers]
 
 
-NOT_DISPATCHED = ("__init__", "__new__", "__init_subclass__")  # run on their own class
-
-
-def _dispatched_calls(store: Store, item: ChangedSymbol) -> list:
+def _dispatched_calls(store: Store, graph: ReverseGraph, item: ChangedSymbol) -> list:
     """The calls (EdgeRows) bound to the methods a changed method overrides."""
     owner, _, name = item.id.rpartition(".")
     if item.kind != "method" or name in NOT_DISPATCHED or "#" not in owner:
         return []
-    bases: list[str] = []
-    frontier = [owner]
-    while frontier:
-        found = [row.edge.dst for row in store.graph.edges_of(frontier, "out", ["INHERITS"])]
-        frontier = [base for base in found if base not in bases and base != owner]
-        bases += frontier
+    bases = graph.ancestors(owner)
     methods = [s.id for s in store.graph.get_symbols(f"{b}.{name}" for b in bases).values()]
     return [
         row

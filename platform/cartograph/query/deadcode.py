@@ -27,7 +27,7 @@ from pathlib import Path
 
 from cartograph.configfiles import Unreadable, load_toml
 from cartograph.discover import read_inside
-from cartograph.model import SymbolRow
+from cartograph.model import SymbolRow, computed_lookup
 from cartograph.query.answers import cacheable, judged
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
@@ -320,20 +320,18 @@ class _LookedUp:
         return ""
 
 
-_GETATTR = re.compile(r"""getattr\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:f?["']([A-Za-z_]\w*))?""")
-
-
 def _looked_up(store: Store, repo: str) -> _LookedUp:
     found = _LookedUp(set(), set())
     for src, text, reason, kind in store.graph.open_ends(repo):
         if kind != "call" or reason != "computed-name":
             continue
-        match = _GETATTR.search(text)
-        if match is None:
+        lookup = computed_lookup(text)
+        if lookup is None:
             continue
-        if match.group(2):
-            found.prefixes.add(match.group(2))
-        elif match.group(1) in ("self", "cls"):
+        looked_in, prefix = lookup
+        if prefix:
+            found.prefixes.add(prefix)
+        elif looked_in in ("self", "cls"):
             found.classes.add(src.rpartition(".")[0])
     return found
 

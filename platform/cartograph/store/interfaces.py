@@ -13,6 +13,7 @@ files, commits, claims, …) is `cartograph.model`.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -42,6 +43,9 @@ from cartograph.model import (
     Unresolved,
 )
 from cartograph.testlayout import TestLayouts
+
+_LAYOUTS: dict[str, tuple[int, TestLayouts]] = {}  # Store.test_layouts, by store url
+_LAYOUTS_LOCK = threading.Lock()
 
 
 class StoreError(Unavailable):
@@ -703,8 +707,18 @@ class Store:
         self.connection.close()
 
     def test_layouts(self) -> TestLayouts:
-        """Which files and symbols are tests in each repository (cartograph.testlayout)."""
-        return TestLayouts({repo: m.tests for repo, m in self.repos.manifests().items()})
+        """Which files and symbols are tests in each repository (cartograph.testlayout), read
+        from the manifests once per store generation (a manifest is written in a transaction
+        that bumps it) and shared by the process's threads."""
+        generation = self.generation()
+        with _LAYOUTS_LOCK:
+            known = _LAYOUTS.get(self.url)
+        if known is not None and known[0] == generation:
+            return known[1]
+        layouts = TestLayouts({repo: m.tests for repo, m in self.repos.manifests().items()})
+        with _LAYOUTS_LOCK:
+            _LAYOUTS[self.url] = (generation, layouts)  # by store: its newest generation
+        return layouts
 
     def schema_version(self) -> int:
         return self.connection.schema_version()
