@@ -127,6 +127,12 @@ def test_python_functions_globs_and_prefixes_name_the_tests():
             "jobs:\n  t:\n    steps:\n      - run: python -m unittest discover "
             "--start-directory qa --pattern check*.py\n",
         ),
+        (  # a command in a TOML string (hatch's scripts: MkDocs runs its suite so)
+            "pyproject.toml",
+            "[tool.hatch.envs.test.scripts]\n"
+            "test = 'python -m unittest discover -s qa -p \"check*.py\"'\n"
+            "_cov = ['coverage run -m unittest discover -s qa -p \"check*.py\"', 'coverage xml']\n",
+        ),
     ],
 )
 def test_unittest_discovery_command_lines_give_the_folder_and_the_pattern(config, text):

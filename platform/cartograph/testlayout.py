@@ -446,7 +446,7 @@ def _command_lines(reading: _Reading, path: str, text: str, libraries: list[str]
     folders and file patterns."""
     found = False
     for match in _UNITTEST.finditer(text):
-        arguments = _split(match.group(1))
+        arguments = _split(_inside_string(text, match.start(), match.group(1)))
         if arguments and arguments[0] == "discover":
             start, pattern = _discover_arguments(arguments[1:])
         elif not arguments or arguments[0].startswith("-"):
@@ -457,12 +457,26 @@ def _command_lines(reading: _Reading, path: str, text: str, libraries: list[str]
         reading.add_dir(start, libraries)
         found = True
     for match in _DJANGO_TEST.finditer(text):
-        arguments = _split(match.group(1))
+        arguments = _split(_inside_string(text, match.start(), match.group(1)))
         pattern = _option(arguments, ("-p", "--pattern")) or UNITTEST_PATTERN
         reading.python_files.append(pattern)
         found = True
     if found:
         reading.read_from.append(f"{path} (test commands)")
+
+
+def _inside_string(text: str, start: int, arguments: str) -> str:
+    """A command's arguments as far as the string it is written in goes: a command in a TOML or
+    YAML string (`test = 'python -m unittest discover -p "*tests.py"'`) ends at the string's
+    closing quote (the first quote of its line before `start` that is not closed)."""
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    opening = ""
+    for char in line:
+        if opening and char == opening:
+            opening = ""
+        elif not opening and char in "'\"":
+            opening = char
+    return arguments.partition(opening)[0] if opening else arguments
 
 
 def _split(text: str) -> list[str]:
