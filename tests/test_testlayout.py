@@ -249,3 +249,66 @@ def test_editing_the_runner_settings_reclassifies_files_on_the_next_index(plugin
     assert result.parsed == 0  # rewritten from the stored facts, not parsed again
     assert not store.graph.files("tool")["testing/python/approx.py"].is_test
     assert store.repos.manifests()["tool"].tests == DEFAULT_LAYOUT
+
+
+# --- tests a test class inherits: collected again on every subclass (markdown's HTML tests)
+
+INHERITING = {
+    "blocks/__init__.py": "",
+    "blocks/render.py": (
+        "def render(text, extensions=()):\n    return f'<p>{text}</p>'\n\n\n"
+        "def fresh_state():\n    return {}\n"
+    ),
+    "tests/__init__.py": "",
+    "tests/test_blocks.py": (
+        "import unittest\n\nfrom blocks.render import fresh_state, render\n\n\n"
+        "class TestBlocks(unittest.TestCase):\n    extensions = ()\n\n"
+        "    def setUp(self):\n        self.state = fresh_state()\n\n"
+        "    def test_paragraph(self):\n"
+        "        self.assertEqual(render('a', self.extensions), '<p>a</p>')\n"
+    ),
+    "tests/test_extras.py": (
+        "from tests.test_blocks import TestBlocks\n\n\n"
+        "class TestBlocksWithExtras(TestBlocks):\n    extensions = ('extra',)\n\n\n"
+        "class TestOwnParagraph(TestBlocks):\n"
+        "    def test_paragraph(self):\n        self.assertTrue(True)\n"
+    ),
+}
+
+
+@pytest.fixture
+def inheriting(tmp_path):
+    root = git_init(tmp_path / "blocks")
+    write_tree(root, INHERITING)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="blocks", workers=1, history=False)
+    return root, store
+
+
+def selected_for_edit(inheriting, old: str, new: str) -> set[str]:
+    root, store = inheriting
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, "blocks/render.py", INHERITING["blocks/render.py"].replace(old, new))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    return {t.node for t in impact(store, "blocks", base="main", head="edit").tests}
+
+
+def test_a_test_a_class_inherits_or_a_module_imports_is_selected_there_too(inheriting):
+    # the runners collect the imported TestBlocks in test_extras.py again; the class overriding
+    # the test runs its own version, which does not reach the change
+    assert selected_for_edit(inheriting, "<p>", "<p class>") == {
+        "tests/test_blocks.py::TestBlocks::test_paragraph",
+        "tests/test_extras.py::TestBlocks::test_paragraph",
+        "tests/test_extras.py::TestBlocksWithExtras::test_paragraph",
+    }
+
+
+def test_the_set_up_a_test_class_inherits_runs_for_each_of_its_tests(inheriting):
+    assert selected_for_edit(inheriting, "return {}", "return {'fresh': True}") == {
+        "tests/test_blocks.py::TestBlocks::test_paragraph",
+        "tests/test_extras.py::TestBlocks::test_paragraph",
+        "tests/test_extras.py::TestBlocksWithExtras::test_paragraph",
+        "tests/test_extras.py::TestOwnParagraph::test_paragraph",
+    }

@@ -10,7 +10,7 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from cartograph import languages
@@ -18,7 +18,7 @@ from cartograph.index.crossrepo import provided_names
 from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord, computed_lookup
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
-from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES
+from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES, TestLayout
 
 log = logging.getLogger("cartograph.impact")
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
@@ -44,6 +44,17 @@ SUBPROCESS_VIA = "subprocess"  # a test that starts a process, which may run the
 GENERATED_VIA = "generated"  # a test class whose tests are made at run time
 OPAQUE_CONFIDENCE = 0.3  # how sure a step to such a test is
 PROTOCOL_VIA = "protocol"
+INHERITED_VIA = "inherited"  # a test a test class inherits runs the base class's method
+IMPORTED_VIA = "imported"  # a test class imported into another test module runs there too
+SETUP_VIA = "setup"  # a test runs its class's and module's set-up and tear-down
+CLASS_SETUPS = (  # unittest's and pytest's xunit-style set-up and tear-down of a test class
+    "setUp", "tearDown", "asyncSetUp", "asyncTearDown", "setUpClass", "tearDownClass",
+    "setup_method", "teardown_method", "setup_class", "teardown_class", "setup", "teardown",
+)  # fmt: skip
+MODULE_SETUPS = (  # and of a test module
+    "setUpModule", "tearDownModule", "setup_module", "teardown_module",
+    "setup_function", "teardown_function",
+)  # fmt: skip
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*$")
 # a wrapper calling the function a decorator was given: walking back through it would make
 # every caller of a shared wrapper reach every function it wraps; the calls of a decorated
@@ -59,6 +70,7 @@ class RepoEdges:
     callers: dict[str, list[Caller]] = field(default_factory=dict)  # by target id
     bases: dict[str, list[str]] = field(default_factory=dict)  # class id → its bases' ids
     test_functions: set[str] = field(default_factory=set)  # functions and methods of test files
+    test_paths: set[str] = field(default_factory=set)  # the test files
     # unresolved calls that may reach an indexed symbol: by the name called, (source, why)
     open_calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     # getattr calls whose name starts with a literal: (the literal, source)
@@ -122,6 +134,8 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         for dst, into in surest.items()
     }
     tests = [path for path, record in records.items() if record.is_test]
+    edges.test_paths = set(tests)
+    imports = store.graph.import_links(repo)
     if tests:
         spans = store.graph.symbol_spans(repo, ENCLOSING_KINDS, tests)
         functions = {intern(sid) for found in spans.values() for _start, _end, sid in found}
@@ -132,7 +146,11 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
             parent = sid.rpartition(".")[0]
             if parent in functions:
                 edges.callers.setdefault(sid, []).append((parent, "scope", 1.0))
-    _module_reach(store, repo, records, module_of, edges)
+        layout = store.test_layouts().of(repo)
+        _inherited_tests(layout, edges)
+        _imported_test_classes(layout, edges, imports, module_of)
+        _setup_callers(store, layout, edges)
+    _module_reach(imports, records, module_of, edges)
     for src, text, reason, kind in store.graph.open_ends(repo):
         if kind == "base":
             edges.external_based.add(intern(src))
@@ -151,6 +169,114 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
     if tests:
         _generated_test_classes(store, repo, tests, edges)
     return edges
+
+
+def _inherited_tests(layout: TestLayout, edges: RepoEdges) -> None:
+    """A test method a test class inherits without overriding it is collected again on that
+    class (`tests/b.py::TestB::test_x` for `TestB(TestA)`: markdown runs its HTML block tests
+    again with an extension on): each is a test of its own (in `test_functions`) that runs the
+    inherited method (a caller of it, via INHERITED_VIA)."""
+    methods = _test_methods(layout, edges)
+    inherited: list[tuple[str, str]] = []
+    for cls in edges.bases:
+        if cls.partition(":")[2].partition("#")[0] not in edges.test_paths:
+            continue
+        provided = set(methods.get(cls, ()))
+        for base in _bases_of(edges, cls):  # nearest first: a nearer override hides a farther
+            for name in methods.get(base, ()):
+                if name not in provided:
+                    provided.add(name)
+                    inherited.append((sys.intern(f"{cls}.{name}"), f"{base}.{name}"))
+    for test, runs in inherited:
+        edges.test_functions.add(test)
+        edges.callers.setdefault(runs, []).append((test, INHERITED_VIA, 1.0))
+
+
+def _test_methods(layout: TestLayout, edges: RepoEdges) -> dict[str, list[str]]:
+    """The names of the test methods of each class of test code, by the class's id."""
+    methods: dict[str, list[str]] = {}
+    for sid in edges.test_functions:
+        owner, _, name = sid.rpartition(".")
+        if owner not in edges.modules and "#" in owner and layout.is_test_name("python", name):
+            methods.setdefault(owner, []).append(name)
+    return methods
+
+
+def _imported_test_classes(
+    layout: TestLayout,
+    edges: RepoEdges,
+    imports: list[tuple[str, str, str, list[str]]],
+    module_of: Mapping[str, str],
+) -> None:
+    """A test class imported into another test module is collected there again (pytest and
+    unittest collect the test classes a module's namespace holds: markdown imports its HTML
+    block tests into its md_in_html tests): each of its tests there is a test of its own that
+    runs the class's (via IMPORTED_VIA)."""
+    methods = _test_methods(layout, edges)
+    for path, kind, target, names in imports:
+        if kind != "file" or path == target or not {path, target} <= edges.test_paths:
+            continue
+        importer, source = module_of.get(path), module_of.get(target)
+        if importer is None or source is None:
+            continue
+        for name in names:
+            cls = f"{source}.{name}"
+            if f"{importer}.{name}" in edges.bases or any(
+                f"{importer}.{name}.{test}" in edges.test_functions for test in methods.get(cls, ())
+            ):
+                continue  # the module defines a class of that name itself
+            for test in methods.get(cls, ()):
+                again = sys.intern(f"{importer}.{name}.{test}")
+                edges.test_functions.add(again)
+                edges.callers.setdefault(f"{cls}.{test}", []).append((again, IMPORTED_VIA, 1.0))
+
+
+def _setup_callers(store: Store, layout: TestLayout, edges: RepoEdges) -> None:
+    """The set-up and tear-down the runners call around a test are the test's calls: its
+    class's and its bases' `setUp`, `setUpClass`, `setup_method`, … (a base in library code
+    too: a project's own TestCase), and its module's `setUpModule`, `setup_function`, …
+    (callers via SETUP_VIA)."""
+    tests_of: dict[str, list[str]] = {}  # the owner (class or module) → its tests
+    for sid in edges.test_functions:
+        owner, _, name = sid.rpartition(".")
+        if owner not in edges.test_functions and layout.is_test_name("python", name):
+            tests_of.setdefault(owner, []).append(sid)
+    wanted: dict[str, list[str]] = {}  # a set-up's id → the owners whose tests it runs for
+    for owner in tests_of:
+        if owner in edges.modules:
+            for name in MODULE_SETUPS:
+                wanted.setdefault(f"{owner}.{name}", []).append(owner)
+            continue
+        for cls in (owner, *_bases_of(edges, owner)):
+            for name in CLASS_SETUPS:
+                wanted.setdefault(f"{cls}.{name}", []).append(owner)
+    known = {sid for sid in wanted if sid in edges.test_functions}
+    known |= set(store.graph.get_symbols(sid for sid in wanted if sid not in known))
+    for setup in known:
+        for owner in wanted[setup]:
+            for test in tests_of[owner]:
+                edges.callers.setdefault(setup, []).append((test, SETUP_VIA, 1.0))
+
+
+def _bases_of(edges: RepoEdges, cls: str) -> list[str]:
+    """A class's bases in its repository, transitively, nearest first."""
+    return ancestors_of(cls, lambda each: edges.bases.get(each, ()))
+
+
+def ancestors_of(cls: str, bases_of: Callable[[str], Iterable[str]]) -> list[str]:
+    """Every base class above a class, breadth first (nearest first), given each class's
+    direct bases."""
+    found: list[str] = []
+    frontier = [cls]
+    while frontier:
+        following = []
+        for each in frontier:
+            for base in bases_of(each):
+                if base not in found and base != cls:
+                    found.append(base)
+                    following.append(base)
+        frontier = following
+    return found
 
 
 def called_name(text: str) -> str:
@@ -180,8 +306,7 @@ def _generated_test_classes(store: Store, repo: str, tests: list[str], edges: Re
 
 
 def _module_reach(
-    store: Store,
-    repo: str,
+    imports: list[tuple[str, str, str, list[str]]],
     records: Mapping[str, FileRecord],
     module_of: Mapping[str, str],
     edges: RepoEdges,
@@ -191,7 +316,7 @@ def _module_reach(
     built in `parametrize`, in the module's fixtures), and a conftest.py's on the test files
     below it (via "module")."""
     callers = edges.callers
-    for path, kind, target, _names in store.graph.import_links(repo):
+    for path, kind, target, _names in imports:
         if kind == "file" and path in module_of and target in module_of and path != target:
             callers.setdefault(module_of[target], []).append((module_of[path], IMPORT_VIA, 1.0))
     conftests = {
@@ -200,7 +325,7 @@ def _module_reach(
         if path.rpartition("/")[2] == "conftest.py"
     }
     for sid in edges.test_functions:
-        path = sid[len(repo) + 1 : sid.index("#")]
+        path = sid[sid.index(":") + 1 : sid.index("#")]
         module = module_of.get(path)
         if module is not None:
             callers.setdefault(module, []).append((sid, MODULE_VIA, 1.0))
@@ -367,18 +492,11 @@ class ReverseGraph:
         return known
 
     def _find_ancestors(self, class_id: str) -> list[str]:
-        found: list[str] = []
-        frontier = [class_id]
-        while frontier:
-            following = []
-            for cls in frontier:
-                edges = self.edges(cls.partition(":")[0])
-                for base in edges.bases.get(cls, ()) if edges is not None else ():
-                    if base not in found and base != class_id:
-                        found.append(base)
-                        following.append(base)
-            frontier = following
-        return found
+        def bases_of(cls: str) -> Iterable[str]:
+            edges = self.edges(cls.partition(":")[0])
+            return edges.bases.get(cls, ()) if edges is not None else ()
+
+        return ancestors_of(class_id, bases_of)
 
     def is_test_function(self, symbol_id: str) -> bool:
         edges = self.edges(symbol_id.partition(":")[0])
