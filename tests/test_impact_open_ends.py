@@ -143,3 +143,42 @@ def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_pat
         ("tests/test_pages.py::TestPages", "name")
     ]
     assert answer.open_ends.get("generated") == 1
+
+
+def test_a_subclass_hook_runs_where_each_subclass_is_defined(tmp_path):
+    root = git_init(tmp_path / "views")
+    files = {
+        "views/__init__.py": "",
+        "views/base.py": (
+            "class MethodView:\n    methods = ()\n\n"
+            "    def __init_subclass__(cls, **kwargs):\n"
+            "        super().__init_subclass__(**kwargs)\n"
+            "        cls.methods = tuple(n for n in ('get', 'post') if hasattr(cls, n))\n"
+        ),
+        "tests/test_views.py": (
+            "from views.base import MethodView\n\n\n"
+            "class Health(MethodView):\n    def get(self):\n        return 'ok'\n\n\n"
+            "def test_module_level_view():\n    assert Health.methods == ('get',)\n\n\n"
+            "def test_view_defined_in_the_test():\n"
+            "    class Index(MethodView):\n        def post(self):\n            return ''\n\n"
+            "    assert Index.methods == ('post',)\n\n\n"
+            "def test_unrelated():\n    assert MethodView.methods == ()\n"
+        ),
+    }
+    write_tree(root, files)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="views", workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, "views/base.py", files["views/base.py"].replace("'post'", "'post', 'put'"))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "views", base="main", head="edit")
+    # defining a view runs the hook: the test defining one, and every test of the module
+    # whose module-level code defines one; never reached by name
+    assert {t.node for t in answer.tests} == {
+        "tests/test_views.py::test_module_level_view",
+        "tests/test_views.py::test_view_defined_in_the_test",
+        "tests/test_views.py::test_unrelated",
+    }
+    assert {t.evidence for t in answer.tests} <= {"static", "import"}

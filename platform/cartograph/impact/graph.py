@@ -46,6 +46,8 @@ OPAQUE_CONFIDENCE = 0.3  # how sure a step to such a test is
 PROTOCOL_VIA = "protocol"
 INHERITED_VIA = "inherited"  # a test a test class inherits runs the base class's method
 IMPORTED_VIA = "imported"  # a test class imported into another test module runs there too
+SUBCLASS_VIA = "subclass"  # defining a subclass runs its bases' __init_subclass__
+SUBCLASS_HOOKS = frozenset({"__init_subclass__"})
 SETUP_VIA = "setup"  # a test runs its class's and module's set-up and tear-down
 CLASS_SETUPS = (  # unittest's and pytest's xunit-style set-up and tear-down of a test class
     "setUp", "tearDown", "asyncSetUp", "asyncTearDown", "setUpClass", "tearDownClass",
@@ -166,9 +168,34 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         name = called_name(text)
         if name:
             edges.open_calls.setdefault(name, []).append((intern(src), reason))
+    _subclass_hooks(store, repo, edges)
     if tests:
         _generated_test_classes(store, repo, tests, edges)
     return edges
+
+
+def _subclass_hooks(store: Store, repo: str, edges: RepoEdges) -> None:
+    """A class's `__init_subclass__` runs where each subclass is defined (the function, class
+    body or module defining it): those are its callers (via SUBCLASS_VIA). flask's MethodView
+    reads a view's methods so; a test defining a view runs it."""
+    hooks = {
+        row.id.rpartition(".")[0]
+        for hook in SUBCLASS_HOOKS
+        for row in store.graph.symbols_by("name", hook, repo, 10_000)
+        if row.kind == "method"
+    }
+    if not hooks:
+        return
+    for cls in list(edges.bases):
+        definer = cls.rpartition(".")[0]
+        if "#" not in definer:
+            continue
+        for base in _bases_of(edges, cls):
+            if base in hooks:
+                for hook in SUBCLASS_HOOKS:
+                    edges.callers.setdefault(f"{base}.{hook}", []).append(
+                        (sys.intern(definer), SUBCLASS_VIA, 1.0)
+                    )
 
 
 def _inherited_tests(layout: TestLayout, edges: RepoEdges) -> None:
@@ -415,7 +442,9 @@ class ReverseGraph:
             and own is not None
             and owner_id not in own.modules
         ):
-            if name.startswith("__") and name.endswith("__"):
+            if name in SUBCLASS_HOOKS:
+                pass  # run where a subclass is defined: edges of the graph (`_subclass_hooks`)
+            elif name.startswith("__") and name.endswith("__"):
                 found.append((owner_id, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
             elif self._externally_based(owner_id):
                 found.append((owner_id, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))

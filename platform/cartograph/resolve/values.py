@@ -173,6 +173,13 @@ class Class(Definition):
     def call_result(self, program: Program, via: str | None) -> Found:
         return Found(Instance(self.module, self.scope), "constructor")
 
+    def subscript(self, program: Program, via: str | None, key: Any) -> Found:
+        """`Config[str]`: a generic class's alias, which constructs and holds what the class
+        does (unknown when the class defines its own `__class_getitem__`)."""
+        if program.classes.method(self, "__class_getitem__", instance=False) is not None:
+            return UNKNOWN
+        return Found(self, via)
+
     def called(self, program: Program, via: str | None) -> list[tuple[Definition, str | None]]:
         """The class (its construction) and its `__init__`."""
         class_via = via if via in CLASS_CALL_VIAS else "constructor"
