@@ -24,6 +24,7 @@ CORPORA = {
     # sdists ship their test suites: pytest's testing/, Python-Markdown's tests/)
     "pytest": "8.3.3",
     "markdown": "3.7",
+    "mkdocs": "1.6.1",  # the test-selection benchmark's plugin-based tool (tests in mkdocs/tests)
 }
 # npm packages that ship their TypeScript sources (src/*.ts) beside the built JavaScript
 NPM_CORPORA = {

@@ -82,6 +82,10 @@ class Project:
     # what runs the whole suite, as `python -m <suite...>` in the tree: the runtime-recall
     # benchmark's trace (the faults runs, on flask, click and markdown, use PYTEST_ARGS)
     suite: tuple[str, ...] = ("pytest", "-q", "-p", "no:cacheprovider")
+    # what pytest needs besides PYTEST_ARGS to collect the suite the project's own runner runs
+    # (the fault runs, coverage and the signature runs)
+    pytest_args: tuple[str, ...] = ()
+    tests_inside: str = ""  # the test folder below `package`, whose functions are not faulted
 
 
 PROJECTS = {
@@ -132,6 +136,34 @@ PROJECTS = {
         "markdown",
         ("pyyaml==6.0.2", "pytest==8.3.3", "pytest-cov==5.0.0"),
         ("unittest", "discover", "tests"),
+    ),
+    # the plugin-based tool: MkDocs runs its plugins' and themes' event handlers by name
+    # (`on_page_markdown`, …) through entry points; its suite is unittest, run by its
+    # pyproject.toml's `python -m unittest discover -s mkdocs -p "*tests.py"` (pytest collects
+    # the same TestCase classes given the file pattern); its dependencies pinned to the
+    # releases current when 1.6.1 came out, babel for the i18n tests
+    "mkdocs": Project(
+        "mkdocs",
+        "mkdocs",
+        (
+            "pytest==8.3.3",
+            "click==8.1.7",
+            "jinja2==3.1.4",
+            "markupsafe==2.1.5",
+            "markdown==3.7",
+            "pyyaml==6.0.2",
+            "watchdog==5.0.2",
+            "ghp-import==2.1.0",
+            "pyyaml-env-tag==0.1",
+            "packaging==24.1",
+            "mergedeep==1.3.4",
+            "pathspec==0.12.1",
+            "mkdocs-get-deps==0.2.0",
+            "babel==2.16.0",
+        ),
+        ("unittest", "discover", "-s", "mkdocs", "-p", "*tests.py"),
+        ("-o", "python_files=*tests.py", "mkdocs"),
+        "mkdocs/tests",
     ),
 }
 
@@ -353,6 +385,7 @@ def _test_env(base: Path, extra: dict | None) -> dict[str, str]:
 
 
 def _pytest(
+    project: Project,
     tree: Path,
     node_ids: Sequence[str] | None,
     expected: Sequence[str],
@@ -367,7 +400,7 @@ def _pytest(
         outcomes_file = Path(scratch) / "outcomes.jsonl"
         variables = {"CARTOGRAPH_OUTCOMES": str(outcomes_file)}
         args = [str(base / "venv" / "bin" / "python"), "-m", "pytest", *PYTEST_ARGS]
-        args += ["-p", PLUGIN, *extra_args]
+        args += ["-p", PLUGIN, *project.pytest_args, *extra_args]
         if node_ids is not None:
             select = Path(scratch) / "select.json"
             select.write_text(json.dumps(list(node_ids)))
@@ -420,7 +453,9 @@ def run_tests(
     if node_ids is not None and not node_ids:
         return {}
     expected = [*truth.suite, *truth.broken_on_clean]
-    return _pytest(truth.root, node_ids, expected, extra_args, env).outcomes
+    return _pytest(
+        PROJECTS[truth.project], truth.root, node_ids, expected, extra_args, env
+    ).outcomes
 
 
 # ---------------------------------------------------------------- the functions to fault
@@ -532,11 +567,14 @@ class _Finder(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef
 
 
-def candidates(tree: Path, package: str) -> list[Target]:
-    """Every function of the package that a fault can go into, by path and line."""
+def candidates(tree: Path, package: str, tests_inside: str = "") -> list[Target]:
+    """Every function of the package that a fault can go into, by path and line (none of the
+    test folder `tests_inside`)."""
     found: list[Target] = []
     for file in sorted((tree / package).rglob("*.py")):
         path = file.relative_to(tree).as_posix()
+        if tests_inside and (path + "/").startswith(tests_inside + "/"):
+            continue
         text = file.read_text(encoding="utf-8")
         finder = _Finder(path, text.splitlines(keepends=True))
         finder.visit(ast.parse(text, filename=path))
@@ -649,7 +687,7 @@ def ground_truth(name: str, faults: int = 80, seed: int = 15, force: bool = Fals
 def _build(name: str, tree: Path, count: int, seed: int, force: bool) -> GroundTruth:
     project = PROJECTS[name]
     started = time.perf_counter()
-    clean = _pytest(tree, None, ())
+    clean = _pytest(project, tree, None, ())
     # a collection error of the clean suite that is no test module (markdown imports unittest's
     # TestSuite into a test module, and another module turns warnings into errors: pytest's
     # "cannot collect TestSuite" warning is then an error) is no test either; a module that
@@ -668,7 +706,7 @@ def _build(name: str, tree: Path, count: int, seed: int, force: bool) -> GroundT
         file=sys.stderr,
     )
 
-    targets = candidates(tree, project.package)
+    targets = candidates(tree, project.package, project.tests_inside)
     faultable: list[Target] = []
     texts: dict[str, str] = {}
     unfaultable: list[str] = []
@@ -704,7 +742,7 @@ def _build(name: str, tree: Path, count: int, seed: int, force: bool) -> GroundT
         )
         partial.write_text(json.dumps({"faults": [asdict(r) for r in results]}))
 
-    again = _pytest(tree, None, collected)  # the tree restored, and which tests are flaky
+    again = _pytest(project, tree, None, collected)  # the tree restored, and which tests are flaky
     flaky = sorted(
         node
         for node in collected
@@ -729,7 +767,7 @@ def _build(name: str, tree: Path, count: int, seed: int, force: bool) -> GroundT
         "fault_seconds": round(sum(fault.seconds for fault in results), 1),
         "total_seconds": round(time.perf_counter() - started, 1),
         "requirements": list(project.requirements),
-        "pytest_args": PYTEST_ARGS,
+        "pytest_args": [*PYTEST_ARGS, *project.pytest_args],
         "seed": seed,
         "count": count,
         **run_facts(),
@@ -757,7 +795,7 @@ def _run_fault(
     faulted = insert_fault(text, target)
     try:
         file.write_text(faulted, encoding="utf-8")
-        run = _pytest(tree, None, expected)
+        run = _pytest(PROJECTS[name], tree, None, expected)
     finally:
         file.write_bytes(original)
     if _git(tree, "status", "--porcelain", "--untracked-files=no"):

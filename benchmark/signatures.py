@@ -44,7 +44,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.corpora import CORPORA
-from benchmark.faults import PLUGIN, PROJECTS, PYTEST_ARGS, _git, _test_env, git_diff, prepare
+from benchmark.faults import (
+    PLUGIN,
+    PROJECTS,
+    PYTEST_ARGS,
+    Project,
+    _git,
+    _test_env,
+    git_diff,
+    prepare,
+)
 from benchmark.report import run_facts, write_report
 from benchmark.runtime_recall import Symbols, map_pairs, suite_trace
 
@@ -293,7 +302,7 @@ def _callers_plugin(base: Path) -> None:
         plugin.write_text(CALLERS_SOURCE)
 
 
-def run_suite(tree: Path, mutation: Mutation) -> tuple[list[dict], float]:
+def run_suite(tree: Path, mutation: Mutation, project: Project) -> tuple[list[dict], float]:
     """The frames whose call of the changed function failed in one run of the suite, and the
     run's seconds."""
     base = tree.parent
@@ -301,7 +310,7 @@ def run_suite(tree: Path, mutation: Mutation) -> tuple[list[dict], float]:
     with tempfile.TemporaryDirectory(prefix="cartograph-signatures-") as scratch:
         callers = Path(scratch) / "callers.jsonl"
         args = [str(base / "venv" / "bin" / "python"), "-m", "pytest", *PYTEST_ARGS,
-                "-p", PLUGIN, "-p", CALLERS_PLUGIN]  # fmt: skip
+                "-p", PLUGIN, "-p", CALLERS_PLUGIN, *project.pytest_args]  # fmt: skip
         env = {
             **_test_env(base, None),
             "CARTOGRAPH_CALLERS": str(callers),
@@ -359,14 +368,14 @@ def evaluate(name: str, count: int, seed: int) -> dict:
             ran_by: dict[str, set[str]] = defaultdict(set)
             for src, dst in mapped.pairs:
                 ran_by[dst].add(src)
-            chosen = _sample(tree, project.package, modules, name, ran_by, count, seed)
+            chosen = _sample(tree, project, modules, name, ran_by, count, seed)
             for mutation in chosen:
                 target_id = f"{name}:{mutation.path}#{modules[mutation.path]}.{mutation.qualname}"
                 file = tree / mutation.path
                 clean = file.read_text("utf-8")
                 try:
                     file.write_text(mutation.text, "utf-8")
-                    failures, _seconds = run_suite(tree, mutation)
+                    failures, _seconds = run_suite(tree, mutation, project)
                 finally:
                     file.write_text(clean, "utf-8")
                 if _git(tree, "status", "--porcelain", "--untracked-files=no"):
@@ -400,7 +409,7 @@ def evaluate(name: str, count: int, seed: int) -> dict:
 
 def _sample(
     tree: Path,
-    package: str,
+    project: Project,
     modules: dict[str, str],
     repo: str,
     ran_by: dict[str, set[str]],
@@ -409,9 +418,10 @@ def _sample(
 ) -> list[Mutation]:
     """`count` changes, kinds in turn, of functions the clean suite calls."""
     pool: dict[str, list[Mutation]] = {kind: [] for kind in KINDS}
-    for file in sorted((tree / package).rglob("*.py")):
+    inside = project.tests_inside
+    for file in sorted((tree / project.package).rglob("*.py")):
         path = file.relative_to(tree).as_posix()
-        if path not in modules:
+        if path not in modules or (inside and path.startswith(inside + "/")):
             continue
         text = file.read_text("utf-8")
         for qualname, _function in _functions(ast.parse(text)):

@@ -28,10 +28,10 @@ from cartograph.impact.report import MIN_TEST_CONFIDENCE, impact
 from cartograph.index import index_repository
 from cartograph.store import open_store
 
-from benchmark.faults import Fault, GroundTruth, ground_truth
+from benchmark.faults import PROJECTS, Fault, GroundTruth, ground_truth
 from benchmark.report import run_facts, write_report
 
-PACKAGES = {"flask": "flask", "click": "click", "markdown": "markdown"}
+PACKAGES = {"flask": "flask", "click": "click", "markdown": "markdown", "mkdocs": "mkdocs"}
 TARGETS = {"recall": 0.95, "selected": 0.35}
 THRESHOLDS = (0.0, 0.1, 0.12, 0.15, 0.18, 0.2, 0.3)  # least path confidence of a selected test
 BUDGETS = (5, 10, 20, 35, 50)  # `impact --budget N`: the most likely tests within N % of the suite
@@ -73,7 +73,7 @@ def record_coverage(truth: GroundTruth, data_file: Path) -> float:
         [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-header",
          "--continue-on-collection-errors",
          f"--cov={PACKAGES[truth.project]}", "--cov-context=test", "--cov-report=",
-         "-o", "addopts=", "tests"],
+         "-o", "addopts=", *PROJECTS[truth.project].pytest_args],
         cwd=truth.root,
         env={"COVERAGE_FILE": str(data_file), "PATH": f"{Path(python).parent}:/usr/bin:/bin"},
         check=False,
@@ -198,13 +198,13 @@ def to_markdown(results: list[dict], facts: dict) -> str:
                 f"{agg['selected_mean']:.1%} | {agg['false_no_reach']} | {agg['unknown']} | "
                 f"{agg['impact_p50']} / {agg['impact_max']} |"
             )
-    out += ["", "By the least path confidence a selected test needs (recall pooled / selected "
-            "mean):", "", "| project | evidence | " + " | ".join(f"≥ {t}" for t in THRESHOLDS)
+    out += ["", "By the least path confidence a selected test needs (complete faults, recall "
+            "pooled, selected mean):", "", "| project | evidence | " + " | ".join(f"≥ {t}" for t in THRESHOLDS)
             + " |", "|---|---|" + "---:|" * len(THRESHOLDS)]  # fmt: skip
     for result in results:
         for kind, agg in result["runs"].items():
-            cells = [f"{v['recall_pooled']:.1%} / {v['selected_mean']:.1%}"
-                     for v in agg["by_threshold"].values()]  # fmt: skip
+            cells = [f"{v['complete']}/{agg['noticed']}, {v['recall_pooled']:.1%}, "
+                     f"{v['selected_mean']:.1%}" for v in agg["by_threshold"].values()]  # fmt: skip
             out.append(f"| {result['project']} | {kind} | " + " | ".join(cells) + " |")
     out += ["", "The budget mode (`impact --budget N`: the most likely tests within N % of the "
             "suite; complete faults, recall mean, selected mean):", "",
