@@ -27,7 +27,7 @@ from benchmark.faults import PROJECTS, prepare
 from benchmark.report import run_facts, write_report
 from benchmark.runtime_recall import Symbols, node_symbol, suite_trace
 
-DEFAULT_PROJECTS = ("click", "flask", "pytest", "markdown")
+DEFAULT_PROJECTS = ("click", "flask", "pytest", "markdown", "mkdocs")
 SHOWN = 25  # false "dead" listed per project
 
 

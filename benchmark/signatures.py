@@ -57,7 +57,7 @@ from benchmark.faults import (
 from benchmark.report import run_facts, write_report
 from benchmark.runtime_recall import Symbols, map_pairs, suite_trace
 
-DEFAULT_PROJECTS = ("click", "flask", "markdown")
+DEFAULT_PROJECTS = ("click", "flask", "markdown", "mkdocs")
 KINDS = ("remove", "keyword-only", "reorder")
 CALLERS_PLUGIN = "_cartograph_failed_callers"
 RUN_TIMEOUT = 600
