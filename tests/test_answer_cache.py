@@ -112,8 +112,8 @@ def test_a_file_changed_on_disk_is_marked_in_a_repeated_answer(stores, tmp_path)
 
 
 def test_a_console_script_declared_since_changes_the_dead_code_answer(stores, tmp_path):
-    """Dead code reads the repository's manifests on disk: one edited after the answer was
-    cached is read again."""
+    """Dead code reads the entry points of the manifests the index read: indexing an edited
+    one changes the cached answer."""
     store = stores.open()
     root = make_sample_repo(tmp_path / "shop")
     index_repository(store, root, name="shop")
@@ -124,6 +124,9 @@ def test_a_console_script_declared_since_changes_the_dead_code_answer(stores, tm
     (root / "pyproject.toml").write_text(
         '[project]\nname = "shop"\n\n[project.scripts]\nhelp-shop = "shop.models:unused_helper"\n'
     )
+    git(root, "add", "pyproject.toml")
+    git(root, "commit", "-q", "-m", "a script")
+    index_repository(store, root, name="shop")
     again, fresh = asked(store, "dead-code", {"repo": "shop"})
     assert again == fresh
     assert "shop.models.unused_helper" not in {i["symbol"]["qualname"] for i in again["items"]}

@@ -182,3 +182,61 @@ def test_a_subclass_hook_runs_where_each_subclass_is_defined(tmp_path):
         "tests/test_views.py::test_unrelated",
     }
     assert {t.evidence for t in answer.tests} <= {"static", "import"}
+
+
+PLUGIN_TOOL = {
+    "pyproject.toml": (
+        '[project]\nname = "docs-tool"\n'
+        '[project.entry-points."docs_tool.plugins"]\nsearch = "docs_tool.search:SearchPlugin"\n'
+    ),
+    "docs_tool/__init__.py": "",
+    "docs_tool/options.py": (
+        "class Choice:\n    def __init__(self, choices, default=None):\n"
+        "        self.choices = choices\n        self.default = default\n"
+    ),
+    "docs_tool/search.py": (
+        "from docs_tool.options import Choice\n\n\n"
+        "class SearchConfig:\n    lang = Choice(('en', 'fr'), default='en')\n\n\n"
+        "class SearchPlugin:\n    config_class = SearchConfig\n"
+    ),
+    "docs_tool/plugins.py": (
+        "from importlib.metadata import entry_points\n\n\n"
+        "def load_plugins():\n"
+        "    return {ep.name: ep.load() for ep in entry_points(group='docs_tool.plugins')}\n"
+    ),
+    "docs_tool/config.py": (
+        "from docs_tool.plugins import load_plugins\n\n\n"
+        "def load_config():\n    return {'plugins': load_plugins()}\n"
+    ),
+    "tests/test_config.py": (
+        "from docs_tool.config import load_config\n\n\n"
+        "def test_default_plugins():\n    assert 'search' in load_config()['plugins']\n"
+    ),
+    "tests/test_options.py": (
+        "from docs_tool.options import Choice\n\n\n"
+        "def test_schema_of_a_test():\n"
+        "    class Schema:\n        flavour = Choice(('a',))\n\n"
+        "    assert Schema.flavour.choices == ('a',)\n\n\n"
+        "def test_unrelated():\n    assert Choice is not None\n"
+    ),
+}
+
+
+def test_a_plugin_the_repository_declares_is_loaded_where_entry_points_are(tmp_path):
+    root = git_init(tmp_path / "tool")
+    write_tree(root, PLUGIN_TOOL)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="tool", workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, "docs_tool/options.py", PLUGIN_TOOL["docs_tool/options.py"].replace(
+        "self.default = default", "self.default = default or choices[0]"))  # fmt: skip
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "tool", base="main", head="edit")
+    # the search plugin's config class builds a Choice when its module is imported, which
+    # loading the plugins' entry points does; a class a test defines builds one in the test
+    assert {t.node for t in answer.tests} == {
+        "tests/test_config.py::test_default_plugins",
+        "tests/test_options.py::test_schema_of_a_test",
+    }

@@ -44,6 +44,36 @@ def test_python_project_with_lock_and_requirements():
     }
 
 
+def test_entry_points_by_group_from_pyproject_setup_cfg_and_poetry():
+    manifest = _read(
+        {
+            "pyproject.toml": (
+                '[project]\nname = "docs-tool"\n'
+                '[project.scripts]\ndocs = "docs_tool.__main__:cli"\n'
+                '[project.entry-points."docs_tool.plugins"]\n'
+                'search = "docs_tool.contrib.search:SearchPlugin [i18n]"\n'
+                '[project.entry-points."docs_tool.themes"]\nplain = "docs_tool.themes.plain"\n'
+                '[tool.poetry.plugins."docs_tool.plugins"]\nlinks = "docs_tool.links:Links"\n'
+            ),
+            "setup.cfg": (
+                "[options.entry_points]\nconsole_scripts =\n    docs-serve = docs_tool.serve:main\n"
+                "docs_tool.plugins =\n    search = docs_tool.contrib.search:SearchPlugin\n"
+            ),
+        }
+    )
+    assert manifest.entry_points == {
+        "console_scripts": ["docs_tool.__main__:cli", "docs_tool.serve:main"],
+        "docs_tool.plugins": ["docs_tool.contrib.search:SearchPlugin", "docs_tool.links:Links"],
+        "docs_tool.themes": ["docs_tool.themes.plain"],
+    }
+    assert manifest.entry_point_targets(scripts=False) == [
+        ("docs_tool.contrib.search", "SearchPlugin"),
+        ("docs_tool.links", "Links"),
+        ("docs_tool.themes.plain", ""),
+    ]
+    assert Manifest.from_json(manifest.to_json()).entry_points == manifest.entry_points
+
+
 def test_setup_cfg_and_setup_py_and_poetry():
     cfg = _read(
         {

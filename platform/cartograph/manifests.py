@@ -214,6 +214,17 @@ def _add(manifest: Manifest, dependency: Dependency | None) -> None:
 def _pyproject(manifest: Manifest, path: str, text: str) -> None:
     config = load_toml(text)
     project = config.get("project") or {}
+    poetry_tool = (config.get("tool") or {}).get("poetry") or {}
+    points = [
+        ("console_scripts", project.get("scripts")),
+        ("gui_scripts", project.get("gui-scripts")),
+        *(project.get("entry-points") or {}).items(),
+        ("console_scripts", poetry_tool.get("scripts")),
+        *(poetry_tool.get("plugins") or {}).items(),
+    ]
+    for group, table in points:
+        if isinstance(table, dict):
+            _entry_points(manifest, group, [str(v) for v in table.values() if isinstance(v, str)])
     for item in project.get("dependencies") or []:
         _add(manifest, _requirement(item, path))
     for items in (project.get("optional-dependencies") or {}).values():
@@ -238,12 +249,30 @@ def _pyproject(manifest: Manifest, path: str, text: str) -> None:
 def _setup_cfg(manifest: Manifest, path: str, text: str) -> None:
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(text)
+    if parser.has_section("options.entry_points"):
+        for group, lines in parser.items("options.entry_points"):
+            targets = [line.partition("=")[2] for line in lines.splitlines() if "=" in line]
+            _entry_points(manifest, group, targets)
     for line in parser.get("options", "install_requires", fallback="").splitlines():
         _add(manifest, _requirement(line, path))
     if parser.has_section("options.extras_require"):
         for _extra, lines in parser.items("options.extras_require"):
             for line in lines.splitlines():
                 _add(manifest, _requirement(line, path, "optional"))
+
+
+def _entry_points(manifest: Manifest, group: str, targets: list[str]) -> None:
+    """Entry points of a group (`name = "module:attribute [extra]"`), as "module:attribute"."""
+    kept = manifest.entry_points.setdefault(group, [])
+    for target in targets:
+        module, _, attribute = target.strip().partition(":")
+        cleaned = (
+            f"{module.strip()}:{attribute.split('[')[0].strip()}" if attribute else module.strip()
+        )
+        if cleaned and cleaned not in kept:
+            kept.append(cleaned)
+    if not kept:
+        del manifest.entry_points[group]
 
 
 def _setup_py(manifest: Manifest, path: str, text: str) -> None:

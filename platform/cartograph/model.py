@@ -173,6 +173,9 @@ class Manifest:
     notes: list[str] = field(default_factory=list)
     # which files, classes and functions are tests, as its runners' configuration says
     tests: TestLayout = DEFAULT_LAYOUT
+    # the Python entry points it declares, by group ("console_scripts", "mkdocs.plugins"):
+    # "module:attribute" or "module" (pyproject.toml, setup.cfg)
+    entry_points: dict[str, list[str]] = field(default_factory=dict)
 
     def import_names(self, ecosystem: str | None = None) -> set[str]:
         return {
@@ -198,7 +201,23 @@ class Manifest:
             dict(data.get("services", {})),
             list(data.get("notes", [])),
             TestLayout.from_dict(data.get("tests")),
+            {group: list(targets) for group, targets in data.get("entry_points", {}).items()},
         )
+
+    def entry_point_targets(self, scripts: bool = True) -> list[tuple[str, str]]:
+        """Every entry point's (module, attribute path) — ("pkg.cli", "main"), ("pkg.plugin",
+        "") for a module — of every group, or of the plugin groups only (`scripts=False`)."""
+        found = []
+        for group, targets in sorted(self.entry_points.items()):
+            if not scripts and group in SCRIPT_GROUPS:
+                continue
+            for target in targets:
+                module, _, attribute = target.partition(":")
+                found.append((module.strip(), attribute.split("[")[0].strip()))
+        return found
+
+
+SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})  # run as programs, not loaded
 
 
 @dataclass(slots=True)
@@ -405,6 +424,22 @@ UNKNOWN_REASONS = {
     "budget": "resolving it went past the work budget of a reference or a file",
     "too-deep": "resolving it went past the depth of any sensible chain",
 }
+
+# calls of outside code that may run the repository's code where the graph cannot follow: a
+# process it starts (`subprocess`), and the entry points it loads (the modules and objects its
+# own manifest names, loaded by group): the store keeps them among the open ends
+ENTRY_POINT_LOADERS = frozenset({"entry_points", "iter_entry_points", "load_entry_point"})
+_ENTRY_POINT_MODULES = frozenset({"importlib", "importlib_metadata", "pkg_resources"})
+OPENING_MODULES = frozenset({"subprocess", *_ENTRY_POINT_MODULES})
+
+
+def opens_the_repository(external: str, name: str) -> bool:
+    """Whether a call of outside code (`external`: its top-level module; `name` as written)
+    may run the repository's code: starting a process, loading entry points."""
+    if external == "subprocess":
+        return True
+    return external in _ENTRY_POINT_MODULES and name.rpartition(".")[2] in ENTRY_POINT_LOADERS
+
 
 _GETATTR = re.compile(r"""getattr\(\s*([A-Za-z_][\w.]*|[^,]+?)\s*,\s*(?:f?["']([A-Za-z_]\w*))?""")
 

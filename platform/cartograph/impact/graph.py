@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 
 from cartograph import languages
 from cartograph.index.crossrepo import provided_names
-from cartograph.model import CALLING_REFERENCE_VIAS, FileRecord, computed_lookup
+from cartograph.model import (
+    CALLING_REFERENCE_VIAS,
+    ENTRY_POINT_LOADERS,
+    FileRecord,
+    computed_lookup,
+)
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES, TestLayout
@@ -46,6 +51,9 @@ OPAQUE_CONFIDENCE = 0.3  # how sure a step to such a test is
 PROTOCOL_VIA = "protocol"
 INHERITED_VIA = "inherited"  # a test a test class inherits runs the base class's method
 IMPORTED_VIA = "imported"  # a test class imported into another test module runs there too
+DEFINITION_VIA = "definition"  # a class body's calls run where the class is defined
+ENTRY_POINT_VIA = "entry-point"  # loading entry points runs what the repository's name
+ENTRY_POINT_CONFIDENCE = 0.5
 SUBCLASS_VIA = "subclass"  # defining a subclass runs its bases' __init_subclass__
 SUBCLASS_HOOKS = frozenset({"__init_subclass__"})
 SETUP_VIA = "setup"  # a test runs its class's and module's set-up and tear-down
@@ -112,10 +120,13 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
     }
     modules = edges.modules = set(module_of.values())
     surest: dict[str, dict[str, tuple[str, float]]] = {}  # dst → src → (via, weight)
+    calling: set[str] = set()  # the sources of calls
     for src, dst, kind, via, confidence in store.graph.edge_list(repo, REACH_TYPES):
         if via == UNWALKED_VIA:
             continue
         src, dst = intern(src), intern(dst)
+        if kind == "CALLS":
+            calling.add(src)
         # how sure the step is: the edge's confidence, a reference counting half (a value
         # handed on is not always called) unless it is a call by name; one step per pair, the
         # surest
@@ -135,6 +146,7 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         dst: [(src, via, weight) for src, (via, weight) in into.items()]
         for dst, into in surest.items()
     }
+    _class_definitions(store, repo, calling, edges)
     tests = [path for path, record in records.items() if record.is_test]
     edges.test_paths = set(tests)
     imports = store.graph.import_links(repo)
@@ -153,12 +165,15 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         _imported_test_classes(layout, edges, imports, module_of)
         _setup_callers(store, layout, edges)
     _module_reach(imports, records, module_of, edges)
+    loaders: list[str] = []
     for src, text, reason, kind in store.graph.open_ends(repo):
         if kind == "base":
             edges.external_based.add(intern(src))
             continue
-        if reason == "external":  # a call of subprocess
-            if src in edges.test_functions:
+        if reason == "external":  # model.opens_the_repository
+            if called_name(text) in ENTRY_POINT_LOADERS:
+                loaders.append(intern(src))
+            elif src in edges.test_functions:  # a test starting a process
                 edges.opaque_tests[intern(src)] = SUBPROCESS_VIA
             continue
         lookup = computed_lookup(text) if reason == "computed-name" else None
@@ -168,10 +183,44 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         name = called_name(text)
         if name:
             edges.open_calls.setdefault(name, []).append((intern(src), reason))
+    if loaders:
+        _entry_point_reach(store, repo, module_of, edges, loaders)
     _subclass_hooks(store, repo, edges)
     if tests:
         _generated_test_classes(store, repo, tests, edges)
     return edges
+
+
+def _class_definitions(store: Store, repo: str, calling: set[str], edges: RepoEdges) -> None:
+    """A class whose body calls code (`indexing = c.Choice(...)`: MkDocs' config schemas,
+    flask's config attributes) runs it where the class is defined: the module defining it
+    (when imported) or the function defining it (a test's own `Schema` class) is its caller,
+    via DEFINITION_VIA."""
+    for found in store.graph.symbol_spans(repo, ("class",)).values():
+        for _start, _end, cls in found:
+            definer = cls.rpartition(".")[0]
+            if cls in calling and "#" in definer:
+                edges.callers.setdefault(cls, []).append((sys.intern(definer), DEFINITION_VIA, 1.0))
+
+
+def _entry_point_reach(
+    store: Store, repo: str, module_of: Mapping[str, str], edges: RepoEdges, loaders: list[str]
+) -> None:
+    """The code that loads entry points (`importlib.metadata.entry_points(group=…)`) imports
+    the modules the repository's own plugin entry points name and runs what they name (MkDocs'
+    built-in search plugin, Python-Markdown's extensions): callers of each, via
+    ENTRY_POINT_VIA, as sure as ENTRY_POINT_CONFIDENCE (a loader reads one group)."""
+    manifest = store.repos.manifests().get(repo)
+    if manifest is None:
+        return
+    module_ids = {sid.partition("#")[2]: sid for sid in module_of.values()}
+    for module, attribute in manifest.entry_point_targets(scripts=False):
+        module_id = module_ids.get(module)
+        if module_id is None:
+            continue
+        for target in (module_id, f"{module_id}.{attribute}") if attribute else (module_id,):
+            into = edges.callers.setdefault(target, [])
+            into += [(loader, ENTRY_POINT_VIA, ENTRY_POINT_CONFIDENCE) for loader in loaders]
 
 
 def _subclass_hooks(store: Store, repo: str, edges: RepoEdges) -> None:

@@ -18,17 +18,14 @@ Verdicts:
 
 from __future__ import annotations
 
-import configparser
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
-from cartograph.configfiles import Unreadable, load_toml
 from cartograph.discover import read_inside
 from cartograph.model import SymbolRow, computed_lookup
-from cartograph.query.answers import cacheable, judged
+from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
@@ -207,7 +204,7 @@ def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> li
         if any(_decorator_name(d).rpartition(".")[2] == "hookspec" for d in s.decorators)
     }
     external_base_classes = {u.src for u in _unresolved_bases(store, candidates)}
-    scripts = _console_scripts(root)
+    scripts = _entry_point_targets(store, repo)
     methods_by_class: dict[str, dict[str, tuple[SymbolRow, int]]] = {}
     for symbol, incoming in candidates:
         if symbol.kind == "method" and symbol.parent:
@@ -397,50 +394,10 @@ def _unresolved_bases(store: Store, candidates: list[tuple[SymbolRow, int]]):
     return [u for u in store.graph.unresolved_of(classes) if u.kind == "base"]
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    """A manifest's size and modification time (None: no such file): the answer cache asks
-    again before it gives a dead-code answer read with it."""
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_size, found.st_mtime_ns
-
-
-def _unchanged(path: Path, stamp: tuple[int, int] | None) -> bool:
-    return _stamp(path) == stamp
-
-
-def _console_scripts(root: Path | None) -> set[str]:
-    """Qualnames named by [project.scripts] / console_scripts entry points."""
-    if root is None:
+def _entry_point_targets(store: Store, repo: str) -> set[str]:
+    """Qualnames the repository's entry points name (scripts and plugins: run by name)."""
+    manifest = store.repos.manifests().get(repo)
+    if manifest is None:
         return set()
-    for manifest in (root / "pyproject.toml", root / "setup.cfg"):
-        judged(partial(_unchanged, manifest, _stamp(manifest)), True)
-    targets: list[str] = []
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = load_toml(pyproject.read_text(encoding="utf-8"))
-        except (OSError, UnicodeError, Unreadable):
-            data = {}
-        project = data.get("project", {}) if isinstance(data, dict) else {}
-        for table in ("scripts", "gui-scripts"):
-            targets.extend(str(v) for v in (project.get(table) or {}).values())
-        for group in (project.get("entry-points") or {}).values():
-            targets.extend(str(v) for v in (group or {}).values())
-    setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        parser = configparser.ConfigParser()
-        try:
-            parser.read(setup_cfg, encoding="utf-8")
-            text = parser.get("options.entry_points", "console_scripts", fallback="")
-        except (configparser.Error, UnicodeError):
-            text = ""
-        targets.extend(line.split("=", 1)[1] for line in text.splitlines() if "=" in line)
-    found = set()
-    for target in targets:
-        module, _, attr = target.strip().partition(":")
-        attr = attr.split("[")[0].strip()
-        found.add(f"{module.strip()}.{attr}" if attr else module.strip())
-    return found
+    return {f"{module}.{attribute}" if attribute else module
+            for module, attribute in manifest.entry_point_targets()}  # fmt: skip

@@ -411,8 +411,9 @@ class GraphReader(Protocol):
         """(source id, name as written, reason, kind) of the repository's unresolved rows
         through which code the graph does not see may call its symbols: calls whose callee
         may be one of the indexed repositories' symbols (kind "call", every reason but
-        "external"), calls of `subprocess` (kind "call", reason "external": the process may
-        run any of the repository's code), and base classes from outside (kind "base": the
+        "external"), calls of outside code that may run the repository's code (kind "call",
+        reason "external", `model.opens_the_repository`: a process it starts, the entry
+        points it loads), and base classes from outside (kind "base": the
         base's code may call the class's methods)."""
         ...
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from cartograph.model import SYMBOL_FIELDS, Edge, FileRecord, SymbolRow, Unresolved, file_id
+from cartograph.model import (
+    SYMBOL_FIELDS,
+    Edge,
+    FileRecord,
+    SymbolRow,
+    Unresolved,
+    file_id,
+    opens_the_repository,
+)
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
@@ -425,7 +433,9 @@ class Neo4jGraphReader:
         return [
             (u.src, u.name, u.reason, u.kind)
             for _, u in rows
-            if u.kind == "base" or u.reason != "external" or u.external == "subprocess"
+            if u.kind == "base"
+            or u.reason != "external"
+            or opens_the_repository(u.external, u.name)
         ]
 
     def search_unresolved(

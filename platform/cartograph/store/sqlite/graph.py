@@ -7,7 +7,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
-from cartograph.model import Edge, FileRecord, SymbolRow, Unresolved, split_symbol_id
+from cartograph.model import (
+    OPENING_MODULES,
+    Edge,
+    FileRecord,
+    SymbolRow,
+    Unresolved,
+    opens_the_repository,
+    split_symbol_id,
+)
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
@@ -315,12 +323,17 @@ class SQLiteGraphReader:
         return {r[0] for r in rows}
 
     def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+        opening = ", ".join("?" for _ in OPENING_MODULES)
         rows = self.db.execute(
-            "SELECT src, name, reason, kind FROM unresolved WHERE src >= ? AND src < ? "
-            "AND (kind = 'base' OR reason != 'external' OR external = 'subprocess')",
-            repo_range(repo),
+            "SELECT src, name, reason, kind, external FROM unresolved WHERE src >= ? AND src < ? "
+            f"AND (kind = 'base' OR reason != 'external' OR external IN ({opening}))",
+            (*repo_range(repo), *sorted(OPENING_MODULES)),
         )
-        return [(r[0], r[1], r[2], r[3]) for r in rows]
+        return [
+            (r[0], r[1], r[2], r[3])
+            for r in rows
+            if r[3] == "base" or r[2] != "external" or opens_the_repository(r[4], r[1])
+        ]
 
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
