@@ -128,52 +128,50 @@ GENERATED = {
 }
 
 
-def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_path):
-    root = git_init(tmp_path / "docs")
-    write_tree(root, GENERATED)
+def impact_of_edit(tmp_path, files: dict[str, str], path: str, old: str, new: str):
+    """The impact of replacing `old` by `new` in one file of a repository made of `files`."""
+    root = git_init(tmp_path / "repo")
+    write_tree(root, files)
     commit_all(root, "start")
     store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    index_repository(store, root, name="docs", workers=1, history=False)
+    index_repository(store, root, name="repo", workers=1, history=False)
     git(root, "checkout", "-q", "-b", "edit")
-    write(root, "docs/render.py", GENERATED["docs/render.py"].replace("upper", "lower"))
+    write(root, path, files[path].replace(old, new))
     commit_all(root, "edit")
     git(root, "checkout", "-q", "main")
-    answer = impact(store, "docs", base="main", head="edit")
+    return impact(store, "repo", base="main", head="edit")
+
+
+def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_path):
+    answer = impact_of_edit(tmp_path, GENERATED, "docs/render.py", "upper", "lower")
     assert [(t.node, t.evidence) for t in answer.tests] == [
         ("tests/test_pages.py::TestPages", "name")
     ]
     assert answer.open_ends.get("generated") == 1
 
 
+VIEWS = {
+    "views/__init__.py": "",
+    "views/base.py": (
+        "class MethodView:\n    methods = ()\n\n"
+        "    def __init_subclass__(cls, **kwargs):\n"
+        "        super().__init_subclass__(**kwargs)\n"
+        "        cls.methods = tuple(n for n in ('get', 'post') if hasattr(cls, n))\n"
+    ),
+    "tests/test_views.py": (
+        "from views.base import MethodView\n\n\n"
+        "class Health(MethodView):\n    def get(self):\n        return 'ok'\n\n\n"
+        "def test_module_level_view():\n    assert Health.methods == ('get',)\n\n\n"
+        "def test_view_defined_in_the_test():\n"
+        "    class Index(MethodView):\n        def post(self):\n            return ''\n\n"
+        "    assert Index.methods == ('post',)\n\n\n"
+        "def test_unrelated():\n    assert MethodView.methods == ()\n"
+    ),
+}
+
+
 def test_a_subclass_hook_runs_where_each_subclass_is_defined(tmp_path):
-    root = git_init(tmp_path / "views")
-    files = {
-        "views/__init__.py": "",
-        "views/base.py": (
-            "class MethodView:\n    methods = ()\n\n"
-            "    def __init_subclass__(cls, **kwargs):\n"
-            "        super().__init_subclass__(**kwargs)\n"
-            "        cls.methods = tuple(n for n in ('get', 'post') if hasattr(cls, n))\n"
-        ),
-        "tests/test_views.py": (
-            "from views.base import MethodView\n\n\n"
-            "class Health(MethodView):\n    def get(self):\n        return 'ok'\n\n\n"
-            "def test_module_level_view():\n    assert Health.methods == ('get',)\n\n\n"
-            "def test_view_defined_in_the_test():\n"
-            "    class Index(MethodView):\n        def post(self):\n            return ''\n\n"
-            "    assert Index.methods == ('post',)\n\n\n"
-            "def test_unrelated():\n    assert MethodView.methods == ()\n"
-        ),
-    }
-    write_tree(root, files)
-    commit_all(root, "start")
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    index_repository(store, root, name="views", workers=1, history=False)
-    git(root, "checkout", "-q", "-b", "edit")
-    write(root, "views/base.py", files["views/base.py"].replace("'post'", "'post', 'put'"))
-    commit_all(root, "edit")
-    git(root, "checkout", "-q", "main")
-    answer = impact(store, "views", base="main", head="edit")
+    answer = impact_of_edit(tmp_path, VIEWS, "views/base.py", "'post'", "'post', 'put'")
     # defining a view runs the hook: the test defining one, and every test of the module
     # whose module-level code defines one; never reached by name
     assert {t.node for t in answer.tests} == {
@@ -223,17 +221,8 @@ PLUGIN_TOOL = {
 
 
 def test_a_plugin_the_repository_declares_is_loaded_where_entry_points_are(tmp_path):
-    root = git_init(tmp_path / "tool")
-    write_tree(root, PLUGIN_TOOL)
-    commit_all(root, "start")
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    index_repository(store, root, name="tool", workers=1, history=False)
-    git(root, "checkout", "-q", "-b", "edit")
-    write(root, "docs_tool/options.py", PLUGIN_TOOL["docs_tool/options.py"].replace(
-        "self.default = default", "self.default = default or choices[0]"))  # fmt: skip
-    commit_all(root, "edit")
-    git(root, "checkout", "-q", "main")
-    answer = impact(store, "tool", base="main", head="edit")
+    answer = impact_of_edit(tmp_path, PLUGIN_TOOL, "docs_tool/options.py",
+                            "self.default = default", "self.default = default or choices[0]")  # fmt: skip
     # the search plugin's config class builds a Choice when its module is imported, which
     # loading the plugins' entry points does; a class a test defines builds one in the test
     assert {t.node for t in answer.tests} == {
