@@ -52,7 +52,7 @@ PROTOCOL_VIA = "protocol"
 INHERITED_VIA = "inherited"  # a test a test class inherits runs the base class's method
 IMPORTED_VIA = "imported"  # a test class imported into another test module runs there too
 DEFINITION_VIA = "definition"  # a class body's calls run where the class is defined
-ENTRY_POINT_VIA = "entry-point"  # loading entry points runs what the repository's name
+ENTRY_POINT_VIA = "entry-point"  # loading entry points runs what the repository names
 ENTRY_POINT_CONFIDENCE = 0.5
 SUBCLASS_VIA = "subclass"  # defining a subclass runs its bases' __init_subclass__
 SUBCLASS_HOOKS = frozenset({"__init_subclass__"})
@@ -255,7 +255,7 @@ def _inherited_tests(layout: TestLayout, edges: RepoEdges) -> None:
     methods = _test_methods(layout, edges)
     inherited: list[tuple[str, str]] = []
     for cls in edges.bases:
-        if cls.partition(":")[2].partition("#")[0] not in edges.test_paths:
+        if _path_of(cls) not in edges.test_paths:
             continue
         provided = set(methods.get(cls, ()))
         for base in _bases_of(edges, cls):  # nearest first: a nearer override hides a farther
@@ -327,11 +327,18 @@ def _setup_callers(store: Store, layout: TestLayout, edges: RepoEdges) -> None:
             for name in CLASS_SETUPS:
                 wanted.setdefault(f"{cls}.{name}", []).append(owner)
     known = {sid for sid in wanted if sid in edges.test_functions}
-    known |= set(store.graph.get_symbols(sid for sid in wanted if sid not in known))
+    elsewhere = [  # a base outside test code (a project's own TestCase): read from the store
+        sid for sid in wanted if sid not in known and _path_of(sid) not in edges.test_paths
+    ]
+    known |= set(store.graph.get_symbols(elsewhere))
     for setup in known:
         for owner in wanted[setup]:
             for test in tests_of[owner]:
                 edges.callers.setdefault(setup, []).append((test, SETUP_VIA, 1.0))
+
+
+def _path_of(symbol_id: str) -> str:
+    return symbol_id[symbol_id.index(":") + 1 : symbol_id.index("#")]
 
 
 def _bases_of(edges: RepoEdges, cls: str) -> list[str]:
@@ -401,8 +408,7 @@ def _module_reach(
         if path.rpartition("/")[2] == "conftest.py"
     }
     for sid in edges.test_functions:
-        path = sid[sid.index(":") + 1 : sid.index("#")]
-        module = module_of.get(path)
+        module = module_of.get(_path_of(sid))
         if module is not None:
             callers.setdefault(module, []).append((sid, MODULE_VIA, 1.0))
     for path, record in records.items():
