@@ -304,9 +304,17 @@ def node_symbol(node: list, symbols: Symbols) -> tuple[str | None, str]:
 
 
 def side(path: str, package: str) -> str:
-    """Whether a file of the tree is the library (under the package folder) or tests."""
+    """Whether a file of the tree is the library (under the package folder, but for a test
+    folder inside it: MkDocs' mkdocs/tests) or tests."""
     folder = package.rstrip("/")
+    inside = _TESTS_INSIDE.get(folder)
+    if inside and (path == inside or path.startswith(inside + "/")):
+        return TESTS
     return LIBRARY if path == folder or path.startswith(folder + "/") else TESTS
+
+
+# the test folder inside a project's package folder, by the package folder
+_TESTS_INSIDE = {p.package: p.tests_inside for p in PROJECTS.values() if p.tests_inside}
 
 
 def direction(src_path: str, dst_path: str, package: str) -> str:
