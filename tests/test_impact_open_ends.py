@@ -195,12 +195,14 @@ PLUGIN_TOOL = {
     "docs_tool/search.py": (
         "from docs_tool.options import Choice\n\n\n"
         "class SearchConfig:\n    lang = Choice(('en', 'fr'), default='en')\n\n\n"
-        "class SearchPlugin:\n    config_class = SearchConfig\n"
+        "def default_lang():\n    return 'en'\n\n\n"
+        "class SearchPlugin:\n    config_class = SearchConfig\n\n"
+        "    def __init__(self):\n        self.lang = default_lang()\n"
     ),
     "docs_tool/plugins.py": (
         "from importlib.metadata import entry_points\n\n\n"
         "def load_plugins():\n"
-        "    return {ep.name: ep.load() for ep in entry_points(group='docs_tool.plugins')}\n"
+        "    return {ep.name: ep.load()() for ep in entry_points(group='docs_tool.plugins')}\n"
     ),
     "docs_tool/config.py": (
         "from docs_tool.plugins import load_plugins\n\n\n"
@@ -229,3 +231,10 @@ def test_a_plugin_the_repository_declares_is_loaded_where_entry_points_are(tmp_p
         "tests/test_config.py::test_default_plugins",
         "tests/test_options.py::test_schema_of_a_test",
     }
+
+
+def test_a_plugin_class_an_entry_point_names_is_constructed_where_entry_points_are_loaded(
+    tmp_path,
+):
+    answer = impact_of_edit(tmp_path, PLUGIN_TOOL, "docs_tool/search.py", "'en'\n", "'fr'\n")
+    assert {t.node for t in answer.tests} == {"tests/test_config.py::test_default_plugins"}

@@ -207,8 +207,9 @@ def _entry_point_reach(
     store: Store, repo: str, module_of: Mapping[str, str], edges: RepoEdges, loaders: list[str]
 ) -> None:
     """The code that loads entry points (`importlib.metadata.entry_points(group=…)`) imports
-    the modules the repository's own plugin entry points name and runs what they name (MkDocs'
-    built-in search plugin, Python-Markdown's extensions): callers of each, via
+    the modules the repository's own plugin entry points name and runs what they name, a class
+    constructed (MkDocs' built-in search plugin, Python-Markdown's extensions by their names
+    `extensions=["toc"]`): callers of each, via
     ENTRY_POINT_VIA, as sure as ENTRY_POINT_CONFIDENCE (a loader reads one group)."""
     manifest = store.repos.manifests().get(repo)
     if manifest is None:
@@ -218,7 +219,9 @@ def _entry_point_reach(
         module_id = module_ids.get(module)
         if module_id is None:
             continue
-        for target in (module_id, f"{module_id}.{attribute}") if attribute else (module_id,):
+        named = f"{module_id}.{attribute}"
+        # the module (imported), what it names, and that class's __init__ (constructed)
+        for target in (module_id, named, f"{named}.__init__") if attribute else (module_id,):
             into = edges.callers.setdefault(target, [])
             into += [(loader, ENTRY_POINT_VIA, ENTRY_POINT_CONFIDENCE) for loader in loaders]
 
