@@ -1086,7 +1086,9 @@ def _project_markdown(row: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--project", default="click,flask,pytest,markdown,mkdocs", help="comma-separated")
+    parser.add_argument(
+        "--project", default="click,flask,pytest,markdown,mkdocs", help="comma-separated"
+    )
     parser.add_argument("--pycg", type=Path, help="a PyCG checkout or git directory")
     parser.add_argument("--force", action="store_true", help="trace the suites again")
     parser.add_argument("--write", action="store_true", help="also write benchmark/results/")

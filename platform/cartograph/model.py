@@ -211,9 +211,9 @@ class Manifest:
         for group, targets in sorted(self.entry_points.items()):
             if not scripts and group in SCRIPT_GROUPS:
                 continue
-            for target in targets:
+            for target in targets:  # cleaned when read (manifests._entry_points)
                 module, _, attribute = target.partition(":")
-                found.append((module.strip(), attribute.split("[")[0].strip()))
+                found.append((module, attribute))
         return found
 
 
