@@ -50,13 +50,18 @@ def shop(tmp_path):
     return root, store
 
 
-def change(shop, path: str, old: str, new: str):
-    root, store = shop
+def impact_of_branch(root, store, repo: str, path: str, text: str):
+    """The impact of a branch `edit` that writes `text` to `path` (the work tree back on main)."""
     git(root, "checkout", "-q", "-b", "edit")
-    write(root, path, FILES[path].replace(old, new))
+    write(root, path, text)
     commit_all(root, "edit")
     git(root, "checkout", "-q", "main")
-    return impact(store, "shop", base="main", head="edit")
+    return impact(store, repo, base="main", head="edit")
+
+
+def change(shop, path: str, old: str, new: str):
+    root, store = shop
+    return impact_of_branch(root, store, "shop", path, FILES[path].replace(old, new))
 
 
 def test_a_method_called_on_an_unknown_value_selects_the_tests_behind_the_call(shop):
@@ -135,11 +140,7 @@ def impact_of_edit(tmp_path, files: dict[str, str], path: str, old: str, new: st
     commit_all(root, "start")
     store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
     index_repository(store, root, name="repo", workers=1, history=False)
-    git(root, "checkout", "-q", "-b", "edit")
-    write(root, path, files[path].replace(old, new))
-    commit_all(root, "edit")
-    git(root, "checkout", "-q", "main")
-    return impact(store, "repo", base="main", head="edit")
+    return impact_of_branch(root, store, "repo", path, files[path].replace(old, new))
 
 
 def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_path):
