@@ -15,6 +15,7 @@ all its parametrized cases.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from cartograph.impact.evidence import import_coverage
+from cartograph.impact.graph import MODULE_VIAS, NAME_VIA, ReverseGraph
 from cartograph.impact.report import MIN_TEST_CONFIDENCE, impact
 from cartograph.index import index_repository
 from cartograph.store import open_store
@@ -35,6 +37,15 @@ PACKAGES = {"flask": "flask", "click": "click", "markdown": "markdown", "mkdocs"
 TARGETS = {"recall": 0.95, "selected": 0.35}
 THRESHOLDS = (0.0, 0.1, 0.12, 0.15, 0.18, 0.2, 0.3)  # least path confidence of a selected test
 BUDGETS = (5, 10, 20, 35, 50)  # `impact --budget N`: the most likely tests within N % of the suite
+# the kinds of step the walk takes where the graph is open or wide, each left out in turn (static
+# graph, default floor): what each costs in share of the suite and buys in safety
+LEFT_OUT = {
+    "imports of module-level code": lambda via, why: via in MODULE_VIAS,
+    "dunder methods at their class": lambda via, why: why == "protocol",
+    "methods of externally based classes": lambda via, why: why == "external-base",
+    "unresolved calls naming it": lambda via, why: via == NAME_VIA and why != "computed-name",
+    "getattr by computed name": lambda via, why: why == "computed-name",
+}
 
 
 def base_node(node: str) -> str:
@@ -90,6 +101,7 @@ def evaluate(name: str, faults: int, seed: int, coverage: bool) -> dict:
         index_repository(store, truth.root, name=name, workers=2, history=False)
         index_seconds = time.perf_counter() - started
         runs = {"static": _select(store, name, truth)}
+        left_out = {kind: _left_out(store, name, truth, kind) for kind in LEFT_OUT}
         coverage_facts: dict = {}
         if coverage:
             data = Path(scratch) / "coverage.db"
@@ -108,8 +120,40 @@ def evaluate(name: str, faults: int, seed: int, coverage: bool) -> dict:
         "index_seconds": round(index_seconds, 1),
         "coverage": coverage_facts,
         "runs": {kind: _aggregate(rows) for kind, rows in runs.items()},
+        "left_out": left_out,
         "rows": runs,
     }
+
+
+@contextlib.contextmanager
+def _walk_without(kind: str):
+    """The impact walk with one kind of step (`LEFT_OUT`) left out: a measurement only."""
+    leave = LEFT_OUT[kind]
+    callers, open_callers = ReverseGraph.callers, ReverseGraph.open_callers
+
+    def kept_callers(graph, symbol_id):
+        return [c for c in callers(graph, symbol_id) if not leave(c[1], "")]
+
+    def kept_open_callers(graph, symbol_id):
+        return [c for c in open_callers(graph, symbol_id) if not leave(c[1], c[2])]
+
+    ReverseGraph.callers, ReverseGraph.open_callers = kept_callers, kept_open_callers  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ReverseGraph.callers, ReverseGraph.open_callers = callers, open_callers  # type: ignore[method-assign]
+
+
+def _left_out(store, name: str, truth: GroundTruth, kind: str) -> dict:
+    """Complete faults, recall mean and share selected (static, default floor) without `kind`."""
+    rows = []
+    floor = MIN_TEST_CONFIDENCE / 100
+    with _walk_without(kind):
+        for fault in truth.faults:
+            answer = impact(store, name, patch=fault.diff, limit=1, min_confidence=0)
+            everything = [*answer.tests, *answer.possible_tests]
+            rows.append(grade(truth, fault, {t.node for t in everything if t.confidence >= floor}))
+    return _pooled(rows)
 
 
 def _select(store, name: str, truth: GroundTruth) -> list[dict]:
@@ -215,6 +259,18 @@ def to_markdown(results: list[dict], facts: dict) -> str:
             cells = [f"{v['complete']}/{agg['noticed']}, {v['recall_mean']:.1%}, "
                      f"{v['selected_mean']:.1%}" for v in agg["by_budget"].values()]  # fmt: skip
             out.append(f"| {result['project']} | {kind} | " + " | ".join(cells) + " |")
+    out += ["", "What each kind of step the walk takes where the graph is open or wide costs and "
+            "buys: the static run again with that kind left out (complete faults, recall mean, "
+            "selected mean; the first column is the static run with every step):", "",
+            "| project | every step | " + " | ".join(f"without {k}" for k in LEFT_OUT) + " |",
+            "|---|---:|" + "---:|" * len(LEFT_OUT)]  # fmt: skip
+    for result in results:
+        static = result["runs"]["static"]
+        cells = [f"{static['complete']}/{static['noticed']}, {static['recall_mean']:.1%}, "
+                 f"{static['selected_mean']:.1%}"] + [
+                 f"{v['complete']}/{static['noticed']}, {v['recall_mean']:.1%}, "
+                 f"{v['selected_mean']:.1%}" for v in result["left_out"].values()]  # fmt: skip
+        out.append(f"| {result['project']} | " + " | ".join(cells) + " |")
     for result in results:
         for kind, rows in result["rows"].items():
             out += ["", f"## {result['project']}, {kind}: per fault", "",
