@@ -239,3 +239,35 @@ def test_a_plugin_class_an_entry_point_names_is_constructed_where_entry_points_a
 ):
     answer = impact_of_edit(tmp_path, PLUGIN_TOOL, "docs_tool/search.py", "'en'\n", "'fr'\n")
     assert {t.node for t in answer.tests} == {"tests/test_config.py::test_default_plugins"}
+
+
+HANDLERS = {
+    "logs/__init__.py": "",
+    "logs/handlers.py": (
+        "import logging\n\nimport uploads\n\n\n"
+        "class ListHandler(logging.Handler):\n"
+        "    def emit(self, record):\n        self.records.append(record.msg)\n\n"
+        "    def summary(self):\n        return str(len(self.records))\n\n\n"
+        "class Upload(uploads.Part):\n"
+        "    def summary(self):\n        return str('upload')\n"
+    ),
+    "tests/test_handlers.py": (
+        "import logging\n\nimport uploads\nfrom logs.handlers import ListHandler, Upload\n\n\n"
+        "def test_records_are_kept():\n"
+        "    logging.getLogger('t').addHandler(ListHandler())\n\n\n"
+        "def test_upload_is_handed_on():\n    uploads.send(Upload())\n"
+    ),
+}
+
+
+def test_a_standard_library_base_calls_back_only_what_it_defines(tmp_path):
+    # logging.Handler's code calls the handler's `emit` (it defines one), never `summary`
+    emit = impact_of_edit(tmp_path / "emit", HANDLERS, "logs/handlers.py", "record.msg", "record")
+    assert [t.node for t in emit.tests] == ["tests/test_handlers.py::test_records_are_kept"]
+    assert emit.open_ends == {"external-base": 1}
+    summary = impact_of_edit(tmp_path / "summary", HANDLERS, "logs/handlers.py", "len(", "sum(")
+    assert summary.tests == []
+    assert summary.verdict == "no reach"
+    # a base from another package may call anything its subclass defines
+    upload = impact_of_edit(tmp_path / "upload", HANDLERS, "logs/handlers.py", "'upload'", "'up'")
+    assert [t.node for t in upload.tests] == ["tests/test_handlers.py::test_upload_is_handed_on"]

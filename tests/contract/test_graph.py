@@ -50,7 +50,7 @@ def shop(stores):
             unresolved=[
                 Unresolved(pay.id, "Requests.Fetch", 21, "requests"),
                 Unresolved(refund.id, "log", 9, ""),
-                Unresolved(service.id, "Base", 3, "", "base"),
+                Unresolved(service.id, "Base", 3, "frameworks", "base"),
             ],
             imports=[
                 ImportLink("file", "shop/models.py", ["price_of"]),
@@ -133,6 +133,9 @@ def test_unresolved_calls_and_their_search_ignores_case_on_every_store(shop):
     graph = store.graph
     assert graph.unresolved_names("shop") == {"Requests.Fetch", "log"}
     assert graph.unresolved_names("shop", "base") == {"Base"}
+    # a base from outside is an open end of the graph, with the module it comes from
+    bases = [(u.src, u.name, u.external) for u in graph.open_ends("shop") if u.kind == "base"]
+    assert bases == [(ids["PaymentService"], "Base", "frameworks")]
     assert [(u.name, u.external) for u in graph.unresolved_of([ids["pay"]])] == [
         ("Requests.Fetch", "requests")
     ]

@@ -21,6 +21,7 @@ from cartograph.model import (
     FileRecord,
     computed_lookup,
 )
+from cartograph.resolve.standard import standard_class_members
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES, TestLayout
@@ -85,7 +86,8 @@ class RepoEdges:
     open_calls: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     # getattr calls whose name starts with a literal: (the literal, source)
     computed_calls: list[tuple[str, str]] = field(default_factory=list)
-    external_based: set[str] = field(default_factory=set)  # classes with a base from outside
+    # classes with a base from outside: id → those bases, (as written, the module they come from)
+    external_based: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)  # the module symbols of its files
     # tests the graph cannot see into, which any change may reach, by id → why: "subprocess"
     # (a function of test code that starts a process), "generated" (a test class whose tests
@@ -166,9 +168,10 @@ def _load(store: Store, repo: str, state: str) -> RepoEdges:
         _setup_callers(store, layout, edges)
     _module_reach(imports, records, module_of, edges)
     loaders: list[str] = []
-    for src, text, reason, kind in store.graph.open_ends(repo):
-        if kind == "base":
-            edges.external_based.add(intern(src))
+    for end in store.graph.open_ends(repo):
+        src, text, reason = end.src, end.name, end.reason
+        if end.kind == "base":
+            edges.external_based.setdefault(intern(src), []).append((text, end.external))
             continue
         if reason == "external":  # model.opens_the_repository
             if called_name(text) in ENTRY_POINT_LOADERS:
@@ -504,7 +507,7 @@ class ReverseGraph:
                 pass  # run where a subclass is defined: edges of the graph (`_subclass_hooks`)
             elif name.startswith("__") and name.endswith("__"):
                 found.append((owner_id, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
-            elif self._externally_based(owner_id):
+            elif self._callable_from_outside(owner_id, name):
                 found.append((owner_id, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))
         if name.startswith("__"):
             return found  # run by syntax, or by name on `super()` (the protocol step above)
@@ -550,12 +553,21 @@ class ReverseGraph:
         generated = sum(1 for why in edges.opaque_tests.values() if why == GENERATED_VIA)
         return count + len(files) + generated
 
-    def _externally_based(self, class_id: str) -> bool:
-        """Whether a class, or one of its bases, has a base from outside the indexed code."""
+    def _callable_from_outside(self, class_id: str, name: str) -> bool:
+        """Whether code outside the indexed repositories may call the class's method `name`:
+        the class or one of its ancestors has a base from outside, one that is not a class of
+        Python's standard library whose members are known without `name` among them
+        (`typing.Generic`, `collections.abc.MutableMapping` and `logging.Handler` call back only
+        what they define: `emit`, `__getitem__`; a base from another package may call anything)."""
         for each in (class_id, *self.ancestors(class_id)):
-            edges = self.edges(each.partition(":")[0])
-            if edges is not None and each in edges.external_based:
-                return True
+            repo, _, rest = each.partition(":")
+            edges = self.edges(repo)
+            bases = edges.external_based.get(each, ()) if edges is not None else ()
+            python = languages.language_of(rest.partition("#")[0]) == "python"
+            for written, top in bases:
+                members = standard_class_members(top, written) if python and top else None
+                if members is None or name in members:
+                    return True
         return False
 
     def _consumers(self, repo: str) -> list[str]:

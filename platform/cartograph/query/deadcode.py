@@ -319,17 +319,17 @@ class _LookedUp:
 
 def _looked_up(store: Store, repo: str) -> _LookedUp:
     found = _LookedUp(set(), set())
-    for src, text, reason, kind in store.graph.open_ends(repo):
-        if kind != "call" or reason != "computed-name":
+    for end in store.graph.open_ends(repo):
+        if end.kind != "call" or end.reason != "computed-name":
             continue
-        lookup = computed_lookup(text)
+        lookup = computed_lookup(end.name)
         if lookup is None:
             continue
         looked_in, prefix = lookup
         if prefix:
             found.prefixes.add(prefix)
         elif looked_in in ("self", "cls"):
-            found.classes.add(src.rpartition(".")[0])
+            found.classes.add(end.src.rpartition(".")[0])
     return found
 
 

@@ -45,7 +45,9 @@ class ClassInfo:
     # top-level modules of the bases outside the repository, of this class or its ancestors
     # ("" when a base's origin is unknown, e.g. a class built by a function call)
     external_bases: list[str]
-    direct_external: list[str]  # bases of this class itself that are outside the repository
+    # bases of this class itself that are outside the repository: (as written, top-level module
+    # they come from, "" when unknown)
+    direct_external: list[tuple[str, str]]
     # the attribute names of the external bases, of this class or its ancestors (what code
     # outside the repository can call back by name); None when one of them is not known (a
     # base outside the standard library)
@@ -84,7 +86,7 @@ class ClassTable:
         header = parent if parent >= 0 else 0
         bases: list[tuple[ModuleFacts, int, str, int]] = []
         external: list[str] = []
-        direct_external: list[str] = []
+        direct_external: list[tuple[str, str]] = []
         base_mros: list[list[tuple[ModuleFacts, int]] | None] = []
         members: set[str] | None = set()
         standard: list[tuple[str, str]] | None = []
@@ -104,8 +106,8 @@ class ClassTable:
                     known_bases = info.standard_bases
             elif value != BUILTIN:
                 written = render(base)
-                direct_external.append(written)
                 top = value.top if isinstance(value, External) else ""
+                direct_external.append((written, top))
                 external.append(top)
                 known = standard_class_members(top, written) if top else None
                 known_bases = ((top, written),) if known is not None else None

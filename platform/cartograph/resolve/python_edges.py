@@ -527,10 +527,10 @@ class FileResolver:
         for base_mod, base_scope, via, order in info.bases:
             target = base_mod.symbol_ids[base_scope]
             self.edges.add("INHERITS", self.ids[scope], target, line, via, order=order)
-        for base in info.direct_external:
+        for base, top in info.direct_external:
             if base not in BUILTINS:
                 self.unresolved.append(
-                    Unresolved(self.ids[scope], base, line, "", "base", "external")
+                    Unresolved(self.ids[scope], base, line, top, "base", "external")
                 )
         self._set_names(scope)
 

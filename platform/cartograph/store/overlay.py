@@ -405,12 +405,12 @@ class OverlayGraph:
             names |= {u.name for us in layer.unresolved.values() for u in us if u.kind == kind}
         return names
 
-    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
-        found = [row for row in self.base.open_ends(repo) if not self._covered(row[0])]
+    def open_ends(self, repo: str) -> list[Unresolved]:
+        found = [u for u in self.base.open_ends(repo) if not self._covered(u.src)]
         layer = self.layers.get(repo)
         if layer is not None:
             found += [
-                (u.src, u.name, u.reason, u.kind)
+                u
                 for us in layer.unresolved.values()
                 for u in us
                 if u.kind == "base" or u.reason != "external" or u.external == "subprocess"

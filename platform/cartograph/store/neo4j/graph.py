@@ -400,7 +400,8 @@ class Neo4jGraphReader:
             "AND (s.unresolved IS NOT NULL OR s.external_bases IS NOT NULL) "
             "RETURN s.id AS src, s.path AS path, s.start_line AS line, s.unresolved AS names, "
             "s.unresolved_lines AS lines, s.unresolved_from AS froms, "
-            "s.unresolved_why AS whys, s.external_bases AS bases",
+            "s.unresolved_why AS whys, s.external_bases AS bases, "
+            "s.external_bases_from AS bases_from",
             **params,
         )
         found: list[tuple[str, Unresolved]] = []
@@ -411,8 +412,10 @@ class Neo4jGraphReader:
                 names, r["lines"] or [], r["froms"] or [], whys, strict=True
             ):
                 found.append((r["path"], Unresolved(r["src"], name, line, external, "call", why)))
-            for name in r["bases"] or []:
-                found.append((r["path"], Unresolved(r["src"], name, r["line"], "", "base")))
+            bases = r["bases"] or []
+            froms = r["bases_from"] or [""] * len(bases)  # written before origins were kept
+            for name, external in zip(bases, froms, strict=True):
+                found.append((r["path"], Unresolved(r["src"], name, r["line"], external, "base")))
         return found
 
     def unresolved_of(self, src_ids: Iterable[str]) -> list[Unresolved]:
@@ -428,10 +431,10 @@ class Neo4jGraphReader:
         )
         return {r["name"] for r in records}
 
-    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+    def open_ends(self, repo: str) -> list[Unresolved]:
         rows = self._unresolved_rows("s.repo = $repo", repo=repo)
         return [
-            (u.src, u.name, u.reason, u.kind)
+            u
             for _, u in rows
             if u.kind == "base"
             or u.reason != "external"

@@ -1,7 +1,8 @@
 """What an index run reads back and writes in the Neo4j store. Bookkeeping lives on labels of
 its own (IndexState: cached facts and deps; SkippedFile; IndexLock), so user queries over
 Repo/File/Symbol/Package see only the graph. Unresolved calls are lists on their Symbol
-(`unresolved`, `unresolved_lines`, `unresolved_from`, `unresolved_why`; `external_bases`).
+(`unresolved`, `unresolved_lines`, `unresolved_from`, `unresolved_why`; `external_bases` and
+where each comes from, `external_bases_from`).
 
 Writes are batched (`UNWIND $rows`) in managed transactions. A file written again is written
 by difference, in the transaction that writes it: its stored symbols and outgoing edges are
@@ -51,6 +52,7 @@ _NO_UNRESOLVED: dict[str, Any] = {
     "unresolved_from": None,
     "unresolved_why": None,
     "external_bases": None,
+    "external_bases_from": None,
 }
 
 
@@ -87,10 +89,12 @@ def _unresolved_lists(unresolved: list[Unresolved]) -> dict[str, dict[str, Any]]
                 "unresolved_from": [],
                 "unresolved_why": [],
                 "external_bases": [],
+                "external_bases_from": [],
             },
         )
         if u.kind == "base":
             entry["external_bases"].append(u.name)
+            entry["external_bases_from"].append(u.external)
         else:
             entry["unresolved"].append(u.name)
             entry["unresolved_lines"].append(u.line)
@@ -387,7 +391,7 @@ class Neo4jIndexWriter:
             tx.run(
                 "UNWIND $files AS f MATCH (s:Symbol {repo: $repo, path: f.path}) "
                 "REMOVE s.unresolved, s.unresolved_lines, s.unresolved_from, s.unresolved_why, "
-                "s.external_bases",
+                "s.external_bases, s.external_bases_from",
                 files=files,
                 repo=repo,
             ).consume()

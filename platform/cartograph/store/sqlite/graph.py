@@ -322,17 +322,18 @@ class SQLiteGraphReader:
         )
         return {r[0] for r in rows}
 
-    def open_ends(self, repo: str) -> list[tuple[str, str, str, str]]:
+    def open_ends(self, repo: str) -> list[Unresolved]:
         opening = ", ".join("?" for _ in OPENING_MODULES)
         rows = self.db.execute(
-            "SELECT src, name, reason, kind, external FROM unresolved WHERE src >= ? AND src < ? "
+            "SELECT src, name, line, external, kind, reason FROM unresolved "
+            "WHERE src >= ? AND src < ? "
             f"AND (kind = 'base' OR reason != 'external' OR external IN ({opening}))",
             (*repo_range(repo), *sorted(OPENING_MODULES)),
         )
         return [
-            (r[0], r[1], r[2], r[3])
+            Unresolved(*r)
             for r in rows
-            if r[3] == "base" or r[2] != "external" or opens_the_repository(r[4], r[1])
+            if r[4] == "base" or r[5] != "external" or opens_the_repository(r[3], r[1])
         ]
 
     def search_unresolved(
