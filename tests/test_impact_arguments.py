@@ -109,3 +109,34 @@ def test_a_call_on_a_value_the_graph_does_not_know_is_listed_to_check(tmp_path):
         ("md.parser.parse", "check")
     ]
     assert answer.verdict == "unknown"
+
+
+def test_using_what_a_framework_made_of_a_function_is_no_call_that_breaks(tmp_path):
+    # `run.make_context(...)` parses the command's options; click calls `run` its own way
+    files = {
+        "tool/__init__.py": "",
+        "tool/cli.py": (
+            "import click\n\n\n@click.command()\n@click.option('--level', default=1)\n"
+            "def run(level):\n    return level\n\n\n"
+            "def again():\n    return run.callback(2)\n"
+        ),
+        "tests/test_cli.py": (
+            "from tool.cli import run\n\n\n"
+            "def test_level_is_parsed():\n"
+            "    assert run.make_context('run', ['--level', '3']).params == {'level': 3}\n"
+        ),
+    }
+    root = git_init(tmp_path / "tool")
+    write_tree(root, files)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="tool", workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "rename")
+    write(root, "tool/cli.py", files["tool/cli.py"].replace("def run(level)", "def run(lvl)"))
+    commit_all(root, "rename the parameter")
+    git(root, "checkout", "-q", "main")
+    answer = impact(store, "tool", base="main", head="rename")
+    assert [(b.caller.qualname, b.certainty) for b in answer.will_break] == [
+        ("tool.cli.again", "check")
+    ]
+    assert [t.node for t in answer.tests] == ["tests/test_cli.py::test_level_is_parsed"]

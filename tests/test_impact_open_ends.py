@@ -271,3 +271,27 @@ def test_a_standard_library_base_calls_back_only_what_it_defines(tmp_path):
     # a base from another package may call anything its subclass defines
     upload = impact_of_edit(tmp_path / "upload", HANDLERS, "logs/handlers.py", "'upload'", "'up'")
     assert [t.node for t in upload.tests] == ["tests/test_handlers.py::test_upload_is_handed_on"]
+
+
+COMMANDS = {
+    "tool/__init__.py": "",
+    "tool/cli.py": (
+        "import click\n\n\n"
+        "class CertType(click.ParamType):\n"
+        "    def convert(self, value, param, ctx):\n        return str(value)\n\n\n"
+        "@click.command()\n@click.option('--cert', type=CertType())\n"
+        "def run(cert):\n    return cert\n"
+    ),
+    "tests/test_cli.py": (
+        "from tool.cli import run\n\n\n"
+        "def test_cert_is_parsed():\n"
+        "    assert run.make_context('run', ['--cert', 'c.pem']).params['cert'] == 'c.pem'\n"
+    ),
+}
+
+
+def test_a_parameter_type_a_decorator_attaches_is_reached_where_its_command_is_used(tmp_path):
+    # click calls the type's `convert` while `make_context` parses the command's options
+    answer = impact_of_edit(tmp_path, COMMANDS, "tool/cli.py", "str(value)", "repr(value)")
+    assert [t.node for t in answer.tests] == ["tests/test_cli.py::test_cert_is_parsed"]
+    assert answer.tests[0].evidence == "name"

@@ -63,7 +63,8 @@ VIAS = (
     "hook",  # the flow stage: a plugin hook's implementations, called by a plugin manager
     "callback",  # code outside the repository calling back what it was handed
     "framework",  # a framework running what the code registered with it (a click group's
-    # subcommands, a Celery task's `.delay()`)
+    # subcommands, a Celery task's `.delay()`); REFERENCES: using the object a framework's
+    # decorator made of a function (`cmd.make_context(...)`)
     "name",  # the by-name tier: bound by name alone
     "route",  # ROUTES_TO: a route's handler
     "http",  # HTTP_CALLS: the whole path template, on the service configured for the base URL

@@ -400,9 +400,13 @@ def _will_break(
                 continue
             seen.add(caller.id)
             if item.change == "signature" and (
-                row.edge.type not in ("CALLS", "REFERENCES") or row.edge.via == "export"
+                row.edge.type not in ("CALLS", "REFERENCES")
+                or row.edge.via == "export"
+                or (row.edge.type == "REFERENCES" and row.edge.via == "framework")
             ):
-                continue  # importing, re-exporting or subclassing keeps working
+                # importing, re-exporting or subclassing keeps working, and so does using
+                # what a framework made of the function (it calls the function its own way)
+                continue
             judged = None
             if item.change == "signature" and row.edge.type == "CALLS":
                 # its calls as the change leaves them: they bind (unaffected, or rewritten

@@ -635,6 +635,7 @@ class _Extractor:
                         )
                     if target.type == "call":
                         self._parametrize(target, callee, scope_id, parent)
+                        self._held_by_decorated(target, scope_id, parent)
         if node.type == "class_definition":
             return
         params = node.child_by_field_name("parameters")
@@ -644,6 +645,28 @@ class _Extractor:
         returns = node.child_by_field_name("return_type")
         if returns is not None:
             self._annotation(returns, parent, scope_id)
+
+    def _held_by_decorated(self, call: Node, scope_id: int, parent: int) -> None:
+        """What a decorator call is given is held by what it decorates: `@click.option(
+        callback=check, type=CertType())` attaches `check` and a `CertType` to the command,
+        which calls them when it runs. A use, from the decorated definition, of each function or
+        class an argument names and of the class an argument constructs (the decorator's call
+        itself stays with the scope the `def` stands in, where it runs)."""
+        args = call.child_by_field_name("arguments")
+        for argument in args.named_children if args is not None else ():
+            value = (
+                argument.child_by_field_name("value")
+                if argument.type == "keyword_argument"
+                else argument
+            )
+            if value is not None and value.type == "call":
+                value = value.child_by_field_name("function")
+            if value is None or value.type not in ("identifier", "attribute"):
+                continue
+            encoded = expr_of(value)
+            if encoded is not None:
+                line = value.start_point[0] + 1
+                self.refs.append([parent, scope_id, "r", encoded, value.start_byte, line, None])
 
     def _parametrize(self, call: Node, callee: Node | None, scope_id: int, parent: int) -> None:
         """`@pytest.mark.parametrize("a, b", [(x, y), pytest.param(z, w, id=...)])`: the values

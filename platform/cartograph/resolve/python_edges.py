@@ -259,11 +259,27 @@ class FileResolver:
             self._unresolved(source_id, name, line, reason)
         elif isinstance(value, External):
             self._external_callbacks(scope, expr, pos, source_id, line)
+            self._decorated_receiver(scope, expr, pos, source_id, line)
             self._unresolved(source_id, name, line, "external", external=value.top)
         elif isinstance(value, Builtin):
             self._synchronous_callbacks(expr, pos, scope, source_id, line)
         elif not self._call_edges(value, via, source_id, line):
             self._unresolved(source_id, name, line, "unknown-value")
+
+    def _decorated_receiver(
+        self, scope: int, expr: list, pos: int, source_id: str, line: int
+    ) -> None:
+        """`run_command.make_context(["--cert", path])`: a method from outside called on what
+        a decorator made of a repository function (a click command, a Celery task) runs that
+        object, which holds the function and what the decorators attached to it (an option's
+        type and callback: `_held_by_decorated` in the parser): a use of the function
+        (REFERENCES via `framework`), whose own body may or may not run, and which the
+        framework calls with the arguments it derives itself (no call here to judge)."""
+        if expr[0] != "a":
+            return
+        receiver = self.evaluate_ref(self.mod, scope, expr[1], pos).value
+        if isinstance(receiver, Function) and receiver.module.decorators(receiver.scope):
+            self.edges.add("REFERENCES", source_id, receiver.symbol_id, line, "framework")
 
     def _lambda_arguments(
         self, value: Lambda, scope: int, expr: list, pos: int, source_id: str, line: int
