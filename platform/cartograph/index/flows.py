@@ -27,7 +27,9 @@ Rows (all ids are symbol ids):
 - ["call", function, parameter, source, line, mode]: `source` (the function or a closure in
   it) calls `parameter`'s value (mode "v": `callback()`) or an element of it ("e": `for f in
   fns: f()`, `table[k]()`) at `line`, or its method `m` (mode ".m": `handler.handle()`).
-- ["self", source, class, name, line]: `self.name()` / `cls.name()` in a method of `class`.
+- ["self", source, class, name, line]: `self.name()` / `cls.name()` in a method of `class`;
+  ["self-use", source, class, name, line]: `self.name` handed on as a value there
+  (`add_url_rule(view_func=self.send_static_file)`, a method only a subclass defines).
 - ["getattr", source, class, prefix, line]: `getattr(obj, "prefix" + rest)(...)` on an instance
   or class of `class`.
 - ["class", class, [indexed bases], [names of the methods it defines]].
@@ -43,7 +45,7 @@ instance passed runs (`handler.handle()`; `__call__` when it is called) — is C
 "argument" (a class: the class and its `__init__`), or via "wrapped" when a decorator was given
 it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
 a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
-`class` is CALLS via "dispatch"; a method of `class`, its bases or its subclasses whose name
+`class` is CALLS via "dispatch" (REFERENCES for a value handed on); a method of `class`, its bases or its subclasses whose name
 starts with a computed getattr's prefix is CALLS via "getattr"; a module function or a method
 named like a plugin hook called through a plugin manager (`config.hook.pytest_x(...)`) is
 CALLS via "hook". One edge per (source, target);
@@ -79,7 +81,7 @@ def identity(row: list) -> tuple:
     tag = row[0]
     if tag == "call":
         return ("call", row[1], row[2], row[3], row[5])
-    if tag in ("self", "getattr"):
+    if tag in ("self", "self-use", "getattr"):
         return (tag, row[1], row[2], row[3])
     if tag == "hook":
         return ("hook", row[1], row[2])
@@ -103,7 +105,7 @@ def site_lines(rows: Iterable[list]) -> dict[tuple, list[int]]:
     """The lines of each call site (call, self and getattr rows), by identity."""
     lines: dict[tuple, set[int]] = defaultdict(set)
     for row in rows:
-        if row[0] in ("call", "self", "getattr"):
+        if row[0] in ("call", "self", "self-use", "getattr"):
             lines[identity(row)].add(row[4])
         elif row[0] == "hook":
             lines[identity(row)].add(row[3])
@@ -258,8 +260,8 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
     flows.propagate()
     derived: dict[Key, tuple[str, set[tuple]]] = {}
 
-    def add(src: str, dst: str, site: tuple, via: str) -> None:
-        key = ("CALLS", src, dst)
+    def add(src: str, dst: str, site: tuple, via: str, kind: str = "CALLS") -> None:
+        key = (kind, src, dst)
         known = derived.get(key)
         if known is None:
             derived[key] = (via, {site})
@@ -321,7 +323,7 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
                     if name.startswith(prefix):
                         add(src, f"{owner}.{name}", site, "getattr")
             continue
-        if row[0] != "self":
+        if row[0] not in ("self", "self-use"):
             continue
         site = identity(row)
         _, src, cls, name = site
@@ -337,8 +339,9 @@ def derive(rows: Callable[[], Iterable[list]]) -> dict[Key, tuple[str, set[tuple
             overriding = [sub for sub in below if name in flows.methods.get(sub, ())]
         else:
             overriding = [sub for sub in candidates if sub in below]
+        kind = "CALLS" if row[0] == "self" else "REFERENCES"
         for sub in overriding:
-            add(src, f"{sub}.{name}", site, "dispatch")
+            add(src, f"{sub}.{name}", site, "dispatch", kind)
     return derived
 
 

@@ -42,6 +42,10 @@ file is still extracted), and these tables. Positions are byte offsets in the fi
   resolver follows; bare `return` and `return None` are left out).
 - parametrize: [scope, names, [[expr per name] per case], position]: the values
   `@pytest.mark.parametrize` gives a test's parameters (`pytest.param(...)` unwrapped).
+- holds: [name, callee, position, [[expr, position, line], ...]]: a module-level name bound to
+  a call (its callee's expression and position), and the functions and classes the call's
+  arguments name or construct (`option = click.Option(..., callback=check)`): what the object
+  may hold and call later.
 - arguments: [call position, [[index | keyword, expr], ...], calls]: the arguments of a call
   that may be callable values; `calls` is how many calls its callee is made of
   (`chained_calls`): `f(a)(b)` and its `f(a)` start at one position, 1 and 0 tell them apart.

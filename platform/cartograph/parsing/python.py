@@ -537,6 +537,7 @@ class _Extractor:
         self.stores: list[list] = []
         self.yields: list[list] = []
         self.parametrize: list[list] = []
+        self.holds: list[list] = []  # [name, callee, position, [[expr, position, line], ...]]
         self.arguments: list[list] = []
         self.http: list[list] = []  # routes and clients (parsing.services)
         self.seen: set[tuple] = set()  # property and protocol refs recorded (see _once)
@@ -652,21 +653,8 @@ class _Extractor:
         which calls them when it runs. A use, from the decorated definition, of each function or
         class an argument names and of the class an argument constructs (the decorator's call
         itself stays with the scope the `def` stands in, where it runs)."""
-        args = call.child_by_field_name("arguments")
-        for argument in args.named_children if args is not None else ():
-            value = (
-                argument.child_by_field_name("value")
-                if argument.type == "keyword_argument"
-                else argument
-            )
-            if value is not None and value.type == "call":
-                value = value.child_by_field_name("function")
-            if value is None or value.type not in ("identifier", "attribute"):
-                continue
-            encoded = expr_of(value)
-            if encoded is not None:
-                line = value.start_point[0] + 1
-                self.refs.append([parent, scope_id, "r", encoded, value.start_byte, line, None])
+        for encoded, pos, line in _held_values(call):
+            self.refs.append([parent, scope_id, "r", encoded, pos, line, None])
 
     def _parametrize(self, call: Node, callee: Node | None, scope_id: int, parent: int) -> None:
         """`@pytest.mark.parametrize("a, b", [(x, y), pytest.param(z, w, id=...)])`: the values
@@ -781,6 +769,12 @@ class _Extractor:
                 elif right.type == "list" and services.holds_routes(right):
                     # `routes = [Route("/", home), Mount("/api", routes=[...])]` (Starlette)
                     self.http.append(["list", lookup, name, services.value_of(right, expr_of)])
+            if kind == "module" and right is not None and right.type == "call":
+                # `option = click.Option(..., callback=check)`: what the object holds
+                held = _held_values(right)
+                function = right.child_by_field_name("function")
+                if held and function is not None:
+                    self.holds.append([name, expr_of(function), right.start_byte, held])
             if kind in ("module", "class"):
                 if name == "__all__" and kind == "module":
                     self._all(right, extend=False)
@@ -1108,6 +1102,30 @@ class _Extractor:
             if def_start <= pos < body_start:
                 return  # a base class: INHERITS, not a use
         self.refs.append([lookup, source, "r", encoded, pos, node.start_point[0] + 1, None])
+
+
+def _held_values(call: Node) -> list[list]:
+    """[expr, position, line] of each function or class a call's argument names, and of
+    the class an argument constructs (`Option(type=Path(), callback=check)`, a call named
+    like a class: `_constructs`): what the object the call makes may hold and call later."""
+    held: list[list] = []
+    args = call.child_by_field_name("arguments")
+    for argument in args.named_children if args is not None else ():
+        value = (
+            argument.child_by_field_name("value")
+            if argument.type == "keyword_argument"
+            else argument
+        )
+        if value is not None and value.type == "call":
+            # an instance it constructs (by the naming convention): a function's result is no
+            # function of the repository's
+            value = value.child_by_field_name("function") if _constructs(value) else None
+        if value is None or value.type not in ("identifier", "attribute"):
+            continue
+        encoded = expr_of(value)
+        if encoded is not None:
+            held.append([encoded, value.start_byte, value.start_point[0] + 1])
+    return held
 
 
 def _constructs(node: Node) -> bool:
@@ -1474,6 +1492,7 @@ def extract(language: str, source: bytes) -> dict:
         "stores": ex.stores,
         "yields": ex.yields,
         "parametrize": ex.parametrize,
+        "holds": ex.holds,
         "arguments": ex.arguments,
         "callable_params": callable_params,
         "http": ex.http,

@@ -145,6 +145,7 @@ class ModuleFacts:
         "_callable_params",
         "_decorations",
         "_firstparam",
+        "_holds",
         "_returns",
         "_stores",
         "_yields",
@@ -173,6 +174,7 @@ class ModuleFacts:
         self._decorations: dict[int, list] | None = None
         self._callable_params: dict[int, frozenset[str]] | None = None
         self._stores: dict[str, list] | None = None
+        self._holds: dict[str, tuple[list | None, int, list[list]]] | None = None
         self._returns: dict[int, list[tuple[int, list]]] | None = None
         self._yields: dict[int, list[tuple[int, list]]] | None = None
         self.symbol_ids = _symbol_ids(repo, path, name, facts)
@@ -192,6 +194,15 @@ class ModuleFacts:
             self._bindings = tables
             self.limited = limited
         return self._bindings[scope]
+
+    def holds(self) -> dict[str, tuple[list | None, int, list[list]]]:
+        """What the objects bound at module level by a call hold (`parsing.facts` "holds"), by
+        name: (the call's callee, its position, what its arguments name)."""
+        if self._holds is None:
+            self._holds = {
+                name: (callee, pos, held) for name, callee, pos, held in self.facts.get("holds", ())
+            }
+        return self._holds
 
     def first_param(self, scope: int) -> str | None:
         if self._firstparam is None:

@@ -182,7 +182,9 @@ class FileResolver:
     def _use(self, scope: int, expr: list, pos: int, line: int, source_id: str) -> None:
         """A name or attribute used as a value: REFERENCES to the function or class it is;
         reading a property calls its getter (not a use)."""
+        self._held_through(scope, expr, source_id, line)
         if expr[0] == "a":  # the receiver once: a property read, or what the attribute holds
+            self.flows.handed_on(scope, expr, source_id, line)
             base, base_via = self.evaluate_ref(self.mod, scope, expr[1], pos)
             if base is None:
                 return
@@ -206,6 +208,7 @@ class FileResolver:
             return
         name = text or render(expr)
         flows.receiver(scope, expr, source_id, line)
+        self._held_through(scope, expr, source_id, line)
         value, via = self.evaluate_ref(mod, scope, expr, pos)
         if value is None or isinstance(value, Box) or declares_callable(value):
             targets = program.held.callables(mod, scope, expr, pos, evaluated=value is None)
@@ -265,6 +268,37 @@ class FileResolver:
             self._synchronous_callbacks(expr, pos, scope, source_id, line)
         elif not self._call_edges(value, via, source_id, line):
             self._unresolved(source_id, name, line, "unknown-value")
+
+    def _held_through(self, scope: int, expr: list, source_id: str, line: int) -> None:
+        """A use of a module-level object that code outside the repository made
+        (`_env_file_option`, made by `click.Option(..., callback=_env_file_callback)`), or a
+        call of its method, from a function of the same module: a use of the functions and
+        classes it was given (REFERENCES), which it may call (`parsing.facts` "holds"). What a
+        function or class of the repository makes of its arguments the graph follows itself."""
+        mod = self.mod
+        root = expr[1] if expr[0] == "a" else expr
+        if scope <= 0 or root[0] != "n":
+            return
+        found = mod.holds().get(root[1])
+        if found is None or not self._module_level_name(scope, root[1]):
+            return
+        callee, at, held = found
+        if callee is None or not isinstance(self.evaluate_ref(mod, 0, callee, at).value, External):
+            return
+        for held_expr, pos, _line in held:
+            value, via = self.evaluate_ref(mod, 0, held_expr, pos)
+            if isinstance(value, Definition):
+                self.edges.add("REFERENCES", source_id, value.symbol_id, line, via)
+
+    def _module_level_name(self, scope: int, name: str) -> bool:
+        """Whether `name` in `scope` is the module's (no enclosing function binds it; a
+        class body's names are not seen from its methods)."""
+        mod = self.mod
+        while scope > 0:
+            if mod.scopes[scope][SCOPE_KIND] == "function" and name in mod.bindings(scope):
+                return False
+            scope = mod.scopes[scope][SCOPE_PARENT]
+        return True
 
     def _decorated_receiver(
         self, scope: int, expr: list, pos: int, source_id: str, line: int

@@ -324,9 +324,24 @@ class FlowRows:
         bind that name itself (`def decorator(f): self.add_url_rule(rule, f)` inside
         `route`): may reach the overrides of m in the subclasses of the method's class (the
         flow stage's dispatch rule)."""
+        owner = self._method_class(scope, expr)
+        if owner is not None:
+            self.rows.append(["self", source_id, owner, expr[2], line])
+
+    def handed_on(self, scope: int, expr: list, source_id: str, line: int) -> None:
+        """`self.m` handed on as a value there (`add_url_rule(view_func=self.send_static_file)`
+        in a base class whose subclass defines the method): the overrides of m in the
+        subclasses are referenced (the dispatch rule, as REFERENCES)."""
+        owner = self._method_class(scope, expr)
+        if owner is not None:
+            self.rows.append(["self-use", source_id, owner, expr[2], line])
+
+    def _method_class(self, scope: int, expr: list) -> str | None:
+        """The id of the class whose method's `self`/`cls` is the receiver of `expr`, if it
+        is one."""
         mod = self.mod
         if expr[0] != "a" or expr[1][0] != "n" or scope <= 0:
-            return
+            return None
         name = expr[1][1]
         method = scope
         while mod.scopes[method][SCOPE_KIND] == "function":
@@ -334,15 +349,15 @@ class FlowRows:
             if parent < 0 or mod.scopes[parent][SCOPE_KIND] == "class":
                 break
             if name in mod.bindings(method):
-                return  # a closure's own binding of the name: not the method's `self`
+                return None  # a closure's own binding of the name: not the method's `self`
             method = parent
         row = mod.scopes[method]
         parent = row[SCOPE_PARENT]
         if row[SCOPE_KIND] != "function" or parent < 0 or mod.scopes[parent][SCOPE_KIND] != "class":
-            return
+            return None
         if name != mod.first_param(method) or "staticmethod" in row[SCOPE_DECORATORS]:
-            return
-        self.rows.append(["self", source_id, mod.symbol_ids[parent], expr[2], line])
+            return None
+        return mod.symbol_ids[parent]
 
     def hook(self, expr: list, source_id: str, line: int) -> bool:
         """`config.hook.pytest_x(...)`, `item.ihook.pytest_x(...)`, `pm.hook.x(...)`: a plugin

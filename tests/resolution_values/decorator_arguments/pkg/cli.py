@@ -21,3 +21,18 @@ def unrelated():
 @click.option("--level", default=1)
 def run(cert, level):
     return cert
+
+
+def load_env(ctx, param, value):
+    return value
+
+
+def default_level():
+    return 1
+
+
+env_option = click.Option(["--env"], callback=load_env, default=default_level())
+
+
+def make_group():
+    return click.Group("tool", params=[env_option])

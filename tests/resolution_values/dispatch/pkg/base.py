@@ -22,3 +22,13 @@ class Pipeline:
 class Unrelated:
     def step(self):
         return "unrelated"
+
+
+class Blueprint:
+    def register(self, app):
+        app.add_url_rule("/static", view_func=self.send_static_file)
+
+
+class FlaskBlueprint(Blueprint):
+    def send_static_file(self, filename):
+        return filename
