@@ -83,6 +83,20 @@ def test_call_shapes_read_the_calls_on_the_given_lines():
     assert shapes == [CallShape(1, ("key",), False), CallShape(0, (), True)]
 
 
+def impact_of_edit(tmp_path, repo: str, files: dict[str, str], path: str, old: str, new: str):
+    """The impact of a branch replacing `old` by `new` in one file of a repository of `files`."""
+    root = git_init(tmp_path / repo)
+    write_tree(root, files)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name=repo, workers=1, history=False)
+    git(root, "checkout", "-q", "-b", "edit")
+    write(root, path, files[path].replace(old, new))
+    commit_all(root, "edit")
+    git(root, "checkout", "-q", "main")
+    return impact(store, repo, base="main", head="edit")
+
+
 def test_a_call_on_a_value_the_graph_does_not_know_is_listed_to_check(tmp_path):
     files = {
         "md/__init__.py": "",
@@ -95,16 +109,7 @@ def test_a_call_on_a_value_the_graph_does_not_know_is_listed_to_check(tmp_path):
             "        if processor.test(parent, block):\n            return processor\n"
         ),
     }
-    root = git_init(tmp_path / "md")
-    write_tree(root, files)
-    commit_all(root, "start")
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    index_repository(store, root, name="md", workers=1, history=False)
-    git(root, "checkout", "-q", "-b", "drop")
-    write(root, "md/blocks.py", files["md/blocks.py"].replace(", block", ""))
-    commit_all(root, "drop block")
-    git(root, "checkout", "-q", "main")
-    answer = impact(store, "md", base="main", head="drop")
+    answer = impact_of_edit(tmp_path, "md", files, "md/blocks.py", ", block", "")
     assert [(b.caller.qualname, b.certainty) for b in answer.will_break] == [
         ("md.parser.parse", "check")
     ]
@@ -126,16 +131,7 @@ def test_using_what_a_framework_made_of_a_function_is_no_call_that_breaks(tmp_pa
             "    assert run.make_context('run', ['--level', '3']).params == {'level': 3}\n"
         ),
     }
-    root = git_init(tmp_path / "tool")
-    write_tree(root, files)
-    commit_all(root, "start")
-    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
-    index_repository(store, root, name="tool", workers=1, history=False)
-    git(root, "checkout", "-q", "-b", "rename")
-    write(root, "tool/cli.py", files["tool/cli.py"].replace("def run(level)", "def run(lvl)"))
-    commit_all(root, "rename the parameter")
-    git(root, "checkout", "-q", "main")
-    answer = impact(store, "tool", base="main", head="rename")
+    answer = impact_of_edit(tmp_path, "tool", files, "tool/cli.py", "run(level)", "run(lvl)")
     assert [(b.caller.qualname, b.certainty) for b in answer.will_break] == [
         ("tool.cli.again", "check")
     ]
