@@ -45,8 +45,9 @@ instance passed runs (`handler.handle()`; `__call__` when it is called) — is C
 "argument" (a class: the class and its `__init__`), or via "wrapped" when a decorator was given
 it (a wrapper calling the function it wraps; impact never walks back through one: the calls of
 a decorated function bind to it by name too, "decorated"); an override of `name` in a subclass of
-`class` is CALLS via "dispatch" (REFERENCES for a value handed on); a method of `class`, its bases or its subclasses whose name
-starts with a computed getattr's prefix is CALLS via "getattr"; a module function or a method
+`class` is CALLS via "dispatch" (REFERENCES for a value handed on); a method of `class`, its
+bases or its subclasses whose name starts with a computed getattr's prefix is CALLS via
+"getattr"; a module function or a method
 named like a plugin hook called through a plugin manager (`config.hook.pytest_x(...)`) is
 CALLS via "hook". One edge per (source, target);
 a pair the file's own
