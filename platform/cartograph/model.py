@@ -442,6 +442,18 @@ def opens_the_repository(external: str, name: str) -> bool:
     return external in _ENTRY_POINT_MODULES and name.rpartition(".")[2] in ENTRY_POINT_LOADERS
 
 
+def is_open_end(row: Unresolved) -> bool:
+    """Whether an unresolved row is a way code the graph does not see may call the
+    repository's symbols (`GraphReader.open_ends`): a base class from outside, a call whose
+    callee may be an indexed symbol (every reason but "external"), or a call of outside code
+    that opens the repository."""
+    return (
+        row.kind == "base"
+        or row.reason != "external"
+        or opens_the_repository(row.external, row.name)
+    )
+
+
 _GETATTR = re.compile(r"""getattr\(\s*([A-Za-z_][\w.]*|[^,]+?)\s*,\s*(?:f?["']([A-Za-z_]\w*))?""")
 
 

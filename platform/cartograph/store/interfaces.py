@@ -408,12 +408,13 @@ class GraphReader(Protocol):
     def unresolved_names(self, repo: str, kind: str = "call") -> set[str]: ...
 
     def open_ends(self, repo: str) -> list[Unresolved]:
-        """The repository's unresolved rows through which code the graph does not see may call its symbols: calls whose callee
-        may be one of the indexed repositories' symbols (kind "call", every reason but
-        "external"), calls of outside code that may run the repository's code (kind "call",
-        reason "external", `model.opens_the_repository`: a process it starts, the entry
-        points it loads), and base classes from outside (kind "base": the
-        base's code may call the class's methods; `external`, the module it comes from)."""
+        """The repository's unresolved rows through which code the graph does not see may
+        call its symbols (`model.is_open_end`): calls whose callee may be one of the indexed
+        repositories' symbols (kind "call", every reason but "external"), calls of outside
+        code that may run the repository's code (kind "call", reason "external",
+        `model.opens_the_repository`: a process it starts, the entry points it loads), and
+        base classes from outside (kind "base": the base's code may call the class's methods;
+        `external`, the module it comes from)."""
         ...
 
     def search_unresolved(

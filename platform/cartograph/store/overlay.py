@@ -38,6 +38,7 @@ from cartograph.model import (
     FileWrite,
     SymbolRow,
     Unresolved,
+    is_open_end,
     split_symbol_id,
 )
 from cartograph.store import traversal
@@ -409,12 +410,7 @@ class OverlayGraph:
         found = [u for u in self.base.open_ends(repo) if not self._covered(u.src)]
         layer = self.layers.get(repo)
         if layer is not None:
-            found += [
-                u
-                for us in layer.unresolved.values()
-                for u in us
-                if u.kind == "base" or u.reason != "external" or u.external == "subprocess"
-            ]
+            found += [u for us in layer.unresolved.values() for u in us if is_open_end(u)]
         return found
 
     def search_unresolved(

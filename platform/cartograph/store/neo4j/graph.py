@@ -14,7 +14,7 @@ from cartograph.model import (
     SymbolRow,
     Unresolved,
     file_id,
-    opens_the_repository,
+    is_open_end,
 )
 from cartograph.store import traversal
 from cartograph.store.export import export_graph
@@ -433,13 +433,7 @@ class Neo4jGraphReader:
 
     def open_ends(self, repo: str) -> list[Unresolved]:
         rows = self._unresolved_rows("s.repo = $repo", repo=repo)
-        return [
-            u
-            for _, u in rows
-            if u.kind == "base"
-            or u.reason != "external"
-            or opens_the_repository(u.external, u.name)
-        ]
+        return [u for _, u in rows if is_open_end(u)]
 
     def search_unresolved(
         self, name: str, repo: str | None, limit: int

@@ -13,7 +13,7 @@ from cartograph.model import (
     FileRecord,
     SymbolRow,
     Unresolved,
-    opens_the_repository,
+    is_open_end,
     split_symbol_id,
 )
 from cartograph.store import traversal
@@ -330,11 +330,7 @@ class SQLiteGraphReader:
             f"AND (kind = 'base' OR reason != 'external' OR external IN ({opening}))",
             (*repo_range(repo), *sorted(OPENING_MODULES)),
         )
-        return [
-            Unresolved(*r)
-            for r in rows
-            if r[4] == "base" or r[5] != "external" or opens_the_repository(r[3], r[1])
-        ]
+        return [row for row in (Unresolved(*r) for r in rows) if is_open_end(row)]
 
     def search_unresolved(
         self, name: str, repo: str | None, limit: int
