@@ -12,9 +12,11 @@ import re
 import pytest
 from cartograph.api.app import Settings, create_app
 from cartograph.api.graphql import schema as graphql_schema
+from cartograph.budget import AGENT_MAX_TOKENS
 from cartograph.cli import build_parser
 from cartograph.mcp_server import build_server
 from cartograph.operations import CATALOGUE, REQUIRED, Operation, Param
+from cartograph.operations.base import PROFILES
 from cartograph.operations.values import Choice, TextList
 from cartograph.render import _RENDERERS
 
@@ -103,7 +105,9 @@ def test_out_of_bounds_is_a_usage_error_on_the_cli(capsys):
 
 @pytest.fixture(scope="module")
 def mcp_tools(tmp_path_factory):
-    server = build_server(f"sqlite:///{tmp_path_factory.mktemp('mcp') / 'graph.db'}")
+    server = build_server(
+        f"sqlite:///{tmp_path_factory.mktemp('mcp') / 'graph.db'}", profiles=PROFILES
+    )
     return {tool.name: tool for tool in asyncio.run(server.list_tools())}
 
 
@@ -117,10 +121,12 @@ def _constraint(schema: dict, key: str):
     return None
 
 
-def _check_schema(param: Param, schema: dict, required: bool, where: str) -> None:
+def _check_schema(
+    param: Param, schema: dict, required: bool, where: str, default: object = REQUIRED
+) -> None:
     assert required == param.required, where
     if not param.required:
-        assert schema.get("default") == param.default, where
+        assert schema.get("default") == (param.default if default is REQUIRED else default), where
     assert _constraint(schema, "minimum") == param.minimum, where
     assert _constraint(schema, "maximum") == param.maximum, where
     if isinstance(param.value, Choice):
@@ -140,8 +146,12 @@ def test_the_mcp_tool(op: Operation, mcp_tools):
     properties = tool.input_schema["properties"]
     required = set(tool.input_schema.get("required", []))
     assert set(properties) == {p.name for p in op.on("mcp")} | {"as_json"}
+    # the agent profile's tools answer text (or JSON text) alone: no output schema
+    assert (tool.output_schema is None) is (op.mcp_profile == "agent")
     for param in op.on("mcp"):
-        _check_schema(param, properties[param.name], param.name in required, param.name)
+        # agents get answers within a budget unless they ask for more
+        default = AGENT_MAX_TOKENS if param.name == "max_tokens" else REQUIRED
+        _check_schema(param, properties[param.name], param.name in required, param.name, default)
 
 
 # ---------------------------------------------------------------- REST
@@ -175,12 +185,13 @@ def test_the_rest_route(op: Operation, openapi):
         model = _resolve(openapi, body["content"]["application/json"]["schema"])
         for name, schema in model["properties"].items():
             given[name] = (schema, name in model.get("required", []), "body")
+    # one cursor stands for the offset of a page and the rest of a cut answer
     expected = {p.spelled("rest") for p in op.on("rest") if not (op.paged and p.name == "offset")}
     if op.paged:
         expected.add("cursor")
     assert set(given) == expected, op.name
     for param in op.on("rest"):
-        if op.paged and param.name == "offset":
+        if op.paged and param.name in ("offset", "cursor"):
             continue
         schema, required, where = given[param.spelled("rest")]
         if where == "path":

@@ -1086,7 +1086,7 @@ def test_mcp_tools_answer_equal_the_library(tmp_path, stores):
     async def calls():
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-m", "cartograph.cli", "--store", stores.url(), "mcp"],
+            args=["-m", "cartograph.cli", "--store", stores.url(), "mcp", "--profile", "all"],
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
             cwd=str(tmp_path),
         )

@@ -14,6 +14,7 @@ from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
 from cartograph.auth import create_token
 from cartograph.index import index_repository
+from cartograph.operations import CATALOGUE
 from mcp import Client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from sample_repo import make_sample_repo
@@ -44,10 +45,11 @@ TEAM_TOOLS = {
 }
 
 
-def _client(url: str, token: str | None) -> Client:
+def _client(url: str, token: str | None, profile: str | None = None) -> Client:
     headers = {"Authorization": f"Bearer {token}"} if token else None
     http = create_mcp_http_client(headers=headers)
-    return Client(streamable_http_client(f"{url}/mcp/", http_client=http), read_timeout_seconds=60)
+    where = f"{url}/mcp/" + (f"?profile={profile}" if profile else "")
+    return Client(streamable_http_client(where, http_client=http), read_timeout_seconds=60)
 
 
 def _text(result) -> str:
@@ -83,10 +85,12 @@ def test_every_tool_over_http_with_scopes(gateway):
     url, tokens, _revoked = gateway
 
     async def run():
-        async with _client(url, tokens["agent"]) as client:
+        async with _client(url, tokens["agent"]) as client:  # the server's default: agent
+            out = {"default": {tool.name for tool in (await client.list_tools()).tools}}
+        async with _client(url, tokens["agent"], "all") as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert names >= READ_TOOLS | TEAM_TOOLS
-            out = {}
+            assert "create_token" not in names and "index_repository" not in names  # admin
             for name, arguments in (
                 ("search_symbols", {"query": "payment service"}),
                 ("get_context", {"symbol": "Cart"}),
@@ -131,14 +135,24 @@ def test_every_tool_over_http_with_scopes(gateway):
                 out[name] = _text(result)
             indexing = await client.call_tool("index_repository", {"path": "/etc"})
             out["index"] = (indexing.is_error, _text(indexing))
-        async with _client(url, tokens["reader"]) as client:
+        async with _client(url, tokens["reader"], "agent,team") as client:
+            out["reader_tools"] = {tool.name for tool in (await client.list_tools()).tools}
             reading = await client.call_tool("search_symbols", {"query": "Cart"})
             out["reader_search"] = (reading.is_error, _text(reading))
             refused = await client.call_tool("start_session", {"agent": "eve", "task": "x"})
             out["reader_session"] = (refused.is_error, _text(refused))
+        async with _client(url, tokens["agent"]) as client:  # a tool of another profile
+            hidden = await client.call_tool("get_overview", {"repo": "shop"})
+            out["hidden"] = (hidden.is_error, _text(hidden))
         return out
 
     out = asyncio.run(run())
+    assert out["default"] == {op.mcp for op in CATALOGUE if op.mcp_profile == "agent"}
+    assert len(out["default"]) <= 12
+    # a reader lists the reads of the profiles it asked for, not what needs another scope
+    assert "search_symbols" in out["reader_tools"] and "list_claims" not in out["reader_tools"]
+    assert "start_session" not in out["reader_tools"]
+    assert out["hidden"][0] and "not in this server's profiles" in out["hidden"][1]
     assert "shop/payments.py" in out["search_symbols"]
     assert "class shop.models.Cart" in out["get_context"]
     assert out["claim"].startswith("shop/payments.py is yours")
@@ -149,6 +163,18 @@ def test_every_tool_over_http_with_scopes(gateway):
     assert out["index"][0] and "lacks the 'admin' scope" in out["index"][1]
     assert not out["reader_search"][0]
     assert out["reader_session"][0] and "lacks the 'claims' scope" in out["reader_session"][1]
+
+
+def test_the_gateway_refuses_a_profile_it_does_not_know(gateway):
+    url, tokens, _revoked = gateway
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {tokens['agent']}",
+    }
+    answer = httpx.post(f"{url}/mcp/?profile=agent,everything", json=body, headers=headers)
+    assert answer.status_code == 400
+    assert "no MCP profile 'everything'" in answer.json()["detail"]
 
 
 @pytest.mark.parametrize("who", ["none", "wrong", "revoked"])

@@ -33,7 +33,7 @@ def _text(result) -> str:
 async def _session(store_url: str, cwd: str, calls):
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "cartograph.cli", "--store", store_url, "mcp"],
+        args=["-m", "cartograph.cli", "--store", store_url, "mcp", "--profile", "all"],
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         cwd=cwd,
     )

@@ -6,7 +6,6 @@ GraphQL and MCP (a `session` argument or the X-Cartograph-Session header)."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 import httpx
 import pytest
@@ -198,7 +197,7 @@ def test_rest_graphql_and_mcp_reads_see_the_overlay_of_the_session_they_name(
             async with _mcp(url, tokens["alice"], session) as client:
                 headed = await client.call_tool("find_callers", {"symbol": "unused_helper"})
             return tuple(  # type: ignore[return-value]
-                json.dumps(r.structured_content) for r in (argued, plain, headed)
+                r.content[0].text for r in (argued, plain, headed)
             )
 
         argued, plain, headed = asyncio.run(over_mcp())

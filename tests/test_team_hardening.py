@@ -358,7 +358,7 @@ def test_every_mcp_tool_checks_its_scope(tmp_path, stores):
         seen = []
         for held, token in tokens.items():
             http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-            client = Client(streamable_http_client(f"{url}/mcp/", http_client=http),
+            client = Client(streamable_http_client(f"{url}/mcp/?profile=all", http_client=http),
                             read_timeout_seconds=60)  # fmt: skip
             async with client:
                 for op in tools:

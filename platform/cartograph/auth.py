@@ -78,9 +78,12 @@ def token_record(store: Store, token_digest: str) -> ApiToken:
     return record
 
 
+def may_use(token: ApiToken | None, scope: str) -> bool:
+    """The token carries `scope` (or admin; None: an open local server, which may)."""
+    return token is None or scope in token.scopes or "admin" in token.scopes
+
+
 def require(token: ApiToken | None, scope: str) -> None:
     """Raise Forbidden unless the token carries `scope` (None: an open local server)."""
-    if token is None:
-        return
-    if scope not in token.scopes and "admin" not in token.scopes:
+    if token is not None and not may_use(token, scope):
         raise Forbidden(f"token {token.name} lacks the {scope!r} scope")

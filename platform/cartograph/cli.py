@@ -7,8 +7,9 @@ server)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cartograph.errors import CartographError
@@ -41,11 +42,17 @@ def run_operation(
         services.runner = configured_job_runner()
     if op.cli is not None and op.cli.progress and not (args.json or args.quiet):
         services.progress = lambda message: print(f"… {visible(message)}", file=sys.stderr)
-    answer = op.run(services, values, "cli")
+    if values.get("max_tokens") or values.get("cursor"):  # an answer within a budget
+        from cartograph.answering import run_fitted
+
+        fitted = run_fitted(op, services, values, "cli", "json" if args.json else "text")
+        pieces: Iterable[str] = [fitted.text + "\n"]
+    else:
+        pieces = streamed(op.run(services, values, "cli"), args.json, op.answer)
     output = getattr(args, "output", None)
     out = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
     try:
-        for piece in streamed(answer, args.json, op.answer):
+        for piece in pieces:
             out.write(piece)
     finally:
         if out is not sys.stdout:
@@ -105,7 +112,7 @@ def _add_hooks_commands(top: argparse._SubParsersAction, common: argparse.Argume
 def cmd_mcp(args: argparse.Namespace) -> None:
     from cartograph.mcp_server import run_stdio
 
-    run_stdio(args.store)
+    run_stdio(args.store, args.profile)
 
 
 # ---------------------------------------------------------------- parser
@@ -225,6 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
         "mcp", parents=[common], help="run the MCP server on stdio (for Claude Code, Cursor, "
         "Codex, ...)"
     )  # fmt: skip
+    from cartograph.operations.base import PROFILES
+
+    mcp.add_argument("--profile", default=os.environ.get("CARTOGRAPH_MCP_PROFILES"),
+                     help="the tools listed, comma-separated: " + ", ".join(PROFILES) +
+                     " or all (default: $CARTOGRAPH_MCP_PROFILES, else agent: a dozen tools "
+                     "for investigating and editing)")  # fmt: skip
     mcp.set_defaults(handler=cmd_mcp)
     _add_hooks_commands(top, common)
     top.add_parser(

@@ -2,9 +2,17 @@
 api/). One tool per operation, its arguments from the operation's parameters (the same names,
 defaults and bounds as the CLI's and REST's).
 
-Every tool answers with compact text (what an agent reads best; JSON with `as_json=true`) and
-the same answer as structured content, described by the tool's output schema (the answer's
-own fields, from its dataclass); every answer names the indexed commit and the files changed
+A server lists the tools of its profiles (`cartograph mcp --profile`, the HTTP gateway's
+setting or `?profile=`; PROFILES): by default `agent`, what an investigating and editing agent
+needs, in a dozen tools; a token lists only the tools its scopes allow. Schemas are published
+compact (no generated titles, no repeated prose).
+
+Every tool answers with compact text (what an agent reads best; JSON with `as_json=true`), cut
+to `max_tokens` (AGENT_MAX_TOKENS by default; cartograph.budget) with a cursor for the rest.
+Tools outside the `agent` profile also answer structured content, described by the tool's output
+schema (the answer's own fields, from its dataclass); the `agent` profile's tools leave both
+out: their text is what the agent reads, and their schemas would cost an agent more to load
+than all its other tools together. Every answer names the indexed commit and the files changed
 since. Each tool carries annotations from its declaration (read-only, destructive, idempotent,
 open-world). The index summary of each repository is also a resource
 (`cartograph://repos/{repo}/summary`) and the prompt `start_here`.
@@ -14,21 +22,26 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
-from cartograph.auth import require
-from cartograph.errors import CartographError
+from cartograph.answering import run_fitted
+from cartograph.auth import may_use, require
+from cartograph.budget import AGENT_MAX_TOKENS, Fitted
+from cartograph.errors import CartographError, Invalid
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.operations.annotations import annotation
-from cartograph.query.answers import rendered
-from cartograph.render import json_form_type, render, to_data, to_json
+from cartograph.operations.base import PROFILES
+from cartograph.render import json_form_type, to_data
 from cartograph.store import open_store
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from pydantic import RootModel
 
 if TYPE_CHECKING:
@@ -40,11 +53,27 @@ INSTRUCTIONS = """\
 Cartograph holds a pre-computed code graph of the repositories it indexed: symbols (modules,
 classes, functions, methods), who calls whom (resolved through imports, re-exports, self,
 annotations, constructors and inheritance), references (callbacks, decorators, types) and
-inheritance. Use it to find where to look before you grep: search_symbols for a name or concept,
-get_context for one symbol, find_callers before changing a signature, trace_calls to see what a
-change reaches. The graph says where to look; open the file before you edit it. Answers name the
-indexed commit and list files changed on disk since; call index_repository after editing files
-to refresh them (it is incremental and fast)."""
+inheritance. Use it to find where to look before you grep: locate for a task's text,
+search_symbols for a name or concept, get_context for one symbol, find_callers before changing
+a signature, impact before a merge. The graph says where to look; open the file before you edit
+it. Answers name the indexed commit and list files changed on disk since; long answers are cut
+to max_tokens and say how to get the rest (cursor)."""
+
+
+def profile_names(text: str | None) -> frozenset[str]:
+    """The profiles a comma-separated list names (`all`: every one; empty: the default)."""
+    names = {name.strip() for name in (text or "").split(",") if name.strip()}
+    if not names:
+        return frozenset(DEFAULT_PROFILES)
+    if "all" in names:
+        return frozenset(PROFILES)
+    unknown = names - set(PROFILES)
+    if unknown:
+        raise Invalid(f"no MCP profile {sorted(unknown)[0]!r}: one of {', '.join(PROFILES)} or all")
+    return frozenset(names)
+
+
+DEFAULT_PROFILES = ("agent",)
 
 
 def build_server(
@@ -54,17 +83,21 @@ def build_server(
     runner: JobRunner | None = None,
     data_dir: Path | None = None,
     session: Callable[[], int | None] | None = None,
+    profiles: Iterable[str] = DEFAULT_PROFILES,
+    asked_profiles: Callable[[], frozenset[str] | None] | None = None,
 ) -> MCPServer:
     """An MCP server with Cartograph's tools over the store at `store_url`. `caller()` is the
     token of the call being served (the HTTP gateway's; over stdio there is none): every tool
-    checks it carries the operation's scope (`read`, `claims` or `admin`), and the team tools
-    act in sessions only that token (or an admin) opened. `session()` is the agent session the
-    call is made in (the gateway's X-Cartograph-Session header; a read's `session` argument
-    says it too): reads see that session's overlay. `stores` gives each calling
-    thread its store (the HTTP app's, shared with REST and GraphQL); without it, one store is
-    opened and tool calls take turns on it. `runner` queues sync jobs (the server's); without
-    it, the broker CARTOGRAPH_BROKER names, else syncs run in the call."""
-    server = MCPServer("cartograph", instructions=INSTRUCTIONS)
+    checks it carries the operation's scope (`read`, `claims` or `admin`), the listing shows
+    only the tools it may call, and the team tools act in sessions only that token (or an
+    admin) opened. `session()` is the agent session the call is made in (the gateway's
+    X-Cartograph-Session header; a read's `session` argument says it too): reads see that
+    session's overlay. `stores` gives each calling thread its store (the HTTP app's, shared
+    with REST and GraphQL); without it, one store is opened and tool calls take turns on it.
+    `runner` queues sync jobs (the server's); without it, the broker CARTOGRAPH_BROKER names,
+    else syncs run in the call. `profiles` are the tool sets listed (PROFILES);
+    `asked_profiles()` those a call asks for instead (the gateway's `?profile=`)."""
+    offered = frozenset(profiles)
     lock: threading.Lock | contextlib.nullcontext = (
         threading.Lock() if stores is None else contextlib.nullcontext()
     )
@@ -80,7 +113,7 @@ def build_server(
         made_in = session() if session is not None else None
         return Services(store, runner=runner, data_dir=data_dir, caller=token, session=made_in)
 
-    def call(op: Operation, values: dict[str, Any]) -> Any:
+    def call(op: Operation, values: dict[str, Any], form: str) -> Fitted:
         try:
             token = caller() if caller is not None else None
             require(token, op.scope)
@@ -90,31 +123,138 @@ def build_server(
                     from cartograph.plugins import configured_job_runner
 
                     provided.runner = configured_job_runner()
-                return op.run(provided, values, "mcp")
+                return run_fitted(op, provided, values, "mcp", form)
         except CartographError as exc:  # said to the agent as a tool error
             raise ToolError(str(exc)) from exc
+
+    def offered_now() -> set[str]:
+        """The tools of the profiles this call asks for (else the server's)."""
+        asked = asked_profiles() if asked_profiles is not None else None
+        return {names[op.name] for op in tools if op.mcp_profile in (asked or offered)}
+
+    def allowed_now() -> set[str]:
+        """Those of them the call's token may use (its scopes)."""
+        token = caller() if caller is not None else None
+        return {names[op.name] for op in tools if may_use(token, op.scope)} & offered_now()
 
     from cartograph.admin import load_answer_types
 
     load_answer_types()
-    for op in CATALOGUE:
-        if op.mcp is not None:
-            server.add_tool(
-                tool_function(op, call),
-                name=op.mcp,
-                description=op.text,
-                annotations=tool_annotations(op),
-            )
+    # over the gateway a call may ask for any profile, so every tool is there to be listed
+    shown = frozenset(PROFILES) if asked_profiles is not None else offered
+    tools = [op for op in CATALOGUE if op.mcp is not None and op.mcp_profile in shown]
+    names = {op.name: op.mcp or op.name for op in tools}
+    server = ProfiledServer("cartograph", offered_now, allowed_now, instructions=INSTRUCTIONS)
+    for op in tools:
+        server.add_tool(
+            tool_function(op, call),
+            name=op.mcp,
+            description=op.text,
+            annotations=tool_annotations(op),
+        )
     add_summary(server, lambda: services(caller() if caller is not None else None).store, lock)
     return server
 
 
+class ProfiledServer(MCPServer):
+    """An MCPServer that lists a call's tools only (those of its profiles its token may use),
+    with compact schemas, and refuses a tool outside its profiles (one the token may not use
+    is refused by the tool, naming the scope it lacks)."""
+
+    def __init__(
+        self,
+        name: str,
+        offered: Callable[[], set[str]],
+        allowed: Callable[[], set[str]],
+        **settings: Any,
+    ) -> None:
+        super().__init__(name, **settings)
+        self._offered = offered
+        self._allowed = allowed
+        self._compact: dict[str, MCPTool] = {}
+
+    async def list_tools(self) -> list[MCPTool]:
+        allowed = self._allowed()
+        tools = []
+        for tool in await super().list_tools():
+            if tool.name not in allowed:
+                continue
+            if tool.name not in self._compact:
+                self._compact[tool.name] = tool.model_copy(
+                    update={
+                        "input_schema": compact_schema(tool.input_schema),
+                        "output_schema": compact_schema(tool.output_schema)
+                        if tool.output_schema
+                        else None,
+                    }
+                )
+            tools.append(self._compact[tool.name])
+        return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in self._offered():
+            raise ToolError(f"Unknown tool: {name} (not in this server's profiles)")
+        return await super().call_tool(name, arguments, context)
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema as small as it can honestly be: no generated titles, no null defaults,
+    no definitions' prose (the tool's description says what matters), `anyOf [X, null]` as a
+    type list, and the root's own definition not repeated under `$defs`."""
+    compact = _compact_node(schema)
+    defs = compact.get("$defs")
+    if defs:
+        text = json.dumps({k: v for k, v in compact.items() if k != "$defs"})
+        for name in list(defs):
+            if defs[name].get("properties") == compact.get("properties"):
+                others = json.dumps({k: v for k, v in defs.items() if k != name})
+                if f'"#/$defs/{name}"' not in text + others:
+                    del defs[name]
+        if not defs:
+            del compact["$defs"]
+    return compact
+
+
+def _compact_node(node: Any, is_properties: bool = False) -> Any:
+    if isinstance(node, list):
+        return [_compact_node(each) for each in node]
+    if not isinstance(node, dict):
+        return node
+    if is_properties:  # property names, not schema keywords
+        return {name: _compact_node(each) for name, each in node.items()}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
+            continue  # a generated title; null, what an argument left out is anyway
+        if key == "$defs":
+            out[key] = {
+                name: {k: v for k, v in _compact_node(each).items() if k != "description"}
+                for name, each in value.items()
+            }
+        elif key == "properties":
+            out[key] = _compact_node(value, is_properties=True)
+        else:
+            out[key] = _compact_node(value)
+    choices = out.get("anyOf")
+    if isinstance(choices, list) and len(choices) == 2 and {"type": "null"} in choices:
+        (other,) = [each for each in choices if each != {"type": "null"}]
+        if isinstance(other.get("type"), str) and "$ref" not in other:
+            del out["anyOf"]
+            out.update({k: v for k, v in other.items() if k != "type"})
+            out["type"] = [other["type"], "null"]
+    return out
+
+
 def tool_annotations(op: Operation) -> ToolAnnotations:
+    """What a call does, from the declaration. Whether it destroys or may be repeated is said
+    of tools that change something only (MCP reads those hints only when a tool is not
+    read-only)."""
+    changes = not op.changes_nothing
     return ToolAnnotations(
         title=op.help,
         read_only_hint=op.changes_nothing,
-        destructive_hint=op.destructive if not op.changes_nothing else False,
-        idempotent_hint=op.repeatable,
+        destructive_hint=op.destructive if changes else None,
+        idempotent_hint=op.repeatable if changes else None,
         open_world_hint=op.open_world,
     )
 
@@ -159,36 +299,43 @@ def add_summary(server: MCPServer, store_of: Callable[[], Store], lock: Any) -> 
         return text
 
 
-def tool_function(op: Operation, call: Callable[[Operation, dict[str, Any]], Any]) -> Callable:
+def tool_function(
+    op: Operation, call: Callable[[Operation, dict[str, Any], str], Fitted]
+) -> Callable:
     """A function whose signature is the operation's parameters (pydantic-annotated with their
-    bounds) and `as_json`; the MCP SDK builds the tool's input schema from it."""
+    bounds; a read's `max_tokens` defaults to AGENT_MAX_TOKENS) and `as_json`; the MCP SDK
+    builds the tool's input schema from it. Outside the `agent` profile it answers structured
+    content too, and its return annotation gives the tool's output schema."""
 
     form = json_form_type(op.answer)  # what the answer's JSON looks like
     wrapped = get_origin(form) is list  # a list is published as {"result": [...]}
+    structured = op.mcp_profile != "agent"
 
     def tool(**arguments: Any) -> CallToolResult:
         as_json = arguments.pop("as_json", False)
-        answer = call(op, arguments)
-        # rendered once per cached answer (cartograph.query.answers)
-        if as_json:
-            text = rendered(answer, "json", lambda: to_json(answer))
-        else:
-            text = rendered(answer, "mcp-text", lambda: render(answer, op.answer).rstrip("\n"))
-        data = rendered(answer, "data", lambda: to_data(answer))
+        fitted = call(op, arguments, "json" if as_json else "text")
+        content: list[Any] = [TextContent(type="text", text=fitted.text)]
+        if not structured:
+            return CallToolResult(content=content)
+        data = to_data(fitted.answer)
+        if fitted.cut and isinstance(data, dict):
+            data = {**data, "cut": fitted.data()}
         return CallToolResult(
-            content=[TextContent(type="text", text=text)],
-            structured_content={"result": data} if wrapped else data,
+            content=content, structured_content={"result": data} if wrapped else data
         )
 
-    parameters = [
-        inspect.Parameter(
-            param.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=inspect.Parameter.empty if param.required else param.default,
-            annotation=annotation(param, param.name),
+    parameters = []
+    for param in op.on("mcp"):
+        if param.name == "max_tokens":
+            param = replace(param, default=AGENT_MAX_TOKENS)
+        parameters.append(
+            inspect.Parameter(
+                param.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if param.required else param.default,
+                annotation=annotation(param, param.name),
+            )
         )
-        for param in op.on("mcp")
-    ]
     parameters.append(
         inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool)
     )
@@ -197,13 +344,12 @@ def tool_function(op: Operation, call: Callable[[Operation, dict[str, Any]], Any
     # the output schema: a list as the SDK wraps it, an answer's dataclass as a root model (the
     # SDK would read a slotted dataclass's defaults as descriptors)
     published = form if wrapped else RootModel[form]  # type: ignore[valid-type]
-    tool.__dict__["__signature__"] = inspect.Signature(
-        parameters, return_annotation=Annotated[CallToolResult, published]
-    )
+    returns = Annotated[CallToolResult, published] if structured else CallToolResult
+    tool.__dict__["__signature__"] = inspect.Signature(parameters, return_annotation=returns)
     tool.__name__ = op.mcp or op.name
     tool.__doc__ = op.text
     return tool
 
 
-def run_stdio(store_url: str | None = None) -> None:
-    build_server(store_url).run("stdio")
+def run_stdio(store_url: str | None = None, profiles: str | None = None) -> None:
+    build_server(store_url, profiles=profile_names(profiles)).run("stdio")

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import parse_qs
 
 import anyio
 from cartograph import logs
@@ -29,10 +30,10 @@ from cartograph.api.ide import graphiql_files
 from cartograph.api.rest import build_router
 from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
-from cartograph.errors import HTTP_STATUS, CartographError, NotFound, Unavailable
+from cartograph.errors import HTTP_STATUS, CartographError, Invalid, NotFound, Unavailable
 from cartograph.impact.graph import GraphPreloader
 from cartograph.jobs import JobRunner, ThreadJobRunner
-from cartograph.mcp_server import build_server
+from cartograph.mcp_server import build_server, profile_names
 from cartograph.model import ApiToken
 from cartograph.operations import Services
 from cartograph.plugins import job_runner
@@ -82,6 +83,11 @@ class Settings:
     # question waits for them (cartograph.impact.graph.GraphPreloader)
     preload_graphs: bool = field(
         default_factory=lambda: env_bool("CARTOGRAPH_PRELOAD_GRAPHS", True)
+    )
+    # the MCP tools the gateway lists unless a client asks for others (`/mcp/?profile=`):
+    # comma-separated profiles (cartograph.mcp_server), default the agent's dozen
+    mcp_profiles: str = field(
+        default_factory=lambda: os.environ.get("CARTOGRAPH_MCP_PROFILES") or "agent"
     )
 
     @property
@@ -141,6 +147,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stores=stores.get,
         runner=runner,
         data_dir=settings.data_dir,
+        profiles=profile_names(settings.mcp_profiles),
+        asked_profiles=_profiles.get,
     )
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/",
@@ -316,6 +324,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 _caller: ContextVar[ApiToken | None] = ContextVar("cartograph_caller", default=None)
 _session: ContextVar[int | None] = ContextVar("cartograph_session", default=None)
+_profiles: ContextVar[frozenset[str] | None] = ContextVar("cartograph_profiles", default=None)
 _TITLES = {400: "Bad request", 401: "Unauthorized", 403: "Forbidden", 404: "Not found",
            409: "Conflict", 413: "Too large", 422: "Invalid request",
            503: "Unavailable"}  # fmt: skip
@@ -345,7 +354,8 @@ def _problem(
 
 class _CallerContext:
     """Before the MCP app: the caller the guard identified rides in a context variable to the
-    tools (which check its scopes), and so does the session the request names."""
+    tools (which check its scopes), and so do the session the request names and the profiles
+    it asks for (`?profile=team,admin`; unknown ones are refused)."""
 
     def __init__(self, app) -> None:
         self.app = app
@@ -355,11 +365,19 @@ class _CallerContext:
             await self.app(scope, receive, send)
             return
         state = scope.get("state") or {}
+        asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("profile")
+        try:
+            profiles = profile_names(",".join(asked)) if asked else None
+        except Invalid as exc:
+            await _problem(400, str(exc), Request(scope))(scope, receive, send)
+            return
         token = _caller.set(state.get("caller"))
         session = _session.set(state.get("session"))
+        chosen = _profiles.set(profiles)
         try:
             await self.app(scope, receive, send)
         finally:
+            _profiles.reset(chosen)
             _session.reset(session)
             _caller.reset(token)
 

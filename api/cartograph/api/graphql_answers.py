@@ -3,7 +3,7 @@ a field of Query that is not written by hand (`stats`, `deadCode`, `services`, `
 
 Each takes the operation's parameters as arguments (spelled for GraphQL, with their defaults;
 the same checks run) and answers the operation's answer as the `JSON` scalar, in the shape
-REST answers it (`render.to_data`). They need the operation's scope, run it through
+REST answers it (`render.to_data`), cut to `maxTokens` when asked (cartograph.budget). They need the operation's scope, run it through
 `Operation.run` (so the answer cache and the session's overlay apply as everywhere else), on
 the execution's worker thread (cartograph.api.graphql.Router). The dashboard reads them; the
 hand-written fields are for walking the graph (a symbol's callers' callers), these for one
@@ -13,15 +13,19 @@ answer at a time.
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
 import strawberry
+from cartograph.answering import fitted
 from cartograph.auth import require
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.render import to_data
 from strawberry.scalars import JSON
 from strawberry.types import Info
 from strawberry.types.field import StrawberryField
+
+BUDGET = ("max_tokens", "cursor")
 
 
 def camel(name: str) -> str:
@@ -30,7 +34,10 @@ def camel(name: str) -> str:
 
 
 def _answer_field(op: Operation) -> StrawberryField:
-    params = {p.spelled("graphql"): p for p in op.on("graphql") if not p.to_services}
+    # the session comes with the request; a budget (`maxTokens`, `cursor`) is asked here
+    params = {
+        p.spelled("graphql"): p for p in op.on("graphql") if not p.to_services or p.name in BUDGET
+    }
 
     async def resolve(info: Info, **given: Any) -> JSON:
         require(info.context["caller"], op.scope)
@@ -38,7 +45,9 @@ def _answer_field(op: Operation) -> StrawberryField:
         store = info.context["shared_store"]()
         services = Services(store, caller=info.context["caller"], session=info.context["session"])
         answer = op.run(services, values, "graphql")  # the execution's own thread
-        return to_data(answer)
+        if not values.get("max_tokens") and not values.get("cursor"):
+            return to_data(answer)
+        return json.loads(fitted(op, answer, services, values, "graphql", "json").text)
 
     parameters = [
         inspect.Parameter("info", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Info)

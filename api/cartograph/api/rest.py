@@ -16,13 +16,14 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any
 
+from cartograph.answering import fitted
 from cartograph.auth import require
+from cartograph.budget import compact_json, cursor_offset, is_budget_cursor
 from cartograph.errors import Invalid
 from cartograph.model import ApiToken
 from cartograph.operations import CATALOGUE, Operation, Param, Services
 from cartograph.operations.annotations import annotation
-from cartograph.query.answers import rendered
-from cartograph.render import json_lines, render, to_data
+from cartograph.render import json_lines, to_data
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field, create_model
 
@@ -100,8 +101,8 @@ def endpoint(
     body_params: list[Param] = []
     for param in op.on("rest"):
         spelled = param.spelled("rest")
-        if op.paged and param.name == "offset":
-            continue  # a cursor stands for it
+        if op.paged and param.name in ("offset", "cursor"):
+            continue  # one cursor stands for the page and the rest of a cut answer
         if param.name in in_path:
             kind: Any = Path
         elif param.rest == "body":
@@ -133,7 +134,12 @@ def endpoint(
             elif spelled in given:
                 values[param.name] = given[spelled]
         if op.paged:
-            values["offset"] = decode_cursor(given.get("cursor"))
+            cursor = values.pop("cursor", None)
+            if is_budget_cursor(cursor):  # the rest of a cut answer: its page, further on
+                values["offset"] = cursor_offset(cursor)
+                values["cursor"] = cursor
+            else:
+                values["offset"] = decode_cursor(cursor)
         provided = services()
         provided.caller = caller(request)
         provided.session = getattr(request.state, "session", None)
@@ -143,23 +149,33 @@ def endpoint(
             raise refused
         if rest.status == 204:
             return Response(status_code=204)
-        if rest.media_type:
-            return Response("".join(json_lines(answer)), media_type=rest.media_type)
-        if _wants_text(request):  # the compact text the CLI and MCP print (for hooks, curl)
-            text = rendered(answer, "text", lambda: render(answer, op.answer))
-            return Response(text, status_code=rest.status, media_type="text/plain; charset=utf-8")
-        # the JSON, once per cached answer (cartograph.query.answers)
-        encoded = rendered(answer, "rest-json", lambda: as_json(answer))
-        return Response(encoded, status_code=rest.status, media_type=JSON)
+        if rest.media_type:  # lines of JSON (an export), within the budget asked
+            lines = fitted(op, answer, provided, values, "rest", "lines", _lines)
+            headers = {"Cartograph-Cut": json.dumps(lines.data())} if lines.cut else None
+            return Response(lines.text, media_type=rest.media_type, headers=headers)
+        # text: what the CLI and MCP print (for hooks, curl); the JSON as Starlette writes it
+        # (both once per cached answer: cartograph.query.answers), within the budget asked
+        wants_text = _wants_text(request)
+        form = "text" if wants_text else "json"
+        written = fitted(
+            op, answer, provided, values, "rest", form, None if wants_text else as_json
+        )
+        headers = {"Cartograph-Cut": json.dumps(written.data())} if written.cut else None
+        if wants_text:
+            return Response(
+                written.text + "\n",
+                status_code=rest.status,
+                media_type="text/plain; charset=utf-8",
+                headers=headers,
+            )
+        return Response(written.text, status_code=rest.status, media_type=JSON, headers=headers)
 
-    def as_json(answer: Any) -> bytes:
+    def as_json(answer: Any) -> str:
         data = to_data(answer)
         if op.paged:
             data.pop("next_offset", None)
             data["next_cursor"] = encode_cursor(answer.next_offset)
-        # as Starlette's JSONResponse writes it
-        text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        return text.encode()
+        return compact_json(data)
 
     parameters.append(_keyword(REQUEST, Request, inspect.Parameter.empty))
     # what inspect.signature() (and so FastAPI) reads; set through the function's __dict__, as
@@ -168,6 +184,10 @@ def endpoint(
     run.__name__ = op.name.replace("-", "_")
     run.__doc__ = op.text
     return run
+
+
+def _lines(answer: Any) -> str:
+    return "".join(json_lines(answer))
 
 
 def _wants_text(request: Request) -> bool:

@@ -29,6 +29,10 @@ class _Required:
 REQUIRED: Any = _Required()  # the default of a parameter that must be given
 SURFACES = ("cli", "mcp", "rest", "graphql")
 SCOPES = ("read", "claims", "admin")
+# the MCP tool sets a server lists (`cartograph mcp --profile`): what an investigating and
+# editing agent needs by default; the rest opt in. An operation's profile defaults by its scope.
+PROFILES = ("agent", "explore", "team", "admin")
+DEFAULT_PROFILE = {"read": "explore", "claims": "team", "admin": "admin"}
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,10 @@ class Services:
     # the agent session the call is made in (`?session=`, the X-Cartograph-Session header): a
     # read sees that session's overlay, its unpushed edits (cartograph.agents.overlay)
     session: int | None = None
+    # a read's budget (`max_tokens`; None: the whole answer) and where a cut answer goes on
+    # from (`cursor`): cartograph.budget
+    max_tokens: int | None = None
+    cursor: str | None = None
 
     @property
     def job_state(self) -> JobState | None:
@@ -185,15 +193,22 @@ class Operation:
     # answers over the calling session's overlay when there is one (default: the reads of the
     # `read` scope); impact compares a change with the shared graph, so it does not
     sees_overlay: bool | None = None
+    # the MCP profile its tool is listed in (PROFILES; default: by scope, DEFAULT_PROFILE)
+    profile: str | None = None
 
     def __post_init__(self) -> None:
         assert self.scope in SCOPES, self.scope
+        assert self.profile is None or self.profile in PROFILES, self.profile
         names = [p.name for p in self.params]
         assert len(names) == len(set(names)), f"{self.name}: a parameter is declared twice"
 
     @property
     def text(self) -> str:
         return self.description or self.help
+
+    @property
+    def mcp_profile(self) -> str:
+        return self.profile or DEFAULT_PROFILE[self.scope]
 
     @property
     def changes_nothing(self) -> bool:
@@ -250,9 +265,19 @@ class Operation:
 
             store = session_view(store, services.session, services.caller)
         if is_cacheable(self.function) and not self.services:
-            given = tuple(sorted(bound.items()))
+            given = tuple(sorted(self.asked(bound).items()))
             return answer(store, _answer_of, self.name, given, services.folder())
         return self.call(store, services, bound)
+
+    def asked(self, bound: Mapping[str, Any]) -> dict[str, Any]:
+        """The values that make the question (not those given to the services: the session,
+        the budget)."""
+        return {p.name: bound[p.name] for p in self.params if not p.to_services}
+
+    @property
+    def budgeted(self) -> bool:
+        """Takes `max_tokens` and `cursor` (cartograph.budget)."""
+        return any(p.name == "max_tokens" for p in self.params)
 
     def call(self, store: Store, services: Services, bound: Mapping[str, Any]) -> Any:
         """The library function on `store` with bound values (a picked repository picked)."""

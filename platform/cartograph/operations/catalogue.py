@@ -14,6 +14,7 @@ from cartograph.agents import overlay
 from cartograph.agents import sessions as agents
 from cartograph.agents.sessions import INTENTS, MAX_SESSION_ID, MAX_TEXT, ClaimResult
 from cartograph.auth import SCOPES as TOKEN_SCOPES
+from cartograph.budget import CURSOR_LENGTH, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from cartograph.discover import DEFAULT_MAX_BYTES
 from cartograph.errors import Conflict, NotFound
 from cartograph.impact.evidence import CoverageImport, import_coverage
@@ -115,7 +116,7 @@ PICKED_REPO = Param(
     "repo",
     RepoName(),
     None,
-    "the repository (default: the indexed one holding the current folder, or the only one)",
+    "the repository (default: the one holding the current folder, or the only one)",
     picked=True,
     rest="path",
 )
@@ -197,11 +198,10 @@ READ = [
         ),
         description='Find symbols by name or concept ("where is X?"): exact names first, then '
         'ranked text matches over identifiers split into words (useBaseCart ~ "base cart"), '
-        "qualified names, paths and docstrings. kind: "
-        + ", ".join(SYMBOL_KINDS)
-        + " (comma-separated). Returns locations (path:line) to open; page with offset.",
+        "qualified names, paths and docstrings. Returns locations (path:line) to open.",
         cli=Cli(("search",)),
         mcp="search_symbols",
+        profile="agent",
         rest=Rest("GET", "/search"),
         graphql="search",
     ),
@@ -232,12 +232,11 @@ READ = [
             ),
         ),
         description="Before you search: from a task or bug report's text, the functions and "
-        "methods most likely to need the change (file and line range, one line each), the "
-        "tests that exercise them and a confidence — ranked over names, docstrings, bodies and "
-        "strings, then down the calls of the best matches. Empty when it is not confident "
-        "(then search by names instead). About 200 tokens.",
+        "methods most likely to need the change (file and line range), the tests that exercise "
+        "them and a confidence. Empty when it is not confident (then search by names).",
         cli=Cli(("locate",)),
         mcp="locate",
+        profile="agent",
         rest=Rest("POST", "/locate"),
         graphql="locate",
     ),
@@ -250,10 +249,10 @@ READ = [
         (SYMBOL, REPO),
         description="Everything about one symbol: location, signature, docstring, its class and "
         "members, bases, subclasses, overrides, the first callers and callees, and its "
-        "unresolved calls. symbol: a name, a qualified name (pkg.mod.Class.method) or an id "
-        "(repo:path#qualname). The graph says where to look; open the file before editing it.",
+        "unresolved calls. The graph says where to look; open the file before editing it.",
         cli=Cli(("context",)),
         mcp="get_context",
+        profile="agent",
         rest=Rest("GET", "/symbols/{symbol:path}"),
         graphql="symbol",
     ),
@@ -269,6 +268,7 @@ READ = [
         "and type uses.",
         cli=Cli(("callers",)),
         mcp="find_callers",
+        profile="agent",
         rest=Rest("GET", "/symbols/{symbol:path}/callers"),
         graphql="Symbol.callers",
     ),
@@ -284,6 +284,7 @@ READ = [
         "callbacks, decorators and type uses.",
         cli=Cli(("callees",)),
         mcp="find_callees",
+        profile="agent",
         rest=Rest("GET", "/symbols/{symbol:path}/callees"),
         graphql="Symbol.callees",
     ),
@@ -309,10 +310,10 @@ READ = [
             REFERENCES,
         ),
         description='The call tree of a symbol: direction "out" = what it reaches (callees, '
-        'recursively), "in" = what reaches it (callers, recursively). Cycle-safe; depth up to '
-        f"{TRACE_DEPTH}, fanout (children per node) up to {TRACE_FANOUT}.",
+        'recursively), "in" = what reaches it (callers, recursively).',
         cli=Cli(("trace",)),
         mcp="trace_calls",
+        profile="agent",
         rest=Rest("GET", "/symbols/{symbol:path}/trace"),
         graphql="trace",
     ),
@@ -333,6 +334,7 @@ READ = [
         'B?").',
         cli=Cli(("path",)),
         mcp="find_path",
+        profile="agent",
         rest=Rest("GET", "/path"),
     ),
     Operation(
@@ -577,17 +579,15 @@ READ = [
                 rest="body",
             ),
         ),
-        description="Before a merge: what a change reaches. Give --base and --head (refs of the "
-        "repository's history, or --base A..B alone; compared from their merge base) or a "
-        "patch (a unified diff "
-        "against the indexed commit). Answers the changed symbols (added, removed, signature, "
-        "body, moved), what will break (callers of removed symbols and changed signatures, in "
-        "every repository, with lines), what may be affected (transitive callers, ranked), the "
-        "tests to run with the command lines that run exactly them, owners to ask, and files "
-        "that usually change with these but are missing; a summary first.",
+        description="Before a merge: what a change reaches. Give base and head (refs, or base "
+        "A..B alone) or a patch (a unified diff against the indexed commit). Answers the "
+        "changed symbols, what will break (callers of removed symbols and changed signatures, "
+        "in every repository), what may be affected (ranked), the tests to run with their "
+        "command lines, owners to ask, and files that usually change with these.",
         services=("data_dir",),
         cli=Cli(("impact",)),
         mcp="impact",
+        profile="agent",
         rest=Rest("POST", "/repos/{repo}/impact"),
         graphql="impact",
         sees_overlay=False,  # a change against the shared graph (a diff holds the session's edits)
@@ -642,6 +642,7 @@ READ = [
         "partners.",
         cli=Cli(("explain",)),
         mcp="explain",
+        profile="agent",
         rest=Rest("GET", "/symbols/{symbol:path}/explain"),
         graphql="explain",
     ),
@@ -749,10 +750,11 @@ TEAM = [
         ),
         description="Start a work session before editing a shared repository: `agent` names you "
         "(e.g. alice-laptop), `task` says what you are doing. Returns the session id the other "
-        "team tools take. Call heartbeat now and then (a session silent for 15 minutes expires).",
+        "team tools take. A session silent for 15 minutes expires (heartbeat keeps it alive).",
         services=("caller",),
         cli=Cli(("session", "start")),
         mcp="start_session",
+        profile="agent",
         rest=Rest("POST", "/sessions", status=201),
     ),
     Operation(
@@ -803,6 +805,7 @@ TEAM = [
         services=("caller",),
         cli=Cli(("claim",)),
         mcp="claim_file",
+        profile="agent",
         rest=Rest("POST", "/claims", refusal=refused_claim),
         idempotent=True,
     ),
@@ -911,12 +914,12 @@ TEAM = [
         ),
         description="After editing a file of a shared repository, send its new text (or "
         "`deleted`): the edit is recorded (refused when another session holds the file) and "
-        "the reads you make with `session` see your version in place of the shared one — "
-        "callers, callees, search, locate, context — while other sessions still see the shared "
-        "graph. Dropped when your session ends, and unneeded once your push is indexed.",
+        "your reads with `session` see your version, while other sessions see the shared "
+        "graph. Dropped when your session ends.",
         services=("caller",),
         cli=Cli(("overlay", "edit")),
         mcp="overlay_edit",
+        profile="agent",
         rest=Rest("POST", "/sessions/{session}/overlay", status=201),
         idempotent=True,
     ),
@@ -1301,12 +1304,40 @@ VIEW_SESSION = Param(
     "session",
     Integer(),
     None,
-    "your session's id: the answer sees the edits you recorded (overlay_edit) and have not pushed",
+    "your session: see your unpushed edits",
     minimum=1,
     maximum=MAX_SESSION_ID,
     surfaces=("mcp", "rest"),
     to_services=True,
 )
+
+
+# a read's answer within a budget (cartograph.budget): cut to `max_tokens`, the rest a cursor
+# away; agents (MCP) get AGENT_MAX_TOKENS unless they say otherwise, the other surfaces the
+# whole answer
+MAX_TOKENS = Param(
+    "max_tokens",
+    Integer(),
+    None,
+    "cut the answer to about this many tokens (it says what it left out)",
+    minimum=MIN_MAX_TOKENS,
+    maximum=MAX_MAX_TOKENS,
+    to_services=True,
+)
+CURSOR = Param(
+    "cursor",
+    Text(max_length=CURSOR_LENGTH),
+    None,
+    "a cut answer's cursor: the rest of it",
+    to_services=True,
+)
+
+
+def in_budget(op: Operation) -> Operation:
+    """A read takes a budget."""
+    if not op.changes_nothing:
+        return op
+    return replace(op, params=(*op.params, MAX_TOKENS, CURSOR))
 
 
 def in_session(op: Operation) -> Operation:
@@ -1316,7 +1347,7 @@ def in_session(op: Operation) -> Operation:
     return replace(op, params=(*op.params, VIEW_SESSION))
 
 
-CATALOGUE: tuple[Operation, ...] = tuple(in_session(op) for op in (*READ, *TEAM, *ADMIN))
+CATALOGUE: tuple[Operation, ...] = tuple(in_budget(in_session(op)) for op in (*READ, *TEAM, *ADMIN))
 
 # what a command group is for (`cartograph repo --help`)
 COMMAND_GROUPS = {
