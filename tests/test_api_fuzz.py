@@ -15,7 +15,7 @@ from cartograph.index import index_repository
 from cartograph.store.sqlite import open_sqlite
 from hypothesis import HealthCheck, settings
 from sample_repo import make_sample_repo
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import not_a_server_error, response_schema_conformance
 
 _work = Path(tempfile.mkdtemp(prefix="cartograph-fuzz-"))
 atexit.register(shutil.rmtree, _work, ignore_errors=True)
@@ -42,5 +42,6 @@ schema = (
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_no_server_errors(case):
     case.call_and_validate(
-        headers={"Authorization": f"Bearer {_token}"}, checks=[not_a_server_error]
+        headers={"Authorization": f"Bearer {_token}"},
+        checks=[not_a_server_error, response_schema_conformance],
     )

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import re
+import typing
 
 import pytest
 from cartograph.api.app import Settings, create_app
@@ -18,7 +20,7 @@ from cartograph.mcp_server import build_server
 from cartograph.operations import CATALOGUE, REQUIRED, Operation, Param
 from cartograph.operations.base import PROFILES
 from cartograph.operations.values import Choice, TextList
-from cartograph.render import _RENDERERS
+from cartograph.render import _RENDERERS, json_form_type
 
 OPERATIONS = [pytest.param(op, id=op.name) for op in CATALOGUE]
 
@@ -146,8 +148,13 @@ def test_the_mcp_tool(op: Operation, mcp_tools):
     properties = tool.input_schema["properties"]
     required = set(tool.input_schema.get("required", []))
     assert set(properties) == {p.name for p in op.on("mcp")} | {"as_json"}
-    # the agent profile's tools answer text (or JSON text) alone: no output schema
-    assert (tool.output_schema is None) is (op.mcp_profile == "agent")
+    # the agent profile's tools answer text (or JSON text) alone: no output schema; the
+    # others' are the answer type's fields
+    if op.mcp_profile == "agent":
+        assert tool.output_schema is None
+    else:
+        budgeted = {"cut"} if op.budgeted else set()
+        assert set(tool.output_schema["properties"]) == _fields(op) | budgeted
     for param in op.on("mcp"):
         # agents get answers within a budget unless they ask for more
         default = AGENT_MAX_TOKENS if param.name == "max_tokens" else REQUIRED
@@ -171,11 +178,44 @@ def _resolve(document: dict, schema: dict) -> dict:
     return schema
 
 
+def _fields(op: Operation) -> set[str]:
+    """The fields of an operation's JSON answer, from its type (the one source)."""
+    form = json_form_type(op.answer)
+    if typing.get_origin(form) is list:
+        return {"result"}  # MCP wraps a list; REST answers the list itself
+    if dataclasses.is_dataclass(form):
+        return {f.name for f in dataclasses.fields(form)}
+    return set(typing.get_type_hints(form))  # a TypedDict
+
+
+def _rest_fields(op: Operation) -> set[str]:
+    fields = _fields(op)
+    if fields == {"result"}:
+        return set()
+    if op.paged:  # REST pages by cursor
+        fields = (fields - {"next_offset"}) | {"next_cursor"}
+    return fields | ({"cut"} if op.budgeted else set())
+
+
+def _properties(document: dict, schema: dict) -> dict:
+    if schema.get("type") == "array":
+        return {}
+    return schema["properties"]
+
+
 @pytest.mark.parametrize("op", OPERATIONS)
 def test_the_rest_route(op: Operation, openapi):
     path = "/api/v1" + re.sub(r"{(\w+):path}", r"{\1}", op.rest.path)
     route = openapi["paths"][path][op.rest.method.lower()]
     assert str(op.rest.status) in route["responses"]
+    answered = route["responses"][str(op.rest.status)]
+    if op.rest.status == 204:
+        assert "content" not in answered
+    elif op.rest.media_type:
+        assert op.rest.media_type in answered["content"]
+    else:  # the answer's JSON form, described from the answer type as MCP's schema is
+        schema = _resolve(openapi, answered["content"]["application/json"]["schema"])
+        assert set(_properties(openapi, schema)) == _rest_fields(op), op.name
     given: dict[str, tuple[dict, bool, str]] = {
         p["name"]: (p["schema"], p.get("required", False), p["in"])
         for p in route.get("parameters", [])

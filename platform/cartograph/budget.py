@@ -41,6 +41,32 @@ def estimate_tokens(text: str) -> int:
     return len(_PIECE.findall(text))
 
 
+# what a JSON answer carries of its cut (Fitted.data), for the surfaces' schemas
+CUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "present when the answer was cut to max_tokens: what it left out, and the "
+    "cursor that answers the rest",
+    "properties": {
+        "max_tokens": {"type": "integer"},
+        "left_out": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "field": {"type": "string"},
+                    "shown": {"type": "integer"},
+                    "left": {"type": "integer"},
+                },
+                "required": ["field", "shown", "left"],
+            },
+        },
+        "cursor": {"type": ["string", "null"]},
+        "cut_as_text": {"type": "boolean"},
+    },
+    "required": ["max_tokens", "left_out", "cursor", "cut_as_text"],
+}
+
+
 @dataclass(frozen=True, slots=True)
 class LeftOut:
     field: str  # the list's place in the answer ("items", "context.callers")

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from cartograph.answering import run_fitted
 from cartograph.auth import may_use, require
-from cartograph.budget import AGENT_MAX_TOKENS, Fitted
+from cartograph.budget import AGENT_MAX_TOKENS, CUT_SCHEMA, Fitted
 from cartograph.errors import CartographError, Invalid
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.operations.annotations import annotation
@@ -180,12 +180,14 @@ class ProfiledServer(MCPServer):
             if tool.name not in allowed:
                 continue
             if tool.name not in self._compact:
+                output = compact_schema(tool.output_schema) if tool.output_schema else None
+                budgeted = "max_tokens" in tool.input_schema.get("properties", {})
+                if output is not None and budgeted and "properties" in output:
+                    output["properties"]["cut"] = CUT_SCHEMA  # a cut answer says so
                 self._compact[tool.name] = tool.model_copy(
                     update={
                         "input_schema": compact_schema(tool.input_schema),
-                        "output_schema": compact_schema(tool.output_schema)
-                        if tool.output_schema
-                        else None,
+                        "output_schema": output,
                     }
                 )
             tools.append(self._compact[tool.name])

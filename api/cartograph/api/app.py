@@ -27,7 +27,7 @@ from cartograph.api.graphql import build_graphql_router
 from cartograph.api.guard import AccessPolicy, RequestGuard, area_of, log_refusal
 from cartograph.api.ide import PREFIX as IDE_PREFIX
 from cartograph.api.ide import graphiql_files
-from cartograph.api.rest import build_router
+from cartograph.api.rest import answer_components, build_router
 from cartograph.auth import AuthError, verify
 from cartograph.config import env_bool, env_list
 from cartograph.errors import HTTP_STATUS, CartographError, Invalid, NotFound, Unavailable
@@ -218,6 +218,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return request.state.caller
 
     app.include_router(build_router(services, request_caller))
+    _describe_answers(app)
 
     def request_session(request: Request) -> int | None:
         """The session the request is made in (the X-Cartograph-Session header), if any."""
@@ -380,6 +381,18 @@ class _CallerContext:
             _profiles.reset(chosen)
             _session.reset(session)
             _caller.reset(token)
+
+
+def _describe_answers(app: FastAPI) -> None:
+    """OpenAPI with the schemas the routes' answers refer to (cartograph.api.rest.responses)."""
+    generate = app.openapi
+
+    def openapi() -> dict:
+        document = generate()
+        document.setdefault("components", {}).setdefault("schemas", {}).update(answer_components())
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def app_from_environment() -> FastAPI:

@@ -18,14 +18,14 @@ from typing import Annotated, Any
 
 from cartograph.answering import fitted
 from cartograph.auth import require
-from cartograph.budget import compact_json, cursor_offset, is_budget_cursor
+from cartograph.budget import CUT_SCHEMA, compact_json, cursor_offset, is_budget_cursor
 from cartograph.errors import Invalid
 from cartograph.model import ApiToken
 from cartograph.operations import CATALOGUE, Operation, Param, Services
 from cartograph.operations.annotations import annotation
-from cartograph.render import json_lines, to_data
+from cartograph.render import json_form_type, json_lines, to_data
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 JSON = "application/json"
 
@@ -82,8 +82,89 @@ def build_router(
             tags=[TAGS[op.scope]],
             dependencies=[scoped(op.scope)],
             response_model=None,
+            responses=responses(op),
         )
     return router
+
+
+# ---------------------------------------------------------------- what the routes answer
+
+COMPONENTS = "#/components/schemas/{model}"
+PROBLEM = {
+    "type": "object",
+    "description": "RFC 9457: what was refused and why",
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string"},
+    },
+    "required": ["type", "title", "status", "detail"],
+}
+
+
+def responses(op: Operation) -> dict[int | str, dict[str, Any]]:
+    """What the route answers, for OpenAPI: the answer's JSON form (from the answer type, as
+    MCP's output schemas are; a page's cursor in place of its offset, and the `cut` of an
+    answer within a budget), its text, and problems."""
+    rest = op.rest
+    assert rest is not None
+    answered: dict[str, Any] = {"description": op.help}
+    if rest.status != 204:
+        if rest.media_type:
+            described = "one JSON object per line (a node or an edge)"
+            content = {rest.media_type: {"schema": {"type": "string", "description": described}}}
+        else:
+            content = {
+                JSON: {"schema": {"$ref": COMPONENTS.format(model=_answer_component(op))}},
+                "text/plain": {"schema": {"type": "string"}},  # asked with Accept: text/plain
+            }
+        answered["content"] = content
+    problem = {"application/problem+json": {"schema": {"$ref": COMPONENTS.format(model="Problem")}}}
+    return {rest.status: answered, "4XX": {"description": "refused", "content": problem}}
+
+
+_COMPONENTS: dict[str, dict[str, Any]] = {"Problem": PROBLEM, "Cut": CUT_SCHEMA}
+
+
+def answer_components() -> dict[str, dict[str, Any]]:
+    """The schemas the routes' answers refer to (OpenAPI's components)."""
+    for op in CATALOGUE:
+        if op.rest is not None and op.rest.status != 204 and not op.rest.media_type:
+            _answer_component(op)
+    return _COMPONENTS
+
+
+def _answer_component(op: Operation) -> str:
+    """The component an operation's JSON answer is, registered (with the types it holds)."""
+    form = json_form_type(op.answer)
+    schema = TypeAdapter(form).json_schema(ref_template=COMPONENTS, mode="serialization")
+    for name, each in schema.pop("$defs", {}).items():
+        _register(name, each)
+    if schema.get("type") == "object":
+        properties = schema.setdefault("properties", {})
+        if op.paged:  # REST pages by cursor (`next_cursor`), not by offset
+            properties.pop("next_offset", None)
+            properties["next_cursor"] = {"type": ["string", "null"]}
+            schema["required"] = [
+                "next_cursor" if name == "next_offset" else name
+                for name in schema.get("required", [])
+            ]
+        if op.budgeted:
+            properties["cut"] = {"$ref": COMPONENTS.format(model="Cut")}
+    schema.pop("title", None)
+    return _register("".join(w.capitalize() for w in re.split(r"[-_]", op.name)) + "Answer", schema)
+
+
+def _register(name: str, schema: dict[str, Any]) -> str:
+    """`name`, or a name of its own when another schema holds it already."""
+    candidate, number = name, 1
+    while candidate in _COMPONENTS and _COMPONENTS[candidate] != schema:
+        number += 1
+        candidate = f"{name}{number}"
+    _COMPONENTS[candidate] = schema
+    return candidate
 
 
 def endpoint(
