@@ -16,8 +16,9 @@ from cartograph.api.app import Settings, create_app
 from cartograph.api.graphql import schema as graphql_schema
 from cartograph.budget import AGENT_MAX_TOKENS
 from cartograph.cli import build_parser
+from cartograph.hooks.routes import ROUTES as HOOK_ROUTES
 from cartograph.mcp_server import build_server
-from cartograph.operations import CATALOGUE, REQUIRED, Operation, Param
+from cartograph.operations import CATALOGUE, REQUIRED, Operation, Param, operation
 from cartograph.operations.base import PROFILES
 from cartograph.operations.values import Choice, TextList
 from cartograph.render import _RENDERERS, json_form_type
@@ -279,3 +280,17 @@ def test_graphql_takes_its_bounds_from_the_operations(query, refusal):
     result = asyncio.run(graphql_schema.execute(query, context_value=context))
     assert result.errors and refusal in result.errors[0].message
     assert result.errors[0].extensions["kind"] == "invalid"
+
+
+@pytest.mark.parametrize("name", sorted(HOOK_ROUTES))
+def test_the_hooks_call_the_routes_the_catalogue_declares(name: str):
+    op = operation(name)
+    route = HOOK_ROUTES[name]
+    assert (route.method, route.path) == (op.rest.method, op.rest.path)
+    in_path = set(re.findall(r"{(\w+)", op.rest.path))
+    declared = {
+        p.spelled("rest"): "path" if p.name in in_path else p.rest
+        for p in op.on("rest")
+        if not (op.paged and p.name == "offset")
+    }
+    assert route.params == declared

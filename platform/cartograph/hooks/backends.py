@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from cartograph.hooks.routes import ROUTES
+
 if TYPE_CHECKING:
     from cartograph.store.interfaces import Store
 
@@ -225,29 +227,23 @@ class ServerError(Exception):
 
 
 class ServerBackend:
+    """The hooks against a team server: the catalogue's operations over its REST routes."""
+
     def __init__(self, url: str, token: str | None, repo: str | None = None) -> None:
         self.url = url.rstrip("/")
         self.token = token
         self.repo = repo
 
-    def _call(
-        self,
-        method: str,
-        path: str,
-        query: dict[str, Any] | None = None,
-        body: dict[str, Any] | None = None,
-        text: bool = False,
-    ) -> Any:
+    def _ask(self, operation: str, as_text: bool = False, **values: Any) -> Any:
+        """The server's answer to the catalogue's `operation` (its route: cartograph.hooks.
+        routes) with these values under REST's names; its text with `as_text`."""
         import urllib.error
-        import urllib.parse
         import urllib.request
 
-        url = f"{self.url}/api/v1{path}"
-        if query:
-            url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        method, path, body = ROUTES[operation].request(values)
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
-        request.add_header("Accept", "text/plain" if text else "application/json")
+        request = urllib.request.Request(f"{self.url}/api/v1{path}", data=data, method=method)
+        request.add_header("Accept", "text/plain" if as_text else "application/json")
         if data is not None:
             request.add_header("Content-Type", "application/json")
         if self.token:
@@ -260,7 +256,7 @@ class ServerBackend:
             with contextlib.suppress(ValueError, AttributeError):
                 detail = json.loads(detail).get("detail", detail)
             raise ServerError(exc.code, str(detail)) from None
-        if text:
+        if as_text:
             return payload
         return json.loads(payload) if payload else None
 
@@ -271,18 +267,18 @@ class ServerBackend:
         if self.repo:
             return self.repo, root
         remote = git_output(root, "remote", "get-url", "origin")
-        names = {r["name"]: r for r in self._call("GET", "/indexed-repos") or []}
+        names = {r["name"]: r for r in self._ask("repos") or []}
         for name, repo in names.items():
             if remote and _same_remote(repo.get("url", ""), remote):
                 return name, root
         return (root.name, root) if root.name in names else None
 
     def start_session(self, agent: str, task: str) -> int:
-        return int(self._call("POST", "/sessions", body={"agent": agent, "task": task})["id"])
+        return int(self._ask("session-start", agent=agent, task=task)["id"])
 
     def alive(self, session: int) -> bool:
         try:
-            self._call("POST", f"/sessions/{session}/heartbeat")
+            self._ask("session-heartbeat", session=session)
         except ServerError as exc:
             if exc.status in (404, 409):
                 return False
@@ -291,15 +287,14 @@ class ServerBackend:
 
     def end_session(self, session: int) -> None:
         try:
-            self._call("DELETE", f"/sessions/{session}")
+            self._ask("session-end", session=session)
         except ServerError as exc:
             if exc.status not in (404, 409):
                 raise
 
     def claim(self, session: int, repo: str, path: str) -> ClaimAnswer:
-        body = {"session": session, "repo": repo, "path": path, "intent": "edit"}
         try:
-            answer = self._call("POST", "/claims", body=body)
+            answer = self._ask("claim", session=session, repo=repo, path=path, intent="edit")
         except ServerError as exc:
             if exc.status == 409:
                 return ClaimAnswer(False, exc.detail, -1)
@@ -307,7 +302,7 @@ class ServerBackend:
         return ClaimAnswer(bool(answer["granted"]), answer["message"])
 
     def held_files(self, repo: str) -> list[HeldFile]:
-        rows = self._call("GET", "/claims", query={"repo": repo}) or []
+        rows = self._ask("claims", repo=repo) or []
         items = rows.get("items", rows) if isinstance(rows, dict) else rows
         return [
             HeldFile(r["repo"], r["path"], int(r["session"]), r["agent"], r["task"]) for r in items
@@ -320,7 +315,7 @@ class ServerBackend:
         except FileNotFoundError:
             body["deleted"] = True
         try:
-            self._call("POST", f"/sessions/{session}/overlay", body=body)
+            self._ask("overlay-edit", session=session, **body)
         except ServerError as exc:
             if exc.status == 409:
                 return ClaimAnswer(False, exc.detail, -1)
@@ -330,7 +325,7 @@ class ServerBackend:
     def summary(self, repo: str, root: Path, session: int) -> str:
         from cartograph.hooks.summary import MAX_CHARS, TOOLS
 
-        stats = str(self._call("GET", f"/repos/{_quoted(repo)}/stats", text=True))
+        stats = str(self._ask("stats", as_text=True, repo=repo))
         held = [h for h in self.held_files(repo) if h.session != session]
         lines = [
             f"Cartograph team server {self.url}, repository {repo}; your session is {session} "
@@ -347,14 +342,13 @@ class ServerBackend:
 
     def locate(self, text: str, repo: str, session: int) -> str | None:
         # as the session sees the graph: its overlay (the edits it has not pushed) included
-        body, query = {"text": text, "repo": repo}, {"session": session}
-        answer = self._call("POST", "/locate", query, body)
+        answer = self._ask("locate", text=text, repo=repo, session=session)
         if not answer or not answer.get("locations"):
             return None
-        return str(self._call("POST", "/locate", query, body, text=True))
+        return str(self._ask("locate", as_text=True, text=text, repo=repo, session=session))
 
     def neighbours(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> set[str]:
-        found = self._call("GET", "/co-changes", query={"target": path, "repo": repo}) or {}
+        found = self._ask("co-changes", target=path, repo=repo) or {}
         return {p["name"] for p in found.get("partners", []) if p.get("name") != path}
 
     def after_edit(
@@ -367,19 +361,12 @@ class ServerBackend:
         patch = git_output(root, "diff", "--no-color", "HEAD", "--", path)
         if not patch:
             return said
-        body = {"patch": patch + "\n"}
-        answer = self._call("POST", f"/repos/{_quoted(repo)}/impact", body=body) or {}
+        answer = self._ask("impact", repo=repo, patch=patch + "\n") or {}
         nodes = [t["node"] for t in answer.get("tests", [])]
         if not nodes:
             return said
         commands = [c["command"] for c in answer.get("test_commands", [])]
         return said + tests_text(path, nodes, commands)
-
-
-def _quoted(name: str) -> str:
-    import urllib.parse
-
-    return urllib.parse.quote(name, safe="")
 
 
 def git_output(root: Path, *args: str) -> str:
