@@ -7,7 +7,8 @@ does; the A/B harness (`python -m benchmark.agent_ab`) measures agents.
 The tree is the task's repository at its commit (benchmark.agent_ab.sources: a clone, a local
 mirror or a local path), indexed into a fresh SQLite store (no history mining).
 
-Tokens: ceil(characters / 4) of each text, the same rule for both sides.
+Tokens: `cartograph.budget.estimate_tokens` of each text (the count MCP's budgets use), the
+same rule for both sides.
 
 Identifiers of a task (both sides use them): the code-like words of the prompt — CamelCase
 words (two capitals or more: `ValueError`), snake_case words, dotted names and names called
@@ -47,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import keyword
-import math
 import re
 import statistics
 import subprocess
@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from cartograph.answering import run_fitted
-from cartograph.budget import AGENT_MAX_TOKENS
+from cartograph.budget import AGENT_MAX_TOKENS, estimate_tokens
 from cartograph.index import index_repository
 from cartograph.operations import Services
 from cartograph.operations.catalogue import operation
@@ -97,8 +97,8 @@ BACKTICKED = re.compile(r"`([^`]+)`")
 
 
 def tokens(text: str) -> int:
-    """The token estimate both sides use: ceil(characters / 4)."""
-    return math.ceil(len(text) / 4)
+    """The token estimate both sides use: the one MCP's budgets use."""
+    return estimate_tokens(text)
 
 
 def identifiers(prompt: str) -> list[str]:
@@ -383,7 +383,7 @@ def markdown(facts: dict[str, str], results: list[TaskResult], totals: dict[str,
         "the tokens of the text a fixed policy puts in front of an agent to reach the files "
         "each task's real fix changed, on the tasks of benchmark/agent_tasks/ "
         "(benchmark/agent_proxy.py's docstring has the policy). No model ran. Tokens = "
-        "ceil(characters / 4) on both sides.",
+        "cartograph.budget.estimate_tokens on both sides.",
         "",
         "- Cartograph answers: `locate` with the prompt, then `get_context` of the located "
         "functions in rank order until every expected file had one, then `search_symbols` for "
@@ -470,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         **facts,
         "kind": "proxy (no model)",
-        "token_rule": "ceil(characters / 4)",
+        "token_rule": "cartograph.budget.estimate_tokens",
         "overall": totals,
         "tasks": [asdict(r) for r in results],
     }

@@ -536,6 +536,6 @@ def test_the_proxy_on_a_small_fix(shop_repo, tmp_path):
     assert result.grep_found
     assert result.cartograph_calls[0]["tool"] == "locate"
     assert result.cartograph_tokens <= result.grep_tokens
-    assert result.cartograph_tokens <= 400  # 211 when written: about 2x room
+    assert result.cartograph_tokens <= 450  # 298 when written: half as much again of room
     # most matches first: report.py, checkout.py, then docs/notes.md and cart.py (2 each)
     assert result.grep_files_read == 4
