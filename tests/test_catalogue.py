@@ -252,9 +252,34 @@ def _graphql_field(name: str):
     return holder.fields[camel]
 
 
+# GraphQL fields that answer the walkable graph (a symbol's callers' callers in one query), not
+# an operation's answer as it is
+GRAPH_FIELDS = {
+    "search", "symbol", "Symbol.callers", "Symbol.callees", "trace", "history", "claims",
+    "repositories", "Repository.files",
+}  # fmt: skip
+# the operations whose GraphQL field answers their JSON form as the JSON scalar (what the
+# dashboard reads); typing them means writing the dashboard's selections of them
+GENERATED_JSON_FIELDS = {
+    "deadCode", "services", "hotspots", "overview", "stats", "coChanges", "owners", "explain",
+    "source", "team", "trackedRepositories",
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("op", [o for o in OPERATIONS if o.values[0].graphql])
 def test_the_graphql_field(op: Operation):
     field = _graphql_field(op.graphql)
+    answered = field.type
+    while hasattr(answered, "of_type"):
+        answered = answered.of_type
+    form = json_form_type(op.answer)
+    if answered.name == getattr(form, "__name__", None):  # the answer type, as GraphQL has it
+        camel = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), name) for name in _fields(op)}
+        assert set(answered.fields) == camel, op.name
+    elif answered.name == "JSON":  # the answer's JSON form, untyped (graphql_answers.py)
+        assert op.graphql in GENERATED_JSON_FIELDS, op.name
+    else:  # a field of the walkable graph: symbols whose callers have callers
+        assert op.graphql in GRAPH_FIELDS, (op.name, answered.name)
     by_name = {p.spelled("graphql"): p for p in op.params}
     for name, argument in field.args.items():
         assert name in by_name, f"{op.graphql}({name}) is no parameter of {op.name}"

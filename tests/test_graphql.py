@@ -219,7 +219,7 @@ query($name: String!, $direction: Direction!, $depth: Int!) {
     root { qualname }
     depth truncated
     steps { depth parentId via lines repeated symbol { id qualname } }
-    freshness { repos { repo indexedSha } stale }
+    envelope { repos { name indexedSha } stale }
   }
 }"""
 
@@ -242,8 +242,8 @@ def test_trace_with_depth(graphql):
     total = by_name["shop.models.Cart.total"]
     pay = by_name["shop.payments.PaymentService.pay"]
     assert pay["parentId"] == total["symbol"]["id"] and pay["via"] and pay["lines"]
-    assert trace["freshness"]["repos"][0]["repo"] == "shop"
-    assert len(trace["freshness"]["repos"][0]["indexedSha"]) == 40
+    assert trace["envelope"]["repos"][0]["name"] == "shop"
+    assert len(trace["envelope"]["repos"][0]["indexedSha"]) == 40
 
     shallow = _post(url, headers, TRACE, {"name": "price_of", "direction": "IN", "depth": 2})
     assert {s["depth"] for s in shallow.json()["data"]["trace"]["steps"]} == {1, 2}

@@ -19,9 +19,12 @@ it needs no token, the queries it sends do.
 
 The fields of `WrittenQuery` are written by hand (it is a graph, not a list of operations), but
 each calls the library function of a catalogue operation and takes its defaults and bounds from
-that operation's parameters (`first` is the operation's `limit`). `Query` adds one field per
-other catalogue operation that names one (`stats`, `hotspots`, `team`, …: graphql_answers.py),
-answering its JSON. Errors carry their kind in `extensions.kind`.
+that operation's parameters (`first` is the operation's `limit`). Where a field answers an
+operation's answer as it is (`locate`, `impact`, `pullRequestReport`, a trace's `envelope`),
+its type is made from the answer type (graphql_types.py: the fields MCP's and REST's schemas
+have; a symbol row is the walkable `Symbol`). `Query` adds one field per other catalogue
+operation that names one (`stats`, `hotspots`, `team`, …: graphql_answers.py), answering its
+JSON. Errors carry their kind in `extensions.kind`.
 """
 
 from __future__ import annotations
@@ -36,13 +39,13 @@ from cartograph.agents import sessions as agents
 from cartograph.agents.overlay import session_view
 from cartograph.api.graphql_answers import answer_fields
 from cartograph.api.graphql_cost import MAX_COST, query_cost
+from cartograph.api.graphql_types import AnswerTypes
 from cartograph.api.guard import log_refusal, wants_graphiql
 from cartograph.api.ide import graphiql_page
 from cartograph.auth import require
 from cartograph.errors import CartographError, TooLarge
 from cartograph.impact.report import Impact
 from cartograph.impact.report import impact as impact_of
-from cartograph.impact.text import markdown as impact_markdown
 from cartograph.model import ApiToken, Review, SymbolRow
 from cartograph.operations import Param, operation
 from cartograph.query import QueryError, find_symbol
@@ -58,8 +61,9 @@ from cartograph.query.listing import (
     list_repositories,
     symbols_by_id,
 )
-from cartograph.query.locate import locate
+from cartograph.query.locate import LocationMap, locate
 from cartograph.query.overview import repository_relations
+from cartograph.render import json_form_type, to_data
 from cartograph.reviews import get_review, list_reviews
 from cartograph.store.interfaces import Store
 from cartograph.sync import default_data_dir
@@ -269,62 +273,14 @@ class Symbol:
         return await _trace(info, self.row.id, self.row.repo, direction, depth, fanout, references)
 
 
-@strawberry.type
-class IndexedCommit:
-    repo: str
-    indexed_sha: str
-    indexed_at: str
-    dirty: bool
-
-
-@strawberry.type(
-    description="An answer reaching from a consumer into code another repository provides: "
-    "the provider's version and indexed commit, what the consumer requires or pins, and why "
-    "they differ (empty when they agree)."
-)
-class Crossing:
-    consumer: str
-    provider: str
-    package: str
-    provider_version: str
-    provider_commit: str
-    required: str
-    locked: str
-    mismatch: str
-
-
-@strawberry.type
-class Freshness:
-    """Which commit an answer reflects, and which of its files changed on disk since."""
-
-    repos: list[IndexedCommit]
-    stale: list[str]
-    crossings: list[Crossing]
-
-
-def _freshness(envelope: Envelope) -> Freshness:
-    return Freshness(
-        repos=[
-            IndexedCommit(
-                repo=r.name, indexed_sha=r.indexed_sha, indexed_at=r.indexed_at, dirty=r.dirty
-            )
-            for r in envelope.repos
-        ],
-        stale=list(envelope.stale),
-        crossings=[
-            Crossing(
-                consumer=c.consumer,
-                provider=c.provider,
-                package=c.package,
-                provider_version=c.provider_version,
-                provider_commit=c.provider_commit,
-                required=c.required,
-                locked=c.locked,
-                mismatch=c.mismatch,
-            )
-            for c in envelope.crossings
-        ],
-    )
+# the answer types as GraphQL object types (cartograph.api.graphql_types): a symbol row is the
+# walkable Symbol
+ANSWERS = AnswerTypes({SymbolRow: (Symbol, lambda row: Symbol(row=row))})
+EnvelopeType = ANSWERS.of(Envelope)
+LocationMapType = ANSWERS.of(LocationMap)
+ImpactType = ANSWERS.of(Impact)
+REVIEW_FORM = json_form_type(Review)
+ReviewType = ANSWERS.of(REVIEW_FORM)
 
 
 @strawberry.type
@@ -345,7 +301,7 @@ class Trace:
     depth: int
     steps: list[TraceStep]  # breadth-first
     truncated: bool  # some symbol had more callers or callees than `fanout`
-    freshness: Freshness
+    envelope: EnvelopeType  # type: ignore[valid-type]
 
 
 async def _trace(
@@ -387,7 +343,7 @@ async def _trace(
             for step in found.steps
         ],
         truncated=found.truncated,
-        freshness=_freshness(found.envelope),
+        envelope=ANSWERS.value(found.envelope, Envelope),
     )
 
 
@@ -450,9 +406,9 @@ class Repository:
     @strawberry.field(description="The newest impact reports of its pull requests.")
     async def reviews(
         self, info: Info, first: int = REVIEWS.param("limit").default
-    ) -> list[PullRequestReport]:
+    ) -> list[ReviewType]:  # type: ignore[valid-type]
         found = _read(info, list_reviews, self.name, _checked(REVIEWS.param("limit"), first))
-        return [_pull_request_report(r) for r in found]
+        return [ANSWERS.value(to_data(r), REVIEW_FORM) for r in found]
 
     @strawberry.field
     async def files(
@@ -469,221 +425,6 @@ class Repository:
             offset=_checked(FILES.param("offset"), offset),
         )
         return [_file(f) for f in page.items]
-
-
-@strawberry.type(description="A symbol the change adds, removes, moves or changes.")
-class ChangedSymbol:
-    id: str
-    qualname: str
-    kind: str
-    path: str
-    line: int
-    change: str
-    breaking: bool
-    why: str
-    old_signature: str
-    new_signature: str
-    moved_to: str
-
-
-@strawberry.type(description="A caller the change breaks.")
-class Break:
-    caller: Symbol
-    target: str
-    why: str
-    lines: list[int]
-    crosses: bool
-
-
-@strawberry.type
-class AffectedSymbol:
-    symbol: Symbol
-    depth: int
-    confidence: float
-    via: str
-    reaches: str
-    crosses: bool
-
-
-@strawberry.type
-class TestToRun:
-    repo: str
-    path: str
-    qualname: str
-    node: str
-    runner: str
-    depth: int
-    evidence: str
-    reaches: str
-    confidence: float
-
-
-@strawberry.type
-class TestCommand:
-    repo: str
-    runner: str
-    command: str
-    tests: int
-
-
-@strawberry.type
-class OwnerArea:
-    repo: str
-    area: str
-    why: str
-    owners: list[str]
-    codeowners: list[str]
-
-
-@strawberry.type
-class MissingCoChange:
-    repo: str
-    name: str
-    level: str
-    with_change: str
-    count: int
-    weight: float
-    score: float
-
-
-@strawberry.type(description="A likely location for a task (the `locate` operation).")
-class Location:
-    symbol: Symbol
-    score: float
-    why: str
-    tests: list[Symbol]
-
-
-@strawberry.type(description="Where to look for a task: locations, best first, and their tests.")
-class LocationMap:
-    text: str
-    words: list[str]
-    confidence: float
-    withheld: int
-    locations: list[Location]
-    files: list[str]
-    tests: list[Symbol]
-
-
-@strawberry.type(description="What a change reaches (the `impact` operation).")
-class ImpactReport:
-    repo: str
-    base: str
-    head: str
-    verdict: str
-    summary: list[str]
-    notes: list[str]
-    markdown: str
-    changed: list[ChangedSymbol]
-    will_break: list[Break]
-    may_be_affected: list[AffectedSymbol]
-    affected_total: int
-    tests: list[TestToRun]
-    tests_total: int
-    test_commands: list[TestCommand]
-    possible_tests: list[TestToRun]
-    owners: list[OwnerArea]
-    missing: list[MissingCoChange]
-
-
-@strawberry.type(description="The stored impact report of a pull request.")
-class PullRequestReport:
-    repo: str
-    number: int
-    title: str
-    head_sha: str
-    base_ref: str
-    base_sha: str
-    computed_at: str
-    verdict: str
-    markdown: str
-    error: str
-    posted_at: str
-    post_error: str
-    comment_url: str
-    report_json: str
-
-
-def _impact_report(answer: Impact) -> ImpactReport:
-    return ImpactReport(
-        repo=answer.repo,
-        base=answer.base,
-        head=answer.head,
-        verdict=answer.verdict,
-        summary=answer.summary,
-        notes=answer.notes,
-        markdown=impact_markdown(answer),
-        changed=[
-            ChangedSymbol(
-                id=c.id, qualname=c.qualname, kind=c.kind, path=c.path, line=c.line,
-                change=c.change, breaking=c.breaking, why=c.why, old_signature=c.old_signature,
-                new_signature=c.new_signature, moved_to=c.moved_to,
-            )
-            for c in answer.changed
-        ],
-        will_break=[
-            Break(caller=Symbol(row=b.caller), target=b.target, why=b.why, lines=b.lines,
-                  crosses=b.crosses)
-            for b in answer.will_break
-        ],
-        may_be_affected=[
-            AffectedSymbol(symbol=Symbol(row=a.symbol), depth=a.depth, confidence=a.confidence,
-                           via=a.via, reaches=a.reaches, crosses=a.crosses)
-            for a in answer.may_be_affected
-        ],
-        affected_total=answer.affected_total,
-        tests=[_test_to_run(t) for t in answer.tests],
-        possible_tests=[_test_to_run(t) for t in answer.possible_tests],
-        tests_total=answer.tests_total,
-        test_commands=[
-            TestCommand(repo=c.repo, runner=c.runner, command=c.command, tests=c.tests)
-            for c in answer.test_commands
-        ],
-        owners=[
-            OwnerArea(repo=o.repo, area=o.area, why=o.why,
-                      owners=[name or email for email, name, _share in o.owners],
-                      codeowners=o.codeowners)
-            for o in answer.owners
-        ],
-        missing=[
-            MissingCoChange(repo=m.repo, name=m.name, level=m.level, with_change=m.with_,
-                            count=m.count, weight=m.weight, score=m.score)
-            for m in answer.missing
-        ],
-    )  # fmt: skip
-
-
-def _test_to_run(test) -> TestToRun:
-    return TestToRun(
-        repo=test.repo,
-        path=test.path,
-        qualname=test.qualname,
-        node=test.node,
-        runner=test.runner,
-        depth=test.depth,
-        evidence=test.evidence,
-        reaches=test.reaches,
-        confidence=test.confidence,
-    )
-
-
-def _pull_request_report(review: Review) -> PullRequestReport:
-    return PullRequestReport(
-        repo=review.repo,
-        number=review.number,
-        title=review.title,
-        head_sha=review.head_sha,
-        base_ref=review.base_ref,
-        base_sha=review.base_sha,
-        computed_at=review.computed_at,
-        verdict=review.verdict,
-        markdown=review.markdown,
-        error=review.error,
-        posted_at=review.posted_at,
-        post_error=review.post_error,
-        comment_url=review.comment_url,
-        report_json=review.report,
-    )
 
 
 def _link(link) -> RepositoryLink:
@@ -787,7 +528,7 @@ class WrittenQuery:
         repo: str | None = None,
         first: int = LOCATE.param("limit").default,
         min_confidence: int = LOCATE.param("min_confidence").default,
-    ) -> LocationMap:
+    ) -> LocationMapType:  # type: ignore[valid-type]
         found = _read(
             info,
             locate,
@@ -796,23 +537,7 @@ class WrittenQuery:
             _checked(LOCATE.param("limit"), first),
             _checked(LOCATE.param("min_confidence"), min_confidence),
         )
-        return LocationMap(
-            text=found.text,
-            words=found.words,
-            confidence=found.confidence,
-            withheld=found.withheld,
-            locations=[
-                Location(
-                    symbol=Symbol(row=loc.symbol),
-                    score=round(loc.score, 3),
-                    why=loc.why,
-                    tests=[Symbol(row=t) for t in loc.tests],
-                )
-                for loc in found.locations
-            ],
-            files=[f"{f.repo}:{f.path}" for f in found.files],
-            tests=[Symbol(row=t) for t in found.tests],
-        )
+        return ANSWERS.value(found, LocationMap)
 
     @strawberry.field
     async def symbol(self, info: Info, name: str, repo: str | None = None) -> Symbol:
@@ -869,7 +594,7 @@ class WrittenQuery:
         first: int = IMPACT.param("limit").default,
         min_confidence: int = IMPACT.param("min_confidence").default,
         budget: int | None = None,
-    ) -> ImpactReport:
+    ) -> ImpactType:  # type: ignore[valid-type]
         answer = _read(
             info,
             impact_of,
@@ -883,17 +608,17 @@ class WrittenQuery:
             data_dir=default_data_dir(),
             shared=True,
         )
-        return _impact_report(answer)
+        return ANSWERS.value(answer, Impact)
 
     @strawberry.field(description="The stored impact report of a pull request.")
-    async def pull_request_report(self, info: Info, repo: str, number: int) -> PullRequestReport:
+    async def pull_request_report(self, info: Info, repo: str, number: int) -> ReviewType:  # type: ignore[valid-type]
         found = _read(
             info,
             get_review,
             _checked(REVIEW.param("repo"), repo),
             _checked(REVIEW.param("number"), number),
         )
-        return _pull_request_report(found)
+        return ANSWERS.value(to_data(found), REVIEW_FORM)
 
     @strawberry.field(description="An agent session (needs the `claims` scope).")
     async def session(self, info: Info, id: int) -> Session | None:

@@ -41,7 +41,7 @@ UNSIZED_LISTS = {
     ("Repository", "provides"): 20,
     ("Repository", "providers"): 50,
     ("Repository", "consumers"): 50,
-    ("Freshness", "crossings"): 50,
+    ("Envelope", "crossings"): 50,
 }
 DEFAULT_LIST = 100
 

@@ -528,13 +528,13 @@ async function changePage(repo, pull, params) {
     affectedTotal tests { repo path qualname node runner confidence } testsTotal
     testCommands { repo runner command tests }
     owners { repo area why owners codeowners }
-    missing { repo name level withChange count score }`;
+    missing { repo name level with_ count score }`;
   let report;
   if (pull) {
-    const data = await gql("query($r: String!, $n: Int!) { pullRequestReport(repo: $r, number: $n) { number title verdict error reportJson } }", { r: repo, n: Number(pull) });
+    const data = await gql("query($r: String!, $n: Int!) { pullRequestReport(repo: $r, number: $n) { number title verdict error report } }", { r: repo, n: Number(pull) });
     const found = data.pullRequestReport;
-    if (!found.reportJson) return unreported(repo, pull, found);
-    report = JSON.parse(found.reportJson);
+    if (!found.report) return unreported(repo, pull, found);
+    report = found.report;
     report.title = found.title;
   } else if (params.get("patch")) {
     const patch = sessionStorage.getItem(PATCH_KEY);
@@ -568,7 +568,7 @@ async function changePage(repo, pull, params) {
     section("Owners to ask", table("Owners", ["Area", "Owners", "Why"],
       report.owners.map((o) => [h("code", {}, o.area), [...o.owners.map(person), ...o.codeowners].join(", "), o.why]), "unknown")),
     section("Usually changes with it, missing here", table("Missing co-changes", ["Name", "With", "Commits together"],
-      report.missing.map((m) => [h("code", {}, m.name), h("code", {}, m.with_change ?? m.with_), number(m.count)]), "none")),
+      report.missing.map((m) => [h("code", {}, m.name), h("code", {}, m.with_), number(m.count)]), "none")),
     section("May be affected", table(`${report.affected_total} symbols`, ["Symbol", "Hops", "Via"],
       report.may_be_affected.map((a) => [symbolLink(a.symbol), a.depth, a.via]))),
   ];
