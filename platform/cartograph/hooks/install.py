@@ -61,8 +61,9 @@ Work graph first, text second:
 1. `locate` with the task's own words: the likely functions, their lines and tests.
 2. `search_symbols` for names and concepts; `get_context` for one symbol (signature,
    members, callers, callees); `find_callers` / `find_callees` for the call graph;
-   `trace_calls` for what a function reaches or what reaches it; `path` between two symbols.
-3. `co_changes` and `owners` for what usually changes with a file and who knows it.
+   `trace_calls` for what a function reaches or what reaches it; `find_path` between two
+   symbols.
+3. `explain` for a symbol's last commits, owners and what usually changes with it.
 4. Only then grep, for text the graph does not hold (messages, comments, configuration).
 
 Open a file before you quote it: the graph says where to look. Answer briefly: the locations,
@@ -96,13 +97,15 @@ before text search:
 - who calls a function, before you change its signature → `find_callers` (resolved through
   imports, re-exports, `self`, types and callbacks, which grep misses); what it reaches →
   `trace_calls`;
-- what usually changes with a file, who knows it → `co_changes`, `owners`;
+- who wrote a function, who knows it, what usually changes with it → `explain`;
 - before you finish → `impact` with your diff: what breaks, the tests to run, whom to ask.
 When working with others: `start_session`, `claim_file` before you edit a file (someone else's
-claim means: work on something else), `end_session` when done. On a team server, send each
-file you change with `overlay_edit` and pass your session to the read tools (`session`): they
-then see your edits, which nobody else sees until you push. Grep is for text the graph does
-not hold (messages, comments, configuration); open a file before you edit it.
+claim means: work on something else); claims end with their session, which ends when it has
+been silent for 15 minutes (the MCP server's `team` profile has `heartbeat` to keep it and
+`end_session` to end it at once). On a team server, send each file you change with
+`overlay_edit` and pass your session to the read tools (`session`): they then see your edits,
+which nobody else sees until you push. Grep is for text the graph does not hold (messages,
+comments, configuration); open a file before you edit it.
 """
 
 
