@@ -91,7 +91,9 @@ def _mcp(base: str, headers: dict[str, str], tool: str, arguments: dict) -> http
         "params": {"name": tool, "arguments": arguments},
     }  # fmt: skip
     accept = {"Accept": "application/json, text/event-stream"}
-    return httpx.post(f"{base}/mcp/", json=call, headers={**headers, **accept}, timeout=60)
+    # every profile: the refusals here are of scopes, not of tools a profile leaves out
+    where = f"{base}/mcp/?profile=all"
+    return httpx.post(where, json=call, headers={**headers, **accept}, timeout=60)
 
 
 def _one_line_about(recorder: Recorder, text: str) -> logging.LogRecord:
