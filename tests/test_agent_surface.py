@@ -10,12 +10,14 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import httpx
 import pytest
 from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
-from cartograph.budget import AGENT_MAX_TOKENS, estimate_tokens
+from cartograph.budget import AGENT_MAX_TOKENS, estimate_tokens, fit
 from cartograph.index import index_repository
 from cartograph.mcp_server import build_server
 from cartograph.operations import CATALOGUE
@@ -168,7 +170,7 @@ def test_rest_and_the_cli_cut_the_same_way(hub_store):
         # JSON says more per caller than text: a larger budget for a page of it
         first = httpx.get(route, params={"limit": 100, "max_tokens": 2000})
         assert first.status_code == 200
-        cut = first.json()["cut"]
+        cut = first.json()["cut_to_budget"]
         assert cut["max_tokens"] == 2000 and cut["left_out"][0]["field"] == "items"
         assert estimate_tokens(first.text) <= 2000
         rest = httpx.get(route, params={"limit": 100, "max_tokens": 2000, "cursor": cut["cursor"]})
@@ -189,3 +191,45 @@ def test_rest_and_the_cli_cut_the_same_way(hub_store):
     )
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout.startswith("[cut to 400 tokens") and 'cursor="cut.' in printed.stdout
+
+
+# ---------------------------------------------------------------- the cut itself
+
+
+@dataclass
+class _Report:
+    title: str
+    commands: list[str]
+    items: list[str]
+
+
+def _written(report: _Report) -> str:
+    return "\n".join([report.title, *report.commands, *report.items])
+
+
+def test_a_long_text_is_cut_short_rather_than_everything_around_it():
+    """A command line running 2,000 tests would otherwise leave no room for the rest."""
+    affected = [f"may be affected: function_{n}" for n in range(60)]
+    report = _Report("impact", ["pytest " + "tests/test_a.py::test_b " * 2000], affected)
+    fitted = fit(report, _written, 600)
+    assert estimate_tokens(fitted.text) + estimate_tokens(fitted.note()) <= 600
+    assert fitted.texts_cut == 1 and "characters cut]" in fitted.answer.commands[0]
+    assert len(fitted.answer.items) >= 10  # the ranked list keeps its head
+    assert "1 long texts cut short" in fitted.note() and fitted.cursor
+
+
+@dataclass
+class _Stream:
+    items: Iterable[str]
+
+
+def test_a_streamed_answer_is_cut_like_a_list():
+    fitted = fit(
+        _Stream(iter([f"node {n}" for n in range(500)])), lambda a: "\n".join(a.items), 300
+    )
+    assert fitted.left_out[0].field == "items" and fitted.cursor
+    assert estimate_tokens(fitted.text) + estimate_tokens(fitted.note()) <= 300
+
+
+def test_indentation_counts():
+    assert estimate_tokens("if x:\n        return y") > estimate_tokens("if x: return y")

@@ -14,7 +14,7 @@ import typing
 import pytest
 from cartograph.api.app import Settings, create_app
 from cartograph.api.graphql import schema as graphql_schema
-from cartograph.budget import AGENT_MAX_TOKENS
+from cartograph.budget import AGENT_MAX_TOKENS, CUT_KEY
 from cartograph.cli import build_parser
 from cartograph.hooks.routes import ROUTES as HOOK_ROUTES
 from cartograph.mcp_server import build_server
@@ -154,7 +154,7 @@ def test_the_mcp_tool(op: Operation, mcp_tools):
     if op.mcp_profile == "agent":
         assert tool.output_schema is None
     else:
-        budgeted = {"cut"} if op.budgeted else set()
+        budgeted = {CUT_KEY} if op.budgeted else set()
         assert set(tool.output_schema["properties"]) == _fields(op) | budgeted
     for param in op.on("mcp"):
         # agents get answers within a budget unless they ask for more
@@ -185,8 +185,11 @@ def _fields(op: Operation) -> set[str]:
     if typing.get_origin(form) is list:
         return {"result"}  # MCP wraps a list; REST answers the list itself
     if dataclasses.is_dataclass(form):
-        return {f.name for f in dataclasses.fields(form)}
-    return set(typing.get_type_hints(form))  # a TypedDict
+        fields = {f.name for f in dataclasses.fields(form)}
+    else:
+        fields = set(typing.get_type_hints(form))  # a TypedDict
+    assert CUT_KEY not in fields, f"{op.name}: a field holds the name a cut answer's note has"
+    return fields
 
 
 def _rest_fields(op: Operation) -> set[str]:
@@ -195,7 +198,7 @@ def _rest_fields(op: Operation) -> set[str]:
         return set()
     if op.paged:  # REST pages by cursor
         fields = (fields - {"next_offset"}) | {"next_cursor"}
-    return fields | ({"cut"} if op.budgeted else set())
+    return fields | ({CUT_KEY} if op.budgeted else set())
 
 
 def _properties(document: dict, schema: dict) -> dict:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cartograph.budget import Fitted, compact_json, fit
+from cartograph.budget import CUT_KEY, Fitted, compact_json, fit
 from cartograph.operations import Operation, Services
 from cartograph.query.answers import rendered
 from cartograph.render import render, to_data
@@ -39,8 +39,8 @@ def fitted(
 ) -> Fitted:
     """The answer `op` gave for these values written in `form` — "text", "json" (compact) or
     "lines" (JSON lines), by `write` when the surface writes its own — within the budget they give (whole when the
-    operation takes none). A cut answer's text starts with its note; its JSON carries a `cut`
-    object. Whole answers are written once per cached answer (cartograph.query.answers)."""
+    operation takes none). A cut answer's text starts with its note; its JSON carries a `cut_to_budget`
+    object (CUT_KEY). Whole answers are written once per cached answer (cartograph.query.answers)."""
     if write is None:
         if form == "text":
             write = lambda each: render(each, op.answer).rstrip("\n")  # noqa: E731
@@ -68,6 +68,6 @@ def fitted(
         elif form == "json":
             data = json.loads(answered.text)
             if isinstance(data, dict):
-                data["cut"] = answered.data()
+                data[CUT_KEY] = answered.data()
                 answered.text = compact_json(data)
     return answered

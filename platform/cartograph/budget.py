@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,16 +33,19 @@ MIN_MAX_TOKENS = 200  # below this nothing useful fits
 MAX_MAX_TOKENS = 1_000_000
 CURSOR_LENGTH = 2000
 
-_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\sA-Za-z\d]")
+_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d{1,3}|[^\sA-Za-z\d]|\n\s*|\s{2,}")
 
 
 def estimate_tokens(text: str) -> int:
-    """A conservative token count: a letter run (split at camel case), up to three digits and
-    every other visible character count one each."""
+    """A conservative token count: a letter run (split at camel case), up to three digits,
+    every other visible character, and a line break or a run of spaces (indentation) count one
+    each."""
     return len(_PIECE.findall(text))
 
 
-# what a JSON answer carries of its cut (Fitted.data), for the surfaces' schemas
+# the key under which a JSON answer carries what was cut (Fitted.data; no answer type has a
+# field of this name: tests/test_catalogue.py), and its schema, for the surfaces' schemas
+CUT_KEY = "cut_to_budget"
 CUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "present when the answer was cut to max_tokens: what it left out, and the "
@@ -85,10 +89,11 @@ class Fitted:
     left_out: list[LeftOut] = field(default_factory=list)
     cursor: str | None = None
     cut_as_text: bool = False  # nothing was left to cut and the text was cut at a line
+    texts_cut: int = 0  # long texts in it (a command line, a stored report) cut short
 
     @property
     def cut(self) -> bool:
-        return bool(self.left_out) or self.cut_as_text
+        return bool(self.left_out) or self.cut_as_text or bool(self.texts_cut)
 
     def note(self) -> str:
         """One line at the top of a cut answer: what it leaves out and how to get the rest."""
@@ -99,6 +104,8 @@ class Fitted:
             most = sorted(self.left_out, key=lambda item: -item.left)[:3]
             parts = [f"{item.field}: {item.left} more" for item in most]
             parts.append(f"{len(self.left_out) - 3} lists more")
+        if self.texts_cut:
+            parts.append(f"{self.texts_cut} long texts cut short")
         said = "; ".join(parts) if parts else "the text is cut at a line"
         rest = (
             f'; the rest: the same call with cursor="{self.cursor}"'
@@ -116,6 +123,7 @@ class Fitted:
             "left_out": [dataclasses.asdict(item) for item in self.left_out],
             "cursor": self.cursor,
             "cut_as_text": self.cut_as_text,
+            "texts_cut": self.texts_cut,
         }
 
 
@@ -133,14 +141,25 @@ def fit(
     `lines` (text), an answer with no list left to cut is cut at a line. `at` is the offset
     of the page answered, kept in the cursor (REST's cursor stands for the offset too)."""
     budget = max_tokens or 0
+    answer = _materialised(answer)
     lists = _lists(answer)
     skips = decode_cursor(cursor, question, list(lists)) if cursor else {}
     rest = {place: items[skips.get(place, 0) :] for place, items in lists.items()}
     current = _with_lists(answer, rest) if skips else answer
     text = write(current)
-    if not budget or estimate_tokens(text) <= budget:
+    whole = estimate_tokens(text)
+    if not budget or whole <= budget:
         return Fitted(current, text, budget)
-    keep = {place: len(items) for place, items in rest.items()}
+    # a text longer than a third of the budget (a command line running 2,000 tests, a stored
+    # report) would leave no room for the rest: each is cut short, with a mark
+    texts_cut: Counter[str] = Counter()
+    answer = _capped(answer, budget, texts_cut)
+    rest = {place: items[skips.get(place, 0) :] for place, items in _lists(answer).items()}
+    # every list shortened in proportion at first (a few writes of a large answer, not many)
+    share = min(1.0, budget / whole)
+    keep = {place: max(1, int(len(items) * share)) for place, items in rest.items()}
+    current = _with_lists(answer, {p: rest[p][: keep[p]] for p in rest})
+    text = write(current)
 
     def fitted_to(keep: dict[str, int], text: str, current: Any) -> Fitted:
         left_out = [
@@ -148,7 +167,7 @@ def fit(
             for place in rest
             if keep[place] < len(rest[place])
         ]
-        fitted = Fitted(current, text, budget, left_out)
+        fitted = Fitted(current, text, budget, left_out, texts_cut=texts_cut["cut"])
         if left_out:
             through = [skips.get(place, 0) + keep[place] for place in rest]
             fitted.cursor = encode_cursor(question, through, at)
@@ -160,6 +179,13 @@ def fit(
         return estimate_tokens(fitted.text) + (estimate_tokens(said) + 2 if fitted.cut else 0)
 
     fitted = fitted_to(keep, text, current)
+    while cost(fitted) < budget * 0.8 and any(keep[p] < len(rest[p]) for p in rest):
+        grown = {p: min(len(rest[p]), keep[p] * 2 if keep[p] else 1) for p in rest}
+        current = _with_lists(answer, {p: rest[p][: grown[p]] for p in rest})
+        attempt = fitted_to(grown, write(current), current)
+        if cost(attempt) > budget:
+            break
+        keep, fitted = grown, attempt
     while cost(fitted) > budget:
         longest = max((p for p in keep if keep[p] > 0), key=keep.__getitem__, default=None)
         if longest is None:
@@ -253,6 +279,46 @@ def _with_lists(answer: Any, lists: dict[str, list]) -> Any:
     for head, inner in nested.items():
         changes[head] = _with_lists(getattr(answer, head), inner)
     return dataclasses.replace(answer, **changes)
+
+
+def _materialised(answer: Any) -> Any:
+    """The answer with the lists it streams (an export's items) read into lists, so they can
+    be cut like any other."""
+    if not dataclasses.is_dataclass(answer) or isinstance(answer, type):
+        return answer
+    streamed = {
+        each.name: list(value)
+        for each in dataclasses.fields(answer)
+        if isinstance(value := getattr(answer, each.name), Iterator)
+    }
+    return dataclasses.replace(answer, **streamed) if streamed else answer
+
+
+def _capped(value: Any, budget: int, counted: Counter) -> Any:
+    """`value` with every text longer than a third of the budget (about `budget` characters)
+    cut short and marked; `counted["cut"]` counts them."""
+    if isinstance(value, str):
+        if len(value) <= budget:
+            return value
+        counted["cut"] += 1
+        return value[:budget] + f"… [{len(value) - budget:,} characters cut]"
+    if isinstance(value, list):
+        capped = [_capped(each, budget, counted) for each in value]
+        return value if all(a is b for a, b in zip(capped, value, strict=True)) else capped
+    if isinstance(value, dict):
+        items = {key: _capped(each, budget, counted) for key, each in value.items()}
+        return value if all(items[k] is value[k] for k in value) else items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for each in dataclasses.fields(value):
+            if not each.init:
+                continue
+            old = getattr(value, each.name)
+            new = _capped(old, budget, counted)
+            if new is not old:
+                changes[each.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value
 
 
 def _cut_text(text: str, room: int) -> str:

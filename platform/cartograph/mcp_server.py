@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from cartograph.answering import run_fitted
 from cartograph.auth import may_use, require
-from cartograph.budget import AGENT_MAX_TOKENS, CUT_SCHEMA, Fitted
+from cartograph.budget import AGENT_MAX_TOKENS, CUT_KEY, CUT_SCHEMA, Fitted
 from cartograph.errors import CartographError, Invalid
 from cartograph.operations import CATALOGUE, Operation, Services
 from cartograph.operations.annotations import annotation
@@ -183,7 +183,7 @@ class ProfiledServer(MCPServer):
                 output = compact_schema(tool.output_schema) if tool.output_schema else None
                 budgeted = "max_tokens" in tool.input_schema.get("properties", {})
                 if output is not None and budgeted and "properties" in output:
-                    output["properties"]["cut"] = CUT_SCHEMA  # a cut answer says so
+                    output["properties"][CUT_KEY] = CUT_SCHEMA  # a cut answer says so
                 self._compact[tool.name] = tool.model_copy(
                     update={
                         "input_schema": compact_schema(tool.input_schema),
@@ -317,11 +317,13 @@ def tool_function(
         as_json = arguments.pop("as_json", False)
         fitted = call(op, arguments, "json" if as_json else "text")
         content: list[Any] = [TextContent(type="text", text=fitted.text)]
+        if as_json and fitted.cut and fitted.text.startswith("["):  # a list has no room for it
+            content.insert(0, TextContent(type="text", text=fitted.note()))
         if not structured:
             return CallToolResult(content=content)
         data = to_data(fitted.answer)
         if fitted.cut and isinstance(data, dict):
-            data = {**data, "cut": fitted.data()}
+            data = {**data, CUT_KEY: fitted.data()}
         return CallToolResult(
             content=content, structured_content={"result": data} if wrapped else data
         )

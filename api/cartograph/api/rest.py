@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from cartograph.answering import fitted
 from cartograph.auth import require
-from cartograph.budget import CUT_SCHEMA, compact_json, cursor_offset, is_budget_cursor
+from cartograph.budget import CUT_KEY, CUT_SCHEMA, compact_json, cursor_offset, is_budget_cursor
 from cartograph.errors import Invalid
 from cartograph.model import ApiToken
 from cartograph.operations import CATALOGUE, Operation, Param, Services
@@ -106,7 +106,7 @@ PROBLEM = {
 
 def responses(op: Operation) -> dict[int | str, dict[str, Any]]:
     """What the route answers, for OpenAPI: the answer's JSON form (from the answer type, as
-    MCP's output schemas are; a page's cursor in place of its offset, and the `cut` of an
+    MCP's output schemas are; a page's cursor in place of its offset, and the `cut_to_budget` of an
     answer within a budget), its text, and problems."""
     rest = op.rest
     assert rest is not None
@@ -152,7 +152,7 @@ def _answer_component(op: Operation) -> str:
                 for name in schema.get("required", [])
             ]
         if op.budgeted:
-            properties["cut"] = {"$ref": COMPONENTS.format(model="Cut")}
+            properties[CUT_KEY] = {"$ref": COMPONENTS.format(model="Cut")}
     schema.pop("title", None)
     return _register("".join(w.capitalize() for w in re.split(r"[-_]", op.name)) + "Answer", schema)
 
