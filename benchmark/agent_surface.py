@@ -111,9 +111,16 @@ def count_tokens(text: str, chunk: int = 1 << 20) -> int:
 
 
 def working_tree() -> dict[str, Any]:
-    """The library's uncommitted changes (platform/, api/: what the numbers depend on), and a
-    digest of their diff, to tell whether they changed while the harness ran."""
+    """Where the library was imported from and, when it is this checkout's platform/, its
+    uncommitted changes (platform/, api/: what the numbers depend on) with a digest of their
+    diff, to tell whether they changed while the harness ran."""
     import hashlib
+
+    import cartograph.budget  # cartograph is a namespace package (platform/, api/)
+
+    library = Path(cartograph.budget.__file__).resolve().parent.parent
+    if library != Path(__file__).resolve().parent.parent / "platform":
+        return {"library": str(library), "uncommitted": [], "diff_sha1": ""}
 
     def git(*args: str) -> str:
         return subprocess.run(
@@ -126,7 +133,7 @@ def working_tree() -> dict[str, Any]:
 
     changed = [line[3:] for line in git("status", "--porcelain").splitlines()]
     digest = hashlib.sha1(git("diff", "HEAD").encode()).hexdigest()[:10]
-    return {"uncommitted": changed, "diff_sha1": digest if changed else ""}
+    return {"library": str(library), "uncommitted": changed, "diff_sha1": digest if changed else ""}
 
 
 # ------------------------------------------------------------------ the machine, watched
@@ -567,20 +574,28 @@ def set_up_team(store: Store, root: Path, data_dir: Path, patch: str) -> Team:
     for name, scopes in (("ci-bot", "read"), ("alice", "read,claims"), ("ops", "admin")):
         run("token-create", name=name, scopes=scopes)
     run("repo-add", name="django", url=f"file://{root}")
-    # the report as `reviews.review_pull_request` stores it, of this patch's impact
+    number = 17001
+    store_review(store, "django", number, patch, data_dir, "Make force_str's encoding explicit")
+    return Team(sessions, "django", number)
+
+
+def store_review(
+    store: Store, repo: str, number: int, patch: str, data_dir: Path, title: str
+) -> None:
+    """A pull request's report of this patch's impact, stored as
+    `reviews.review_pull_request` stores it when a webhook announces the head."""
     answer = operation("impact").run(
-        Services(store, data_dir=data_dir), {"repo": "django", "patch": patch}
+        Services(store, data_dir=data_dir), {"repo": repo, "patch": patch}
     )
     answer = dataclasses.replace(answer, format="markdown")
-    number = 17001
     store.impact.put_review(
         Review(
-            repo="django",
+            repo=repo,
             number=number,
             head_sha="0" * 40,
             base_ref="main",
             base_sha=answer.base,
-            title="Make force_str's encoding explicit",
+            title=title,
             forge="github",
             computed_at=time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime()),
             verdict=answer.verdict,
@@ -588,7 +603,6 @@ def set_up_team(store: Store, root: Path, data_dir: Path, patch: str) -> Team:
             markdown=impact_markdown(answer),
         )
     )
-    return Team(sessions, "django", number)
 
 
 def cases(root: Path, team: Team) -> list[Case]:
@@ -728,6 +742,14 @@ def measure_case(store: Store, data_dir: Path, case: Case) -> Measured:
     except Exception as exc:  # a defect: reported with the arguments that reproduce it
         row.outcome, row.message = "crash", f"{type(exc).__name__}: {exc}"
         return row
+    if op.mcp_profile != "agent":  # MCP answers these with structured content too
+        try:
+            to_data(budget.answer)
+        except Exception as exc:
+            row.outcome = "crash"
+            said = f"{type(exc).__name__}: {exc}"
+            row.message = f"the structured content of the answer within the budget: {said}"
+            return row
     row.whole_characters = len(whole.text)
     row.whole_tokens = count_tokens(whole.text)
     row.budget_text = budget.text
@@ -1015,7 +1037,6 @@ def prepare_click(work: Path) -> Click:
     store_url = f"sqlite:///{work / 'click.db'}"
     store = open_store(store_url)
     index_repository(store, root, "click")
-    store.close()
     coverage_file = work / "click.coverage"
     write_coverage(root, coverage_file)
     patch = patch_of(
@@ -1024,6 +1045,9 @@ def prepare_click(work: Path) -> Click:
         "    if message is not None and not isinstance(message, (str, bytes, bytearray)):\n",
         "    if message is not None and not isinstance(message, (str, bytes)):\n",
     )
+    # pull_request_report 1 has a report to give
+    store_review(store, "click", 1, patch, work / "data", "echo: bytearray is not text")
+    store.close()
     return Click(root, store_url, work / "data", coverage_file, patch)
 
 
@@ -1326,6 +1350,11 @@ def to_markdown(report: dict[str, Any]) -> str:
 
 def tree_text(tree: dict[str, Any]) -> str:
     start, end = tree["at_start"], tree["at_end"]
+    if Path(start["library"]) != Path(__file__).resolve().parent.parent / "platform":
+        return (
+            f"The library was imported from {start['library']} (PYTHONPATH), not from this "
+            "checkout's platform/: its uncommitted changes do not apply."
+        )
     if not start["uncommitted"] and not end["uncommitted"]:
         return "The library (platform/, api/) had no uncommitted changes at the start or the end."
     said = "The library (platform/, api/) had uncommitted changes (another engineer's work)"

@@ -17,11 +17,13 @@ import httpx
 import pytest
 from api_support import serve_in_thread
 from cartograph.api.app import Settings, create_app
-from cartograph.budget import AGENT_MAX_TOKENS, estimate_tokens, fit
+from cartograph.budget import AGENT_MAX_TOKENS, compact_json, estimate_tokens, fit
 from cartograph.index import index_repository
 from cartograph.mcp_server import build_server
+from cartograph.model import Review
 from cartograph.operations import CATALOGUE
 from cartograph.operations.base import PROFILES
+from cartograph.render import to_data
 from cartograph.store import open_store
 from mcp import Client
 from sample_repo import make_sample_repo
@@ -233,3 +235,12 @@ def test_a_streamed_answer_is_cut_like_a_list():
 
 def test_indentation_counts():
     assert estimate_tokens("if x:\n        return y") > estimate_tokens("if x: return y")
+
+
+def test_a_stored_report_is_left_out_whole_not_cut_into_broken_json():
+    """A pull request's stored impact report is JSON: cut short it would not parse."""
+    report = json.dumps({"tests": [f"tests/test_{n}.py::test_it" for n in range(5000)]})
+    review = Review(repo="shop", number=7, head_sha="a" * 40, report=report)
+    fitted = fit(review, lambda each: compact_json(to_data(each)), 1000, lines=False)
+    assert fitted.cut and fitted.texts_cut == 1
+    assert json.loads(fitted.text)["report"] is None

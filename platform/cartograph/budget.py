@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cartograph.errors import Invalid
+from cartograph.model import WHOLE_OR_NOTHING
 
 # what an agent's answer costs by default (MCP); the CLI, REST and GraphQL answer whole
 # unless asked
@@ -296,7 +297,8 @@ def _materialised(answer: Any) -> Any:
 
 def _capped(value: Any, budget: int, counted: Counter) -> Any:
     """`value` with every text longer than a third of the budget (about `budget` characters)
-    cut short and marked; `counted["cut"]` counts them."""
+    cut short and marked — or left out, for a field whose text cut short would be wrong
+    (WHOLE_OR_NOTHING: a stored JSON report); `counted["cut"]` counts them."""
     if isinstance(value, str):
         if len(value) <= budget:
             return value
@@ -314,7 +316,11 @@ def _capped(value: Any, budget: int, counted: Counter) -> Any:
             if not each.init:
                 continue
             old = getattr(value, each.name)
-            new = _capped(old, budget, counted)
+            if each.metadata.get(WHOLE_OR_NOTHING) and isinstance(old, str):
+                new = "" if len(old) > budget else old  # left out, not cut (JSON, say)
+                counted["cut"] += new is not old
+            else:
+                new = _capped(old, budget, counted)
             if new is not old:
                 changes[each.name] = new
         return dataclasses.replace(value, **changes) if changes else value

@@ -313,6 +313,9 @@ class TrackedRepo:
     forge_token: str = ""  # sealed at rest, like the webhook secret
 
 
+WHOLE_OR_NOTHING = "whole or nothing"  # a field's text that cut short would be wrong (budget)
+
+
 @dataclass(slots=True)
 class Review:
     """The impact report of a pull request (GitLab: merge request) of a tracked repository,
@@ -327,7 +330,9 @@ class Review:
     forge: str = ""  # github, gitlab
     computed_at: str = ""
     verdict: str = ""  # impact's verdict ("" while it could not be computed)
-    report: str = ""  # impact's JSON form
+    # impact's JSON form; an answer within a budget leaves it out whole rather than cut it
+    # (cut JSON is no JSON): cartograph.budget
+    report: str = field(default="", metadata={WHOLE_OR_NOTHING: True})
     markdown: str = ""  # the comment posted (or to post)
     error: str = ""  # why the impact could not be computed
     posted_at: str = ""
