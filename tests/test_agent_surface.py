@@ -145,6 +145,37 @@ def test_an_agents_answer_is_cut_to_its_budget_and_the_cursor_gives_the_rest(hub
     assert wrong.is_error and "not one a cut answer to this question gave" in wrong.content[0].text
 
 
+def test_a_cut_call_tree_names_every_step_across_its_pages(tmp_path):
+    """A continued page's steps hang under callers an earlier page showed."""
+    middles = "\n\n".join(f"def middle_{m}():\n    return hub()\n" for m in range(6))
+    tops = "\n\n".join(
+        f"def top_{m}_{t}():\n    return middle_{m}()\n" for m in range(6) for t in range(6)
+    )
+    files = {
+        "app/__init__.py": "",
+        "app/core.py": f"def hub():\n    return 1\n\n\n{middles}\n\n{tops}",
+    }
+    url = f"sqlite:///{tmp_path / 'graph.db'}"
+    index_repository(open_store(url), make_sample_repo(tmp_path / "app", files), "app")
+
+    async def run():
+        async with Client(build_server(url)) as client:
+            arguments = {"symbol": "hub", "direction": "in", "depth": 2, "max_tokens": 300}
+            pages = []
+            while True:
+                result = await client.call_tool("trace_calls", arguments)
+                pages.append(result.content[0].text)
+                cursor = re.search(r'cursor="([^"]+)"', pages[-1].splitlines()[0])
+                if not cursor:
+                    return pages
+                arguments = {**arguments, "cursor": cursor.group(1)}
+
+    pages = asyncio.run(run())
+    assert len(pages) > 2
+    named = [name for page in pages for name in re.findall(r"top_\d_\d", page)]
+    assert len(named) == len(set(named)) == 36  # every caller's caller, each once
+
+
 def test_every_read_keeps_to_the_smallest_budget(tmp_path):
     root = make_sample_repo(tmp_path / "shop")
     url = f"sqlite:///{tmp_path / 'graph.db'}"

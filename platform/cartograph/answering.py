@@ -13,7 +13,7 @@ from typing import Any
 from cartograph.budget import CUT_KEY, Fitted, compact_json, fit
 from cartograph.operations import Operation, Services
 from cartograph.query.answers import rendered
-from cartograph.render import render, to_data
+from cartograph.render import render, shown_in_text, to_data
 
 
 def run_fitted(
@@ -61,6 +61,7 @@ def fitted(
         question,
         lines=form == "text",
         at=at,
+        shown=shown_in_text(answer) if form == "text" else None,
     )
     if answered.cut:
         if form == "text":

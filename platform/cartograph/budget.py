@@ -136,11 +136,14 @@ def fit(
     question: str = "",
     lines: bool = True,
     at: int = 0,
+    shown: dict[str, int] | None = None,
 ) -> Fitted:
     """`answer` written by `write` (its text or its JSON) within `max_tokens` (None or 0: no
     limit), going on from `cursor` (what a cut answer to the same `question` gave). With
     `lines` (text), an answer with no list left to cut is cut at a line. `at` is the offset
-    of the page answered, kept in the cursor (REST's cursor stands for the offset too)."""
+    of the page answered, kept in the cursor (REST's cursor stands for the offset too).
+    `shown`: how many items of a list the text shows at most (the rest it only counts): a cut
+    answer keeps no more, so its cursor goes on from the last item shown."""
     budget = max_tokens or 0
     answer = _materialised(answer)
     lists = _lists(answer)
@@ -158,7 +161,12 @@ def fit(
     rest = {place: items[skips.get(place, 0) :] for place, items in _lists(answer).items()}
     # every list shortened in proportion at first (a few writes of a large answer, not many)
     share = min(1.0, budget / whole)
-    keep = {place: max(1, int(len(items) * share)) for place, items in rest.items()}
+    most = {
+        place: min(len(items), (shown or {}).get(place, len(items)))
+        for place, items in rest.items()
+    }
+    keep = {place: max(1, int(len(rest[place]) * share)) for place in rest}
+    keep = {place: min(keep[place], most[place]) for place in rest}
     current = _with_lists(answer, {p: rest[p][: keep[p]] for p in rest})
     text = write(current)
 
@@ -180,8 +188,8 @@ def fit(
         return estimate_tokens(fitted.text) + (estimate_tokens(said) + 2 if fitted.cut else 0)
 
     fitted = fitted_to(keep, text, current)
-    while cost(fitted) < budget * 0.8 and any(keep[p] < len(rest[p]) for p in rest):
-        grown = {p: min(len(rest[p]), keep[p] * 2 if keep[p] else 1) for p in rest}
+    while cost(fitted) < budget * 0.8 and any(keep[p] < most[p] for p in rest):
+        grown = {p: min(most[p], keep[p] * 2 if keep[p] else 1) for p in rest}
         current = _with_lists(answer, {p: rest[p][: grown[p]] for p in rest})
         attempt = fitted_to(grown, write(current), current)
         if cost(attempt) > budget:

@@ -110,6 +110,12 @@ def streamed(answer: Any, as_json: bool = False, answer_type: Any = None) -> Ite
         yield to_json(answer) + "\n" if as_json else render(answer, answer_type)
 
 
+def shown_in_text(answer: Any) -> dict[str, int]:
+    """How many items of each of its lists an answer's text shows at most (the rest it counts);
+    an answer cut to a budget goes on from there (cartograph.budget)."""
+    return impact_text.SHOWN if isinstance(answer, Impact) else {}
+
+
 def render(answer: Any, answer_type: Any = None) -> str:
     """The text of an answer. `answer_type` is the type an operation declares (`list[Claim]`)
     when the answer's own type does not say it (a list)."""
@@ -344,6 +350,11 @@ def _trace(trace: Trace) -> str:
                 walk(step.symbol.id, indent + 1)
 
     walk(trace.root.id, 1)
+    # a trace cut to a budget and continued: steps whose parents an earlier page showed
+    shown = {trace.root.id} | {step.symbol.id for step in trace.steps}
+    for parent in [p for p in children if p not in shown]:
+        out.append(f"  under {parent} (shown before):")
+        walk(parent, 2)
     if not trace.steps:
         out.append("  (nothing in the index)")
     if trace.truncated:

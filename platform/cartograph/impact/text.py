@@ -9,6 +9,14 @@ from cartograph.safetext import md, md_fence
 SHOWN_BREAKS = 40
 SHOWN_TESTS = 60
 SHOWN_CHANGED = 60
+SHOWN_POSSIBLE = 10
+# what the text shows of each list at most (an answer cut to a budget goes on from there)
+SHOWN = {
+    "changed": SHOWN_CHANGED,
+    "will_break": SHOWN_BREAKS,
+    "tests": SHOWN_TESTS,
+    "possible_tests": SHOWN_POSSIBLE,
+}
 
 
 def _lines(lines: list[int]) -> str:
@@ -70,9 +78,9 @@ def text(answer: Impact, header: str) -> str:
     if answer.possible_tests:
         out.append(f"possibly reached, through less sure paths ({len(answer.possible_tests)}; "
                    "lower --min-confidence to run them):")  # fmt: skip
-        for test in answer.possible_tests[:10]:
+        for test in answer.possible_tests[:SHOWN_POSSIBLE]:
             out.append(f"  {test.node}  (confidence {test.confidence:.2f})")
-        _more(out, len(answer.possible_tests), 10, "--json lists them all")
+        _more(out, len(answer.possible_tests), SHOWN_POSSIBLE, "--json lists them all")
     if answer.owners:
         out.append("owners to ask:")
         for area in answer.owners:
