@@ -702,7 +702,10 @@ class Measured:
     json_whole_tokens: int = 0
     json_budget_tokens: int = 0
     json_cut: bool = False
-    json_cut_said: bool = False  # a cut JSON answer carries its CUT_KEY object (the cursor)
+    # a cut JSON answer, as the MCP client receives it (`as_json`), says it is cut (its CUT_KEY
+    # object, or the note beside a list); what the client said when it refused it
+    json_cut_said: bool = False
+    json_cut_mcp_error: str = ""
     computed_ms: float = 0.0
     budget_ms: float = 0.0
     budget_o200k: int | None = None
@@ -759,8 +762,6 @@ def measure_case(store: Store, data_dir: Path, case: Case) -> Measured:
     row.json_whole_tokens = count_tokens(whole_json.text)
     row.json_budget_tokens = estimate_tokens(budget_json.text)
     row.json_cut = budget_json.cut
-    said = json.loads(budget_json.text) if budget_json.cut else None
-    row.json_cut_said = isinstance(said, dict) and CUT_KEY in said
     if budget.cut:
         row.paging = follow_cursor(op, store, data_dir, budget_values, whole, budget)
     return row
@@ -873,6 +874,10 @@ def measure_answers(
     rows = []
     for n, case in enumerate(asked, 1):
         row = measure_case(store, data_dir, case)
+        if row.json_cut:  # what the agent's client gets of a cut JSON answer
+            row.json_cut_said, row.json_cut_mcp_error = mcp_json_cut_said(
+                store.url, row.mcp, case.values, data_dir
+            )
         rows.append(row)
         progress(
             f"[{n}/{len(asked)}] {row.mcp} {case.subject}: {row.outcome} "
@@ -897,6 +902,36 @@ def measure_answers(
         "checks": checks(rows, tokenizers),
         "calls": [{k: v for k, v in asdict(row).items() if k != "budget_text"} for row in rows],
     }
+
+
+def mcp_json_cut_said(
+    store_url: str, tool: str, values: dict[str, Any], data_dir: Path
+) -> tuple[bool, str]:
+    """Call the tool with `as_json` through the MCP SDK's client (in process, every profile
+    listed, the default budget): whether what the client receives says the answer is cut
+    (the CUT_KEY object in the JSON or the structured content, or a note beside it), and the
+    client's or the server's error ("" when it answered)."""
+    from mcp import Client
+
+    async def call() -> Any:
+        server = build_server(store_url, profiles=PROFILES, data_dir=data_dir)
+        async with Client(server) as client:
+            return await client.call_tool(tool, {**values, "as_json": True})
+
+    try:
+        result = asyncio.run(call())
+    except Exception as exc:  # the client refused the answer (its output schema)
+        return False, f"{type(exc).__name__}: {exc}"[:400]
+    texts = [getattr(block, "text", "") for block in result.content]
+    if result.is_error:
+        return False, " ".join(texts)[:400]
+    structured = result.structured_content or {}
+    said = (
+        CUT_KEY in structured
+        or any(text.startswith("[cut to") for text in texts)
+        or any(f'"{CUT_KEY}":' in text for text in texts)
+    )
+    return said, ""
 
 
 def per_tool(rows: list[Measured]) -> list[dict[str, Any]]:
@@ -976,6 +1011,7 @@ def checks(rows: list[Measured], tokenizers: Tokenizers) -> dict[str, Any]:
         "json_cut_unsaid": [
             f"{row.mcp} ({row.subject}): {row.json_budget_tokens} tokens, "
             f"{row.json_whole_tokens:,} whole"
+            + (f"; the MCP call: {row.json_cut_mcp_error}" if row.json_cut_mcp_error else "")
             for row in answered
             if row.json_cut and not row.json_cut_said
         ],
@@ -1376,7 +1412,8 @@ def findings(report: dict[str, Any]) -> list[str]:
         ("json_over_budget", f"JSON answers (`as_json`) over the default budget of {budget:,}"),
         (
             "json_cut_unsaid",
-            f"JSON answers cut with nothing saying so (a list: no `{CUT_KEY}`, no cursor)",
+            f"JSON answers (`as_json`, through the MCP client) cut with nothing saying so "
+            f"(no `{CUT_KEY}`, no note, no cursor)",
         ),
         ("cut_as_text", "answers cut as text (no cursor: the rest cannot be asked for)"),
         ("thin_cuts", f"cut answers using under {THIN_CUT:.0%} of the budget"),
@@ -1546,7 +1583,8 @@ def answers_section(answers: dict[str, Any]) -> list[str]:
         f"{len(checks['text_over_budget'])}" + list_after(checks["text_over_budget"]),
         f"- JSON answers (`as_json`) within the budget over {budget:,}: "
         f"{len(checks['json_over_budget'])}" + list_after(checks["json_over_budget"]),
-        f"- JSON answers cut with nothing in them saying so (no `{CUT_KEY}` object, no cursor): "
+        f"- JSON answers cut (`as_json`, as the MCP client receives them) with nothing saying so "
+        f"(no `{CUT_KEY}` object, no note, no cursor): "
         f"{len(checks['json_cut_unsaid'])}" + list_after(checks["json_cut_unsaid"]),
         f"- Cut as text (nothing left to cut, no cursor): {len(checks['cut_as_text'])}"
         + list_after(checks["cut_as_text"]),
