@@ -782,7 +782,8 @@ def follow_cursor(
     from cartograph.budget import _lists  # the lists a cut shortens (what a cursor pages)
 
     if not first.cursor:
-        return {"followed": False, "why": "cut as text: no cursor (ask a narrower question)"}
+        why = "cut as text" if first.cut_as_text else "what it left out has no cursor"
+        return {"followed": False, "why": f"{why}: no cursor (ask a narrower question)"}
     wanted = {place: list(map(_key, items)) for place, items in _lists(whole.answer).items()}
     seen: dict[str, list[str]] = {place: [] for place in wanted}
     unshown: dict[str, list[str]] = {}  # items of a page's answer its text does not name
