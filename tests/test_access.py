@@ -404,17 +404,17 @@ GRAPHQL_FIELDS = {
     "session": ("{ session(id: 1) { id } }", "claims"),
     "claims": ("{ claims { path } }", "claims"),
     # made from the catalogue (cartograph.api.graphql_answers): the operation's scope
-    "deadCode": ('{ deadCode(repo: "shop") }', "read"),
-    "services": ('{ services(repo: "shop") }', "read"),
-    "overview": ('{ overview(repo: "shop") }', "read"),
-    "stats": ('{ stats(repo: "shop") }', "read"),
-    "hotspots": ('{ hotspots(repo: "shop") }', "read"),
-    "coChanges": ('{ coChanges(target: "shop/models.py") }', "read"),
-    "owners": ('{ owners(target: "shop/models.py") }', "read"),
-    "explain": ('{ explain(name: "Cart.total") }', "read"),
-    "source": ('{ source(name: "Cart.total") }', "read"),
-    "team": ("{ team }", "claims"),
-    "trackedRepositories": ("{ trackedRepositories }", "admin"),
+    "deadCode": ('{ deadCode(repo: "shop") { repo } }', "read"),
+    "services": ('{ services(repo: "shop") { repo } }', "read"),
+    "overview": ('{ overview(repo: "shop") { repo } }', "read"),
+    "stats": ('{ stats(repo: "shop") { files } }', "read"),
+    "hotspots": ('{ hotspots(repo: "shop") { repo } }', "read"),
+    "coChanges": ('{ coChanges(target: "shop/models.py") { target } }', "read"),
+    "owners": ('{ owners(target: "shop/models.py") { target } }', "read"),
+    "explain": ('{ explain(name: "Cart.total") { symbol { id } } }', "read"),
+    "source": ('{ source(name: "Cart.total") { lines } }', "read"),
+    "team": ("{ team { claims } }", "claims"),
+    "trackedRepositories": ("{ trackedRepositories { name } }", "admin"),
 }
 
 

@@ -146,8 +146,11 @@ def test_an_agents_answer_is_cut_to_its_budget_and_the_cursor_gives_the_rest(hub
 
 
 def test_a_cut_call_tree_names_every_step_across_its_pages(tmp_path):
-    """A continued page's steps hang under callers an earlier page showed."""
-    middles = "\n\n".join(f"def middle_{m}():\n    return hub()\n" for m in range(6))
+    """A continued page's steps hang under callers an earlier page showed, also under one this
+    page shows again only as "shown above" (each middle calls the next one too)."""
+    middles = "\n\n".join(
+        f"def middle_{m}():\n    middle_{(m + 1) % 6}()\n    return hub()\n" for m in range(6)
+    )
     tops = "\n\n".join(
         f"def top_{m}_{t}():\n    return middle_{m}()\n" for m in range(6) for t in range(6)
     )
@@ -158,22 +161,53 @@ def test_a_cut_call_tree_names_every_step_across_its_pages(tmp_path):
     url = f"sqlite:///{tmp_path / 'graph.db'}"
     index_repository(open_store(url), make_sample_repo(tmp_path / "app", files), "app")
 
+    arguments = {"symbol": "hub", "direction": "in", "depth": 2, "max_tokens": 300}
+    pages = _every_page(url, "trace_calls", arguments)
+    assert len(pages) > 2
+    named = [name for page in pages for name in re.findall(r"top_\d_\d", page)]
+    assert len(named) == len(set(named)) == 36  # every caller's caller, each once
+
+
+def test_every_test_to_run_is_named_on_some_page(tmp_path):
+    """Impact's text names 60 tests at most and counts the rest: within a budget it stops
+    where its text stops naming them, and the cursor goes on, even when the text would fit."""
+    tests = "\n\n".join(f"def test_{n:03d}():\n    assert hub({n}) == {n}\n" for n in range(150))
+    files = {
+        "app/__init__.py": "",
+        "app/core.py": "def hub(value):\n    return value\n",
+        "tests/__init__.py": "",
+        "tests/test_hub.py": f"from app.core import hub\n\n\n{tests}",
+    }
+    url = f"sqlite:///{tmp_path / 'graph.db'}"
+    root = make_sample_repo(tmp_path / "app", files)
+    index_repository(open_store(url), root, "app")
+    patch = "--- a/app/core.py\n+++ b/app/core.py\n@@ -1,2 +1,2 @@\n def hub(value):\n"
+    patch += "-    return value\n+    return value + 0\n"
+    pages = _every_page(url, "impact", {"repo": "app", "patch": patch, "max_tokens": 10_000})
+    named = [
+        n for page in pages for n in re.findall(r"^  tests/test_hub.py::(test_\d+)  \(", page, re.M)
+    ]
+    assert len(pages) == 3 and sorted(named) == [f"test_{n:03d}" for n in range(150)]
+    assert all(estimate_tokens(page) <= 10_000 for page in pages)
+    assert not any("more (--json lists them all)" in page for page in pages)
+
+
+def _every_page(url: str, tool: str, arguments: dict) -> list[str]:
+    """The text of every page of a cut answer, its cursors followed to the end."""
+
     async def run():
         async with Client(build_server(url)) as client:
-            arguments = {"symbol": "hub", "direction": "in", "depth": 2, "max_tokens": 300}
-            pages = []
+            asked, pages = arguments, []
             while True:
-                result = await client.call_tool("trace_calls", arguments)
+                result = await client.call_tool(tool, asked)
+                assert not result.is_error, result.content
                 pages.append(result.content[0].text)
                 cursor = re.search(r'cursor="([^"]+)"', pages[-1].splitlines()[0])
                 if not cursor:
                     return pages
-                arguments = {**arguments, "cursor": cursor.group(1)}
+                asked = {**arguments, "cursor": cursor.group(1)}
 
-    pages = asyncio.run(run())
-    assert len(pages) > 2
-    named = [name for page in pages for name in re.findall(r"top_\d_\d", page)]
-    assert len(named) == len(set(named)) == 36  # every caller's caller, each once
+    return asyncio.run(run())
 
 
 def test_every_read_keeps_to_the_smallest_budget(tmp_path):
@@ -224,6 +258,32 @@ def test_rest_and_the_cli_cut_the_same_way(hub_store):
     )
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout.startswith("[cut to 400 tokens") and 'cursor="cut.' in printed.stdout
+
+
+def test_graphql_says_what_it_cut_in_the_responses_extensions(hub_store):
+    """The typed answer fields take `maxTokens`; a cut answer is said in `extensions`, by the
+    field's place in the response, with the cursor that answers the rest."""
+    query = """query($cursor: String) {
+      dead: deadCode(repo: "app", first: 100, maxTokens: 500, cursor: $cursor) {
+        items { symbol { name } } } }"""
+    settings = Settings(store_url=hub_store, broker_url=None)
+    with serve_in_thread(create_app(settings)) as url:
+
+        def ask(cursor: str | None) -> dict:
+            answer = httpx.post(
+                f"{url}/graphql", json={"query": query, "variables": {"cursor": cursor}}
+            )
+            assert answer.status_code == 200 and "errors" not in answer.json(), answer.text
+            return answer.json()
+
+        pages = [ask(None)]
+        while "extensions" in pages[-1]:
+            cut = pages[-1]["extensions"]["cutToBudget"]["dead"]
+            assert cut["max_tokens"] == 500 and cut["left_out"][0]["field"] == "items"
+            pages.append(ask(cut["cursor"]))
+    # the budget counts what the query selects (a name per item), not the whole answer
+    names = [item["symbol"]["name"] for page in pages for item in page["data"]["dead"]["items"]]
+    assert 2 < len(pages) < 10 and sorted(names) == [f"caller_{n:03d}" for n in range(CALLERS)]
 
 
 # ---------------------------------------------------------------- the cut itself

@@ -261,12 +261,6 @@ GRAPH_FIELDS = {
     "search", "symbol", "Symbol.callers", "Symbol.callees", "trace", "history", "claims",
     "repositories", "Repository.files",
 }  # fmt: skip
-# the operations whose GraphQL field answers their JSON form as the JSON scalar (what the
-# dashboard reads); typing them means writing the dashboard's selections of them
-GENERATED_JSON_FIELDS = {
-    "deadCode", "services", "hotspots", "overview", "stats", "coChanges", "owners", "explain",
-    "source", "team", "trackedRepositories",
-}  # fmt: skip
 
 
 @pytest.mark.parametrize("op", [o for o in OPERATIONS if o.values[0].graphql])
@@ -276,11 +270,18 @@ def test_the_graphql_field(op: Operation):
     while hasattr(answered, "of_type"):
         answered = answered.of_type
     form = json_form_type(op.answer)
+    if typing.get_origin(form) is list:  # a list answers a list of its items' type
+        (form,) = typing.get_args(form)
     if answered.name == getattr(form, "__name__", None):  # the answer type, as GraphQL has it
-        camel = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), name) for name in _fields(op)}
-        assert set(answered.fields) == camel, op.name
-    elif answered.name == "JSON":  # the answer's JSON form, untyped (graphql_answers.py)
-        assert op.graphql in GENERATED_JSON_FIELDS, op.name
+        fields = (
+            {f.name for f in dataclasses.fields(form)}
+            if dataclasses.is_dataclass(form)
+            else set(typing.get_type_hints(form))
+        )
+        camel = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), name) for name in fields}
+        # the walkable graph's types have the answer's fields and walks of their own
+        walks = set(answered.fields) - camel if op.graphql in GRAPH_FIELDS else set()
+        assert set(answered.fields) == camel | walks, op.name
     else:  # a field of the walkable graph: symbols whose callers have callers
         assert op.graphql in GRAPH_FIELDS, (op.name, answered.name)
     by_name = {p.spelled("graphql"): p for p in op.params}
@@ -291,6 +292,28 @@ def test_the_graphql_field(op: Operation):
             assert str(argument.default_value.value) == param.default
         elif param.default is not REQUIRED:
             assert argument.default_value == param.default, name
+
+
+def test_every_answer_type_is_one_graphql_type_of_its_own():
+    """The object types made from answer types have their fields, and no two share a name with
+    each other or with a type written by hand (GraphQL's names are one namespace)."""
+    from cartograph.api import graphql
+
+    made = graphql.ANSWERS.made()
+    names = [each.__strawberry_definition__.name for each in made.values()]
+    assert len(names) == len(set(names))
+    for python, each in made.items():
+        typed = graphql_schema._schema.get_type(each.__strawberry_definition__.name)
+        hints = typing.get_type_hints(python)
+        assert set(typed.fields) == {
+            re.sub(r"_(\w)", lambda m: m.group(1).upper(), n) for n in hints
+        }
+    written = {
+        value.__strawberry_definition__.name
+        for value in vars(graphql).values()
+        if hasattr(value, "__strawberry_definition__") and value not in made.values()
+    }
+    assert written - {"Query", "WrittenQuery"} <= graphql.ANSWERS.reserved
 
 
 @pytest.mark.parametrize(

@@ -36,11 +36,14 @@ def fitted(
     surface: str,
     form: str,
     write: Callable[[Any], str] | None = None,
+    variant: str = "",
 ) -> Fitted:
     """The answer `op` gave for these values written in `form` — "text", "json" (compact) or
-    "lines" (JSON lines), by `write` when the surface writes its own — within the budget they give (whole when the
-    operation takes none). A cut answer's text starts with its note; its JSON carries a `cut_to_budget`
-    object (CUT_KEY). Whole answers are written once per cached answer (cartograph.query.answers)."""
+    "lines" (JSON lines), by `write` when the surface writes its own (`variant` says which
+    writing it is when it writes part of the answer: GraphQL's selection) — within the budget
+    they give (whole when the operation takes none). A cut answer's text starts with its note;
+    its JSON carries a `cut_to_budget` object (CUT_KEY). Whole answers are written once per
+    cached answer (cartograph.query.answers)."""
     if write is None:
         if form == "text":
             write = lambda each: render(each, op.answer).rstrip("\n")  # noqa: E731
@@ -55,7 +58,7 @@ def fitted(
         max_tokens, cursor, at = services.max_tokens, services.cursor, bound.get("offset") or 0
     answered = fit(
         answer,
-        lambda each: rendered(each, f"{surface}-{form}", lambda: writer(each)),
+        lambda each: rendered(each, f"{surface}-{form}-{variant}", lambda: writer(each)),
         max_tokens,
         cursor,
         question,

@@ -67,8 +67,9 @@ CUT_SCHEMA: dict[str, Any] = {
         },
         "cursor": {"type": ["string", "null"]},
         "cut_as_text": {"type": "boolean"},
+        "texts_cut": {"type": "integer"},
     },
-    "required": ["max_tokens", "left_out", "cursor", "cut_as_text"],
+    "required": ["max_tokens", "left_out", "cursor", "cut_as_text", "texts_cut"],
 }
 
 
@@ -152,12 +153,18 @@ def fit(
     current = _with_lists(answer, rest) if skips else answer
     text = write(current)
     whole = estimate_tokens(text)
-    if not budget or whole <= budget:
+    # a list longer than the text shows would leave its last items unnamed and out of any
+    # cursor's reach: within a budget, it is cut where the text stops naming items
+    past_shown = any(
+        len(items) > (shown or {}).get(place, len(items)) for place, items in rest.items()
+    )
+    if not budget or (whole <= budget and not past_shown):
         return Fitted(current, text, budget)
-    # a text longer than a third of the budget (a command line running 2,000 tests, a stored
-    # report) would leave no room for the rest: each is cut short, with a mark
     texts_cut: Counter[str] = Counter()
-    answer = _capped(answer, budget, texts_cut)
+    if whole > budget:
+        # a text longer than a third of the budget (a command line running 2,000 tests, a
+        # stored report) would leave no room for the rest: each is cut short, with a mark
+        answer = _capped(answer, budget, texts_cut)
     rest = {place: items[skips.get(place, 0) :] for place, items in _lists(answer).items()}
     # every list shortened in proportion at first (a few writes of a large answer, not many)
     share = min(1.0, budget / whole)

@@ -342,7 +342,10 @@ def _trace(trace: Trace) -> str:
     for step in trace.steps:
         children.setdefault(step.parent, []).append(step)
 
+    expanded: set[str] = set()  # the steps whose children are drawn under them
+
     def walk(node_id: str, indent: int) -> None:
+        expanded.add(node_id)
         for step in children.get(node_id, []):
             repeat = "  (shown above)" if step.repeated else ""
             out.append(f"{'  ' * indent}└ {_one(step.symbol, stale)}  [{step.edge.via}]{repeat}")
@@ -350,9 +353,9 @@ def _trace(trace: Trace) -> str:
                 walk(step.symbol.id, indent + 1)
 
     walk(trace.root.id, 1)
-    # a trace cut to a budget and continued: steps whose parents an earlier page showed
-    shown = {trace.root.id} | {step.symbol.id for step in trace.steps}
-    for parent in [p for p in children if p not in shown]:
+    # a trace cut to a budget and continued: steps under callers an earlier page showed (not
+    # on this page, or on it only as "shown above")
+    for parent in [p for p in children if p not in expanded]:
         out.append(f"  under {parent} (shown before):")
         walk(parent, 2)
     if not trace.steps:

@@ -32,12 +32,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from enum import Enum
+from typing import Any
 
 import anyio
 import strawberry
+from cartograph import model
 from cartograph.agents import sessions as agents
 from cartograph.agents.overlay import session_view
-from cartograph.api.graphql_answers import answer_fields
+from cartograph.api.graphql_answers import CUTS, answer_fields
 from cartograph.api.graphql_cost import MAX_COST, query_cost
 from cartograph.api.graphql_types import AnswerTypes
 from cartograph.api.guard import log_refusal, wants_graphiql
@@ -275,7 +277,14 @@ class Symbol:
 
 # the answer types as GraphQL object types (cartograph.api.graphql_types): a symbol row is the
 # walkable Symbol
-ANSWERS = AnswerTypes({SymbolRow: (Symbol, lambda row: Symbol(row=row))})
+ANSWERS = AnswerTypes(
+    {SymbolRow: (Symbol, lambda row: Symbol(row=row)), model.Claim: (Claim, lambda c: _claim(c))},
+    # the types written here (those after this line too)
+    reserved=frozenset(
+        {"File", "Commit", "Person", "Session", "Claim", "Symbol", "TraceStep", "Trace"}
+        | {"SymbolConnection", "ProvidedPackage", "RepositoryLink", "Repository", "Direction"}
+    ),
+)
 EnvelopeType = ANSWERS.of(Envelope)
 LocationMapType = ANSWERS.of(LocationMap)
 ImpactType = ANSWERS.of(Impact)
@@ -433,6 +442,19 @@ def _link(link) -> RepositoryLink:
         edges=link.edges,
         packages=list(link.packages),
         mismatches=list(link.mismatches),
+    )
+
+
+def _claim(claim: model.Claim) -> Claim:
+    return Claim(
+        repo=claim.repo,
+        path=claim.path,
+        session=claim.session,
+        agent=claim.agent,
+        task=claim.task,
+        intent=claim.intent,
+        since=claim.since,
+        expires_at=claim.expires_at,
     )
 
 
@@ -630,26 +652,24 @@ class WrittenQuery:
     async def claims(self, info: Info, repo: str | None = None) -> list[Claim]:
         _require(info, "claims")
         claimed = _read(info, agents.claims, _checked(CLAIMS.param("repo"), repo))
-        return [
-            Claim(
-                repo=c.repo,
-                path=c.path,
-                session=c.session,
-                agent=c.agent,
-                task=c.task,
-                intent=c.intent,
-                since=c.since,
-                expires_at=c.expires_at,
-            )
-            for c in claimed
-        ]
+        return [_claim(c) for c in claimed]
 
 
 Query = strawberry.type(
-    type("Query", (WrittenQuery,), answer_fields(WrittenQuery)),
+    type("Query", (WrittenQuery,), answer_fields(WrittenQuery, ANSWERS)),
     description="Repositories, symbols and their calls, and one field per question of the "
-    "catalogue not written here (its answer as JSON, in the shape REST answers it).",
+    "catalogue not written here (its answer type, with the fields REST's JSON has).",
 )
+
+
+class BudgetCuts(SchemaExtension):
+    """An answer cut to `maxTokens` says so in the response: `extensions.cutToBudget`, by the
+    field's place in the response, what it left out and the cursor for the rest."""
+
+    def get_results(self) -> dict[str, Any]:
+        context = self.execution_context.context
+        cuts = context.get(CUTS) if isinstance(context, dict) else None
+        return {"cutToBudget": cuts} if cuts else {}
 
 
 class CostLimit(SchemaExtension):
@@ -715,6 +735,7 @@ schema = Schema(
     extensions=[
         ErrorKinds,
         CostLimit,
+        BudgetCuts,
         lambda: AddValidationRules(LIMIT_RULES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
         # a query asked again (a client's fixed queries) is parsed and validated once

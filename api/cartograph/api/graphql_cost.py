@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cartograph.query.hotspots import OWNERS_PER_SPOT
+from cartograph.team import RECENT_ACTIVITY
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -42,6 +44,9 @@ UNSIZED_LISTS = {
     ("Repository", "providers"): 50,
     ("Repository", "consumers"): 50,
     ("Envelope", "crossings"): 50,
+    # lists inside an operation's answer that it caps
+    ("Hotspot", "owners"): OWNERS_PER_SPOT,
+    ("SessionAtWork", "recent"): RECENT_ACTIVITY,
 }
 DEFAULT_LIST = 100
 

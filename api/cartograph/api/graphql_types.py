@@ -28,10 +28,16 @@ Special = tuple[Any, Callable[[Any], Any]]  # a GraphQL type, and how a value be
 class AnswerTypes:
     """The object types made so far, each once, by the Python type it is made from."""
 
-    def __init__(self, special: dict[Any, Special] | None = None) -> None:
+    def __init__(
+        self, special: dict[Any, Special] | None = None, reserved: frozenset[str] = frozenset()
+    ) -> None:
         self._special = dict(special or {})
         self._made: dict[Any, Any] = {}
         self._making: set[Any] = set()
+        # GraphQL type names are one namespace: the schema's hand-written types' (`reserved`)
+        # and those made here; a second class of a name gets its module's name in front
+        self._reserved = reserved
+        self._names = set(reserved)
 
     def of(self, python: Any) -> Any:
         """The GraphQL annotation of values of `python`."""
@@ -50,6 +56,14 @@ class AnswerTypes:
         if _fields(python) is not None and python not in self._making:
             return self._object(python)
         return JSON
+
+    def made(self) -> dict[Any, Any]:
+        """The object types made so far, by the Python type each is made from."""
+        return dict(self._made)
+
+    @property
+    def reserved(self) -> frozenset[str]:
+        return frozenset(self._reserved)
 
     def value(self, value: Any, python: Any) -> Any:
         """`value` (of `python`) as the GraphQL type `of(python)` has it."""
@@ -82,10 +96,14 @@ class AnswerTypes:
             annotations = {name: self.of(hint) for name, hint in fields.items()}
         finally:
             self._making.discard(python)
-        name = python.__name__
+        name = own_name = python.__name__
+        if name in self._names:  # team.Touch beside model.Touch: TeamTouch
+            name = python.__module__.rpartition(".")[2].capitalize() + name
+        assert name not in self._names, f"two answer types are called {name}"
+        self._names.add(name)
         shell = type(name, (), {"__annotations__": annotations, "__module__": __name__})
         doc = " ".join((python.__doc__ or "").split()) or None
-        if doc and dataclasses.is_dataclass(python) and doc.startswith(f"{name}("):
+        if doc and dataclasses.is_dataclass(python) and doc.startswith(f"{own_name}("):
             doc = None  # the signature dataclasses write, no description
         made = strawberry.type(shell, name=name, description=doc)
         self._made[python] = made

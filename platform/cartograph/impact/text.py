@@ -74,7 +74,7 @@ def text(answer: Impact, header: str) -> str:
         for test in answer.tests[:SHOWN_TESTS]:
             out.append(f"  {test.node}  ({test.evidence}, depth {test.depth}, reaches "
                        f"{test.reaches})")  # fmt: skip
-        _more(out, answer.tests_total, SHOWN_TESTS, "--json lists them all")
+        _more(out, len(answer.tests), SHOWN_TESTS, "--json lists them all")
     if answer.possible_tests:
         out.append(f"possibly reached, through less sure paths ({len(answer.possible_tests)}; "
                    "lower --min-confidence to run them):")  # fmt: skip

@@ -23,6 +23,7 @@ MIN_CLUSTER_COUNT = 3  # commits a pair shares to join a cluster
 # merely change often (a registry, a schema) would otherwise join everything into one cluster
 MIN_CLUSTER_SHARE = 0.3
 MAX_CLUSTER_FILES = 25  # of one cluster listed (its size says how many there are)
+OWNERS_PER_SPOT = 3
 
 
 @dataclass(slots=True)
@@ -31,7 +32,7 @@ class Hotspot:
     churn: int  # commits that touched the file
     fan_in: int  # calls into its symbols (from other symbols, in any file)
     score: int  # churn times fan_in
-    owners: list[Owner]  # the top three, recent work weighing more
+    owners: list[Owner]  # the top OWNERS_PER_SPOT, recent work weighing more
 
 
 @dataclass(slots=True)
@@ -76,7 +77,7 @@ def hotspots(
     spots.sort(key=lambda s: (-s.score, s.path))
     spots = spots[:limit]
     for spot in spots:
-        spot.owners = rank_owners(by_file[spot.path], HALF_LIFE_DAYS)[:3]
+        spot.owners = rank_owners(by_file[spot.path], HALF_LIFE_DAYS)[:OWNERS_PER_SPOT]
     clusters = _clusters(store, repo, min_count)[:limit]
     return Hotspots(repo, spots, clusters, bool(record.mined_sha))
 

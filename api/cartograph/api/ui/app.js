@@ -134,6 +134,33 @@ async function gql(query, variables = {}) {
   return body.data;
 }
 
+// What the pages read of the typed answers (GraphQL spells fields in camelCase: `answer` asks
+// for each under its snake_case name, as the answer's JSON form has it, so a page reads
+// `stats.unresolved_rate` whichever way the answer came).
+const ENVELOPE = "envelope { repos { name indexedSha indexedAt dirty } }";
+const SYMBOL = "id name qualname kind repo path startLine signature";
+const NEIGHBOURS = `total nextOffset items { symbol { ${SYMBOL} } lines through via crosses }`;
+const SELECTIONS = {
+  stats: `files symbols languages unresolvedRate ${ENVELOPE}`,
+  trackedRepositories: "name branch headSha lag queueDepth lastJobAt lastJobSeconds lastError",
+  overview: `packages { name files lines folder imports } externalPackages mostCalled
+    providers { repo edges packages } consumers { repo edges }`,
+  hotspots: "mined spots { path churn fanIn score owners { name email } } clusters { files size commits }",
+  deadCode: `counts items { symbol { ${SYMBOL} } reason }`,
+  services: `routeTotal requestTotal clients
+    routes { route { name repo } handler { ${SYMBOL} } requests }
+    requests { source { ${SYMBOL} } method base path route { name repo } via }`,
+  explain: `${ENVELOPE} context { symbol { ${SYMBOL} } callers { ${NEIGHBOURS} } callees { ${NEIGHBOURS} } }
+    history { sha at name author message } owners { owners { name email share commits last } codeowners }
+    partners { name count symbol { ${SYMBOL} } } filePartners { name count }`,
+  source: "lines startLine cut",
+  team: `claims lessons { at agent about text }
+    sessions { session { id agent task startedAt lastSeen } touched
+      claims { repo path intent since expiresAt } recent { repo path kind at } }`,
+};
+const aliased = (selection) => selection.replace(/\b[a-z]+[A-Z]\w*\b/g, (name) => `${name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}: ${name}`);
+const selected = (field) => `{ ${aliased(SELECTIONS[field])} }`;
+
 // The same query, but a field the token's scopes do not reach answers null instead of failing.
 async function optional(query, variables = {}) {
   try {
@@ -203,11 +230,11 @@ function envelopeBadges(envelope) {
 async function repositoriesPage() {
   const [data, tracked] = await Promise.all([
     gql("{ repositories { name indexedSha indexedAt } }"),
-    optional("{ trackedRepositories }"),
+    optional(`{ trackedRepositories ${selected("trackedRepositories")} }`),
   ]);
   const byName = new Map(((tracked && tracked.trackedRepositories) || []).map((t) => [t.name, t]));
   const stats = await Promise.all(
-    data.repositories.map((r) => gql("query($r: String!) { stats(repo: $r) }", { r: r.name }).then((d) => d.stats)),
+    data.repositories.map((r) => gql(`query($r: String!) { stats(repo: $r) ${selected("stats")} }`, { r: r.name }).then((d) => d.stats)),
   );
   const rows = data.repositories.map((r, i) => {
     const s = stats[i];
@@ -244,7 +271,7 @@ async function repositoriesPage() {
 }
 
 async function repositoryPage(name) {
-  const ask = (field, more = "") => gql(`query($r: String!) { ${field}(repo: $r${more}) }`, { r: name }).then((d) => d[field]);
+  const ask = (field, more = "") => gql(`query($r: String!) { ${field}(repo: $r${more}) ${selected(field)} }`, { r: name }).then((d) => d[field]);
   const stats = await ask("stats");
   const overview = ask("overview", ", first: 15");
   const hotspots = ask("hotspots", ", first: 15");
@@ -391,7 +418,7 @@ function node(x, y, w, text, href, kind = "") {
 
 async function symbolPage(id) {
   const data = await gql(
-    `query($n: String!) { explain(name: $n) source(name: $n) }`,
+    `query($n: String!) { explain(name: $n) ${selected("explain")} source(name: $n) ${selected("source")} }`,
     { n: id },
   );
   const { explain, source } = data;
@@ -546,7 +573,7 @@ async function changePage(repo, pull, params) {
       { r: repo, b: params.get("base"), h: params.get("head") });
     report = snake(data.impact);
   }
-  const overview = gql("query($r: String!) { overview(repo: $r, first: 15) }", { r: repo }).then((d) => d.overview);
+  const overview = gql(`query($r: String!) { overview(repo: $r, first: 15) ${selected("overview")} }`, { r: repo }).then((d) => d.overview);
   // what lights the treemap: the files the change touches, the files of what it reaches (a
   // caller it breaks is one hop away) and the files of the tests to run
   const reached = [...report.will_break.map((b) => [b.caller.path, 1]), ...report.may_be_affected.map((a) => [a.symbol.path, a.depth])];
@@ -688,7 +715,7 @@ function treemap(packages, lights) {
 }
 
 async function teamPage() {
-  const data = await gql("{ team }");
+  const data = await gql(`{ team ${selected("team")} }`);
   const team = data.team;
   return [
     h("h1", {}, "Team"),
