@@ -5,15 +5,20 @@ symbols costs no store round trip per level, on either store."""
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import logging
+import os
 import re
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cartograph import languages
+from cartograph.impact import walkfile
+from cartograph.impact.walkfile import WalkFile, WalkGraph
 from cartograph.index.crossrepo import provided_names
 from cartograph.model import (
     CALLING_REFERENCE_VIAS,
@@ -24,6 +29,7 @@ from cartograph.model import (
 from cartograph.resolve.standard import standard_class_members
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import FileState, Store
+from cartograph.sync import default_data_dir
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES, TestLayout
 
 log = logging.getLogger("cartograph.impact")
@@ -95,7 +101,7 @@ class RepoEdges:
     opaque_tests: dict[str, str] = field(default_factory=dict)
 
 
-_CACHE: dict[tuple[str, str], RepoEdges] = {}
+_CACHE: dict[tuple[str, str], RepoEdges | WalkFile] = {}
 _NONE: list[Caller] = []
 _LOCK = threading.Lock()
 
@@ -109,6 +115,41 @@ def index_state(states: Mapping[str, FileState]) -> str:
         state = states[path]
         digest.update(f"{path}\0{state.resolution}\0{state.flows}\0{state.derived}\n".encode())
     return digest.hexdigest()
+
+
+def walk_folder(store: Store) -> Path | None:
+    """Where a store's walk-graph files go (`impact.walkfile`): beside an SQLite store's file,
+    else under the data folder, by the store's address; None when they are not to be used
+    (CARTOGRAPH_WALK_GRAPHS=memory: each process reads the edges into dictionaries)."""
+    if os.environ.get("CARTOGRAPH_WALK_GRAPHS", "files") == "memory":
+        return None
+    if store.url.startswith("sqlite:///"):
+        database = Path(store.url[len("sqlite:///") :])
+        return database.with_name(f"{database.name}.walks")
+    digest = hashlib.blake2b(store.url.encode(), digest_size=8).hexdigest()
+    return default_data_dir() / "walks" / digest
+
+
+def _mapped(store: Store, repo: str, state: str) -> RepoEdges | WalkFile:
+    """The repository's walk graph at this index state: its file mapped (written first when
+    this process is the first to need it, and files of the repository's older states
+    removed); read into dictionaries when no file can be written."""
+    folder = walk_folder(store)
+    if folder is None:
+        return _load(store, repo, state)
+    path = folder / walkfile.file_name(repo, state)
+    if not path.exists():
+        edges = _load(store, repo, state)
+        try:
+            walkfile.write(edges, path)
+        except OSError:
+            log.warning("could not write the walk graph %s", path, exc_info=True)
+            return edges
+        prefix = path.name.split(state)[0]
+        for older in folder.glob(f"{glob.escape(prefix)}*.walk"):
+            if older != path:
+                older.unlink(missing_ok=True)
+    return WalkFile(path)
 
 
 def _load(store: Store, repo: str, state: str) -> RepoEdges:
@@ -438,11 +479,11 @@ class ReverseGraph:
         self.store = store
         self.layouts = store.test_layouts()  # which symbols are tests, by repository
         self.states = dict(states or {})  # by repository: its file states, when read already
-        self.repos: dict[str, RepoEdges] = {}
+        self.repos: dict[str, RepoEdges | WalkGraph] = {}
         self._consumers_of: dict[str, list[str]] = {}
         self._ancestors: dict[str, list[str]] = {}
 
-    def edges(self, repo: str) -> RepoEdges | None:
+    def edges(self, repo: str) -> RepoEdges | WalkGraph | None:
         if repo not in self.repos:
             states = self.states.get(repo)
             if states is None:
@@ -454,10 +495,11 @@ class ReverseGraph:
             with _LOCK:
                 cached = _CACHE.get(key)
             if cached is None or cached.state != state:
-                cached = _load(self.store, repo, state)
+                cached = _mapped(self.store, repo, state)
                 with _LOCK:
                     _CACHE[key] = cached
-            self.repos[repo] = cached
+            # a mapped file is read through a view of this walk's own
+            self.repos[repo] = cached.walk() if isinstance(cached, WalkFile) else cached
         return self.repos[repo]
 
     def callers(self, symbol_id: str) -> list[Caller]:

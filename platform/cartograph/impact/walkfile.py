@@ -1,0 +1,388 @@
+"""A repository's walk graph (`impact.graph.RepoEdges`) as one file that processes map instead
+of holding it in dictionaries: integer arrays, built once per index state and shared through
+the page cache by every process of a host.
+
+Read whole into Python, Django's walk graph costs each process about 180 MB and 3 s; mapped,
+a process holds a few small tables and reads the pages a walk touches. The file:
+
+- `MAGIC`, then a little-endian uint32 giving the length of a JSON header (what is small or
+  rarely read: the index state, the vocabularies of vias and reasons, the test files, getattr
+  calls, external bases, opaque tests, and where each array starts), then the arrays, each at
+  a multiple of 8 bytes;
+- the symbol ids as a string table (`ids`: UTF-8 bytes, uint32 offsets, and an
+  open-addressing hash table of uint32 slots keyed by CRC-32, so finding an id reads one or two
+  of them), and the same for the names unresolved calls call (`names`);
+- the callers of each id in CSR form (`callers.start`: uint32 offsets by target; `.src`:
+  uint32 ids; `.via`: uint8 into the vias; `.weight`: float64, the weights `_load` computed,
+  unrounded), each list in the order `_load` made it;
+- the bases of each class (CSR, in declared order), one flag byte per id (a function of test
+  code, a module), and the unresolved calls by the name they call (CSR of source and reason).
+
+A file is named by the index state it was built at and the code that derives it
+(`DERIVATION`: the source of `impact.graph` and of this module), so a write that changes an
+edge, or a new Cartograph, never reads an old one. It is written beside a temporary name and
+renamed into place (two processes building the same one both write whole files).
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import json
+import mmap
+import os
+import struct
+import sys
+import zlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+MAGIC = b"CGWALK1\0"
+_LENGTH = struct.Struct("<I")
+_TEST_FUNCTION, _MODULE = 1, 2
+
+
+def _digest_of_sources() -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    here = Path(__file__)
+    for source in (here.with_name("graph.py"), here):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+DERIVATION = _digest_of_sources()
+
+
+def file_name(repo: str, state: str) -> str:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in repo)[:60]
+    repo_digest = hashlib.blake2b(repo.encode(), digest_size=4).hexdigest()
+    return f"{safe}-{repo_digest}-{state}-{DERIVATION}.walk"
+
+
+# ---------------------------------------------------------------- writing
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.sections: dict[str, tuple[int, int, str]] = {}
+
+    def add(self, name: str, data: array.array | bytes) -> None:
+        raw = data.tobytes() if isinstance(data, array.array) else data
+        code = data.typecode if isinstance(data, array.array) else "s"
+        self.sections[name] = (self.size, len(raw), code)
+        self.parts.append(raw)
+        self.size += len(raw)
+        pad = -self.size % 8
+        self.parts.append(b"\0" * pad)
+        self.size += pad
+
+
+def _uint32(values: Any = ()) -> array.array:
+    made = array.array("I", values)
+    assert made.itemsize == 4
+    return made
+
+
+def _add_strings(writer: _Writer, name: str, texts: list[str]) -> None:
+    encoded = [text.encode() for text in texts]
+    offsets = _uint32([0])
+    at = 0
+    for each in encoded:
+        at += len(each)
+        offsets.append(at)
+    slots = _uint32([0]) * max(2, 1 << (2 * len(texts)).bit_length())
+    mask = len(slots) - 1
+    for index, each in enumerate(encoded):
+        slot = zlib.crc32(each) & mask
+        while slots[slot]:
+            slot = (slot + 1) & mask
+        slots[slot] = index + 1
+    writer.add(f"{name}.blob", b"".join(encoded))
+    writer.add(f"{name}.offsets", offsets)
+    writer.add(f"{name}.slots", slots)
+
+
+def write(edges: Any, path: Path) -> None:
+    """Write `edges` (a RepoEdges) to `path`, atomically."""
+    ids: dict[str, int] = {}
+
+    def number(text: str) -> int:
+        found = ids.get(text)
+        if found is None:
+            found = ids[text] = len(ids)
+        return found
+
+    for dst, callers in edges.callers.items():
+        number(dst)
+        for src, _via, _weight in callers:
+            number(src)
+    for cls, bases in edges.bases.items():
+        number(cls)
+        for base in bases:
+            number(base)
+    for sid in (*edges.test_functions, *edges.modules):
+        number(sid)
+    for calls in edges.open_calls.values():
+        for src, _reason in calls:
+            number(src)
+    count = len(ids)
+    vias: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    writer = _Writer()
+    _add_strings(writer, "ids", list(ids))
+
+    start, src, via, weight = _uint32([0]), _uint32(), array.array("B"), array.array("d")
+    by_target = {ids[dst]: callers for dst, callers in edges.callers.items()}
+    for index in range(count):
+        for caller, how, sure in by_target.get(index, ()):
+            src.append(ids[caller])
+            via.append(vias.setdefault(how, len(vias)))
+            weight.append(sure)
+        start.append(len(src))
+    assert len(vias) < 256
+    writer.add("callers.start", start)
+    writer.add("callers.src", src)
+    writer.add("callers.via", via)
+    writer.add("callers.weight", weight)
+
+    start, dst_of = _uint32([0]), _uint32()
+    bases = {ids[cls]: found for cls, found in edges.bases.items()}
+    for index in range(count):
+        dst_of.extend(ids[base] for base in bases.get(index, ()))
+        start.append(len(dst_of))
+    writer.add("bases.start", start)
+    writer.add("bases.dst", dst_of)
+
+    flags = array.array("B", bytes(count))
+    for sid in edges.test_functions:
+        flags[ids[sid]] |= _TEST_FUNCTION
+    for sid in edges.modules:
+        flags[ids[sid]] |= _MODULE
+    writer.add("flags", flags)
+
+    names = list(edges.open_calls)
+    _add_strings(writer, "names", names)
+    start, src, reason = _uint32([0]), _uint32(), array.array("B")
+    for name in names:
+        for caller, why in edges.open_calls[name]:
+            src.append(ids[caller])
+            reason.append(reasons.setdefault(why, len(reasons)))
+        start.append(len(src))
+    assert len(reasons) < 256
+    writer.add("open.start", start)
+    writer.add("open.src", src)
+    writer.add("open.reason", reason)
+
+    header = json.dumps(
+        {
+            "state": edges.state,
+            "sections": writer.sections,
+            "vias": list(vias),
+            "reasons": list(reasons),
+            "test_paths": sorted(edges.test_paths),
+            "computed_calls": edges.computed_calls,
+            "external_based": edges.external_based,
+            "opaque_tests": edges.opaque_tests,
+        }
+    ).encode()
+    header += b" " * (-(len(MAGIC) + _LENGTH.size + len(header)) % 8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as out:
+        out.write(MAGIC + _LENGTH.pack(len(header)) + header)
+        for part in writer.parts:
+            out.write(part)
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------- reading
+
+
+class WalkFile:
+    """A mapped walk-graph file, shared by the walks of a process; each walk reads it through a
+    `WalkGraph` of its own (`walk()`)."""
+
+    def __init__(self, path: Path) -> None:
+        with open(path, "rb") as opened:
+            self._map = mmap.mmap(opened.fileno(), 0, access=mmap.ACCESS_READ)
+        whole = memoryview(self._map)
+        if bytes(whole[: len(MAGIC)]) != MAGIC:
+            raise ValueError(f"{path} is not a walk-graph file")
+        (length,) = _LENGTH.unpack_from(whole, len(MAGIC))
+        begin = len(MAGIC) + _LENGTH.size
+        header = json.loads(bytes(whole[begin : begin + length]))
+        body = begin + length
+        self.arrays: dict[str, memoryview] = {}
+        for name, (offset, size, code) in header["sections"].items():
+            part = whole[body + offset : body + offset + size]
+            self.arrays[name] = part if code == "s" else part.cast(code)
+        self.state: str = header["state"]
+        self.vias: list[str] = [sys.intern(v) for v in header["vias"]]
+        self.reasons: list[str] = header["reasons"]
+        self.ids = _Strings(self.arrays, "ids")
+        self.names = _Strings(self.arrays, "names")
+        # small, or read whole by a walk: held as Python values
+        self.test_paths: set[str] = set(header["test_paths"])
+        self.computed_calls: list[tuple[str, str]] = [tuple(c) for c in header["computed_calls"]]
+        self.external_based: Mapping[str, list[tuple[str, str]]] = {
+            cls: [tuple(b) for b in bases] for cls, bases in header["external_based"].items()
+        }
+        self.opaque_tests: dict[str, str] = header["opaque_tests"]
+        self.size = len(self._map)
+
+    def walk(self) -> WalkGraph:
+        return WalkGraph(self)
+
+    def span(self, section: str, index: int | None) -> range:
+        """The items of `index` in a CSR section (`callers.start`…); none for no index."""
+        if index is None:
+            return range(0)
+        start = self.arrays[section]
+        return range(start[index], start[index + 1])
+
+
+class _Strings:
+    """A string table: the text of an index, and the index of a text (None: not in it)."""
+
+    def __init__(self, arrays: Mapping[str, memoryview], name: str) -> None:
+        self._blob = arrays[f"{name}.blob"]
+        self._offsets = arrays[f"{name}.offsets"]
+        self._slots = arrays[f"{name}.slots"]
+        self._mask = len(self._slots) - 1
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def index(self, text: str) -> int | None:
+        key = text.encode()
+        slots, offsets, blob = self._slots, self._offsets, self._blob
+        slot = zlib.crc32(key) & self._mask
+        while found := slots[slot]:
+            at = found - 1
+            if blob[offsets[at] : offsets[at + 1]] == key:
+                return at
+            slot = (slot + 1) & self._mask
+        return None
+
+    def text(self, index: int) -> str:
+        return str(self._blob[self._offsets[index] : self._offsets[index + 1]], "utf-8")
+
+
+class WalkGraph:
+    """One walk's reading of a WalkFile, with the attributes `ReverseGraph` reads of a
+    RepoEdges. What the walk has read — ids found and decoded, callers listed — it keeps for
+    the walk's length (a walk asks for a base method's callers once per override), and lets go
+    of with the walk: a process keeps no more than the file's mapping between walks."""
+
+    def __init__(self, file: WalkFile) -> None:
+        self.file = file
+        self.state = file.state
+        self.test_paths = file.test_paths
+        self.computed_calls = file.computed_calls
+        self.external_based = file.external_based
+        self.opaque_tests = file.opaque_tests
+        self._texts: list[str | None] = [None] * len(file.ids)
+        self._indexes: dict[str, int | None] = {}
+        self.callers = _Callers(self)
+        self.bases = _Bases(self)
+        self.test_functions = _Flagged(self, _TEST_FUNCTION)
+        self.modules = _Flagged(self, _MODULE)
+        self.open_calls = _OpenCalls(self)
+
+    def index(self, sid: str) -> int | None:
+        found = self._indexes.get(sid, -1)
+        if found == -1:
+            found = self._indexes[sid] = self.file.ids.index(sid)
+        return found
+
+    def text(self, index: int) -> str:
+        found = self._texts[index]
+        if found is None:
+            found = self._texts[index] = sys.intern(self.file.ids.text(index))
+        return found
+
+
+class _Callers:
+    """`callers.get(target, default)`: [(source, via, weight)] as RepoEdges has them."""
+
+    def __init__(self, walk: WalkGraph) -> None:
+        self._walk = walk
+        self._listed: dict[str, list[tuple[str, str, float]]] = {}
+        arrays = walk.file.arrays
+        self._start, self._src = arrays["callers.start"], arrays["callers.src"]
+        self._via, self._weight = arrays["callers.via"], arrays["callers.weight"]
+        self._vias = walk.file.vias
+
+    def get(self, target: str, default: Any = None) -> Any:
+        found = self._listed.get(target)
+        if found is None:
+            index = self._walk.file.ids.index(target)  # asked once a walk: no memo of it
+            if index is None:
+                found = []
+            else:
+                begin, end = self._start[index], self._start[index + 1]
+                src, via, weight, vias = self._src, self._via, self._weight, self._vias
+                text = self._walk.text
+                found = [(text(src[at]), vias[via[at]], weight[at]) for at in range(begin, end)]
+            self._listed[target] = found
+        return found if found else default
+
+
+class _Bases:
+    """`bases.get(cls, default)`: the class's bases, in declared order."""
+
+    def __init__(self, walk: WalkGraph) -> None:
+        self._walk = walk
+
+    def get(self, cls: str, default: Any = None) -> Any:
+        walk = self._walk
+        span = walk.file.span("bases.start", walk.index(cls))
+        if not span:
+            return default
+        dst = walk.file.arrays["bases.dst"]
+        return [walk.text(dst[at]) for at in span]
+
+    def __contains__(self, cls: object) -> bool:
+        return isinstance(cls, str) and self.get(cls) is not None
+
+
+class _Flagged:
+    """The ids with a flag (a function of test code, a module), as a read-only set."""
+
+    def __init__(self, walk: WalkGraph, flag: int) -> None:
+        self._walk, self._flag = walk, flag
+        self._flags = walk.file.arrays["flags"]
+
+    def __contains__(self, sid: object) -> bool:
+        if not isinstance(sid, str):
+            return False
+        index = self._walk.index(sid)
+        return index is not None and bool(self._flags[index] & self._flag)
+
+    def __iter__(self) -> Iterator[str]:
+        flags, flag, text = self._flags, self._flag, self._walk.text
+        return (text(index) for index in range(len(flags)) if flags[index] & flag)
+
+    def __len__(self) -> int:
+        return sum(1 for each in self._flags if each & self._flag)
+
+
+class _OpenCalls:
+    """`open_calls.get(name, default)`: [(source, reason)] of the unresolved calls naming it."""
+
+    def __init__(self, walk: WalkGraph) -> None:
+        self._walk = walk
+        self._listed: dict[str, list[tuple[str, str]]] = {}
+
+    def get(self, name: str, default: Any = None) -> Any:
+        found = self._listed.get(name)
+        if found is None:
+            walk = self._walk
+            span = walk.file.span("open.start", walk.file.names.index(name))
+            src, reason = walk.file.arrays["open.src"], walk.file.arrays["open.reason"]
+            reasons, text = walk.file.reasons, walk.text
+            found = self._listed[name] = [(text(src[at]), reasons[reason[at]]) for at in span]
+        return found if found else default

@@ -1,0 +1,186 @@
+"""The walk graph impact reads (`impact.graph.RepoEdges`) as a mapped file (`impact.walkfile`):
+the same callers, bases, tests, modules and open ends as the dictionaries it is made from, one
+file per index state, and impact's answers the same either way."""
+
+from __future__ import annotations
+
+import subprocess
+
+from cartograph.impact import graph, walkfile
+from cartograph.impact.report import impact
+from cartograph.index import index_repository
+from cartograph.render import to_data
+from cartograph.store import open_store
+from sample_repo import make_sample_repo
+
+FILES = {
+    "app/__init__.py": "",
+    "app/core.py": """
+        import logging
+        import subprocess
+
+
+        class Base:
+            def run(self, value):
+                return self.step(value)
+
+            def step(self, value):
+                return value
+
+
+        class Child(Base):
+            def step(self, value):
+                return helper(value) + 1
+
+
+        class Loud(logging.Handler):
+            def emit(self, record):
+                return helper(record)
+
+
+        def helper(value):
+            return value
+
+
+        def visit(node, kind):
+            return getattr(node, "visit_" + kind)()
+
+
+        def unknown(thing):
+            return thing.frobnicate()
+
+
+        def shell():
+            return subprocess.run(["true"])
+    """,
+    "app/visitors.py": """
+        from app.core import helper
+
+
+        class Visitor:
+            def visit_name(self):
+                return helper(1)
+
+            def frobnicate(self):
+                return 2
+
+            def __eq__(self, other):
+                return helper(other)
+    """,
+    "tests/__init__.py": "",
+    "tests/conftest.py": "from app.core import helper\n",
+    "tests/test_core.py": """
+        import subprocess
+        import unittest
+
+        from app.core import Child, helper, visit
+        from app.visitors import Visitor
+
+
+        class TestChild(unittest.TestCase):
+            def setUp(self):
+                self.child = Child()
+
+            def test_run(self):
+                assert self.child.run(1) == 2
+
+
+        def test_visit():
+            assert visit(Visitor(), "name") == 1
+
+
+        def test_cli():
+            subprocess.run(["python", "-m", "app"])
+
+
+        def test_helper():
+            def inner():
+                return helper(3)
+
+            assert inner() == 3
+    """,
+}
+
+
+def _indexed(tmp_path, files=FILES):
+    url = f"sqlite:///{tmp_path / 'graph.db'}"
+    root = make_sample_repo(tmp_path / "app", files)
+    index_repository(open_store(url), root, "app")
+    return url, root
+
+
+def test_the_mapped_file_answers_what_the_dictionaries_hold(tmp_path):
+    url, _root = _indexed(tmp_path)
+    store = open_store(url)
+    state = graph.index_state(store.index.file_states("app"))
+    held = graph._load(store, "app", state)
+    path = tmp_path / "app.walk"
+    walkfile.write(held, path)
+    mapped = walkfile.WalkFile(path).walk()
+
+    assert held.callers and held.bases and held.test_functions and held.open_calls
+    assert held.computed_calls and held.external_based and held.opaque_tests
+    assert mapped.state == state
+    for target, callers in held.callers.items():
+        assert mapped.callers.get(target) == callers, target
+    for cls, bases in held.bases.items():
+        assert mapped.bases.get(cls) == bases and cls in mapped.bases
+    assert set(mapped.test_functions) == held.test_functions
+    assert len(mapped.test_functions) == len(held.test_functions)
+    assert all(sid in mapped.modules for sid in held.modules)
+    assert not any(sid in mapped.modules for sid in held.test_functions)
+    for name, calls in held.open_calls.items():
+        assert mapped.open_calls.get(name) == calls, name
+    assert mapped.test_paths == held.test_paths
+    assert mapped.computed_calls == held.computed_calls
+    assert dict(mapped.external_based) == held.external_based
+    assert mapped.opaque_tests == held.opaque_tests
+    # what it does not hold, it answers as the dictionaries do
+    assert mapped.callers.get("app:nowhere.py#nothing", []) == []
+    assert mapped.bases.get("app:nowhere.py#nothing", ()) == ()
+    assert mapped.open_calls.get("no_such_name", ()) == ()
+    assert "app:nowhere.py#nothing" not in mapped.test_functions
+
+
+def test_impact_answers_the_same_from_the_file_and_from_memory(tmp_path, monkeypatch):
+    url, root = _indexed(tmp_path)
+    (root / "app/core.py").write_text(
+        (root / "app/core.py").read_text().replace("return value\n", "return value * 1\n")
+    )
+    patch = subprocess.run(["git", "diff"], cwd=root, capture_output=True, text=True).stdout
+    assert patch
+    graph._CACHE.clear()
+    from_file = to_data(impact(open_store(url), "app", patch=patch))
+    walks = tmp_path / "graph.db.walks"
+    assert len(list(walks.glob("*.walk"))) == 1  # one file, for the index state the walk read
+    assert isinstance(graph._CACHE[(url, "app")], walkfile.WalkFile)
+    monkeypatch.setenv("CARTOGRAPH_WALK_GRAPHS", "memory")
+    graph._CACHE.clear()
+    from_memory = to_data(impact(open_store(url), "app", patch=patch))
+    assert isinstance(graph._CACHE[(url, "app")], graph.RepoEdges)
+    assert from_file == from_memory
+    assert from_file["tests"], "the change reaches tests"
+    graph._CACHE.clear()
+
+
+def test_a_new_index_state_has_a_file_of_its_own_and_the_old_one_goes(tmp_path):
+    url, root = _indexed(tmp_path)
+    store = open_store(url)
+    graph._CACHE.clear()
+    graph.ReverseGraph(store).edges("app")
+    walks = tmp_path / "graph.db.walks"
+    (first,) = walks.glob("*.walk")
+    (root / "app/extra.py").write_text(
+        "from app.core import helper\n\n\ndef more():\n    return helper(2)\n"
+    )
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "more"], check=True)
+    index_repository(store, root, "app")
+    edges = graph.ReverseGraph(open_store(url)).edges("app")
+    (second,) = walks.glob("*.walk")
+    assert second != first and not first.exists()
+    assert any(
+        src.endswith("#app.extra.more")
+        for src, _via, _w in edges.callers.get("app:app/core.py#app.core.helper")
+    )
+    graph._CACHE.clear()
