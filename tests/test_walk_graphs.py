@@ -184,3 +184,19 @@ def test_a_new_index_state_has_a_file_of_its_own_and_the_old_one_goes(tmp_path):
         for src, _via, _w in edges.callers.get("app:app/core.py#app.core.helper")
     )
     graph._CACHE.clear()
+
+
+def test_other_code_names_other_files(tmp_path):
+    """A walk graph derived by other code (an upgrade, an edit) is never read: the file's name
+    holds a digest of the library's modules."""
+    library = tmp_path / "cartograph"
+    (library / "impact").mkdir(parents=True)
+    (library / "impact" / "graph.py").write_text("RULE = 1\n")
+    digests = []
+    for change in ("", "PREFIXES = ('test_',)\n", "PREFIXES = ('check_',)\n"):
+        if change:
+            (library / "testlayout.py").write_text(change)
+        walkfile.derivation.cache_clear()  # read once a process: here, once a change
+        digests.append(walkfile.derivation(library))
+    assert len(set(digests)) == 3
+    assert walkfile.derivation() in walkfile.file_name("app", "0" * 32)

@@ -19,8 +19,8 @@ a process holds a few small tables and reads the pages a walk touches. The file:
   code, a module), and the unresolved calls by the name they call (CSR of source and reason).
 
 A file is named by the index state it was built at and the code that derives it
-(`DERIVATION`: the source of `impact.graph` and of this module), so a write that changes an
-edge, or a new Cartograph, never reads an old one. It is written beside a temporary name and
+(`derivation()`: a digest of the library's modules), so a write that changes an edge, or
+another version of Cartograph, never reads an old one. It is written beside a temporary name and
 renamed into place (two processes building the same one both write whole files).
 """
 
@@ -35,6 +35,7 @@ import struct
 import sys
 import zlib
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,21 +44,25 @@ _LENGTH = struct.Struct("<I")
 _TEST_FUNCTION, _MODULE = 1, 2
 
 
-def _digest_of_sources() -> str:
+LIBRARY = Path(__file__).resolve().parents[1]  # platform/cartograph
+
+
+@cache
+def derivation(library: Path = LIBRARY) -> str:
+    """A digest of the library's code (every module under `library`): the walk graph is derived
+    by impact.graph with rules from many of them (test layouts, vias, the standard library's
+    classes), so a file made by other code is never read. Read once a process."""
     digest = hashlib.blake2b(digest_size=8)
-    here = Path(__file__)
-    for source in (here.with_name("graph.py"), here):
+    for source in sorted(library.rglob("*.py")):
+        digest.update(str(source.relative_to(library)).encode() + b"\0")
         digest.update(source.read_bytes())
     return digest.hexdigest()
-
-
-DERIVATION = _digest_of_sources()
 
 
 def file_name(repo: str, state: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in repo)[:60]
     repo_digest = hashlib.blake2b(repo.encode(), digest_size=4).hexdigest()
-    return f"{safe}-{repo_digest}-{state}-{DERIVATION}.walk"
+    return f"{safe}-{repo_digest}-{state}-{derivation()}.walk"
 
 
 # ---------------------------------------------------------------- writing
