@@ -200,3 +200,16 @@ def test_other_code_names_other_files(tmp_path):
         digests.append(walkfile.derivation(library))
     assert len(set(digests)) == 3
     assert walkfile.derivation() in walkfile.file_name("app", "0" * 32)
+
+
+def test_a_damaged_file_is_replaced_not_trusted(tmp_path):
+    url, _root = _indexed(tmp_path)
+    graph._CACHE.clear()
+    graph.ReverseGraph(open_store(url)).edges("app")
+    (written,) = (tmp_path / "graph.db.walks").glob("*.walk")
+    written.write_bytes(b"not a walk graph")
+    graph._CACHE.clear()
+    edges = graph.ReverseGraph(open_store(url)).edges("app")
+    assert isinstance(edges, graph.RepoEdges) and edges.callers  # read again from the store
+    assert not written.exists()  # and the next process writes it anew
+    graph._CACHE.clear()

@@ -1,7 +1,8 @@
-"""The callers of every symbol of the repositories a walk reaches, in memory: each repository's
-edges read whole (one store query), with the enclosing test functions of nested test code, and
-kept per process until a write changes that repository's edges — so a walk over tens of thousands of
-symbols costs no store round trip per level, on either store."""
+"""The callers of every symbol of the repositories a walk reaches: each repository's edges read
+whole (one store query), with the enclosing test functions of nested test code, derived once
+per index state into a file every process maps (`impact.walkfile`; or into dictionaries held
+per process) — so a walk over tens of thousands of symbols costs no store round trip per level,
+on either store."""
 
 from __future__ import annotations
 
@@ -149,7 +150,12 @@ def _mapped(store: Store, repo: str, state: str) -> RepoEdges | WalkFile:
         for older in folder.glob(f"{glob.escape(prefix)}*.walk"):
             if older != path:
                 older.unlink(missing_ok=True)
-    return WalkFile(path)
+    try:
+        return WalkFile(path)
+    except (OSError, ValueError):  # damaged on disk: gone, and the edges read again
+        log.warning("could not map the walk graph %s", path, exc_info=True)
+        path.unlink(missing_ok=True)
+        return _load(store, repo, state)
 
 
 def _load(store: Store, repo: str, state: str) -> RepoEdges:
