@@ -14,8 +14,9 @@ from cartograph.errors import CartographError, Invalid, NotFound
 from cartograph.forge import ForgeTarget, post_report
 from cartograph.gitremote import redact
 from cartograph.impact.report import Impact, impact_of
-from cartograph.impact.source import Git, change_between
+from cartograph.impact.source import change_between
 from cartograph.impact.text import markdown
+from cartograph.indexedfiles import Git
 from cartograph.jobs import JobRunner
 from cartograph.model import Review, TrackedRepo
 from cartograph.pushes import start_or_forget, tracked_for_push

@@ -18,10 +18,13 @@ Who runs it and when (one job per repository, pushes coalesced to the newest com
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import subprocess
 import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,23 +131,48 @@ class Mirror:
         return done.stdout
 
     def fetch(self) -> None:
-        """Clone the mirror the first time, fetch every branch (pruned) afterwards. A remote
-        that cannot be reached is a transient error."""
-        try:
-            if not (self.git_dir / "HEAD").exists():
-                private_dir(self.git_dir.parent)
-                partial = self.git_dir.with_name(self.git_dir.name + ".partial")
-                subprocess.run(["rm", "-rf", str(partial)], check=False)
-                self._git_plain("clone", "--mirror", "--quiet", self.url, str(partial))
-                narrow(partial)
-                partial.rename(self.git_dir)
-            else:
-                self._git("remote", "set-url", "origin", self.url)
-                self._git("fetch", "--prune", "--quiet", "origin")
-        except SyncError as exc:
-            if isinstance(exc, TransientSyncError):
-                raise
-            raise TransientSyncError(f"cannot fetch {redact(self.url)}: {exc}") from exc
+        """Clone the mirror the first time, fetch every branch (pruned) afterwards, one process
+        of this host at a time (a worker's job, a pull request's review and an API process
+        reading history may share the data folder); the lock files a killed git left are
+        removed first, which is safe only under that lock. A remote that cannot be reached is
+        a transient error."""
+        with self._fetching():
+            self.clear_stale_locks()
+            try:
+                if not (self.git_dir / "HEAD").exists():
+                    private_dir(self.git_dir.parent)
+                    partial = self.git_dir.with_name(self.git_dir.name + ".partial")
+                    subprocess.run(["rm", "-rf", str(partial)], check=False)
+                    self._git_plain("clone", "--mirror", "--quiet", self.url, str(partial))
+                    narrow(partial)
+                    partial.rename(self.git_dir)
+                else:
+                    self._git("remote", "set-url", "origin", self.url)
+                    self._git("fetch", "--prune", "--quiet", "origin")
+            except SyncError as exc:
+                if isinstance(exc, TransientSyncError):
+                    raise
+                raise TransientSyncError(f"cannot fetch {redact(self.url)}: {exc}") from exc
+
+    def holding(self, revisions: Iterable[str]) -> Mirror:
+        """This mirror, cloned or fetched first when it is missing or lacks one of `revisions`
+        (what a host that has not synced the repository itself, an API host, needs to read
+        what a worker elsewhere indexed)."""
+        wanted = [revision for revision in revisions if revision]
+        present = (self.git_dir / "HEAD").exists()
+        if not present or any(self.resolve(revision) is None for revision in wanted):
+            self.fetch()
+        return self
+
+    @contextmanager
+    def _fetching(self) -> Iterator[None]:
+        private_dir(self.git_dir.parent)
+        with open(self.git_dir.parent / f".{self.name}.fetching", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _git_plain(self, *args: str) -> None:
         try:
@@ -185,15 +213,18 @@ class Mirror:
                 index += 2
         return changes
 
-    def clear_stale_locks(self) -> list[Path]:
-        """Remove the lock files a killed git left in the mirror and its worktree (`index.lock`,
-        `packed-refs.lock`, `refs/heads/x.lock`, …), which would fail every later git command
-        ("File exists"). Only called by the repository's one running job, so no live git of
-        ours can hold them; returns what it removed."""
+    def clear_stale_locks(self, worktree: bool = False) -> list[Path]:
+        """Remove the lock files a killed git left, which would fail every later git command
+        ("File exists"): the mirror's own (`packed-refs.lock`, `refs/heads/x.lock`, …), or
+        with `worktree` its worktree's (`index.lock`). The mirror's are cleared under the
+        fetch lock just before a fetch (no git of this host writes the mirror then), the
+        worktree's by the repository's one running job before it checks out; returns what
+        it removed."""
+        admin = self.git_dir / "worktrees"
         removed = []
         if self.git_dir.is_dir():
-            for lock in self.git_dir.rglob("*.lock"):
-                if lock.is_file():
+            for lock in (admin if worktree else self.git_dir).rglob("*.lock"):
+                if lock.is_file() and (worktree or admin not in lock.parents):
                     lock.unlink(missing_ok=True)
                     removed.append(lock)
         if removed:
@@ -242,8 +273,8 @@ def sync_to(
     except CartographError as exc:
         raise SyncError(f"{tracked.name}: {exc}") from exc
     mirror = Mirror(data_dir, tracked.name, tracked.url)
-    mirror.clear_stale_locks()  # a job killed mid-git (a worker SIGKILLed) leaves them
-    mirror.fetch()
+    mirror.fetch()  # clearing the locks a job killed mid-git (a worker SIGKILLed) left
+    mirror.clear_stale_locks(worktree=True)
     wanted = target or f"refs/heads/{tracked.branch}"
     requested = mirror.resolve(wanted)
     head = mirror.resolve(f"refs/heads/{tracked.branch}")

@@ -41,6 +41,7 @@ from cartograph.impact.tests import (
     test_unit,
 )
 from cartograph.index.services import compose_routes, file_rows, with_changed_rows
+from cartograph.indexedfiles import indexed_files, work_tree_here
 from cartograph.model import SymbolRow
 from cartograph.query import answers as answer_cache
 from cartograph.query.answers import cacheable
@@ -285,7 +286,7 @@ def impact_of(
         )
     changed = changed_symbols(change, sides)
     graph = ReverseGraph(store, {repo: sides.states} if sides.states else None)
-    will_break, updated, binding = _will_break(store, graph, changed, sides, change.new)
+    will_break, updated, binding = _will_break(store, graph, changed, sides, change)
     seeds_rows = [sides.old[c.id] for c in changed if c.change in SEEDED and c.id in sides.old]
     walk = walk_back(graph, seeds_rows)
     if walk.stopped:
@@ -361,7 +362,7 @@ def _will_break(
     graph: ReverseGraph,
     changed: list[ChangedSymbol],
     sides: Sides,
-    new_files: dict[str, bytes | None],
+    change: Change,
 ) -> tuple[list[Break], int, int]:
     """Callers of removed and moved symbols and of signatures callers cannot keep — except
     those the change itself updates (their new version no longer needs the old one), and, for
@@ -391,7 +392,7 @@ def _will_break(
     removed_ids = {c.id for c in changed if c.change == "removed"}
     found: list[Break] = []
     updated = binding = 0
-    sources = _CallerSources(store, new_files, sides)
+    sources = _CallerSources(store, change, sides)
     for item in breaking:
         seen: set[str] = set()
         for row in dependents.get(item.id, []):
@@ -489,12 +490,14 @@ def _dispatched_calls(store: Store, graph: ReverseGraph, item: ChangedSymbol) ->
 
 class _CallerSources:
     """Callers as the change leaves them: in a file the change touches, its new version (every
-    call of the function in the caller's new lines); elsewhere the file of the work tree the
-    repository was indexed from (the calls at the edge's lines), read once each."""
+    call of the function in the caller's new lines); elsewhere the file as indexed — from the
+    work tree it was indexed from when that is on this host, else at the indexed commit (the
+    calls at the edge's lines), read once each."""
 
-    def __init__(self, store: Store, new_files: dict[str, bytes | None], sides: Sides) -> None:
+    def __init__(self, store: Store, change: Change, sides: Sides) -> None:
         self.store = store
-        self.new_files = new_files
+        self.new_files = change.new
+        self.data_dir = change.data_dir
         self.sides = sides
         self.texts: dict[tuple[str, str], list[str] | None] = {}
 
@@ -513,10 +516,21 @@ class _CallerSources:
             if path in self.new_files:
                 data = self.new_files[path]
             else:
-                record = self.store.repos.get_repo(repo)
-                data = read_inside(Path(record.root), path) if record and record.root else None
+                data = self._indexed(repo, path)
             self.texts[key] = data.decode("utf-8", "replace").splitlines() if data else None
         return self.texts[key]
+
+    def _indexed(self, repo: str, path: str) -> bytes | None:
+        record = self.store.repos.get_repo(repo)
+        if record is None:
+            return None
+        root = work_tree_here(record)
+        if root is not None:
+            return read_inside(root, path)
+        try:
+            return indexed_files(self.store, record, [path], self.data_dir).get(path)
+        except Invalid:
+            return None
 
 
 def _calls_bind(

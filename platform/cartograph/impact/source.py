@@ -5,19 +5,16 @@ read from (`symbol_source`: its work tree, or its history at the indexed commit)
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cartograph.errors import Invalid, NotFound
-from cartograph.gitremote import git_environment, redact
+from cartograph.discover import read_inside
+from cartograph.errors import NotFound
 from cartograph.impact.diff import FileDiff, Patch, PatchMismatch, apply, parse_patch
-from cartograph.model import Repo, SymbolRow
+from cartograph.indexedfiles import git_of, indexed_files, work_tree_here
+from cartograph.model import SymbolRow
 from cartograph.query import find_symbol
 from cartograph.store.interfaces import Store
-from cartograph.sync import Mirror
-
-GIT_TIMEOUT = 120
 
 
 @dataclass(slots=True)
@@ -33,102 +30,14 @@ class Change:
     new: dict[str, bytes | None] = field(default_factory=dict)
     not_applied: dict[str, str] = field(default_factory=dict)  # path → why
     notes: list[str] = field(default_factory=list)
-
-
-class Git:
-    """git commands on one repository (a work tree's or a bare mirror's git folder)."""
-
-    def __init__(self, git_dir: Path) -> None:
-        self.git_dir = git_dir
-
-    def run(self, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
-        try:
-            done = subprocess.run(
-                ["git", f"--git-dir={self.git_dir}", *args],
-                input=data,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                env=git_environment(),
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise Invalid(f"git {args[0]} took longer than {GIT_TIMEOUT} s") from exc
-        if check and done.returncode != 0:
-            lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            message = lines[-1] if lines else f"exit status {done.returncode}"
-            raise Invalid(f"git {args[0]}: {redact(message)}")
-        return done.stdout
-
-    def commit(self, ref: str) -> str | None:
-        """The commit `ref` names, or None (a range or other set of revisions names none:
-        rev-parse answers it with several lines)."""
-        if not ref or ref.startswith("-"):
-            return None
-        out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
-        lines = out.decode().split()
-        return lines[0] if len(lines) == 1 else None
-
-    def merge_base(self, a: str, b: str) -> str | None:
-        out = self.run("merge-base", a, b, check=False)
-        return out.decode().strip() or None
-
-    def diff(self, old: str, new: str) -> bytes:
-        return self.run(
-            "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--full-index",
-            old, new,
-        )  # fmt: skip
-
-    def blobs(self, commit: str, paths: list[str]) -> dict[str, bytes | None]:
-        """The content of each path at `commit` (None: not there), in one git process."""
-        if not paths:
-            return {}
-        request = "".join(f"{commit}:{path}\n" for path in paths).encode()
-        out = self.run("cat-file", "--batch", data=request)
-        found: dict[str, bytes | None] = {}
-        at = 0
-        for path in paths:
-            end = out.index(b"\n", at)
-            header = out[at:end].split()
-            at = end + 1
-            if len(header) < 3:  # `<name> missing`
-                found[path] = None
-                continue
-            size = int(header[2])
-            found[path] = out[at : at + size] if header[1] == b"blob" else None
-            at += size + 1
-        return found
-
-
-def git_of(store: Store, repo: str, data_dir: Path | None) -> Git:
-    """The repository's git history: its indexed work tree's, else its tracked mirror's."""
-    record = store.repos.get_repo(repo)
-    if record is None:
-        raise NotFound(f"{repo} is not indexed")
-    if record.root:
-        out = subprocess.run(
-            ["git", "-C", record.root, "rev-parse", "--absolute-git-dir"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if out.returncode == 0 and out.stdout.strip():
-            return Git(Path(out.stdout.strip()))
-    tracked = store.tracking.get_tracked(repo)
-    if tracked is not None and data_dir is not None:
-        mirror = Mirror(data_dir, tracked.name, tracked.url)
-        if (mirror.git_dir / "HEAD").exists():
-            return Git(mirror.git_dir)
-    raise Invalid(
-        f"{repo} has no git history here (its work tree is not a git repository and it is not "
-        "tracked): give the change as a patch"
-    )
+    data_dir: Path | None = None  # this host's data folder, where its mirrors are
 
 
 def commits_of(
     store: Store, repo: str, base: str, head: str, data_dir: Path | None = None
 ) -> tuple[str, str]:
     """The commits `base` and `head` name in the repository's history."""
-    git = git_of(store, repo, data_dir)
+    git = git_of(store, repo, data_dir, (base, head))
     base_commit, head_commit = git.commit(base), git.commit(head)
     for ref, commit in ((base, base_commit), (head, head_commit)):
         if commit is None:
@@ -147,10 +56,16 @@ def change_between(
 ) -> Change:
     """The change from `base` to `head`, as a pull request shows it: against their merge base
     when they have one. `commits`: the commits they name, when already found."""
-    git = git_of(store, repo, data_dir)
+    git = git_of(store, repo, data_dir, commits or (base, head))
     base_commit, head_commit = commits or commits_of(store, repo, base, head, data_dir)
     old_side = git.merge_base(base_commit, head_commit) or base_commit
-    change = Change(repo, parse_patch(git.diff(old_side, head_commit)), old_side, head_commit)
+    change = Change(
+        repo,
+        parse_patch(git.diff(old_side, head_commit)),
+        old_side,
+        head_commit,
+        data_dir=data_dir,
+    )
     if old_side != base_commit:
         change.notes.append(f"compared against the merge base {old_side[:12]} of {base} and {head}")
     old_paths = [f.old_path for f in change.patch.files if f.old_path and not f.binary]
@@ -172,12 +87,12 @@ def change_from_patch(
     commit (or from the work tree when there is no history); a file it does not apply to is
     left out, with the reason."""
     patch = parse_patch(text)
-    change = Change(repo, patch)
+    change = Change(repo, patch, data_dir=data_dir)
     record = store.repos.get_repo(repo)
     if record is None:
         raise NotFound(f"{repo} is not indexed")
     wanted = [f.old_path for f in patch.files if f.old_path and not f.binary]
-    old = _indexed_versions(store, record, wanted, data_dir)
+    old = indexed_files(store, record, wanted, data_dir)
     for diff in patch.files:
         if diff.binary:
             continue
@@ -203,30 +118,6 @@ def _record_sides(change: Change, diff: FileDiff, old: bytes | None, new: bytes)
         change.new[diff.new_path] = new
     elif diff.old_path:
         change.new[diff.old_path] = None
-
-
-def _indexed_versions(
-    store: Store, record: Repo, paths: list[str], data_dir: Path | None
-) -> dict[str, bytes | None]:
-    repo = record.name
-    if record.indexed_sha:
-        try:
-            git = git_of(store, repo, data_dir)
-            if git.commit(record.indexed_sha) and not record.dirty:
-                return git.blobs(record.indexed_sha, paths)
-        except Invalid:
-            pass
-    if not record.root:
-        raise Invalid(f"the indexed files of {repo} cannot be read here")
-    root = Path(record.root).resolve()
-    found: dict[str, bytes | None] = {}
-    for path in paths:
-        target = (root / path).resolve()
-        try:
-            found[path] = target.read_bytes() if root in target.parents else None
-        except OSError:
-            found[path] = None
-    return found
 
 
 def _text(data: bytes) -> str:
@@ -259,22 +150,19 @@ class SymbolSource:
 def symbol_source(
     store: Store, symbol: str, repo: str | None = None, data_dir: Path | None = None
 ) -> SymbolSource:
-    """The source of a symbol: from the indexed work tree when it was indexed from one (the
-    answer's envelope says when the file changed since), else from its history at the
-    indexed commit."""
+    """The source of a symbol: from the work tree it was indexed from when that is on this
+    host (the answer's envelope says when the file changed since), else from its history at
+    the indexed commit (this host's mirror of a tracked repository, fetched when needed)."""
     row = find_symbol(store, symbol, repo)
     record = store.repos.get_repo(row.repo)
     assert record is not None  # find_symbol found a symbol of it
-    content: bytes | None = None
+    root = work_tree_here(record)
+    content = read_inside(root, row.path) if root is not None else None
     commit = ""
-    if record.root:
-        try:
-            content = (Path(record.root) / row.path).read_bytes()
-        except OSError:
-            content = None
     if content is None and record.indexed_sha:
         commit = record.indexed_sha
-        content = git_of(store, row.repo, data_dir).blobs(commit, [row.path]).get(row.path)
+        git = git_of(store, row.repo, data_dir, (commit,))
+        content = git.blobs(commit, [row.path]).get(row.path)
     if content is None:
         raise NotFound(f"the source of {row.path} is not here (neither its work tree nor history)")
     lines = content.decode("utf-8", "replace").splitlines()

@@ -21,19 +21,22 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from cartograph.discover import read_inside
-from cartograph.model import SymbolRow, computed_lookup
+from cartograph.errors import Invalid
+from cartograph.indexedfiles import indexed_files, work_tree_here
+from cartograph.model import Repo, SymbolRow, computed_lookup
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
+from cartograph.sync import default_data_dir
 
 VERDICTS = ("dead", "unknown", "live")
 # what can be dead, and the uses that keep it alive (from another symbol)
 CANDIDATE_KINDS = ("function", "method", "class")
 USE_EDGES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
+SOURCE_CHUNK = 500  # files read (from git) at a time when looking for names written elsewhere
 # decorators that register a function with a framework (the function is called from outside)
 FRAMEWORK_DECORATORS = frozenset(
     {
@@ -180,7 +183,7 @@ def dead_code(
             raise QueryError(f"unknown verdict {verdict!r}; verdicts are {', '.join(VERDICTS)}")
     limit = clamp(limit, 50)
     offset = max(0, int(offset))
-    classified = classify(store, repo, path_prefix, Path(repo_row.root) if repo_row.root else None)
+    classified = classify(store, repo_row, path_prefix)
     test_paths = {p for p, record in store.graph.files(repo).items() if record.is_test}
     if not include_tests:
         classified = [c for c in classified if c.symbol.path not in test_paths]
@@ -192,7 +195,8 @@ def dead_code(
     return DeadCodeReport(repo, page, counts, offset, next_offset, envelope)
 
 
-def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> list[DeadCodeItem]:
+def classify(store: Store, repo_row: Repo, path_prefix: str) -> list[DeadCodeItem]:
+    repo = repo_row.name
     candidates = store.graph.dead_code_candidates(repo, path_prefix, CANDIDATE_KINDS, USE_EDGES)
     files = store.graph.files(repo)
     unresolved_tails = {_tail(name) for name in store.graph.unresolved_names(repo, "call")}
@@ -287,9 +291,9 @@ def classify(store: Store, repo: str, path_prefix: str, root: Path | None) -> li
         if verdict is None:
             verdict, reason = "dead", "nothing calls, references or subclasses it"
         results.append(DeadCodeItem(symbol, verdict, reason))
-    if root is not None:
-        dead = [item for item in results if item.verdict == "dead"]
-        named = _named_elsewhere(root, files, {item.symbol.name for item in dead})
+    dead = [item for item in results if item.verdict == "dead"]
+    named = _named_elsewhere(store, repo_row, files, {item.symbol.name for item in dead})
+    if named:
         for item in dead:
             if item.symbol.name in named:
                 item.verdict = "unknown"
@@ -333,9 +337,11 @@ def _looked_up(store: Store, repo: str) -> _LookedUp:
     return found
 
 
-def _named_elsewhere(root: Path, files: dict, names: set[str]) -> set[str]:
+def _named_elsewhere(store: Store, record: Repo, files: dict, names: set[str]) -> set[str]:
     """The names written in the repository's Python source more often than they are defined
-    there (`def name`, `class name`)."""
+    there (`def name`, `class name`), its files read as indexed (`indexedfiles`: on a host
+    that has not the work tree, from this host's mirror at the indexed commit); none when
+    they cannot be read here."""
     if not names:
         return set()
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
@@ -343,15 +349,23 @@ def _named_elsewhere(root: Path, files: dict, names: set[str]) -> set[str]:
     defined = re.compile(rf"\b(?:def|class)\s+({alternatives})\b")
     uses: Counter[str] = Counter()
     definitions: Counter[str] = Counter()
-    for path in files:
-        if not path.endswith((".py", ".pyi")):
-            continue
-        data = read_inside(root, path)
-        if data is None:
-            continue
-        text = data.decode("utf-8", "replace")
-        uses.update(written.findall(text))
-        definitions.update(defined.findall(text))
+    root = work_tree_here(record)
+    paths = [path for path in files if path.endswith((".py", ".pyi"))]
+    for start in range(0, len(paths), SOURCE_CHUNK):
+        chunk = paths[start : start + SOURCE_CHUNK]
+        if root is not None:
+            found = {path: read_inside(root, path) for path in chunk}
+        else:
+            try:
+                found = indexed_files(store, record, chunk, default_data_dir())
+            except Invalid:
+                return set()
+        for data in found.values():
+            if data is None:
+                continue
+            text = data.decode("utf-8", "replace")
+            uses.update(written.findall(text))
+            definitions.update(defined.findall(text))
     return {name for name in names if uses[name] > definitions[name]}
 
 
