@@ -27,6 +27,7 @@ Writes benchmark/results/walk-graphs-<date>.md and .json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -83,7 +84,9 @@ def child(mode: str, stores: list[str], root: str) -> dict[str, Any]:
             started = time.perf_counter()
             answer = impact(opened[0], "django", patch=patch)
             times.append(time.perf_counter() - started)
-        answers[label] = json.dumps(to_data(answer), sort_keys=True, default=str)
+        # compared across runs and modes by digest (the answers themselves are megabytes)
+        written = json.dumps(to_data(answer), sort_keys=True, default=str)
+        answers[label] = hashlib.sha256(written.encode()).hexdigest()
         out["walks"].append({"patch": label, "first": times[0], "warm": times[1]})
     out["after_walks"] = _memory()
     out["answers"] = answers
