@@ -5,6 +5,7 @@ file per index state, and impact's answers the same either way."""
 from __future__ import annotations
 
 import subprocess
+import threading
 
 from cartograph.impact import graph, walkfile
 from cartograph.impact.report import impact
@@ -213,3 +214,57 @@ def test_a_damaged_file_is_replaced_not_trusted(tmp_path):
     assert isinstance(edges, graph.RepoEdges) and edges.callers  # read again from the store
     assert not written.exists()  # and the next process writes it anew
     graph._CACHE.clear()
+
+
+def test_processes_of_a_host_build_a_file_once(tmp_path, monkeypatch):
+    """Several processes (here threads, each with its own store) asking for a repository's
+    missing walk graph at once: one writes it, the others map what it wrote."""
+    url, _root = _indexed(tmp_path)
+    writes = []
+    real_write = walkfile.write
+
+    def counted(edges, path):
+        writes.append(path)
+        real_write(edges, path)
+
+    monkeypatch.setattr(walkfile, "write", counted)
+    store = open_store(url)
+    state = graph.index_state(store.index.file_states("app"))
+    start = threading.Barrier(4)
+    mapped = []
+
+    def ask():
+        mine = open_store(url)
+        start.wait()
+        mapped.append(graph._mapped(mine, "app", state))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(writes) == 1
+    assert all(isinstance(found, walkfile.WalkFile) for found in mapped)
+
+
+def test_writing_a_file_sweeps_what_no_one_will_read(tmp_path):
+    """Files of other states of the repository, of repositories the store no longer holds,
+    and a writer's leftovers (killed mid-write) go when a file is written; other
+    repositories' current files stay."""
+    url, _root = _indexed(tmp_path)
+    store = open_store(url)
+    index_repository(store, make_sample_repo(tmp_path / "lib", FILES), "lib")
+    state = {name: graph.index_state(store.index.file_states(name)) for name in ("app", "lib")}
+    walks = tmp_path / "graph.db.walks"
+    graph._mapped(store, "lib", state["lib"])
+    kept = walks / walkfile.file_name("lib", state["lib"])
+    left = [
+        walks / walkfile.file_name("app", "f" * 32),  # an older state
+        walks / walkfile.file_name("gone", state["app"]),  # a repository removed since
+        walks / f".{walkfile.file_name('app', state['app'])}.4242.tmp",  # a killed writer's
+    ]
+    for path in left:
+        path.write_bytes(b"left")
+    graph._mapped(store, "app", state["app"])
+    assert (walks / walkfile.file_name("app", state["app"])).exists() and kept.exists()
+    assert not any(path.exists() for path in left)

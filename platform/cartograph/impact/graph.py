@@ -6,7 +6,7 @@ on either store."""
 
 from __future__ import annotations
 
-import glob
+import fcntl
 import hashlib
 import logging
 import os
@@ -133,29 +133,49 @@ def walk_folder(store: Store) -> Path | None:
 
 def _mapped(store: Store, repo: str, state: str) -> RepoEdges | WalkFile:
     """The repository's walk graph at this index state: its file mapped (written first when
-    this process is the first to need it, and files of the repository's older states
-    removed); read into dictionaries when no file can be written."""
+    no process of this host has written it yet); read into dictionaries when no file can be
+    written."""
     folder = walk_folder(store)
     if folder is None:
         return _load(store, repo, state)
     path = folder / walkfile.file_name(repo, state)
     if not path.exists():
-        edges = _load(store, repo, state)
         try:
-            walkfile.write(edges, path)
+            _write_once(store, repo, state, path)
         except OSError:
             log.warning("could not write the walk graph %s", path, exc_info=True)
-            return edges
-        prefix = path.name.split(state)[0]
-        for older in folder.glob(f"{glob.escape(prefix)}*.walk"):
-            if older != path:
-                older.unlink(missing_ok=True)
+            return _load(store, repo, state)
     try:
         return WalkFile(path)
     except (OSError, ValueError):  # damaged on disk: gone, and the edges read again
         log.warning("could not map the walk graph %s", path, exc_info=True)
         path.unlink(missing_ok=True)
         return _load(store, repo, state)
+
+
+def _write_once(store: Store, repo: str, state: str, path: Path) -> None:
+    """Write the file under the folder's lock, so one process of the host builds it while the
+    others wait for it, and sweep the folder: the repository's files of other states, files
+    of repositories the store no longer holds, and what a writer killed mid-write left (no
+    other writer runs while the lock is held)."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if path.exists():  # another process wrote it while this one waited
+                return
+            walkfile.write(_load(store, repo, state), path)
+            own = walkfile.file_prefix(repo)
+            known = tuple(walkfile.file_prefix(other.name) for other in store.repos.list_repos())
+            for found in folder.iterdir():
+                older = found.name.startswith(own) or not found.name.startswith(known)
+                if found.name.endswith(".tmp") or (
+                    found.suffix == ".walk" and found != path and older
+                ):
+                    found.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _load(store: Store, repo: str, state: str) -> RepoEdges:

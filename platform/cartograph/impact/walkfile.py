@@ -21,7 +21,7 @@ a process holds a few small tables and reads the pages a walk touches. The file:
 A file is named by the index state it was built at and the code that derives it
 (`derivation()`: a digest of the library's modules), so a write that changes an edge, or
 another version of Cartograph, never reads an old one. It is written beside a temporary name and
-renamed into place (two processes building the same one both write whole files).
+renamed into place; the processes of a host take turns to build one (impact.graph).
 """
 
 from __future__ import annotations
@@ -60,9 +60,14 @@ def derivation(library: Path = LIBRARY) -> str:
 
 
 def file_name(repo: str, state: str) -> str:
+    return f"{file_prefix(repo)}{state}-{derivation()}.walk"
+
+
+def file_prefix(repo: str) -> str:
+    """How the names of a repository's files start, whatever the state and code."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in repo)[:60]
     repo_digest = hashlib.blake2b(repo.encode(), digest_size=4).hexdigest()
-    return f"{safe}-{repo_digest}-{state}-{derivation()}.walk"
+    return f"{safe}-{repo_digest}-"
 
 
 # ---------------------------------------------------------------- writing
