@@ -183,7 +183,8 @@ class Resolver:
         # an index runs with the cycle collector off (index_repository), and what was just
         # dropped is held in reference cycles (a file's resolver and its flow rows, values and
         # the modules they came from): without a collection here it is never freed, and a
-        # worker grows by the facts of every file it resolves (Home Assistant: 940 MB)
+        # worker grows by the facts of every file it resolves (Home Assistant: 940 MB; each
+        # collection takes 0.4-1 s there, every 1,000 files or so)
         gc.collect()
 
     def _keep_bounded(self) -> None:
