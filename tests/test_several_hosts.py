@@ -112,9 +112,7 @@ def test_worker_hosts_and_the_api_host_share_only_the_store_and_the_broker(hosts
         assert source.json()["lines"] == ["    def tax(self):", "        return 0"]
         assert source.json()["commit"] == second
 
-        impact = httpx.post(
-            f"{url}/api/v1/repos/svc/impact", json={"patch": PATCH}
-        )
+        impact = httpx.post(f"{url}/api/v1/repos/svc/impact", json={"patch": PATCH})
         assert impact.status_code == 200, impact.text
         report = impact.json()
         # the caller's file, which the patch does not touch, was read as indexed: its call is
