@@ -13,7 +13,6 @@ as it is done, through a bounded queue, for the parent to write one transaction 
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import marshal
 import pickle
@@ -180,12 +179,9 @@ class Resolver:
         for resolver in self._resolvers.values():
             resolver.forget()
         self._resolved_since_forget = 0
-        # an index runs with the cycle collector off (index_repository), and what was just
-        # dropped is held in reference cycles (a file's resolver and its flow rows, values and
-        # the modules they came from): without a collection here it is never freed, and a
-        # worker grows by the facts of every file it resolves (Home Assistant: 940 MB; each
-        # collection takes 0.4-1 s there, every 1,000 files or so)
-        gc.collect()
+        # an index runs with the cycle collector off (index_repository): what was just dropped
+        # must hold no reference cycle, or it is never freed and a worker grows by the facts of
+        # every file it resolves (tests/test_bounded_memory.py)
 
     def _keep_bounded(self) -> None:
         """Between two files: forget what is loaded once it is more than `module_limit` files,

@@ -60,6 +60,42 @@ DESCRIPTOR_METHODS = {"p": "__get__", "s": "__set__", "e": "__delete__"}
 SYNCHRONOUS_CALLERS = {"map": "*", "filter": "*", "sorted": "key", "min": "key", "max": "key"}
 
 
+class RememberedEvaluation:
+    """`Program.evaluate` for one file, remembered for expressions whose meaning cannot depend
+    on where they stand: their first name is a parameter or comes from an outer scope
+    (`self.client.get`, an imported function) — the same call repeats a lot in a file."""
+
+    def __init__(self, program: Program, mod: ModuleFacts) -> None:
+        self.program = program
+        self.mod = mod
+        self._remembered: dict[tuple, Found] = {}
+        # (scope, name) → whether the name is a parameter or an outer scope's there
+        self._stable_roots: dict[tuple[int, str], bool] = {}
+
+    def __call__(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> Found:
+        evaluate = self.program.evaluate
+        root = _root_name(expr)
+        if root is None or scope == 0 or mod is not self.mod:
+            return evaluate(mod, scope, expr, pos)
+        stable = self._stable_roots.get((scope, root))
+        if stable is None:
+            rows = mod.bindings(scope).get(root)
+            stable = not rows or all(r[BINDING_VALUE][0] == "param" for r in rows)
+            self._stable_roots[(scope, root)] = stable
+        if not stable:
+            return evaluate(mod, scope, expr, pos)
+        if expr[0] == "n":
+            key: tuple = (scope, expr[1])
+        elif expr[0] == "a" and expr[1][0] == "n":  # `self.x`: the common shape, no encoding
+            key = (scope, expr[1][1], expr[2])
+        else:
+            key = (scope, marshal.dumps(expr))
+        found = self._remembered.get(key)
+        if found is None:
+            found = self._remembered[key] = evaluate(mod, scope, expr, pos)
+        return found
+
+
 class FileResolver:
     """Resolves one module: `resolve()` gives its `FileResolution`."""
 
@@ -69,10 +105,11 @@ class FileResolver:
         self.ids = mod.symbol_ids
         self.edges = EdgeSet()
         self.unresolved: list[Unresolved] = []
+        # the file's remembered evaluation, shared with its flow rows (a separate object, so
+        # that nothing refers back to this one: a resolved file is freed by reference counting,
+        # though an index runs with the cycle collector off)
+        self.evaluate_ref = RememberedEvaluation(program, mod)
         self.flows = FlowRows(program, mod, self.evaluate_ref)
-        self._remembered: dict[tuple, Found] = {}
-        # (scope, name) → whether the name is a parameter or an outer scope's there
-        self._stable_roots: dict[tuple[int, str], bool] = {}
 
     def resolve(self) -> FileResolution:
         """Symbols, edges and unresolved calls of the module, and its flow rows."""
@@ -122,32 +159,6 @@ class FileResolver:
         resolution.http = http
         resolution.over_budget = over_budget
         return resolution
-
-    def evaluate_ref(self, mod: ModuleFacts, scope: int, expr: list, pos: int) -> Found:
-        """evaluate(), remembered within one file for expressions whose meaning cannot depend
-        on where they stand: their first name is a parameter or comes from an outer scope
-        (`self.client.get`, an imported function) — the same call repeats a lot in a file."""
-        evaluate = self.program.evaluate
-        root = _root_name(expr)
-        if root is None or scope == 0 or mod is not self.mod:
-            return evaluate(mod, scope, expr, pos)
-        stable = self._stable_roots.get((scope, root))
-        if stable is None:
-            rows = mod.bindings(scope).get(root)
-            stable = not rows or all(r[BINDING_VALUE][0] == "param" for r in rows)
-            self._stable_roots[(scope, root)] = stable
-        if not stable:
-            return evaluate(mod, scope, expr, pos)
-        if expr[0] == "n":
-            key: tuple = (scope, expr[1])
-        elif expr[0] == "a" and expr[1][0] == "n":  # `self.x`: the common shape, no encoding
-            key = (scope, expr[1][1], expr[2])
-        else:
-            key = (scope, marshal.dumps(expr))
-        found = self._remembered.get(key)
-        if found is None:
-            found = self._remembered[key] = evaluate(mod, scope, expr, pos)
-        return found
 
     def _unresolved(self, source_id: str, name: str, line: int, reason: str, external="") -> None:
         self.unresolved.append(Unresolved(source_id, name, line, external, reason=reason))
