@@ -5,8 +5,9 @@ tree's git. A tracked repository is indexed by a worker, maybe on another host, 
 this host cannot see: its files are read from git at the indexed commit, in this host's own
 mirror of the repository, which is cloned or fetched the first time it lacks a commit asked for
 (an API host answers from the store and its own data folder; it shares no disk with the
-workers). `git_of` finds the history, `indexed_files` the files at the indexed commit, and
-`work_tree_here` says whether the work tree the index was read from is on this host."""
+workers). `git_of` finds the history, `indexed_files` the files at the indexed commit,
+`files_here` the files as this host has them now (the work tree's, else the indexed commit's),
+and `work_tree_here` says whether the work tree the index was read from is on this host."""
 
 from __future__ import annotations
 
@@ -154,3 +155,22 @@ def indexed_files(
     if root is None:
         raise Invalid(f"the indexed files of {record.name} cannot be read here")
     return {path: read_inside(root, path) for path in paths}
+
+
+def files_here(
+    store: Store, record: Repo, paths: list[str], data_dir: Path | None
+) -> tuple[dict[str, bytes | None], str]:
+    """The files as this host has them now: each from the work tree the repository was indexed
+    from when that is here and holds it, else from history at the indexed commit (None: in
+    neither). With them, the commit the history was read at ("" when none was read). Raises
+    Invalid when a file had to be read from a history this host cannot read."""
+    root = work_tree_here(record)
+    found = {path: read_inside(root, path) if root is not None else None for path in paths}
+    missing = [path for path, data in found.items() if data is None]
+    if not missing or not record.indexed_sha:
+        if root is None and missing:
+            raise Invalid(f"the files of {record.name} cannot be read here")
+        return found, ""
+    git = git_of(store, record.name, data_dir, (record.indexed_sha,))
+    found.update(git.blobs(record.indexed_sha, missing))
+    return found, record.indexed_sha

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cartograph import languages
-from cartograph.discover import read_inside
 from cartograph.errors import Invalid
 from cartograph.history.cochange import cochange_score
 from cartograph.impact.arguments import CallShape, call_shapes, still_binds
@@ -41,7 +40,7 @@ from cartograph.impact.tests import (
     test_unit,
 )
 from cartograph.index.services import compose_routes, file_rows, with_changed_rows
-from cartograph.indexedfiles import indexed_files, work_tree_here
+from cartograph.indexedfiles import files_here
 from cartograph.model import SymbolRow
 from cartograph.query import answers as answer_cache
 from cartograph.query.answers import cacheable
@@ -524,11 +523,8 @@ class _CallerSources:
         record = self.store.repos.get_repo(repo)
         if record is None:
             return None
-        root = work_tree_here(record)
-        if root is not None:
-            return read_inside(root, path)
         try:
-            return indexed_files(self.store, record, [path], self.data_dir).get(path)
+            return files_here(self.store, record, [path], self.data_dir)[0][path]
         except Invalid:
             return None
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cartograph.discover import read_inside
 from cartograph.errors import NotFound
 from cartograph.impact.diff import FileDiff, Patch, PatchMismatch, apply, parse_patch
-from cartograph.indexedfiles import git_of, indexed_files, work_tree_here
+from cartograph.indexedfiles import files_here, git_of, indexed_files
 from cartograph.model import SymbolRow
 from cartograph.query import find_symbol
 from cartograph.store.interfaces import Store
@@ -156,13 +155,8 @@ def symbol_source(
     row = find_symbol(store, symbol, repo)
     record = store.repos.get_repo(row.repo)
     assert record is not None  # find_symbol found a symbol of it
-    root = work_tree_here(record)
-    content = read_inside(root, row.path) if root is not None else None
-    commit = ""
-    if content is None and record.indexed_sha:
-        commit = record.indexed_sha
-        git = git_of(store, row.repo, data_dir, (commit,))
-        content = git.blobs(commit, [row.path]).get(row.path)
+    found, commit = files_here(store, record, [row.path], data_dir)
+    content = found[row.path]
     if content is None:
         raise NotFound(f"the source of {row.path} is not here (neither its work tree nor history)")
     lines = content.decode("utf-8", "replace").splitlines()

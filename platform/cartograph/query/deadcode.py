@@ -22,9 +22,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cartograph.discover import read_inside
 from cartograph.errors import Invalid
-from cartograph.indexedfiles import indexed_files, work_tree_here
+from cartograph.indexedfiles import files_here
 from cartograph.model import Repo, SymbolRow, computed_lookup
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, QueryError, check_repo, clamp
@@ -339,9 +338,9 @@ def _looked_up(store: Store, repo: str) -> _LookedUp:
 
 def _named_elsewhere(store: Store, record: Repo, files: dict, names: set[str]) -> set[str]:
     """The names written in the repository's Python source more often than they are defined
-    there (`def name`, `class name`), its files read as indexed (`indexedfiles`: on a host
-    that has not the work tree, from this host's mirror at the indexed commit); none when
-    they cannot be read here."""
+    there (`def name`, `class name`), its files as this host has them (`files_here`: the work
+    tree's, else the indexed commit's from this host's mirror); none when they cannot be read
+    here."""
     if not names:
         return set()
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
@@ -349,17 +348,13 @@ def _named_elsewhere(store: Store, record: Repo, files: dict, names: set[str]) -
     defined = re.compile(rf"\b(?:def|class)\s+({alternatives})\b")
     uses: Counter[str] = Counter()
     definitions: Counter[str] = Counter()
-    root = work_tree_here(record)
     paths = [path for path in files if path.endswith((".py", ".pyi"))]
     for start in range(0, len(paths), SOURCE_CHUNK):
         chunk = paths[start : start + SOURCE_CHUNK]
-        if root is not None:
-            found = {path: read_inside(root, path) for path in chunk}
-        else:
-            try:
-                found = indexed_files(store, record, chunk, default_data_dir())
-            except Invalid:
-                return set()
+        try:
+            found, _ = files_here(store, record, chunk, default_data_dir())
+        except Invalid:
+            return set()
         for data in found.values():
             if data is None:
                 continue
