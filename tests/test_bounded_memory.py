@@ -104,3 +104,35 @@ def test_what_a_forget_drops_is_freed_though_the_collector_is_off(tree, tmp_path
 
 def _ours(module: str) -> bool:
     return module == "cartograph" or module.startswith("cartograph.")
+
+
+def test_an_index_on_another_thread_leaves_the_servers_collector_on(tmp_path):
+    """The cycle collector is one switch for the whole process: an index on the main thread
+    (the CLI, a Celery worker) runs with it off and turns it back on; one on another thread
+    (the API's jobs without a broker) leaves it on for the requests the server answers
+    meanwhile, and after (a small index parses in its own process: it used to turn the
+    collector off there for good)."""
+    import threading
+
+    from cartograph.store import open_store
+
+    write_tree(
+        tmp_path / "work",
+        {"app.py": "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n"},
+    )
+    store = open_store(f"sqlite:///{tmp_path / 'graph.db'}")
+    seen: dict[str, set[bool]] = {"main": set(), "thread": set()}
+
+    def index(name: str) -> None:
+        index_repository(
+            store, tmp_path / "work", name=name, workers=1, history=False,
+            progress=lambda _message: seen[name].add(gc.isenabled()),
+        )  # fmt: skip
+
+    assert gc.isenabled()
+    index("main")
+    assert seen["main"] == {False} and gc.isenabled()
+    worker = threading.Thread(target=index, args=("thread",))
+    worker.start()
+    worker.join()
+    assert seen["thread"] == {True} and gc.isenabled()

@@ -118,7 +118,6 @@ _Parse = tuple[SourceFile, bytes, str, int, str]  # (file, encoded facts, interf
 def _parse_chunk(root: Path, sources: list[SourceFile]) -> list[_Parse]:
     """Worker: the files' encoded facts (small to send back), the digests of their interfaces
     and contents. Unreadable files are left out."""
-    gc.disable()
     out = []
     for source in sources:
         data, _reason, sha = read_source(root, source)
@@ -145,7 +144,9 @@ def _parse_all(root: Path, sources: list[SourceFile], workers: int) -> Iterator[
     sources = sorted(sources, key=lambda source: -source.size)
     count = max(workers, len(sources) // PARSE_CHUNK)
     chunks = [sources[i::count] for i in range(count)]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=get_context("fork"), initializer=gc.disable
+    ) as pool:  # a parse worker's collector is off, as its parent's is during an index
         for chunk_result in pool.map(_parse_chunk, [root] * count, chunks):
             yield from chunk_result
 

@@ -10,6 +10,7 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -132,8 +133,14 @@ def index_repository(
     owner = lock_owner()
     acquire(store, repo_name, owner, lock_timeout, progress)
     locked_at = time.monotonic()
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
+    # the cycle collector is off while an index runs (it allocates millions of long-lived
+    # rows, and nothing an index drops is held in a reference cycle: see Resolver.forget); it
+    # is a switch of the whole process, so only an index on the main thread turns it off (the
+    # CLI, a Celery worker): on another thread (the API's jobs without a broker) it would be
+    # off for every request the server answers meanwhile
+    collector_off = gc.isenabled() and threading.current_thread() is threading.main_thread()
+    if collector_off:
+        gc.disable()
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     try:
         if discovery.partial and not _partial_is_enough(store, repo_name, discovery):
@@ -158,7 +165,7 @@ def index_repository(
     except DiscoveryError as exc:
         raise IndexingError(str(exc)) from exc
     finally:
-        if gc_was_enabled:
+        if collector_off:
             gc.enable()
         release(store, repo_name, owner)
     # the consumers' edges into what changed, after this run's lock is released (a consumer's
