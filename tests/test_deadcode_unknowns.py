@@ -71,3 +71,19 @@ def verdicts(tmp_path):
 def test_what_could_be_reached_is_never_called_dead(verdicts, qualname, verdict, said):
     found, reason = verdicts[qualname]
     assert (found, said in reason) == (verdict, True), reason
+
+
+def test_a_file_gone_from_the_work_tree_is_read_as_it_was_indexed(tmp_path):
+    """The names a file writes count though the file was deleted from the work tree since the
+    index: it is read from history at the indexed commit (it read as empty before, and the
+    function it names came out "dead")."""
+    root = git_init(tmp_path / "tool")
+    write_tree(root, FILES)
+    commit_all(root, "start")
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="tool", workers=1, history=False)
+    (root / "tool" / "rewrite.py").unlink()
+    report = dead_code(store, "tool", verdicts=list(VERDICTS), limit=100)
+    found = {item.symbol.qualname: (item.verdict, item.reason) for item in report.items}
+    verdict, reason = found["tool.rewrite._format_message"]
+    assert (verdict, "written elsewhere" in reason) == ("unknown", True), reason

@@ -163,14 +163,17 @@ def files_here(
     """The files as this host has them now: each from the work tree the repository was indexed
     from when that is here and holds it, else from history at the indexed commit (None: in
     neither). With them, the commit the history was read at ("" when none was read). Raises
-    Invalid when a file had to be read from a history this host cannot read."""
+    Invalid when the work tree is not here and the history cannot be read here."""
     root = work_tree_here(record)
     found = {path: read_inside(root, path) if root is not None else None for path in paths}
     missing = [path for path, data in found.items() if data is None]
-    if not missing or not record.indexed_sha:
-        if root is None and missing:
-            raise Invalid(f"the files of {record.name} cannot be read here")
-        return found, ""
-    git = git_of(store, record.name, data_dir, (record.indexed_sha,))
-    found.update(git.blobs(record.indexed_sha, missing))
-    return found, record.indexed_sha
+    if missing and record.indexed_sha:
+        try:
+            git = git_of(store, record.name, data_dir, (record.indexed_sha,))
+        except Invalid:
+            if root is None:
+                raise
+        else:
+            found.update(git.blobs(record.indexed_sha, missing))
+            return found, record.indexed_sha
+    return found, ""
