@@ -9,6 +9,7 @@ from cartograph.impact.arguments import CallShape, binds, call_shapes, still_bin
 from cartograph.impact.report import impact
 from cartograph.impact.symbols import parameters
 from cartograph.index import index_repository
+from cartograph.model import TrackedRepo
 from cartograph.store import open_store
 from indexing_support import commit_all, git, git_init, write, write_tree
 
@@ -136,3 +137,58 @@ def test_using_what_a_framework_made_of_a_function_is_no_call_that_breaks(tmp_pa
         ("tool.cli.again", "check")
     ]
     assert [t.node for t in answer.tests] == ["tests/test_cli.py::test_level_is_parsed"]
+
+
+PRICE = (
+    "export function formatPrice(cents: number): string {\n  return (cents / 100).toFixed(2);\n}\n"
+)
+ALIASED = {
+    "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/lib/*"]}}}',
+    "src/lib/money.ts": PRICE,
+    "src/app.ts": (
+        'import { formatPrice } from "@lib/money";\n'
+        "export function show(cents: number): string {\n"
+        "  return formatPrice(cents);\n"
+        "}\n"
+    ),
+}
+# a new required parameter; the caller's file is edited too, but not its call
+ALIAS_PATCH = """\
+--- a/src/lib/money.ts
++++ b/src/lib/money.ts
+@@ -1,3 +1,3 @@
+-export function formatPrice(cents: number): string {
++export function formatPrice(cents: number, currency: string): string {
+   return (cents / 100).toFixed(2);
+ }
+--- a/src/app.ts
++++ b/src/app.ts
+@@ -1,4 +1,5 @@
+ import { formatPrice } from "@lib/money";
+ export function show(cents: number): string {
++  // shown in the cart
+   return formatPrice(cents);
+ }
+"""
+
+
+@pytest.mark.parametrize("host", ["the indexing host", "a host without the work tree"])
+def test_a_call_through_a_path_alias_left_as_it_was_in_an_edited_file_still_breaks(tmp_path, host):
+    """The edited file is resolved as the change leaves it, its imports through the aliases of
+    tsconfig.json too: its unedited call of the changed function still breaks, on a host that
+    reads the settings from the work tree and on one that reads them from its own mirror.
+    (Without the settings the call looked external, and the caller "updated by the change".)"""
+    root = git_init(tmp_path / "web")
+    write_tree(root, ALIASED)
+    commit_all(root, "start")
+    git(tmp_path, "clone", "-q", "--bare", str(root), str(tmp_path / "remote.git"))
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, name="web", workers=1, history=False)
+    store.tracking.track_repo(TrackedRepo(name="web", url=str(tmp_path / "remote.git")))
+    if host == "a host without the work tree":
+        root.rename(tmp_path / "elsewhere")
+    answer = impact(store, "web", patch=ALIAS_PATCH, data_dir=tmp_path / "data")
+    assert [(b.caller.qualname, b.target_qualname) for b in answer.will_break] == [
+        ("show", "formatPrice")
+    ]
+    assert answer.updated_callers == 0

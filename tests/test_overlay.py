@@ -20,6 +20,8 @@ from cartograph.query import callees, callers, search
 from cartograph.query.common import SymbolNotFound
 from cartograph.query.deadcode import dead_code
 from cartograph.query.listing import list_files
+from cartograph.store import open_store
+from indexing_support import write_tree
 from mcp import Client
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 from sample_repo import make_sample_repo
@@ -318,3 +320,28 @@ def test_a_resolved_overlay_is_held_within_budgets_and_let_go(shop, monkeypatch)
     overlay_edit(store, alice.id, "shop", "shop/shipping.py", NEW_MODULE)
     with pytest.raises(AgentError, match="took longer than 0 s to resolve"):
         session_view(store, alice.id)
+
+
+def test_an_overlaid_typescript_file_imports_through_the_path_aliases_of_tsconfig(tmp_path):
+    """An agent's edit of a TypeScript file is resolved with the repository's tsconfig.json:
+    a call through an alias binds (it was taken for another package's before)."""
+    root = write_tree(
+        tmp_path / "web",
+        {
+            "tsconfig.json": (
+                '{"compilerOptions": {"baseUrl": ".", "paths": {"@lib/*": ["src/lib/*"]}}}'
+            ),
+            "src/lib/money.ts": "export function formatPrice(cents: number): string {\n"
+            "  return (cents / 100).toFixed(2);\n}\n",
+            "src/app.ts": "export function show(cents: number): string {\n  return '';\n}\n",
+        },
+    )
+    store = open_store(f"sqlite:///{tmp_path / 'g.db'}")
+    index_repository(store, root, "web", workers=1, history=False)
+    alice = start_session(store, "alice", "prices")
+    edited = (
+        'import { formatPrice } from "@lib/money";\n'
+        "export function show(cents: number): string {\n  return formatPrice(cents);\n}\n"
+    )
+    overlay_edit(store, alice.id, "web", "src/app.ts", edited)
+    assert qualnames(callers(session_view(store, alice.id), "formatPrice")) == ["show"]

@@ -321,3 +321,18 @@ def _declared_encoding(data: bytes) -> str | None:
         if match:
             return match.group(1).decode("ascii", "replace")
     return None
+
+
+class WorkTreeFiles:
+    """A work tree's files that are not parsed, as a resolver asks for them: the names of the
+    files of no indexed language (`other_paths`: tsconfig.json, package.json steer
+    TypeScript's imports) and their bytes (`read`); nothing when `root` is None."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root
+
+    def other_paths(self) -> list[str]:
+        return discover(self.root).other_paths if self.root is not None else []
+
+    def read(self, path: str) -> bytes | None:
+        return read_inside(self.root, path) if self.root is not None else None

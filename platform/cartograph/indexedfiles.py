@@ -6,7 +6,8 @@ this host cannot see: its files are read from git at the indexed commit, in this
 mirror of the repository, which is cloned or fetched the first time it lacks a commit asked for
 (an API host answers from the store and its own data folder; it shares no disk with the
 workers). `git_of` finds the history, `indexed_files` the files at the indexed commit,
-`files_here` the files as this host has them now (the work tree's, else the indexed commit's),
+`files_here` the files as this host has them now (the work tree's, else the indexed commit's)
+and `FilesHere` the same for a what-if's resolver (with the names of the files not parsed),
 and `work_tree_here` says whether the work tree the index was read from is on this host."""
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from cartograph.discover import read_inside
+from cartograph.discover import WorkTreeFiles, read_inside
 from cartograph.errors import Invalid, NotFound
 from cartograph.gitremote import git_environment, redact
+from cartograph.languages import language_of
 from cartograph.model import Repo
 from cartograph.store.interfaces import Store
 from cartograph.sync import Mirror, SyncError
@@ -177,3 +179,42 @@ def files_here(
             found.update(git.blobs(record.indexed_sha, missing))
             return found, record.indexed_sha
     return found, ""
+
+
+class FilesHere:
+    """The repository's files that are not parsed, as this host has them (`files_here`'s
+    rule), for a what-if's resolver (`index.whatif.RepositoryFiles`): the settings that steer
+    imports (tsconfig.json, package.json, go.mod) read from the work tree the repository was
+    indexed from when it is here, else at the indexed commit in this host's history; each
+    read once. Nothing when neither can be read here."""
+
+    def __init__(self, store: Store, record: Repo, data_dir: Path | None) -> None:
+        self.store = store
+        self.record = record
+        self.data_dir = data_dir
+        root = work_tree_here(record)
+        self._work_tree = WorkTreeFiles(root) if root is not None else None
+        self._read: dict[str, bytes | None] = {}
+
+    def other_paths(self) -> list[str]:
+        if self._work_tree is not None:
+            return self._work_tree.other_paths()
+        commit = self.record.indexed_sha
+        if not commit:
+            return []
+        try:
+            git = git_of(self.store, self.record.name, self.data_dir, (commit,))
+            listed = git.run("ls-tree", "-r", "-z", "--name-only", commit)
+        except Invalid:
+            return []
+        paths = listed.decode("utf-8", "replace").split("\0")
+        return [path for path in paths if path and language_of(path) is None]
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._read:
+            try:
+                found = files_here(self.store, self.record, [path], self.data_dir)[0]
+            except Invalid:
+                found = {}
+            self._read[path] = found.get(path)
+        return self._read[path]

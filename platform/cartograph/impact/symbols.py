@@ -13,6 +13,7 @@ from cartograph import languages
 from cartograph.impact.diff import FileDiff
 from cartograph.impact.source import Change
 from cartograph.index.whatif import Versions
+from cartograph.indexedfiles import FilesHere
 from cartograph.model import Edge, SymbolRow, Unresolved
 from cartograph.store.interfaces import FileState, Store
 
@@ -81,6 +82,9 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
     (`Sides.unread`, as the patch names them)."""
     states = store.index.file_states(change.repo)
     sides = Sides(states=dict(states))
+    record = store.repos.get_repo(change.repo)
+    # the settings the change leaves alone, as this host has them (the work tree may not be here)
+    files = FilesHere(store, record, change.data_dir) if record is not None else None
     for diff in change.patch.files:
         if diff.new_path:
             sides.added_lines[diff.new_path] = {n for h in diff.hunks for n in h.new_lines()}
@@ -98,7 +102,7 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}
     unread: set[str] = set()
     if reparse:
-        old_side = Versions(store, change.repo, reparse, states, stop=stop)
+        old_side = Versions(store, change.repo, reparse, states, stop=stop, files=files)
         unread.update(old_side.unread)
         for symbols in old_side.symbols().values():
             for symbol in symbols:
@@ -109,7 +113,7 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
             new_side[path] = None
     for path in unread:  # not read on the old side: left as indexed on the new one too
         new_side.pop(path, None)
-    sides.versions = Versions(store, change.repo, new_side, states, stop=stop)
+    sides.versions = Versions(store, change.repo, new_side, states, stop=stop, files=files)
     for symbols in sides.versions.symbols().values():
         for symbol in symbols:
             sides.new[symbol.id] = symbol

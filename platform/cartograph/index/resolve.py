@@ -18,8 +18,9 @@ import marshal
 import pickle
 import queue
 import traceback
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing import get_context
 from multiprocessing.queues import Queue
 from pathlib import Path
@@ -118,8 +119,12 @@ class Resolver:
         providers: Providers | None = None,
         module_limit: int | None = None,
         tests: TestLayout = DEFAULT_LAYOUT,
+        read_file: Callable[[str], bytes | None] | None = None,
     ) -> None:
         self.providers = providers
+        # how a file of the repository that is not parsed is read (settings: tsconfig.json,
+        # package.json, go.mod); by default from `root`, the work tree
+        self.read_file = read_file or partial(read_inside, root)
         self.tests = tests  # which files are test code (the runners' settings)
         self.reads = reads  # where facts are loaded from (a forked worker's own connection)
         self.repo = repo
@@ -343,7 +348,7 @@ class Resolver:
     def _read_text(self, path: str) -> str | None:
         if path.startswith("/"):
             return None  # a provider's settings come from its manifest (cartograph.manifests)
-        data = read_inside(self.root, path)
+        data = self.read_file(path)
         return None if data is None else data.decode("utf-8", "replace")
 
 

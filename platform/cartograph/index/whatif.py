@@ -9,10 +9,10 @@ import hashlib
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from cartograph import languages
-from cartograph.discover import SourceFile
+from cartograph.discover import SourceFile, WorkTreeFiles
 from cartograph.errors import CartographError, ErrorKind
 from cartograph.index.crossrepo import Providers, ProviderWatch
 from cartograph.index.parse import Parsed
@@ -69,13 +69,25 @@ def weight_of(write: FileWrite) -> int:
     return SYMBOL_WEIGHT * len(write.symbols) + ROW_WEIGHT * rows + text
 
 
+class RepositoryFiles(Protocol):
+    """The repository's files a what-if does not parse, as its resolver asks for them: the
+    names of the files of no indexed language and their bytes (settings: tsconfig.json,
+    package.json, go.mod)."""
+
+    def other_paths(self) -> list[str]: ...
+
+    def read(self, path: str) -> bytes | None: ...
+
+
 class Versions:
     """Files as a change makes them (path → text, None: gone), parsed, with the module names
     the repository would give them. Two ways to bound the work: a `budget` (an agent session's
     overlay: time and memory) raises OverBudget when spent, the answer refused; `stop`
     (impact's deadline, asked before each file) leaves the files not parsed when it says so
     out (`unread`, in the order given), the others answered as if the change did not touch
-    them."""
+    them. The files the change leaves alone and that are not parsed (settings) are read
+    through `files`: by default the work tree the repository was indexed from, when it is
+    on this host; a settings file the change touches is read as the change makes it."""
 
     def __init__(
         self,
@@ -85,10 +97,14 @@ class Versions:
         states: Mapping[str, FileState] | None = None,
         budget: Budget | None = None,
         stop: Callable[[], bool] | None = None,
+        files: RepositoryFiles | None = None,
     ) -> None:
         self.store = store
         self.budget = budget
         self.repo = repo
+        self.contents = contents
+        self.files = files or WorkTreeFiles(_work_tree(store, repo))
+        self._other_paths: list[str] | None = None
         self.states = store.index.file_states(repo) if states is None else states
         self.manifest = store.repos.manifests().get(repo) or Manifest(repo)
         self.gone = {path for path, data in contents.items() if data is None}
@@ -162,27 +178,50 @@ class Versions:
 
         return _with_resolver(self, writes)
 
+    def read_file(self, path: str) -> bytes | None:
+        """A file that is not parsed (a setting), as the change leaves it."""
+        return self.contents[path] if path in self.contents else self.files.read(path)
+
+    def other_paths(self) -> list[str]:
+        """The files of no indexed language the repository holds with the change made."""
+        if self._other_paths is None:
+            added = {p for p, data in self.contents.items() if data is not None}
+            listed = set(self.files.other_paths()) | added
+            self._other_paths = sorted(p for p in listed - self.gone if p not in self.fresh)
+        return self._other_paths
+
+
+def _work_tree(store: Store, repo: str) -> Path | None:
+    record = store.repos.get_repo(repo)
+    root = Path(record.root) if record is not None and record.root else None
+    return root if root is not None and root.is_dir() else None
+
 
 def _with_resolver(versions: Versions, work: Callable[[Resolver], T]) -> T:
     """`work` done with a resolver over these versions and the rest of the repository."""
     store, repo, states = versions.store, versions.repo, versions.states
     names, fresh, gone = versions.names, versions.fresh, versions.gone
-    record = store.repos.get_repo(repo)
-    root = Path(record.root) if record is not None and record.root else Path("/nonexistent")
+    # the files not parsed steer some families' imports only (TypeScript/JavaScript): they
+    # are listed when a file of one of those is resolved
+    steered = any(
+        (family := languages.family_of(path)) is not None and family.reads_other_paths
+        for path in fresh
+    )
     watch = ProviderWatch(store, repo)
     manifest = watch.manifests.get(repo) or versions.manifest
     resolver = Resolver(
         store,
         repo,
-        root,
+        _work_tree(store, repo) or Path("/nonexistent"),
         {path: parsed.source for path, parsed in fresh.items()},
         names,
         fresh,
         {path: state for path, state in states.items() if path not in gone},
-        [],
+        versions.other_paths() if steered else [],
         prefetch(store, repo, names, fresh, set(), True),
         Providers(store, repo, manifest, watch),
         tests=manifest.tests,
+        read_file=versions.read_file,
     )
     try:
         return work(resolver)
