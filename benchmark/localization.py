@@ -1,7 +1,9 @@
 """Localization: given the text a user wrote about a change, are the files and functions its fix
 changed among the first answers? `locate` beside a plain BM25 over files and functions
 (`benchmark.bm25`) and beside `search` given the same text, on the same tasks
-(`benchmark.localization_sets`: real fixes of flask, werkzeug, jinja, click and attrs).
+(`benchmark.localization_sets`: real fixes of twelve projects, each set split once by a hash
+of the task's id into a tuning half and a held-out half; `locate`'s weights are chosen on the
+tuning half only, and the report is of the held-out half unless `--half` says otherwise).
 
 For each set, its tasks run in date order: the tree is moved to the task's `before` commit
 (only the files that differ are rewritten) and indexed incrementally into one SQLite store per
@@ -16,12 +18,13 @@ File hit@1/3/5 and function hit@1/5/10 as `localization_sets.score` counts them.
 also: how often its confidence withholds the map (below MIN_CONFIDENCE) and its function hit@5
 on the tasks it does answer, and its latency (wall time of `rank`, p50/p95).
 
-    python -m benchmark.localization [--project flask,click] [--limit N]
+    python -m benchmark.localization [--project flask,click] [--limit N] [--half tuning]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import tempfile
 import time
@@ -34,7 +37,14 @@ from cartograph.query.search import search
 from cartograph.store import open_store
 
 from benchmark.bm25 import BM25Index
-from benchmark.localization_sets import LocalizationSet, TaskResult, checkout, load_sets, score
+from benchmark.localization_sets import (
+    HALVES,
+    LocalizationSet,
+    TaskResult,
+    checkout,
+    load_sets,
+    score,
+)
 from benchmark.report import run_facts, write_report
 
 RANKERS = ("locate", "search", "bm25")
@@ -46,6 +56,7 @@ def run_set(lset: LocalizationSet, limit: int | None, work: Path) -> dict:
     results: dict[str, list[TaskResult]] = {name: [] for name in RANKERS}
     answered: list[TaskResult] = []
     latencies: list[float] = []
+    confidences: list[float] = []
     withheld = 0
     tasks = lset.tasks[:limit] if limit else lset.tasks
     for task in tasks:
@@ -54,6 +65,7 @@ def run_set(lset: LocalizationSet, limit: int | None, work: Path) -> dict:
         started = time.perf_counter()
         ranking = rank(store, task.text, lset.project)
         latencies.append(time.perf_counter() - started)
+        confidences.append(ranking.confidence)
         located = TaskResult(
             task,
             [f.path for f in ranking.files][:DEPTH],
@@ -80,7 +92,20 @@ def run_set(lset: LocalizationSet, limit: int | None, work: Path) -> dict:
             )
         )
     store.close()
-    row = {name: score(found) for name, found in results.items()}
+    row: dict = {name: score(found) for name, found in results.items()}
+    # each task's confidence and hits, to read withholding against (`by_confidence`)
+    row["tasks"] = [
+        {
+            "id": located.task.id,
+            "confidence": confidence,
+            **{
+                f"{name}_{metric}": score([results[name][i]])[metric]
+                for name in RANKERS
+                for metric in ("file@3", "function@5")
+            },
+        }
+        for i, (located, confidence) in enumerate(zip(results["locate"], confidences, strict=True))
+    ]
     row["locate_answered"] = score(answered) if answered else {"n": 0.0}
     row["withheld"] = withheld
     row["latency_p50_s"] = round(statistics.median(latencies), 4) if latencies else 0.0
@@ -99,7 +124,8 @@ def markdown(report: dict) -> str:
         "",
         f"{report['date']} · {report['machine']} · commit {report['commit']}",
         "",
-        "Tasks: real fixes (benchmark/localization_sets.py); the text is the changelog entry. "
+        f"Tasks: the **{report['half']}** half of each set of real fixes "
+        "(benchmark/localization_sets.py); the text is the changelog entry. "
         "Hit@k: a file (function) the fix changed is among the first k answers.",
         "",
         "| set | tasks | ranker | " + " | ".join(METRICS) + " |",
@@ -117,7 +143,36 @@ def markdown(report: dict) -> str:
         p50 = f"{row['latency_p50_s'] * 1000:.0f} ms" if row["latency_p50_s"] else "-"
         p95 = f"{row['latency_p95_s'] * 1000:.0f} ms" if row["latency_p95_s"] else "-"
         lines.append(f"| {name} | {row['withheld']} | {at5} | {p50} | {p95} |")
+    lines += ["", *by_confidence(report["sets"])]
     return "\n".join(lines) + "\n"
+
+
+CONFIDENCE_BANDS = (0.0, 0.1, 0.2, 0.3, 0.5, 1.01)
+
+
+def by_confidence(sets: dict) -> list[str]:
+    """How often locate's ranking is right at each confidence (every set's tasks pooled): an
+    answer is worth withholding only in a band where it is about never right."""
+    tasks = [t for name, row in sets.items() if name != "all" for t in row.get("tasks", [])]
+    lines = [
+        "locate's ranking by its confidence (all sets pooled; withheld below "
+        f"{MIN_CONFIDENCE / 100:.2f}):",
+        "",
+        "| confidence | tasks | locate file@3 | bm25 file@3 | locate function@5 | bm25 function@5 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for low, high in itertools.pairwise(CONFIDENCE_BANDS):
+        band = [t for t in tasks if low <= t["confidence"] < high]
+        if not band:
+            continue
+        cells = [
+            f"{sum(t[key] for t in band) / len(band):.2f}"
+            for key in ("locate_file@3", "bm25_file@3", "locate_function@5", "bm25_function@5")
+        ]
+        lines.append(
+            f"| {low:.1f}-{min(high, 1.0):.1f} | {len(band)} | " + " | ".join(cells) + " |"
+        )
+    return lines
 
 
 def pooled(sets: dict) -> dict:
@@ -138,11 +193,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--project", default=None, help="comma-separated sets (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="first N tasks of each set")
     parser.add_argument("--no-write", action="store_true", help="print, do not write a report")
+    parser.add_argument(
+        "--half", choices=(*HALVES, "all"), default="held-out", help="which tasks of each set"
+    )
     args = parser.parse_args(argv)
     names = args.project.split(",") if args.project else None
-    report: dict = {**run_facts(), "sets": {}}
+    report: dict = {**run_facts(), "half": args.half, "sets": {}}
     with tempfile.TemporaryDirectory(prefix="cartograph-localization-") as work:
-        for lset in load_sets(names):
+        for lset in load_sets(names, None if args.half == "all" else args.half):
             report["sets"][lset.project] = run_set(lset, args.limit, Path(work))
             print(lset.project, {r: round(report["sets"][lset.project][r]["function@5"], 2)
                                  for r in RANKERS}, flush=True)  # fmt: skip

@@ -8,9 +8,15 @@ Sources. The git histories are bare mirrors made by the session's `fetch` tool
 (`fetch github:pallets/flask` and so on), one per project, at
 `$CARTOGRAPH_MIRRORS/<owner>+<name>/repo` (`CARTOGRAPH_MIRRORS` defaults to `/work/.mirror`;
 the PROJECTS table names each). This module fetches nothing and never writes into a mirror.
-Only the history of the mirror's `main` branch is read (it contains `stable` through the
-regular "Merge branch 'stable'" merges); the mirrors' `refs/pull/*` are used for one lookup
-only (below).
+Only the history of the project's main branch is read (`main`; aiohttp's `master`, twisted's
+`trunk`; pallets' `main` contains `stable` through the regular "Merge branch 'stable'" merges);
+the mirrors' `refs/pull/*` are used for one lookup only (below).
+
+Projects (twelve, of different kinds): a web framework and its toolkit (flask, werkzeug), a
+template engine (jinja), a CLI library (click), a class library (attrs), an HTTP client
+(urllib3), an async web framework (aiohttp), plugin-based tools (pytest, pylint, tox), a
+package installer (pip, its vendored `src/pip/_vendor` left out) and a unittest-style
+(trial) networking framework (twisted).
 
 Texts.
 - pallets projects (flask, werkzeug, jinja, click): the entries of the changelog as it is on
@@ -24,10 +30,14 @@ Texts.
   part), ``code`` and `code` lose their backticks, links keep their text. The title is the
   first sentence (split at `.`, `!` or `?` followed by white space and a capital letter or a
   quote), the text is the whole entry on one line, nested bullets included.
-- attrs: the towncrier fragments `changelog.d/<N>.<type>.md` (or `.rst`), each read as it was
-  in the commit that added it (they are deleted at each release; a fragment added again, e.g.
-  renamed from .rst to .md, counts once, the oldest); N is the pull request, in older
-  fragments sometimes the issue. Markdown/RST emphasis (`*x*`, `**x**`) is removed.
+- the others: their towncrier fragments `<folder>/<N>.<type>[.<k>][.md|.rst|.txt]` (attrs
+  `changelog.d`, pytest and urllib3 `changelog`, pylint `doc/whatsnew/fragments`, pip `news`,
+  aiohttp `CHANGES`, tox `docs/changelog`, twisted `src/twisted/[<sub>/]newsfragments`), each
+  read as it was in the commit that added it (they are deleted at each release; a fragment
+  added again, e.g. renamed from .rst to .md or backported, counts once, the oldest); N is the
+  pull request, in some projects the issue. Fragments of a type that says no code changed
+  (NO_CODE_FRAGMENTS: misc, trivial, doc, contrib, packaging, vendor, process, internal ...)
+  are dropped. Markdown/RST emphasis (`*x*`, `**x**`) is removed.
 
 From an entry to its fix. A *unit* is a commit whose diff is the fix:
 - a pull-request merge (a merge commit whose subject is "Merge pull request #N ..." or ends in
@@ -43,7 +53,7 @@ is its own unit. Candidates are tried in this order, the first unit that changes
 (below) wins:
 1. the numbers of the entry's trailing references (pull requests first, then issues, which
    pallets sometimes use for pull requests), looked up as pull-request units by subject or
-   `refs/pull/N/head`; for attrs the fragment's N;
+   `refs/pull/N/head`; for a fragment its N;
 2. the commit that added the entry to the changelog, lifted to its unit. For each line of the
    entry, normalised (references dropped, roles to their text, backticks, bullets and white
    space removed, lower case; lines under 15 characters and lines that occur in another entry
@@ -51,8 +61,8 @@ is its own unit. Candidates are tried in this order, the first unit that changes
    the oldest that is not older than the release that started the entry's version (X.Y.Z-1
    for a patch release X.Y.Z, the previous X'.Y'.0 for a feature release) minus 90 days. A
    later rewording or rewrap adds some lines again, the first appearance is the fix; the date
-   floor stops a line an old entry once had from voting. For attrs, the commit that added the
-   fragment;
+   floor stops a line an old entry once had from voting. For fragments, the commit that added
+   the fragment;
 3. commits whose message says "fixes/closes/resolves #N" for an issue N of the entry, lifted.
 Inline references (not trailing) are never used for the lookup.
 
@@ -82,8 +92,12 @@ function or class is not added for it). Changes to docstrings, comments, annotat
 decorators count like any other line; lines in a class body outside any method give no
 function. `start`/`end` are the range in the before file.
 
+Halves. Each task is in one of two halves, fixed once for all by a hash of its id
+(`half_of`): `locate`'s weights are chosen on the "tuning" half only, and every figure is
+reported on the "held-out" half (`benchmark.localization --half`).
+
 Output: `~/.cache/cartograph/localization/<project>/tasks.json`: project, repo_url, git_dir,
-package_roots, `stats` (entries read, dropped by reason), `mapping` (how the kept tasks were
+package_roots, branch, `stats` (entries read, dropped by reason), `mapping` (how the kept tasks were
 mapped) and `tasks` with the fields of `Task` (`date` is the unit's committer date, ISO) plus
 `mapping` and `fix_subject` for reading; sorted by date.
 
@@ -103,6 +117,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import re
@@ -120,7 +135,12 @@ MIN_TASKS = 25
 MAX_SOURCE_FILES = 5
 MIN_WORDS = 4
 WINDOW_SLACK = 90 * 24 * 3600  # seconds before the previous release a fix may date from
-BRANCH = "main"
+# fragment types that describe no change of the library's behaviour (an empty or
+# process-only text): not tasks
+NO_CODE_FRAGMENTS = frozenset(
+    {"misc", "trivial", "trival", "trvial", "doc", "docs", "contrib", "packaging", "vendor",
+     "process", "internal", "ignore", "minor"}
+)  # fmt: skip
 # an entry that reads as a bug fix (preferred when a set has more candidates than MAX_TASKS)
 FIX_WORDS = re.compile(
     r"\b(fix|fixe[sd]|bug|incorrect(ly)?|correct(ly)?|wrong|error|errors|crash|fail|fails|"
@@ -153,7 +173,9 @@ class Project:
     repo: str  # owner/name on GitHub
     package_roots: tuple[str, ...]
     changelog: tuple[str, ...] = ()  # pallets: CHANGES file names, the first that exists at HEAD
-    fragments: str = ""  # towncrier fragment folder (attrs)
+    fragments: tuple[str, ...] = ()  # towncrier fragment folders (attrs, pytest, pip, ...)
+    branch: str = "main"  # the branch whose history is read
+    exclude: tuple[str, ...] = ()  # folders under the roots that are not the project's code
 
     @property
     def git_dir(self) -> Path:
@@ -171,7 +193,29 @@ PROJECTS: dict[str, Project] = {
         Project("werkzeug", "pallets/werkzeug", ("src/werkzeug",), changelog=("CHANGES.rst",)),
         Project("jinja", "pallets/jinja", ("src/jinja2",), changelog=("CHANGES.rst",)),
         Project("click", "pallets/click", ("src/click",), changelog=("CHANGES.md", "CHANGES.rst")),
-        Project("attrs", "python-attrs/attrs", ("src/attr", "src/attrs"), fragments="changelog.d"),
+        Project(
+            "attrs", "python-attrs/attrs", ("src/attr", "src/attrs"), fragments=("changelog.d",)
+        ),
+        Project(
+            "pytest", "pytest-dev/pytest", ("src/_pytest", "src/pytest"), fragments=("changelog",)
+        ),
+        Project("pylint", "pylint-dev/pylint", ("pylint",), fragments=("doc/whatsnew/fragments",)),
+        Project("pip", "pypa/pip", ("src/pip",), fragments=("news",), exclude=("src/pip/_vendor",)),
+        Project("urllib3", "urllib3/urllib3", ("src/urllib3",), fragments=("changelog",)),
+        Project(
+            "aiohttp", "aio-libs/aiohttp", ("aiohttp",), fragments=("CHANGES",), branch="master"
+        ),
+        Project(
+            "twisted",
+            "twisted/twisted",
+            ("src/twisted",),
+            fragments=tuple(
+                f"src/twisted/{sub}newsfragments"
+                for sub in ("", "conch/", "mail/", "names/", "pair/", "web/", "words/")
+            ),
+            branch="trunk",
+        ),
+        Project("tox", "tox-dev/tox", ("src/tox",), fragments=("docs/changelog",)),
     )
 }
 
@@ -205,14 +249,25 @@ class LocalizationSet:
     git_dir: Path
     package_roots: list[str]
     tasks: list[Task]
+    branch: str = "main"
+
+
+HALVES = ("tuning", "held-out")
+
+
+def half_of(task_id: str) -> str:
+    """The half a task is in, fixed once for all by a hash of its id: weights are chosen on
+    the "tuning" half only, and every figure is reported on the "held-out" half."""
+    return HALVES[hashlib.blake2b(task_id.encode(), digest_size=8).digest()[0] & 1]
 
 
 def tasks_path(project: str) -> Path:
     return CACHE / project / "tasks.json"
 
 
-def load_sets(names: Iterable[str] | None = None) -> list[LocalizationSet]:
-    """The built sets (all of PROJECTS that have a tasks.json when `names` is None)."""
+def load_sets(names: Iterable[str] | None = None, half: str | None = None) -> list[LocalizationSet]:
+    """The built sets (all of PROJECTS that have a tasks.json when `names` is None), with the
+    tasks of one half only when `half` is given."""
     wanted = list(names) if names is not None else list(PROJECTS)
     sets: list[LocalizationSet] = []
     for name in wanted:
@@ -234,9 +289,16 @@ def load_sets(names: Iterable[str] | None = None) -> list[LocalizationSet]:
                 date=t.get("date", ""),
             )
             for t in data["tasks"]
+            if half is None or half_of(t["id"]) == half
         ]
         sets.append(
-            LocalizationSet(data["project"], Path(data["git_dir"]), data["package_roots"], tasks)
+            LocalizationSet(
+                data["project"],
+                Path(data["git_dir"]),
+                data["package_roots"],
+                tasks,
+                data.get("branch", "main"),
+            )
         )
     return sets
 
@@ -265,7 +327,7 @@ def checkout(lset: LocalizationSet, task: Task, work_tree: Path | None = None) -
         if tree.exists() and any(tree.iterdir()):
             raise FileExistsError(f"{tree} exists and is not a git work tree")
         subprocess.run(
-            [*CLONE, "--branch", BRANCH, str(lset.git_dir), str(tree)],
+            [*CLONE, "--branch", lset.branch, str(lset.git_dir), str(tree)],
             check=True,
         )
     subprocess.run(
@@ -364,12 +426,12 @@ _FIXES = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s*#(\d+)\
 class History:
     """The commits of `main`, indexed by the pull-request and issue numbers they name."""
 
-    def __init__(self, git: Git) -> None:
+    def __init__(self, git: Git, branch: str) -> None:
         self.git = git
         self.commits: dict[str, Commit] = {}
         self.by_pr: dict[int, list[str]] = defaultdict(list)  # PR units named by subject
         self.fixes: dict[int, list[str]] = defaultdict(list)
-        raw = git.run("log", BRANCH, "--format=%H%x00%P%x00%ct%x00%s%x00%b%x1e")
+        raw = git.run("log", branch, "--format=%H%x00%P%x00%ct%x00%s%x00%b%x1e")
         for record in raw.split("\x1e"):
             record = record.strip("\n")
             if not record:
@@ -624,9 +686,9 @@ def normalise_line(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip().lower()
 
 
-def line_adders(git: Git, paths: Sequence[str]) -> dict[str, str]:
+def line_adders(git: Git, paths: Sequence[str], branch: str) -> dict[str, str]:
     """Normalised changelog line -> the oldest non-merge commit on `main` that added it."""
-    raw = git.run("log", BRANCH, "--no-renames", "-U0", "--format=%x00%H", "-p", "--", *paths)
+    raw = git.run("log", branch, "--no-renames", "-U0", "--format=%x00%H", "-p", "--", *paths)
     out: dict[str, str] = {}
     sha = ""
     for line in raw.split("\n"):
@@ -738,10 +800,12 @@ def changed_functions(source: str, change: FileChange) -> list[Def]:
     return sorted(hit.values(), key=lambda d: d.start)
 
 
-def is_source(path: str, roots: Sequence[str]) -> bool:
+def is_source(path: str, roots: Sequence[str], exclude: Sequence[str] = ()) -> bool:
     if not path.endswith(".py"):
         return False
     if not any(path.startswith(root.rstrip("/") + "/") for root in roots):
+        return False
+    if any(path.startswith(folder.rstrip("/") + "/") for folder in exclude):
         return False
     parts = path.split("/")
     name = parts[-1]
@@ -759,7 +823,9 @@ class Fix:
     source_files: int  # changed source files, added and deleted ones included
 
 
-def analyse(git: Git, before: str, fix: str, roots: Sequence[str]) -> Fix:
+def analyse(
+    git: Git, before: str, fix: str, roots: Sequence[str], exclude: Sequence[str] = ()
+) -> Fix:
     raw = git.run("diff", "-M", "-U0", "--no-color", "--no-ext-diff", before, fix, "--", *roots)
     files: list[str] = []
     functions: list[Function] = []
@@ -767,11 +833,12 @@ def analyse(git: Git, before: str, fix: str, roots: Sequence[str]) -> Fix:
     for change in parse_diff(raw):
         path = change.old or change.new
         if path is None or not (
-            is_source(path, roots) or (change.new is not None and is_source(change.new, roots))
+            is_source(path, roots, exclude)
+            or (change.new is not None and is_source(change.new, roots, exclude))
         ):
             continue
         count += 1
-        if change.old is None or not is_source(change.old, roots):
+        if change.old is None or not is_source(change.old, roots, exclude):
             continue
         files.append(change.old)
         source = git.show(before, change.old)
@@ -805,7 +872,7 @@ class Builder:
                 f"{project.git_dir}: no mirror; run the fetch tool for {project.repo_url} "
                 "(or set CARTOGRAPH_MIRRORS)"
             )
-        self.history = History(self.git)
+        self.history = History(self.git, project.branch)
         self.stats: Counter[str] = Counter()
         self.mapping: Counter[str] = Counter()
         self._fixes: dict[str, Fix] = {}
@@ -818,14 +885,15 @@ class Builder:
         return self.changelog_candidates()
 
     def changelog_candidates(self) -> list[Candidate]:
+        branch = self.project.branch
         name = next(
-            (n for n in self.project.changelog if self.git.show(BRANCH, n) is not None), None
+            (n for n in self.project.changelog if self.git.show(branch, n) is not None), None
         )
         if name is None:
-            raise FileNotFoundError(f"no changelog {self.project.changelog} on {BRANCH}")
-        entries, released = parse_changelog(self.git.show(BRANCH, name) or "")
+            raise FileNotFoundError(f"no changelog {self.project.changelog} on {branch}")
+        entries, released = parse_changelog(self.git.show(branch, name) or "")
         versions = dict(zip(_section_versions(entries, len(released)), released, strict=True))
-        adders = line_adders(self.git, self.project.changelog)
+        adders = line_adders(self.git, self.project.changelog, branch)
         # lines that occur in several entries say nothing about which commit added an entry
         distinct = {e.text: e for e in reversed(entries)}.values()  # a repeated entry once
         shared = Counter(
@@ -861,10 +929,11 @@ class Builder:
         return out
 
     def fragment_candidates(self) -> list[Candidate]:
-        folder = self.project.fragments
+        folders = "|".join(re.escape(folder) for folder in self.project.fragments)
+        name = re.compile(rf"(?:{folders})/(\d+)\.([a-z_]+)(?:\.\d+)?(?:\.(?:md|rst|txt))?$")
         raw = self.git.run(
-            "log", BRANCH, "--reverse", "--diff-filter=A", "--no-renames", "--format=%x00%H",
-            "--name-only", "--", f"{folder}/",
+            "log", self.project.branch, "--reverse", "--diff-filter=A", "--no-renames",
+            "--format=%x00%H", "--name-only", "--", *(f"{f}/" for f in self.project.fragments),
         )  # fmt: skip
         out: list[Candidate] = []
         seen: set[tuple[str, str]] = set()
@@ -873,10 +942,13 @@ class Builder:
             if line.startswith("\x00"):
                 sha = line[1:].strip()
                 continue
-            m = re.match(rf"{re.escape(folder)}/(\d+)\.([a-z]+)(?:\.\d+)?\.(md|rst)$", line.strip())
+            m = name.match(line.strip())
             if not m:
                 continue
             self.stats["entries"] += 1
+            if m.group(2) in NO_CODE_FRAGMENTS:
+                self.stats["dropped: fragment type says no code changed (misc, doc, ...)"] += 1
+                continue
             if (m.group(1), m.group(2)) in seen:  # re-added (renamed, .rst -> .md): the oldest
                 self.stats["dropped: fragment added again"] += 1
                 continue
@@ -902,7 +974,11 @@ class Builder:
     def fix_of(self, unit: str) -> Fix:
         if unit not in self._fixes:
             self._fixes[unit] = analyse(
-                self.git, self.history.before(unit), unit, self.project.package_roots
+                self.git,
+                self.history.before(unit),
+                unit,
+                self.project.package_roots,
+                self.project.exclude,
             )
         return self._fixes[unit]
 
@@ -1003,6 +1079,7 @@ class Builder:
             "repo_url": self.project.repo_url,
             "git_dir": str(self.project.git_dir),
             "package_roots": list(self.project.package_roots),
+            "branch": self.project.branch,
             "built": datetime.now(UTC).isoformat(timespec="seconds"),
             "stats": dict(sorted(self.stats.items())),
             "mapping": dict(sorted(mapping.items())),
