@@ -57,6 +57,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -223,6 +224,7 @@ class Result:
     added: list[str]
     missing: list[str]
     offset_hunks: int
+    absent: list[str]  # files left out of the checkout (the mirror lacks their blobs)
     locate_files: list[str]
     locate_functions: list[str]
     bm25_files: list[str]
@@ -234,16 +236,44 @@ class Result:
     bm25_s: float
 
 
-def checkout(git: Path, tree: Path, commit: str) -> Path:
+def absent_blobs(tree: Path, commit: str) -> list[str]:
+    """Paths of `commit` whose blobs the mirror lacks (a fetch snapshot may leave out its
+    largest files: astropy's IERS data table)."""
+    git = ["git", "-C", str(tree)]
+    listing = subprocess.run(
+        [*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True
+    ).stdout.decode(errors="replace")
+    blobs = [
+        (meta.split()[2], path)
+        for meta, _, path in (e.partition("\t") for e in listing.split("\0") if e)
+        if meta.split()[1] == "blob"
+    ]
+    checked = subprocess.run(
+        [*git, "cat-file", "--batch-check"],
+        capture_output=True,
+        check=True,
+        input="".join(f"{sha}\n" for sha, _ in blobs).encode(),
+    ).stdout
+    lines = checked.decode().splitlines()
+    return [path for (_, path), line in zip(blobs, lines, strict=True) if line.endswith(" missing")]
+
+
+def checkout(git: Path, tree: Path, commit: str) -> list[str]:
     """`commit` in `tree`, as `localization_sets.checkout` does it (the mirror's HEAD branch is
-    cloned, the base commits are read through the shared objects)."""
+    cloned, the base commits are read through the shared objects); the files whose blobs the
+    mirror lacks are left out by a sparse checkout, and returned."""
     if not (tree / ".git").exists():
         tree.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([*CLONE, str(git), str(tree)], check=True)
     git_c = ["git", "-C", str(tree)]
+    absent = absent_blobs(tree, commit)
+    subprocess.run([*git_c, "config", "core.sparseCheckout", "true"], check=True)
+    patterns = "/*\n" + "".join(f"!/{path}\n" for path in absent)
+    (tree / ".git" / "info").mkdir(exist_ok=True)
+    (tree / ".git" / "info" / "sparse-checkout").write_text(patterns)
     subprocess.run([*git_c, "-c", "advice.detachedHead=false", *CHECKOUT, commit], check=True)
     subprocess.run([*git_c, "clean", "-ffdq", "-e", ".cartograph"], check=True)
-    return tree
+    return absent
 
 
 def key(path: str, qualname: str) -> str:
@@ -259,7 +289,7 @@ def timed(call: Callable[[], T]) -> tuple[T, float]:
     return value, time.perf_counter() - started
 
 
-def run_task(task: Task, tree: Path, store: Store, name: str) -> Result:
+def run_task(task: Task, tree: Path, store: Store, name: str, absent: list[str]) -> Result:
     gold = gold_of(Git(tree / ".git"), task.base, task.patch)
     _, index_s = timed(lambda: index_repository(store, tree, name, history=False))
     ranking, rank_s = timed(lambda: rank(store, task.text, name))
@@ -274,6 +304,7 @@ def run_task(task: Task, tree: Path, store: Store, name: str) -> Result:
         added=gold.added,
         missing=gold.missing,
         offset_hunks=gold.offset_hunks,
+        absent=absent,
         locate_files=[f.path for f in ranking.files][:DEPTH],
         locate_functions=[
             key(loc.symbol.path, loc.symbol.qualname) for loc in ranking.functions[:DEPTH]
@@ -288,18 +319,67 @@ def run_task(task: Task, tree: Path, store: Store, name: str) -> Result:
     )
 
 
-def run_repo(repo: str, tasks: list[Task], work: Path) -> list[Result]:
-    """The tasks of one repository, in base-commit date order, on one tree and one store."""
+def code_version() -> str:
+    """The commit and the uncommitted changes of platform/ and benchmark/, hashed."""
+    git = ["git", "-C", str(Path(__file__).resolve().parent.parent)]
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True).stdout
+    diff = subprocess.run(
+        [*git, "diff", "HEAD", "--", "platform", "benchmark"], capture_output=True
+    ).stdout
+    return hashlib.sha256(head + diff).hexdigest()[:16]
+
+
+class Journal:
+    """A run's results, one line each as they come (`<work>/journal.jsonl`), so that a run cut
+    short can be resumed (`--resume`): a task is taken from the journal only when the same code
+    (`code_version`) ran it."""
+
+    def __init__(self, path: Path, resume: bool) -> None:
+        self.path = path
+        self.code = code_version()
+        self.done: dict[str, Result] = {}
+        if resume and path.exists():
+            for line in path.read_text().splitlines():
+                entry = json.loads(line)
+                if entry["code"] == self.code:
+                    self.done[entry["result"]["id"]] = Result(**entry["result"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(self._line(r) for r in self.done.values()))
+
+    def _line(self, result: Result) -> str:
+        return json.dumps({"code": self.code, "result": asdict(result)}) + "\n"
+
+    def add(self, result: Result) -> None:
+        with self.path.open("a") as out:
+            out.write(self._line(result))
+
+
+def run_repo(
+    repo: str, tasks: list[Task], work: Path, journal: Journal
+) -> tuple[list[Result], list[dict]]:
+    """The tasks of one repository, in base-commit date order, on one tree and one store; and
+    the tasks that failed (not run), with the error."""
     name = repo.replace("/", "__")
     tree = work / "trees" / name
     (work / "stores").mkdir(parents=True, exist_ok=True)
     store = open_store(f"sqlite:///{work / 'stores' / (name + '.db')}")
     results: list[Result] = []
+    failed: list[dict] = []
     try:
         for n, task in enumerate(tasks, 1):
-            checkout(git_dir(repo), tree, task.base)
-            result = run_task(task, tree, store, name)
+            if task.id in journal.done:
+                results.append(journal.done[task.id])
+                continue
+            try:
+                absent = checkout(git_dir(repo), tree, task.base)
+                result = run_task(task, tree, store, name, absent)
+            except Exception as exc:  # one task's failure does not end the run
+                traceback.print_exc()
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                failed += not_run([{"repo": repo, "instance_id": task.id}], f"failed: {error}")
+                continue
             results.append(result)
+            journal.add(result)
             print(
                 f"  {repo} {n}/{len(tasks)} {task.id}: index {result.index_s:.0f} s, "
                 f"locate file@3 {hit(result, 'locate', 'files', 3, all)}",
@@ -308,7 +388,7 @@ def run_repo(repo: str, tasks: list[Task], work: Path) -> list[Result]:
             )
     finally:
         store.close()
-    return results
+    return results, failed
 
 
 def dated(records: list[dict]) -> list[Task]:
@@ -441,7 +521,13 @@ def markdown(report: dict) -> str:
         f"{report['date']} · {report['machine']} · commit {report['commit']}",
         "",
         f"Data: SWE-bench Lite, test split, {total} tasks — {report['data']}.",
-        f"Command: `{report['command']}`. Run time {report['run_minutes']:.0f} min.",
+        f"Command: `{report['command']}`. Run time {report['run_minutes']:.0f} min"
+        + (
+            f" (and an interrupted run of the same code before it: {report['resumed']} tasks "
+            "taken from its journal)."
+            if report["resumed"]
+            else "."
+        ),
         f"Machine load: {report['load']}",
         "",
         "Acc@k: every gold file (function) is among the first k answers; file Acc over the tasks "
@@ -475,7 +561,7 @@ def markdown(report: dict) -> str:
         "",
         "| repository | tasks | reason |",
         "|---|---|---|",
-        *(f"| {repo} | {n['tasks']} | {n['reason']} |" for repo, n in report["not_run"].items()),
+        *(f"| {n['repo']} | {n['tasks']} | {n['reason']} |" for n in report["not_run"]),
     ]
     return "\n".join(lines) + "\n"
 
@@ -487,6 +573,7 @@ def gold_notes(results: Sequence[Result]) -> list[str]:
     several = Counter(len(r.gold_files) for r in results)
     missing = [r.id for r in results if r.missing]
     offset = [r.id for r in results if r.offset_hunks]
+    absent = [f"{r.id} ({', '.join(r.absent)})" for r in results if r.absent]
     return [
         f"gold files per task: {dict(sorted(several.items()))}",
         f"tasks without a gold file: {len(no_file)} ({', '.join(no_file) or '-'}); of them "
@@ -497,6 +584,8 @@ def gold_notes(results: Sequence[Result]) -> list[str]:
         f"({', '.join(missing) or '-'})",
         f"tasks whose gold patch applies with hunks at an offset (placed by `git apply` from "
         f"their context): {len(offset)} ({', '.join(offset) or '-'})",
+        f"tasks run with files left out of the checkout (the mirror lacks their blobs): "
+        f"{len(absent)} ({'; '.join(absent) or '-'})",
     ]
 
 
@@ -505,17 +594,23 @@ def load_note() -> str:
     return f"load average {one:.2f} / {five:.2f} / {fifteen:.2f} (1/5/15 min)"
 
 
-def not_run(records: list[dict], reason: str) -> dict[str, dict]:
-    counts = Counter(r["repo"] for r in records)
-    return {repo: {"tasks": n, "reason": reason} for repo, n in counts.most_common()}
+def not_run(records: list[dict], reason: str) -> list[dict]:
+    """Rows of the "not run" table: per repository, how many tasks, why, which."""
+    by_repo: dict[str, list[str]] = {}
+    for r in records:
+        by_repo.setdefault(r["repo"], []).append(r["instance_id"])
+    return [
+        {"repo": repo, "tasks": len(ids), "reason": reason, "ids": ids}
+        for repo, ids in by_repo.items()
+    ]
 
 
 def plan(
     by_repo: dict[str, list[dict]], wanted: Sequence[str], limit: int | None
-) -> tuple[dict[str, list[Task]], dict[str, dict]]:
+) -> tuple[dict[str, list[Task]], list[dict]]:
     """The tasks to run per repository (date order, `limit` first) and those not run, why."""
     to_run: dict[str, list[Task]] = {}
-    skipped: dict[str, dict] = {}
+    skipped: list[dict] = []
     for repo, recs in by_repo.items():
         if not git_dir(repo).exists():
             size = (
@@ -523,15 +618,16 @@ def plan(
                 if repo in TOO_LARGE
                 else ""
             )
-            skipped |= not_run(recs, f"no history here (no mirror {git_dir(repo)}{size})")
+            skipped += not_run(recs, f"no history here (no mirror {git_dir(repo)}{size})")
         elif repo not in wanted:
-            skipped |= not_run(recs, "left out (--repos)")
+            skipped += not_run(recs, "left out (--repos)")
         else:
             tasks = dated(recs)
             if limit is not None and len(tasks) > limit:
                 reason = f"left out (--limit {limit}: the {limit} oldest base commits ran)"
-                skipped |= not_run([r for r in recs if r["instance_id"] in
-                                    {t.id for t in tasks[limit:]}], reason)  # fmt: skip
+                skipped += not_run(
+                    [r for r in recs if r["instance_id"] in {t.id for t in tasks[limit:]}], reason
+                )
             to_run[repo] = tasks[:limit]
     return to_run, skipped
 
@@ -543,6 +639,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N tasks per repository")
     parser.add_argument("--work", type=Path, default=WORK, help="trees and stores (kept)")
     parser.add_argument("--no-write", action="store_true", help="print, do not write a report")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="take the tasks the same code already ran from the work's journal",
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
     records, provenance = load_records(args.tasks)
@@ -555,13 +656,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"no tasks for {', '.join(unknown)} (known: {', '.join(by_repo)})")
     load_at_start = load_note()
     to_run, skipped = plan(by_repo, wanted, args.limit)
-    runs = {repo: run_repo(repo, tasks, args.work) for repo, tasks in to_run.items()}
+    journal = Journal(args.work / "journal.jsonl", args.resume)
+    runs: dict[str, list[Result]] = {}
+    for repo, tasks in to_run.items():
+        runs[repo], failed = run_repo(repo, tasks, args.work, journal)
+        skipped += failed
     results = [r for done in runs.values() for r in done]
     command = sys.argv[1:] if argv is None else list(argv)
     report: dict = {
         **run_facts(),
         "command": " ".join(["python -m benchmark.swebench_lite", *command]),
         "data": provenance,
+        "resumed": len(journal.done),
         "all_tasks": len(records),
         "repos": {repo: summary(done) for repo, done in runs.items()},
         "overall": summary(results),
