@@ -182,3 +182,41 @@ def test_every_surface_gives_the_same_map(billing, tmp_path):
         assert [loc["symbol"]["qualname"] for loc in graphql["locations"]] == expected
         refused = httpx.post(f"{url}/api/v1/locate", json={"text": text, "limit": 11})
         assert refused.status_code == 422
+
+
+TRACEBACK = """Reminder mail crashes for some customers
+
+Traceback (most recent call last):
+  File "/srv/app/venv/lib/python3.11/site-packages/billing/mail.py", line 7, in send_reminder
+    body = "Your invoice of " + format_currency(invoice.total()) + " is overdue."
+  File "/srv/app/venv/lib/python3.11/site-packages/billing/money.py", line 10, in format_currency
+    return f"{value:.2f} {symbol}"
+TypeError: unsupported format string passed to NoneType.__format__
+"""
+
+
+def test_the_frames_of_a_quoted_traceback_lead_the_map(billing):
+    """The functions a traceback runs through are named by where they are, not by the
+    report's words: the innermost frame first, its caller next."""
+    store, _root = billing
+    found = locate(store, TRACEBACK)
+    assert names(found)[:2] == ["billing.money.format_currency", "billing.mail.send_reminder"]
+    assert found.files[0].path == "billing/money.py"
+
+
+def test_a_long_log_is_read_not_refused_and_its_code_lines_count(billing, tmp_path):
+    """A pasted log far over the read limit: its start is read, and past it the lines that
+    name code (the traceback at its end) still lead the map; REST takes it too."""
+    store, _root = billing
+    noise = "".join(f"INFO worker heartbeat {n} ok\n" for n in range(3_000))
+    text = "Reminders fail after the nightly run\n" + noise + TRACEBACK
+    assert len(text) > 60_000
+    found = locate(store, text)
+    assert names(found)[0] == "billing.money.format_currency"
+    settings = Settings(store_url=store.url, broker_url=None, data_dir=tmp_path / "data")
+    with serve_in_thread(create_app(settings)) as url:
+        answer = httpx.post(f"{url}/api/v1/locate", json={"text": text})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["locations"][0]["symbol"]["qualname"] == (
+            "billing.money.format_currency"
+        )

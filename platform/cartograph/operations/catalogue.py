@@ -84,6 +84,7 @@ from cartograph.query.listing import (
 from cartograph.query.locate import MAX_LOCATIONS, MIN_CONFIDENCE, LocationMap, locate
 from cartograph.query.schema import GraphSchema, graph_schema
 from cartograph.query.services import ServiceMap, service_map
+from cartograph.query.tasktext import MAX_TASK_TEXT
 from cartograph.tracking import RepoStatus
 
 # ---------------------------------------------------------------- bounds, declared once
@@ -214,7 +215,7 @@ READ = [
         (
             Param(
                 "text",
-                Text(max_length=20_000),
+                Text(max_length=MAX_TASK_TEXT),
                 help="the task or bug report, as written (the first line is its title)",
                 positional=True,
                 rest="body",

@@ -10,15 +10,20 @@ How (docs/agents.md has the measurements behind each choice):
    their bodies (identifiers, strings and comments of the lines each holds: `symbol_bodies`),
    summed with weights; a word with an ending is matched by its stem as a prefix. Words that
    occur in the bodies of more than COMMON_BODY symbols tell nothing and are left out.
-3. Tests, examples and documentation code never fill the list (their names repeat the report's
-   words); they are found for the functions instead, as callers in test files.
+3. Tests, examples, documentation code and vendored copies of other projects never fill the
+   list (their names repeat the report's words); tests are found for the functions instead, as
+   callers in test files.
 4. A method gains a share of its class's score (the report names the class). The best RERANK
    are ranked again by their score times the share of the text's words (weighted by rarity)
    each holds, to the power COVERAGE_POWER: a function holding most of a report's words beats
    one holding one of them many times.
 5. A top hit that is a thin wrapper (a few lines, one call) gets the function it wraps on its
-   own line. Files rank by their best location.
-6. A confidence from how much of the text the best locations hold and how many words it has;
+   own line.
+6. What the text names in code (`query.tasktext`): the functions of the frames of a traceback
+   it quotes, the innermost the most, and the names it writes as code gain a share of the best
+   score. A text over READ_LIMIT characters is read up to it, then only its lines naming code.
+   Files rank by their best location.
+7. A confidence from how much of the text the best locations hold and how many words it has;
    below MIN_CONFIDENCE the map is empty — an empty map beats a wrong one.
 """
 
@@ -40,6 +45,7 @@ from cartograph.query.ranking import (
     word_term,
     word_terms,
 )
+from cartograph.query.tasktext import code_names, frames, readable
 from cartograph.store.interfaces import (
     BODY_FIELDS,
     SYMBOL_TEXT_FIELDS,
@@ -51,16 +57,24 @@ from cartograph.testlayout import TestLayouts
 
 CODE_KINDS = ("function", "method")  # what the map lists
 LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benchmark/")
+# copies of other projects a repository carries: a fix to the project is not made there
+VENDORED = frozenset(
+    {"_vendor", "vendor", "vendored", "_vendored", "third_party", "thirdparty", "node_modules"}
+)
 POOL = 300  # symbols asked of each text match
 NAME_WEIGHT = 1.0  # BM25 over names (name 10, qualname 5, context 1 inside)
 BODY_WEIGHT = 2.0  # BM25 over bodies
 CLASS_GAIN = 0.2  # share of a class's score its methods gain (the report names the class)
+FRAME_GAIN = 2.0  # share of the best text score the innermost frame of a quoted traceback gains
+NAME_GAIN = 0.5  # share of the best text score a function the text names as code gains
+FILE_SPREAD = 0.0  # share of a file's other well-ranked locations' scores its rank gains
+AMBIGUOUS = 5  # a name written as code that this many functions bear names none of them
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
 COVERAGE_POWER = 1.5
 WALK_FROM = 5  # best matches looked at for thin wrappers
 WALK_DEPTH = 2
 WRAPPER_LINES = 6  # a function this short that makes one call wraps it
-MIN_CONFIDENCE = 20  # percent; below it nothing is shown
+MIN_CONFIDENCE = 25  # percent; below it nothing is shown
 MAX_LOCATIONS = 10
 MAX_TESTS = 5
 
@@ -104,6 +118,8 @@ class Ranking:
     functions: list[Location]
     files: list[FileScore]
     confidence: float
+    held: list[str] = field(default_factory=list)  # the words some of the best locations hold
+    reach: float = 0.0  # their weighted share of the text's words
 
 
 def local_name(symbol: SymbolRow) -> str:
@@ -134,6 +150,7 @@ def _title(text: str) -> str:
 def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     """Every candidate location for `text`, scored (see the module's steps)."""
     graph = store.graph
+    text = readable(text)
     words, title = query_words(text)
     if not words:
         return Ranking([], [], [], 0.0)
@@ -154,49 +171,123 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     for sid, row in rows.items():  # a method of a class the text names
         if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
             scores[sid] += CLASS_GAIN * scores[row.parent]
+    named = _named(graph, text, repo, rows)
     candidates = {
-        sid: Location(rows[sid], score)
-        for sid, score in scores.items()
+        sid: Location(rows[sid], scores.get(sid, 0.0))
+        for sid in scores.keys() | named.keys()
         if rows[sid].kind in CODE_KINDS and _listed(layouts, rows[sid])
     }
     _walk_callees(graph, layouts, candidates, rows)
     functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
-    functions = _by_coverage(graph, functions, {w: counts[w] for w in kept})
+    held = _by_coverage(graph, functions, {w: counts[w] for w in kept})
+    functions = _with_named(functions, named)
     files = _file_scores(layouts, functions, rows, scores)
-    confidence = _confidence(functions, len(kept))
-    return Ranking(kept, functions, files, confidence)
+    reach = sum(held.values())
+    confidence = _confidence(functions, reach, len(held))
+    return Ranking(kept, functions, files, confidence, sorted(held), reach)
+
+
+def _named(
+    graph: GraphReader, text: str, repo: str | None, rows: dict[str, SymbolRow]
+) -> dict[str, float]:
+    """The functions the text names in code, each with the share of the best score it gains
+    (`_with_named`): the frames of a traceback it quotes (the innermost the most), and the
+    names it writes as code (`Flask.run`, `url_for()`), shared among the functions that bear
+    them. Their rows are added to `rows`."""
+    gains: dict[str, float] = defaultdict(float)
+    quoted = frames(text)
+    for depth, frame in enumerate(quoted, start=1):
+        for row in graph.symbols_by("name", frame.function, repo, 50):
+            if row.kind in CODE_KINDS and _same_file(frame.path, row.path):
+                rows[row.id] = row
+                gains[row.id] = max(gains[row.id], FRAME_GAIN * depth / len(quoted))
+    framed = {frame.function for frame in quoted}
+    for name in code_names(text):
+        owner, _, last = name.rpartition(".")
+        if last in framed:
+            continue
+        bearers = [
+            row
+            for row in graph.symbols_by("name", last, repo, 50)
+            if row.kind in CODE_KINDS and (not owner or _owned_by(row, owner))
+        ]
+        if not bearers or len(bearers) >= AMBIGUOUS:
+            continue
+        for row in bearers:
+            rows[row.id] = row
+            gains[row.id] += NAME_GAIN / len(bearers)
+    return gains
+
+
+def _with_named(ranked: list[Location], named: dict[str, float]) -> list[Location]:
+    """The ranking with each named function's gain added, as a share of the best score the
+    words gave: the text names it whether or not its words are in it."""
+    if not named or not ranked:
+        return ranked
+    top = max(ranked[0].score, 1e-9)
+    floor = min(loc.score for loc in ranked[:RERANK])
+    for place, loc in enumerate(ranked):
+        if place >= RERANK:  # not ranked again by coverage: never above those that were
+            loc.score = min(loc.score, floor)
+        loc.score += named.get(loc.symbol.id, 0.0) * top
+    return sorted(ranked, key=lambda loc: -loc.score)  # stable: ties keep their order
+
+
+def _same_file(written: str, indexed: str) -> bool:
+    """Whether a path a traceback wrote (absolute, from an installed copy, or relative) is
+    this indexed file: their last parts agree, two of them at least when both have two."""
+    theirs, ours = written.split("/"), indexed.split("/")
+    need = min(2, len(theirs), len(ours))
+    return theirs[-need:] == ours[-need:]
+
+
+def _owned_by(row: SymbolRow, owner: str) -> bool:
+    """`Flask.run` names flask's `Flask.run`, `flask.helpers.url_for` names `url_for` (the
+    written owner ends the symbol's qualified name), and `app.run` names `App.run`."""
+    parent = row.qualname.rpartition(".")[0]
+    if parent == owner or parent.endswith("." + owner):
+        return True
+    # `invoice.total()`: an instance named after its class
+    return "." not in owner and parent.rpartition(".")[2].lower() == owner.lower()
 
 
 def _by_coverage(
     graph: GraphReader, ranked: list[Location], counts: dict[str, int]
-) -> list[Location]:
-    """The best RERANK locations again, their scores times the share of the text's words
-    (weighted by rarity) each holds: a function that holds most of a report's words beats one
-    that holds one of them many times."""
+) -> dict[str, float]:
+    """The best RERANK locations ranked again (in place), their scores times the share of the
+    text's words (weighted by rarity) each holds: a function that holds most of a report's
+    words beats one that holds one of them many times. The words any of them holds, with
+    their shares of the text's weight."""
     head = ranked[:RERANK]
     if not head or COVERAGE_POWER == 0:
-        return ranked
+        return {}
     texts = graph.search_texts(loc.symbol.id for loc in head)
     weights = {
         w: max(0.1, math.log(1 + (COMMON_BODY - n + 0.5) / (n + 0.5))) for w, n in counts.items()
     }
     total = sum(weights.values()) or 1.0
     terms = {w: word_term(w) for w in weights}
+    held: dict[str, float] = {}
     for loc in head:
         text = texts.get(loc.symbol.id, "")
-        share = sum(weight for w, weight in weights.items() if terms[w].held_by(text)) / total
+        words = [w for w in weights if terms[w].held_by(text)]
+        share = sum(weights[w] for w in words) / total
+        held.update((w, weights[w] / total) for w in words)
         loc.coverage = round(share, 3)
         loc.score *= share**COVERAGE_POWER
     head.sort(key=lambda loc: (-loc.score, loc.symbol.id))
-    return head + ranked[RERANK:]
+    ranked[:RERANK] = head
+    return held
 
 
 def _listed(layouts: TestLayouts, symbol: SymbolRow) -> bool:
     """Library code: not tests (as the repository's runners see them), examples,
-    documentation or benchmarks."""
-    return not symbol.path.startswith(LISTED_OUTSIDE) and not layouts.is_test_file(
-        symbol.repo, symbol.path
-    )
+    documentation, benchmarks or vendored copies of other projects."""
+    if symbol.path.startswith(LISTED_OUTSIDE) or not VENDORED.isdisjoint(
+        symbol.path.split("/")[:-1]
+    ):
+        return False
+    return not layouts.is_test_file(symbol.repo, symbol.path)
 
 
 def _walk_callees(
@@ -243,11 +334,24 @@ def _file_scores(
 ) -> list[FileScore]:
     """Files in the order of their best location (ranked as the list ranks them), then the
     files only other symbols matched (classes, modules), by those symbols' scores."""
-    ranked: dict[tuple[str, str], FileScore] = {}
-    for place, loc in enumerate(functions):
+    best: dict[tuple[str, str], float] = {}
+    rest_of: dict[tuple[str, str], float] = defaultdict(float)
+    for loc in functions[:RERANK]:
+        key = (loc.symbol.repo, loc.symbol.path)
+        if key in best:
+            rest_of[key] += loc.score
+        else:
+            best[key] = loc.score
+    gathered = {key: score + FILE_SPREAD * rest_of[key] for key, score in best.items()}
+    top = max(gathered.values(), default=0.0) or 1.0
+    ranked: dict[tuple[str, str], FileScore] = {
+        key: FileScore(*key, round(score / top, 4))
+        for key, score in sorted(gathered.items(), key=lambda item: -item[1])  # stable
+    }
+    for loc in functions[RERANK:]:
         key = (loc.symbol.repo, loc.symbol.path)
         if key not in ranked:
-            ranked[key] = FileScore(*key, round(1.0 / (1 + place), 4))
+            ranked[key] = FileScore(*key, 0.0)
     rest: dict[tuple[str, str], float] = defaultdict(float)
     for sid, row in rows.items():
         key = (row.repo, row.path)
@@ -257,16 +361,17 @@ def _file_scores(
     return list(ranked.values()) + [FileScore(repo, path, 0.0) for (repo, path), _ in others]
 
 
-def _confidence(functions: list[Location], word_count: int) -> float:
-    """0..1: how much of the text the best locations hold (the largest coverage among the
-    first three), times how many words the text has to go on (one word: nothing; three: 0.5;
-    eight: 0.9). Off-topic text ("thanks, ship it", "what is the capital of France?") holds
-    few words anywhere, or too few to tell."""
+def _confidence(functions: list[Location], reach: float, held_words: int) -> float:
+    """0..1: the geometric mean of how much of the text the best location holds (the largest
+    coverage among the first three) and how much of it the best locations hold together
+    (`reach`), times how many of its words the code holds at all (one: nothing; three: 0.5;
+    eight: 0.9). Off-topic text ("thanks, ship it", "what is the capital of France?") shares
+    few words with the code; a long report shares many, though no one function holds most."""
     if not functions:
         return 0.0
-    held = max(loc.coverage for loc in functions[:3])
-    enough = 1 - math.exp(-(word_count - 1) / 3)
-    return round(max(0.0, min(1.0, held * enough)), 2)
+    best = max(loc.coverage for loc in functions[:3])
+    enough = 1 - math.exp(-(held_words - 1) / 3) if held_words else 0.0
+    return round(max(0.0, min(1.0, math.sqrt(best * reach) * enough)), 2)
 
 
 @cacheable
