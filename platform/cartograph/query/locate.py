@@ -67,7 +67,6 @@ BODY_WEIGHT = 2.0  # BM25 over bodies
 CLASS_GAIN = 0.2  # share of a class's score its methods gain (the report names the class)
 FRAME_GAIN = 2.0  # share of the best text score the innermost frame of a quoted traceback gains
 NAME_GAIN = 0.5  # share of the best text score a function the text names as code gains
-FILE_SPREAD = 0.0  # share of a file's other well-ranked locations' scores its rank gains
 AMBIGUOUS = 5  # a name written as code that this many functions bear names none of them
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
 COVERAGE_POWER = 1.5
@@ -118,8 +117,6 @@ class Ranking:
     functions: list[Location]
     files: list[FileScore]
     confidence: float
-    held: list[str] = field(default_factory=list)  # the words some of the best locations hold
-    reach: float = 0.0  # their weighted share of the text's words
 
 
 def local_name(symbol: SymbolRow) -> str:
@@ -182,9 +179,8 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     held = _by_coverage(graph, functions, {w: counts[w] for w in kept})
     functions = _with_named(functions, named)
     files = _file_scores(layouts, functions, rows, scores)
-    reach = sum(held.values())
-    confidence = _confidence(functions, reach, len(held))
-    return Ranking(kept, functions, files, confidence, sorted(held), reach)
+    confidence = _confidence(functions, sum(held.values()), len(held))
+    return Ranking(kept, functions, files, confidence)
 
 
 def _named(
@@ -334,24 +330,11 @@ def _file_scores(
 ) -> list[FileScore]:
     """Files in the order of their best location (ranked as the list ranks them), then the
     files only other symbols matched (classes, modules), by those symbols' scores."""
-    best: dict[tuple[str, str], float] = {}
-    rest_of: dict[tuple[str, str], float] = defaultdict(float)
-    for loc in functions[:RERANK]:
-        key = (loc.symbol.repo, loc.symbol.path)
-        if key in best:
-            rest_of[key] += loc.score
-        else:
-            best[key] = loc.score
-    gathered = {key: score + FILE_SPREAD * rest_of[key] for key, score in best.items()}
-    top = max(gathered.values(), default=0.0) or 1.0
-    ranked: dict[tuple[str, str], FileScore] = {
-        key: FileScore(*key, round(score / top, 4))
-        for key, score in sorted(gathered.items(), key=lambda item: -item[1])  # stable
-    }
-    for loc in functions[RERANK:]:
+    ranked: dict[tuple[str, str], FileScore] = {}
+    for place, loc in enumerate(functions):
         key = (loc.symbol.repo, loc.symbol.path)
         if key not in ranked:
-            ranked[key] = FileScore(*key, 0.0)
+            ranked[key] = FileScore(*key, round(1.0 / (1 + place), 4))
     rest: dict[tuple[str, str], float] = defaultdict(float)
     for sid, row in rows.items():
         key = (row.repo, row.path)
