@@ -220,3 +220,16 @@ def test_a_long_log_is_read_not_refused_and_its_code_lines_count(billing, tmp_pa
         assert answer.json()["locations"][0]["symbol"]["qualname"] == (
             "billing.money.format_currency"
         )
+
+
+def test_a_text_that_names_a_function_is_answered_though_its_prose_is_not_in_the_code(billing):
+    """A report whose words are mostly prose the code never holds still gets its map when it
+    names a function as code and that function leads: the name is the evidence."""
+    store, _root = billing
+    text = (
+        "Since yesterday's release, Japanese customers see yen amounts with two decimals. "
+        "I think `format_currency` is where it goes wrong; which file should I open?"
+    )
+    found = locate(store, text)
+    assert names(found)[:1] == ["billing.money.format_currency"]
+    assert found.confidence >= 0.5

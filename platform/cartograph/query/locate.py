@@ -74,6 +74,7 @@ WALK_FROM = 5  # best matches looked at for thin wrappers
 WALK_DEPTH = 2
 WRAPPER_LINES = 6  # a function this short that makes one call wraps it
 MIN_CONFIDENCE = 25  # percent; below it nothing is shown
+NAMED_CONFIDENCE = 0.5  # at least this when the map leads with a function the text names
 MAX_LOCATIONS = 10
 MAX_TESTS = 5
 
@@ -180,6 +181,8 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     functions = _with_named(functions, named)
     files = _file_scores(layouts, functions, rows, scores)
     confidence = _confidence(functions, sum(held.values()), len(held))
+    if functions and functions[0].symbol.id in named:  # a frame or a name the text writes
+        confidence = max(confidence, NAMED_CONFIDENCE)
     return Ranking(kept, functions, files, confidence)
 
 
