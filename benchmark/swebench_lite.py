@@ -320,13 +320,18 @@ def run_task(task: Task, tree: Path, store: Store, name: str, absent: list[str])
 
 
 def code_version() -> str:
-    """The commit and the uncommitted changes of platform/ and benchmark/, hashed."""
-    git = ["git", "-C", str(Path(__file__).resolve().parent.parent)]
-    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True).stdout
-    diff = subprocess.run(
-        [*git, "diff", "HEAD", "--", "platform", "benchmark"], capture_output=True
-    ).stdout
-    return hashlib.sha256(head + diff).hexdigest()[:16]
+    """A hash of the `.py` files of platform/ and benchmark/ as they are in the work tree."""
+    root = Path(__file__).resolve().parent.parent
+    listed = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--", "platform/*.py", "benchmark/*.py"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    digest = hashlib.sha256()
+    for rel in sorted(p for p in listed.split("\0") if p):
+        if (root / rel).is_file():
+            digest.update(rel.encode() + b"\0" + (root / rel).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 class Journal:
