@@ -362,7 +362,10 @@ def test_every_mcp_tool_checks_its_scope(tmp_path, stores):
                             read_timeout_seconds=60)  # fmt: skip
             async with client:
                 for op in tools:
-                    arguments = {p.name: _argument(p) for p in op.on("mcp") if p.required}
+                    # every required argument, and a path: index's default "." would index
+                    # the folder the server runs in (this repository, a minute on Neo4j)
+                    arguments = {p.name: _argument(p) for p in op.on("mcp")
+                                 if p.required or p.name == "path"}  # fmt: skip
                     result = await client.call_tool(op.mcp, arguments)
                     text = "".join(getattr(b, "text", "") for b in result.content)
                     seen.append((op.name, held, result.is_error, text))
