@@ -233,3 +233,123 @@ def test_a_text_that_names_a_function_is_answered_though_its_prose_is_not_in_the
     found = locate(store, text)
     assert names(found)[:1] == ["billing.money.format_currency"]
     assert found.confidence >= 0.5
+
+
+LINTER = {
+    "lint/__init__.py": "",
+    "lint/names.py": '''
+        class NameChecker:
+            """Names of classes, functions, attributes and variables."""
+
+            def visit_assign(self, node):
+                if not node.target.islower():
+                    self.report("invalid-name", node)
+
+            def visit_classdef(self, node):
+                """Attributes assigned in the class body are class attributes."""
+                for attribute in node.attributes:
+                    self.attribute_names.append(attribute.name)
+
+            def report(self, message, node):
+                self.found.append((message, node.line))
+    ''',
+    "lint/install.py": '''
+        def install_options(argv):
+            """The options of an install: sources only when asked."""
+            options = {"binary": True}
+            if "--no-binary" in argv:
+                options["binary"] = False
+            return options
+
+
+        def install_names(packages):
+            """The names of the packages to install."""
+            return [package.name for package in packages]
+    ''',
+}
+
+
+def test_a_message_or_an_option_the_text_names_finds_the_functions_that_hold_it(tmp_path, stores):
+    """A name no function bears — a message (`invalid-name`), an option (`--no-binary`) — leads
+    to the few functions whose bodies hold it, though other functions hold more of the text's
+    words."""
+    store = stores.open()
+    index_repository(store, make_sample_repo(tmp_path / "lint", LINTER), "lint")
+    text = "False positive for invalid-name on class attributes assigned in a loop of the class"
+    assert names(locate(store, text))[0] == "lint.names.NameChecker.visit_assign"
+    text = "--no-binary is ignored: binary packages are installed anyway"
+    assert names(locate(store, text))[0] == "lint.install.install_options"
+
+
+CLI = {
+    "greet/__init__.py": "",
+    "greet/cli.py": """
+        from greet.options import option, route
+
+
+        @option("--shout", help="upper-case the greeting")
+        def greet(name):
+            return "Hello " + name
+
+
+        @route("/farewell/<name>")
+        def farewell(name):
+            return "Goodbye " + name
+    """,
+    "greet/options.py": """
+        def option(flag, help=""):
+            return lambda function: function
+
+
+        def route(path):
+            return lambda function: function
+    """,
+}
+
+
+def test_a_functions_decorators_are_searched_with_its_body(tmp_path, stores):
+    """What a decorator says of its function — an option's flag, a route's path — finds the
+    function, in search and in locate."""
+    store = stores.open()
+    index_repository(store, make_sample_repo(tmp_path / "greet", CLI), "greet")
+    assert [h.symbol.qualname for h in search(store, "shout").hits][:1] == ["greet.cli.greet"]
+    hits = search(store, "farewell route", kinds=["function"]).hits
+    assert [h.symbol.qualname for h in hits][:1] == ["greet.cli.farewell"]
+    found = locate(store, "The --shout option no longer upper-cases the greeting")
+    assert names(found)[0] == "greet.cli.greet"
+
+
+LEDGER = {
+    "ledger/__init__.py": "",
+    "ledger/books.py": '''
+        def settle(entries):
+            balance = 0
+            for entry in entries:
+                balance += entry.amount
+            return balance
+
+
+        def describe_refund(refund):
+            """A refund in words, for the statement: partial or whole."""
+            return "refund of " + str(refund.amount)
+    ''',
+    "tests/test_books.py": """
+        from ledger.books import settle
+
+
+        def test_a_partial_refund_keeps_the_remaining_balance():
+            assert settle([10, -4]) == 6
+    """,
+}
+
+
+def test_the_tests_a_text_matches_point_at_the_functions_they_call(tmp_path, stores):
+    """A report in the words of a test's name: the function that test calls leads, though
+    another function holds more of the report's words."""
+    store = stores.open()
+    index_repository(store, make_sample_repo(tmp_path / "ledger", LEDGER), "ledger")
+    found = locate(
+        store, "A partial refund no longer keeps the remaining balance", min_confidence=0
+    )
+    assert names(found)[0] == "ledger.books.settle"
+    assert all(not loc.symbol.path.startswith("tests/") for loc in found.locations)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from cartograph import languages
 from cartograph.discover import SourceFile, read_inside, read_source
+from cartograph.identifiers import line_words
 from cartograph.index.crossrepo import Providers, recorded_deps
 from cartograph.index.dependents import folder_name
 from cartograph.index.flows import shape_digest
@@ -380,9 +381,11 @@ BODY_TEXT_CAP = 20_000  # characters of one symbol's body text kept for search
 
 
 def symbol_bodies(symbols: list[SymbolRow], words: str) -> dict[str, str]:
-    """Each symbol's body text for search: the words (`facts["words"]`) of the lines of its
-    range less the lines of its members — a class keeps its own lines, its methods theirs; the
-    module keeps what no top-level definition holds. Capped at BODY_TEXT_CAP characters."""
+    """Each symbol's body text for search: the words of its decorators (a route's path, an
+    option's flag, the messages a checker's method emits), then the words (`facts["words"]`)
+    of the lines of its range less the lines of its members — a class keeps its own lines, its
+    methods theirs; the module keeps what no top-level definition holds. Capped at
+    BODY_TEXT_CAP characters."""
     if not words or not symbols:
         return {}
     lines = words.split("\n")
@@ -397,10 +400,14 @@ def symbol_bodies(symbols: list[SymbolRow], words: str) -> dict[str, str]:
     for symbol in symbols:
         members = held[symbol.id]
         last = min(symbol.end_line, len(lines))
+        decorated = [line_words(d.encode()) for d in symbol.decorators]
         text = " ".join(
-            lines[number - 1]
-            for number in range(max(symbol.start_line, 1), last + 1)
-            if number not in members and lines[number - 1]
+            [d for d in decorated if d]
+            + [
+                lines[number - 1]
+                for number in range(max(symbol.start_line, 1), last + 1)
+                if number not in members and lines[number - 1]
+            ]
         )
         if text:
             bodies[symbol.id] = text[:BODY_TEXT_CAP]

@@ -34,11 +34,13 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from cartograph.identifiers import split_words
 from cartograph.model import SymbolRow
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
 from cartograph.query.ranking import (
     COMMON_BODY,
+    COMMON_TERM,
     body_counts,
     content_words,
     rare_words,
@@ -51,6 +53,7 @@ from cartograph.store.interfaces import (
     SYMBOL_TEXT_FIELDS,
     GraphReader,
     Store,
+    Term,
     TextMatch,
 )
 from cartograph.testlayout import TestLayouts
@@ -68,6 +71,12 @@ CLASS_GAIN = 0.2  # share of a class's score its methods gain (the report names 
 FRAME_GAIN = 2.0  # share of the best text score the innermost frame of a quoted traceback gains
 NAME_GAIN = 0.5  # share of the best text score a function the text names as code gains
 AMBIGUOUS = 5  # a name written as code that this many functions bear names none of them
+PHRASE_GAIN = 0.5  # share of the best score the functions whose bodies hold a named phrase gain
+PHRASE_HOLDERS = 8  # a phrase more functions hold names none of them
+PHRASE_POOL = 100  # bodies asked for a phrase (tests, examples and vendored copies among them)
+NAME_COMMON = COMMON_TERM  # a word in more symbols' names and contexts is not matched there
+TEST_FROM = 10  # best-matching tests whose callees gain
+TEST_GAIN = 0.5  # share of a test's score the library functions it calls share
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
 COVERAGE_POWER = 1.5
 WALK_FROM = 5  # best matches looked at for thin wrappers
@@ -158,8 +167,15 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     rows: dict[str, SymbolRow] = {}
     scores: dict[str, float] = defaultdict(float)
     layouts = store.test_layouts()
-    for fields, weight in ((SYMBOL_TEXT_FIELDS, NAME_WEIGHT), (BODY_FIELDS, BODY_WEIGHT)):
-        for part in (kept, title_kept):  # the title's words count twice
+    in_names = graph.term_counts([word_term(w) for w in kept], NAME_COMMON + 1)
+    # a word in most symbols' names or modules (`twisted` in Twisted) ranks nothing by them
+    name_words = [w for w in kept if in_names[word_term(w)] <= NAME_COMMON]
+    for fields, weight, field_words in (
+        (SYMBOL_TEXT_FIELDS, NAME_WEIGHT, name_words),
+        (BODY_FIELDS, BODY_WEIGHT, kept),
+    ):
+        title_words = [w for w in title_kept if w in field_words]
+        for part in (field_words, title_words):  # the title's words count twice
             if not part:
                 continue
             match = TextMatch(word_terms(part), "any", fields)
@@ -169,7 +185,8 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     for sid, row in rows.items():  # a method of a class the text names
         if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
             scores[sid] += CLASS_GAIN * scores[row.parent]
-    named = _named(graph, text, repo, rows)
+    _through_tests(graph, layouts, rows, scores)
+    named = _named(graph, layouts, text, repo, rows)
     candidates = {
         sid: Location(rows[sid], scores.get(sid, 0.0))
         for sid in scores.keys() | named.keys()
@@ -187,12 +204,18 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
 
 
 def _named(
-    graph: GraphReader, text: str, repo: str | None, rows: dict[str, SymbolRow]
+    graph: GraphReader,
+    layouts: TestLayouts,
+    text: str,
+    repo: str | None,
+    rows: dict[str, SymbolRow],
 ) -> dict[str, float]:
     """The functions the text names in code, each with the share of the best score it gains
-    (`_with_named`): the frames of a traceback it quotes (the innermost the most), and the
-    names it writes as code (`Flask.run`, `url_for()`), shared among the functions that bear
-    them. Their rows are added to `rows`."""
+    (`_with_named`): the frames of a traceback it quotes (the innermost the most), the names
+    it writes as code (`Flask.run`, `url_for()`), shared among the functions that bear them,
+    and — for a name no function bears, such as a message (`invalid-name`), an option
+    (`--no-binary`) or a setting (`install_command`) — the few functions whose bodies hold
+    it, its words in a row (`_holders`). Their rows are added to `rows`."""
     gains: dict[str, float] = defaultdict(float)
     quoted = frames(text)
     for depth, frame in enumerate(quoted, start=1):
@@ -210,12 +233,60 @@ def _named(
             for row in graph.symbols_by("name", last, repo, 50)
             if row.kind in CODE_KINDS and (not owner or _owned_by(row, owner))
         ]
-        if not bearers or len(bearers) >= AMBIGUOUS:
+        gain = NAME_GAIN
+        if len(bearers) >= AMBIGUOUS:
             continue
+        if not bearers and not owner:
+            bearers, gain = _holders(graph, layouts, last, repo), PHRASE_GAIN
         for row in bearers:
             rows[row.id] = row
-            gains[row.id] += NAME_GAIN / len(bearers)
+            gains[row.id] += gain / len(bearers)
     return gains
+
+
+def _holders(
+    graph: GraphReader, layouts: TestLayouts, name: str, repo: str | None
+) -> list[SymbolRow]:
+    """The library functions whose bodies hold a name of two words or more (`invalid-name`:
+    "invalid name", as `add_message("invalid-name")` is indexed), when at most PHRASE_HOLDERS
+    do; none for a commoner one."""
+    words = split_words(name)
+    if len(words) < 2:
+        return []
+    match = TextMatch((Term(" ".join(words)),), "any", BODY_FIELDS)
+    found = graph.match_symbols(match, repo, list(CODE_KINDS), PHRASE_POOL, False)
+    if len(found) >= PHRASE_POOL:
+        return []
+    holders = [row for row, _score in found if _listed(layouts, row)]
+    return holders if len(holders) <= PHRASE_HOLDERS else []
+
+
+def _through_tests(
+    graph: GraphReader, layouts: TestLayouts, rows: dict[str, SymbolRow], scores: dict[str, float]
+) -> None:
+    """The tests the text matches best (`test_discount_over_one_hundred_percent`) point at the
+    library functions they call: each of those gains a share of the test's score (TEST_GAIN,
+    divided among the test's callees). A test is never listed, but it says what it exercises."""
+    tests = sorted(
+        (
+            sid
+            for sid, row in rows.items()
+            if row.kind in CODE_KINDS and layouts.is_test_file(row.repo, row.path)
+        ),
+        key=lambda sid: -scores[sid],
+    )[:TEST_FROM]
+    if not tests or TEST_GAIN == 0:
+        return
+    callees: dict[str, list[SymbolRow]] = defaultdict(list)
+    for edge in graph.edges_of(tests, "out", ["CALLS"]):
+        other = edge.other
+        if other is not None and other.kind in CODE_KINDS and _listed(layouts, other):
+            callees[edge.edge.src].append(other)
+    for test in tests:
+        called = {row.id: row for row in callees.get(test, [])}
+        for sid, row in called.items():
+            rows.setdefault(sid, row)
+            scores[sid] += TEST_GAIN * scores[test] / len(called)
 
 
 def _with_named(ranked: list[Location], named: dict[str, float]) -> list[Location]:

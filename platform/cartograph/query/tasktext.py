@@ -5,7 +5,9 @@ read: its start, then the lines that name code.
 A frame is `File "…/flask/app.py", line 12, in wsgi_app` (CPython) or `src/app.py:12: in run`
 (pytest's short form). A name written as code is a dotted name (`Flask.run`,
 `flask.json.dumps`), a call (`send_file()`), a snake_case or CamelCase word with an inner
-capital or underscore (`url_for`, `HTTPHeaderDict`), or anything between backticks."""
+capital or underscore (`url_for`, `HTTPHeaderDict`), a hyphenated word (a message such as
+`invalid-name`, an option such as `--no-binary`: its dashes in front dropped), or anything
+between backticks."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ _TICKED = re.compile(r"`{1,2}([^`\n]{2,80})`{1,2}")
 _DOTTED = re.compile(r"\b([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?")
 _CALLED = re.compile(r"\b([A-Za-z_]\w*)\(")
 _CODE_WORD = re.compile(r"\b([a-z]\w*_\w+|_\w+|[A-Z][a-z0-9]+[A-Z]\w*|[a-z]+[A-Z]\w*)\b")
+# a hyphenated name: a message (`invalid-name`), an option (`--no-binary`), a header
+_HYPHENATED = re.compile(r"(?<![\w-])-{0,2}([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
 _PATH = re.compile(r"[\w./-]+\.py\b")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _SELF = re.compile(r"^(?:self|cls)\.")
@@ -61,13 +65,13 @@ def code_names(text: str) -> list[str]:
     """The names the text writes as code (dotted names keep their dots), each once, in the
     text's order; frames are left to `frames`."""
     names: dict[str, None] = {}
-    for pattern in (_TICKED, _DOTTED, _CALLED, _CODE_WORD):
+    for pattern in (_TICKED, _DOTTED, _CALLED, _CODE_WORD, _HYPHENATED):
         for m in pattern.finditer(text):
             raw = m.group(1).strip().rstrip("()")
             if pattern is _TICKED:
                 dotted = _DOTTED.search(raw)
-                word = dotted.group(1) if dotted else raw
-                if not _IDENTIFIER.fullmatch(word.replace(".", "_")):
+                word = dotted.group(1) if dotted else raw.lstrip("-")
+                if not _IDENTIFIER.fullmatch(word.replace(".", "_").replace("-", "_")):
                     continue
                 raw = word
             raw = _SELF.sub("", raw)  # self.method: the method, of a class not said

@@ -102,7 +102,8 @@ BODY_FIELDS: tuple[str, ...] = ("body",)
 @dataclass(frozen=True, slots=True)
 class Term:
     """One word of a text match (lower case, as `identifiers.split_words` gives it): matched
-    whole, or as the start of longer words (`prefix`)."""
+    whole, or as the start of longer words (`prefix`). Several words separated by one space are
+    a phrase: matched when they stand in that order, one after the other (never a prefix)."""
 
     word: str
     prefix: bool = False

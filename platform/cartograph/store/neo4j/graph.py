@@ -113,7 +113,10 @@ def search_index(fields: Sequence[str]) -> str:
 
 def _lucene_term(term: Term, fields: Sequence[str]) -> str:
     escaped = "".join("\\" + c if c in _LUCENE_SPECIAL else c for c in term.word)
-    text = escaped + ("*" if term.prefix else "")
+    if " " in term.word:  # a phrase
+        text = f'"{escaped}"'
+    else:
+        text = escaped + ("*" if term.prefix else "")
     parts = [f"{SEARCH_FIELDS[f][0]}:{text}^{SEARCH_FIELDS[f][1]}" for f in fields]
     return "(" + " ".join(parts) + ")"
 
