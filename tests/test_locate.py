@@ -317,39 +317,3 @@ def test_a_functions_decorators_are_searched_with_its_body(tmp_path, stores):
     assert [h.symbol.qualname for h in hits][:1] == ["greet.cli.farewell"]
     found = locate(store, "The --shout option no longer upper-cases the greeting")
     assert names(found)[0] == "greet.cli.greet"
-
-
-LEDGER = {
-    "ledger/__init__.py": "",
-    "ledger/books.py": '''
-        def settle(entries):
-            balance = 0
-            for entry in entries:
-                balance += entry.amount
-            return balance
-
-
-        def describe_refund(refund):
-            """A refund in words, for the statement: partial or whole."""
-            return "refund of " + str(refund.amount)
-    ''',
-    "tests/test_books.py": """
-        from ledger.books import settle
-
-
-        def test_a_partial_refund_keeps_the_remaining_balance():
-            assert settle([10, -4]) == 6
-    """,
-}
-
-
-def test_the_tests_a_text_matches_point_at_the_functions_they_call(tmp_path, stores):
-    """A report in the words of a test's name: the function that test calls leads, though
-    another function holds more of the report's words."""
-    store = stores.open()
-    index_repository(store, make_sample_repo(tmp_path / "ledger", LEDGER), "ledger")
-    found = locate(
-        store, "A partial refund no longer keeps the remaining balance", min_confidence=0
-    )
-    assert names(found)[0] == "ledger.books.settle"
-    assert all(not loc.symbol.path.startswith("tests/") for loc in found.locations)

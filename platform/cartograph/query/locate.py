@@ -75,8 +75,6 @@ PHRASE_GAIN = 0.5  # share of the best score the functions whose bodies hold a n
 PHRASE_HOLDERS = 8  # a phrase more functions hold names none of them
 PHRASE_POOL = 100  # bodies asked for a phrase (tests, examples and vendored copies among them)
 NAME_COMMON = COMMON_TERM  # a word in more symbols' names and contexts is not matched there
-TEST_FROM = 10  # best-matching tests whose callees gain
-TEST_GAIN = 0.5  # share of a test's score the library functions it calls share
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
 COVERAGE_POWER = 1.5
 WALK_FROM = 5  # best matches looked at for thin wrappers
@@ -185,7 +183,6 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     for sid, row in rows.items():  # a method of a class the text names
         if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
             scores[sid] += CLASS_GAIN * scores[row.parent]
-    _through_tests(graph, layouts, rows, scores)
     named = _named(graph, layouts, text, repo, rows)
     candidates = {
         sid: Location(rows[sid], scores.get(sid, 0.0))
@@ -259,34 +256,6 @@ def _holders(
         return []
     holders = [row for row, _score in found if _listed(layouts, row)]
     return holders if len(holders) <= PHRASE_HOLDERS else []
-
-
-def _through_tests(
-    graph: GraphReader, layouts: TestLayouts, rows: dict[str, SymbolRow], scores: dict[str, float]
-) -> None:
-    """The tests the text matches best (`test_discount_over_one_hundred_percent`) point at the
-    library functions they call: each of those gains a share of the test's score (TEST_GAIN,
-    divided among the test's callees). A test is never listed, but it says what it exercises."""
-    tests = sorted(
-        (
-            sid
-            for sid, row in rows.items()
-            if row.kind in CODE_KINDS and layouts.is_test_file(row.repo, row.path)
-        ),
-        key=lambda sid: -scores[sid],
-    )[:TEST_FROM]
-    if not tests or TEST_GAIN == 0:
-        return
-    callees: dict[str, list[SymbolRow]] = defaultdict(list)
-    for edge in graph.edges_of(tests, "out", ["CALLS"]):
-        other = edge.other
-        if other is not None and other.kind in CODE_KINDS and _listed(layouts, other):
-            callees[edge.edge.src].append(other)
-    for test in tests:
-        called = {row.id: row for row in callees.get(test, [])}
-        for sid, row in called.items():
-            rows.setdefault(sid, row)
-            scores[sid] += TEST_GAIN * scores[test] / len(called)
 
 
 def _with_named(ranked: list[Location], named: dict[str, float]) -> list[Location]:
