@@ -259,6 +259,25 @@ def test_ranking_weighs_the_name_over_the_qualified_name_over_the_context(shop):
     assert scores == sorted(scores, reverse=True) and scores[0] > 0
 
 
+def test_a_repeated_term_counts_each_time_it_is_asked(shop):
+    """locate asks the title's words twice in one match: on every store the repeat must weigh,
+    so the symbol holding the repeated word moves ahead of the one holding the other word."""
+    store, _ = shop
+
+    def ranked(*words: str) -> dict[str, float]:
+        match = TextMatch(tuple(Term(w) for w in words), "any", ("name",))
+        return {
+            s.name: score for s, score in store.graph.match_symbols(match, "shop", None, 10, True)
+        }
+
+    once = ranked("refund", "price")
+    twice = ranked("refund", "price", "refund")
+    assert twice["refund"] > once["refund"]
+    assert twice["price_of"] == pytest.approx(once["price_of"])
+    price_twice = ranked("refund", "price", "price")
+    assert price_twice["price_of"] > price_twice["refund"]
+
+
 def _counter(counts: dict[str, int], prefixes: dict[str, int] | None = None):
     asked: list[list[Term]] = []
 

@@ -9,7 +9,10 @@ How (docs/agents.md has the measurements behind each choice):
 2. BM25 over the symbols' names (name, qualified name, path and docstring) and, on its own, over
    their bodies (identifiers, strings and comments of the lines each holds: `symbol_bodies`),
    summed with weights; a word with an ending is matched by its stem as a prefix. Words that
-   occur in the bodies of more than COMMON_BODY symbols tell nothing and are left out.
+   occur in the bodies of more than COMMON_BODY symbols tell nothing and are left out; the
+   candidates come from the title's words and the MATCH_WORDS rarest others (a long report's
+   many common words would have each match score most of a large repository's bodies), the
+   title's words repeated so that they count twice.
 3. Tests, examples, documentation code and vendored copies of other projects never fill the
    list (their names repeat the report's words); tests are found for the functions instead, as
    callers in test files.
@@ -75,6 +78,7 @@ PHRASE_GAIN = 0.5  # share of the best score the functions whose bodies hold a n
 PHRASE_HOLDERS = 8  # a phrase more functions hold names none of them
 PHRASE_POOL = 100  # bodies asked for a phrase (tests, examples and vendored copies among them)
 NAME_COMMON = COMMON_TERM  # a word in more symbols' names and contexts is not matched there
+MATCH_WORDS = 16  # the rarest words of a text that choose the candidates (the rest still weigh)
 RERANK = 30  # best locations ranked again by how many of the text's words they hold
 COVERAGE_POWER = 1.5
 WALK_FROM = 5  # best matches looked at for thin wrappers
@@ -164,36 +168,44 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
     title_kept = [w for w in dict.fromkeys(title) if w in kept]
     rows: dict[str, SymbolRow] = {}
     scores: dict[str, float] = defaultdict(float)
-    layouts = store.test_layouts()
-    in_names = graph.term_counts([word_term(w) for w in kept], NAME_COMMON + 1)
+    library = LibraryFiles(store.test_layouts())
+    # the candidates come from the title's words and the text's MATCH_WORDS rarest (a long
+    # report's common words would have every match score thousands of bodies); every word
+    # still weighs in the coverage below
+    held_words = sorted((w for w in kept if counts[w]), key=counts.__getitem__)
+    unheld = [w for w in kept if not counts[w]]  # in no body: free there, maybe in names
+    matched = list(dict.fromkeys([*title_kept, *unheld, *held_words[:MATCH_WORDS]]))
+    in_names = graph.term_counts([word_term(w) for w in matched], NAME_COMMON + 1)
     # a word in most symbols' names or modules (`twisted` in Twisted) ranks nothing by them
-    name_words = [w for w in kept if in_names[word_term(w)] <= NAME_COMMON]
+    name_words = [w for w in matched if in_names[word_term(w)] <= NAME_COMMON]
     for fields, weight, field_words in (
         (SYMBOL_TEXT_FIELDS, NAME_WEIGHT, name_words),
-        (BODY_FIELDS, BODY_WEIGHT, kept),
+        (BODY_FIELDS, BODY_WEIGHT, matched),
     ):
         title_words = [w for w in title_kept if w in field_words]
-        for part in (field_words, title_words):  # the title's words count twice
-            if not part:
-                continue
-            match = TextMatch(word_terms(part), "any", fields)
-            for row, score in graph.match_symbols(match, repo, None, POOL, True):
-                rows[row.id] = row
-                scores[row.id] += weight * score
+        # one match: the title's terms repeated, so they count twice in its BM25
+        terms = (*word_terms(field_words), *word_terms(title_words))
+        if not terms:
+            continue
+        for row, score in graph.match_symbols(
+            TextMatch(terms, "any", fields), repo, None, POOL, True
+        ):
+            rows[row.id] = row
+            scores[row.id] += weight * score
     for sid, row in rows.items():  # a method of a class the text names
         if row.kind == "method" and row.parent in scores and rows[row.parent].kind == "class":
             scores[sid] += CLASS_GAIN * scores[row.parent]
-    named = _named(graph, layouts, text, repo, rows)
+    named = _named(graph, library, text, repo, rows)
     candidates = {
         sid: Location(rows[sid], scores.get(sid, 0.0))
         for sid in scores.keys() | named.keys()
-        if rows[sid].kind in CODE_KINDS and _listed(layouts, rows[sid])
+        if rows[sid].kind in CODE_KINDS and library.hold(rows[sid])
     }
-    _walk_callees(graph, layouts, candidates, rows)
+    _walk_callees(graph, library, candidates, rows)
     functions = sorted(candidates.values(), key=lambda loc: (-loc.score, loc.symbol.id))
     held = _by_coverage(graph, functions, {w: counts[w] for w in kept})
     functions = _with_named(functions, named)
-    files = _file_scores(layouts, functions, rows, scores)
+    files = _file_scores(library, functions, rows, scores)
     confidence = _confidence(functions, sum(held.values()), len(held))
     if functions and functions[0].symbol.id in named:  # a frame or a name the text writes
         confidence = max(confidence, NAMED_CONFIDENCE)
@@ -202,7 +214,7 @@ def rank(store: Store, text: str, repo: str | None = None) -> Ranking:
 
 def _named(
     graph: GraphReader,
-    layouts: TestLayouts,
+    library: LibraryFiles,
     text: str,
     repo: str | None,
     rows: dict[str, SymbolRow],
@@ -234,7 +246,7 @@ def _named(
         if len(bearers) >= AMBIGUOUS:
             continue
         if not bearers and not owner:
-            bearers, gain = _holders(graph, layouts, last, repo), PHRASE_GAIN
+            bearers, gain = _holders(graph, library, last, repo), PHRASE_GAIN
         for row in bearers:
             rows[row.id] = row
             gains[row.id] += gain / len(bearers)
@@ -242,7 +254,7 @@ def _named(
 
 
 def _holders(
-    graph: GraphReader, layouts: TestLayouts, name: str, repo: str | None
+    graph: GraphReader, library: LibraryFiles, name: str, repo: str | None
 ) -> list[SymbolRow]:
     """The library functions whose bodies hold a name of two words or more (`invalid-name`:
     "invalid name", as `add_message("invalid-name")` is indexed), when at most PHRASE_HOLDERS
@@ -254,7 +266,7 @@ def _holders(
     found = graph.match_symbols(match, repo, list(CODE_KINDS), PHRASE_POOL, False)
     if len(found) >= PHRASE_POOL:
         return []
-    holders = [row for row, _score in found if _listed(layouts, row)]
+    holders = [row for row, _score in found if library.hold(row)]
     return holders if len(holders) <= PHRASE_HOLDERS else []
 
 
@@ -319,19 +331,31 @@ def _by_coverage(
     return held
 
 
-def _listed(layouts: TestLayouts, symbol: SymbolRow) -> bool:
-    """Library code: not tests (as the repository's runners see them), examples,
-    documentation, benchmarks or vendored copies of other projects."""
-    if symbol.path.startswith(LISTED_OUTSIDE) or not VENDORED.isdisjoint(
-        symbol.path.split("/")[:-1]
-    ):
-        return False
-    return not layouts.is_test_file(symbol.repo, symbol.path)
+class LibraryFiles:
+    """Which files hold library code: not tests (as the repository's runners see them),
+    examples, documentation, benchmarks or vendored copies of other projects. Each file is
+    judged once (a ranking asks of thousands of symbols in a few hundred files)."""
+
+    def __init__(self, layouts: TestLayouts) -> None:
+        self.layouts = layouts
+        self._judged: dict[tuple[str, str], bool] = {}
+
+    def hold(self, symbol: SymbolRow) -> bool:
+        key = (symbol.repo, symbol.path)
+        verdict = self._judged.get(key)
+        if verdict is None:
+            verdict = self._judged[key] = self._judge(*key)
+        return verdict
+
+    def _judge(self, repo: str, path: str) -> bool:
+        if path.startswith(LISTED_OUTSIDE) or not VENDORED.isdisjoint(path.split("/")[:-1]):
+            return False
+        return not self.layouts.is_test_file(repo, path)
 
 
 def _walk_callees(
     graph: GraphReader,
-    layouts: TestLayouts,
+    library: LibraryFiles,
     candidates: dict[str, Location],
     rows: dict[str, SymbolRow],
 ) -> None:
@@ -352,7 +376,7 @@ def _walk_callees(
             called = [
                 s
                 for s in callees.get(caller.symbol.id, [])
-                if s.kind in CODE_KINDS and _listed(layouts, s) and s.id != caller.symbol.id
+                if s.kind in CODE_KINDS and library.hold(s) and s.id != caller.symbol.id
             ]
             span = caller.symbol.end_line - caller.symbol.start_line + 1
             if len(called) != 1 or span > WRAPPER_LINES or called[0].id in candidates:
@@ -366,7 +390,7 @@ def _walk_callees(
 
 
 def _file_scores(
-    layouts: TestLayouts,
+    library: LibraryFiles,
     functions: list[Location],
     rows: dict[str, SymbolRow],
     scores: dict[str, float],
@@ -381,7 +405,7 @@ def _file_scores(
     rest: dict[tuple[str, str], float] = defaultdict(float)
     for sid, row in rows.items():
         key = (row.repo, row.path)
-        if key not in ranked and _listed(layouts, row) and scores.get(sid, 0.0) > 0:
+        if key not in ranked and library.hold(row) and scores.get(sid, 0.0) > 0:
             rest[key] = max(rest[key], scores[sid])
     others = sorted(rest.items(), key=lambda item: (-item[1], item[0]))
     return list(ranked.values()) + [FileScore(repo, path, 0.0) for (repo, path), _ in others]

@@ -118,8 +118,10 @@ class Term:
 @dataclass(frozen=True, slots=True)
 class TextMatch:
     """Which symbols a search matches: those whose text, in any of `fields`, holds all of the
-    terms (`mode="all"`) or any of them (`"any"`). The query layer decides what to ask
-    (`query/ranking.py`); a backend only translates it (FTS5 MATCH, a Lucene query)."""
+    terms (`mode="all"`) or any of them (`"any"`). A term may be repeated: a ranked match
+    counts it each time (BM25 sums over the query's terms), which is how a word weighs double.
+    The query layer decides what to ask (`query/ranking.py`); a backend only translates it
+    (FTS5 MATCH, a Lucene query)."""
 
     terms: tuple[Term, ...]
     mode: Literal["all", "any"] = "all"
