@@ -90,6 +90,20 @@ def test_symbols_are_found_by_id_qualname_name_and_dotted_suffix(shop):
     assert set(graph.get_symbols([ids["pay"], "shop:nowhere.py#x"])) == {ids["pay"]}
 
 
+def test_names_are_looked_up_many_at_once_as_one_at_a_time(shop):
+    """locate looks up every name a text writes as code in one read (`symbols_by_each`)."""
+    store, _ids = shop
+    graph = store.graph
+    names = ["refund", "price_of", "refund", "nothing_by_this_name", "__init__"]
+    each = graph.symbols_by_each("name", names, "shop", 5)
+    assert list(each) == ["refund", "price_of", "nothing_by_this_name", "__init__"]
+    for name in names:
+        assert each[name] == graph.symbols_by("name", name, "shop", 5)
+    assert each["nothing_by_this_name"] == [] and each["refund"]
+    assert graph.symbols_by_each("name", ["refund"], "elsewhere", 5) == {"refund": []}
+    assert graph.symbols_by_each("name", [], None, 5) == {}
+
+
 def test_edges_come_grouped_ordered_and_paged_with_counts(shop):
     store, ids = shop
     graph = store.graph

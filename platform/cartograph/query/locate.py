@@ -227,19 +227,22 @@ def _named(
     it, its words in a row (`_holders`). Their rows are added to `rows`."""
     gains: dict[str, float] = defaultdict(float)
     quoted = frames(text)
+    written = code_names(text)
+    wanted = [frame.function for frame in quoted] + [n.rpartition(".")[2] for n in written]
+    bearing = graph.symbols_by_each("name", wanted, repo, 50)  # one read for every name
     for depth, frame in enumerate(quoted, start=1):
-        for row in graph.symbols_by("name", frame.function, repo, 50):
+        for row in bearing[frame.function]:
             if row.kind in CODE_KINDS and _same_file(frame.path, row.path):
                 rows[row.id] = row
                 gains[row.id] = max(gains[row.id], FRAME_GAIN * depth / len(quoted))
     framed = {frame.function for frame in quoted}
-    for name in code_names(text):
+    for name in written:
         owner, _, last = name.rpartition(".")
         if last in framed:
             continue
         bearers = [
             row
-            for row in graph.symbols_by("name", last, repo, 50)
+            for row in bearing[last]
             if row.kind in CODE_KINDS and (not owner or _owned_by(row, owner))
         ]
         gain = NAME_GAIN

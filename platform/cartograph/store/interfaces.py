@@ -344,6 +344,13 @@ class GraphReader(Protocol):
         shortest qualname first, then by qualname, repository and path."""
         ...
 
+    def symbols_by_each(
+        self, field: SymbolKey, values: Sequence[str], repo: str | None, limit: int
+    ) -> dict[str, list[SymbolRow]]:
+        """`symbols_by` for each of `values` in one read: each value (once) → its symbols,
+        ordered and cut as `symbols_by` orders and cuts them."""
+        ...
+
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
     ) -> dict[Term, int]:

@@ -166,11 +166,20 @@ class OverlayGraph:
     def symbols_by(
         self, field: SymbolKey, value: str, repo: str | None, limit: int
     ) -> list[SymbolRow]:
-        stored = self.base.symbols_by(field, value, repo, limit + len(self.hidden))
-        rows = [s for s in stored if not self._covered(s.id)]
-        rows += [s for s in self._layer_symbols(repo) if getattr(s, field) == value]
-        rows.sort(key=lambda s: (len(s.qualname), s.qualname, s.repo, s.path))
-        return rows[:limit]
+        return self.symbols_by_each(field, [value], repo, limit)[value]
+
+    def symbols_by_each(
+        self, field: SymbolKey, values: Sequence[str], repo: str | None, limit: int
+    ) -> dict[str, list[SymbolRow]]:
+        stored = self.base.symbols_by_each(field, values, repo, limit + len(self.hidden))
+        layered = list(self._layer_symbols(repo))
+        found: dict[str, list[SymbolRow]] = {}
+        for value, base_rows in stored.items():
+            rows = [s for s in base_rows if not self._covered(s.id)]
+            rows += [s for s in layered if getattr(s, field) == value]
+            rows.sort(key=lambda s: (len(s.qualname), s.qualname, s.repo, s.path))
+            found[value] = rows[:limit]
+        return found
 
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS

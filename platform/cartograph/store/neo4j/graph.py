@@ -156,6 +156,28 @@ class Neo4jGraphReader:
         )
         return [symbol_from(r["s"]) for r in records]
 
+    def symbols_by_each(
+        self, field: SymbolKey, values: Sequence[str], repo: str | None, limit: int
+    ) -> dict[str, list[SymbolRow]]:
+        unique = list(dict.fromkeys(values))
+        if not unique:
+            return {}
+        key = _SYMBOL_KEYS[field]  # an indexed property, never text from outside
+        repo_clause = " AND s.repo = $repo" if repo else ""
+        records = self.read(  # every value in one read
+            "UNWIND $values AS value CALL { WITH value "
+            f"MATCH (s:Symbol {{{key}: value}}) WHERE NOT s:Stub{repo_clause} "
+            "WITH s ORDER BY size(s.qualname), s.qualname, s.repo, s.path LIMIT $limit "
+            f"RETURN collect({SYMBOL_RETURN}) AS found }} RETURN value, found",
+            values=unique,
+            repo=repo,
+            limit=limit,
+        )
+        found: dict[str, list[SymbolRow]] = {value: [] for value in unique}
+        for r in records:
+            found[r["value"]] = [symbol_from(s) for s in r["found"]]
+        return found
+
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
     ) -> dict[Term, int]:

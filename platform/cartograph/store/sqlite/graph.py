@@ -116,6 +116,14 @@ class SQLiteGraphReader:
         )
         return [symbol_row(r) for r in rows]
 
+    def symbols_by_each(
+        self, field: SymbolKey, values: Sequence[str], repo: str | None, limit: int
+    ) -> dict[str, list[SymbolRow]]:
+        # in process: a lookup each costs no round trip
+        return {
+            value: self.symbols_by(field, value, repo, limit) for value in dict.fromkeys(values)
+        }
+
     def term_counts(
         self, terms: Sequence[Term], cap: int, fields: tuple[str, ...] = SYMBOL_TEXT_FIELDS
     ) -> dict[Term, int]:
