@@ -265,6 +265,23 @@ def test_a_text_match_is_all_or_any_of_its_terms_whole_or_as_prefixes(shop):
     assert "tests.test_pay.test_pay" in names(TextMatch((Term("tests"),), fields=("qualname",)))
 
 
+def test_text_matches_are_asked_many_at_once_as_one_at_a_time(shop):
+    """locate asks the phrase of every name no function bears in one read."""
+    store, _ = shop
+    graph = store.graph
+    matches = [
+        TextMatch((Term("payment"),), "any"),
+        TextMatch(()),
+        TextMatch((Term("price"), Term("refund")), "any"),
+        TextMatch((Term("nothing"),)),
+    ]
+    for ranked in (True, False):
+        each = graph.match_symbols_each(matches, "shop", None, 2, ranked)
+        assert each == [graph.match_symbols(m, "shop", None, 2, ranked) for m in matches]
+        assert [len(found) for found in each] == [2, 0, 2, 0]
+    assert graph.match_symbols_each([], None, None, 5, True) == []
+
+
 def test_ranking_weighs_the_name_over_the_qualified_name_over_the_context(shop):
     store, _ = shop
     ranked = store.graph.match_symbols(TextMatch((Term("refund"),), "any"), None, None, 10, True)

@@ -236,6 +236,7 @@ def _named(
                 rows[row.id] = row
                 gains[row.id] = max(gains[row.id], FRAME_GAIN * depth / len(quoted))
     framed = {frame.function for frame in quoted}
+    unborne: list[str] = []  # names no function bears: the functions holding them, below
     for name in written:
         owner, _, last = name.rpartition(".")
         if last in framed:
@@ -245,32 +246,35 @@ def _named(
             for row in bearing[last]
             if row.kind in CODE_KINDS and (not owner or _owned_by(row, owner))
         ]
-        gain = NAME_GAIN
+        if not bearers and not owner:
+            unborne.append(last)
         if len(bearers) >= AMBIGUOUS:
             continue
-        if not bearers and not owner:
-            bearers, gain = _holders(graph, library, last, repo), PHRASE_GAIN
         for row in bearers:
             rows[row.id] = row
-            gains[row.id] += gain / len(bearers)
+            gains[row.id] += NAME_GAIN / len(bearers)
+    for holders in _holders(graph, library, unborne, repo):
+        for row in holders:
+            rows[row.id] = row
+            gains[row.id] += PHRASE_GAIN / len(holders)
     return gains
 
 
 def _holders(
-    graph: GraphReader, library: LibraryFiles, name: str, repo: str | None
-) -> list[SymbolRow]:
-    """The library functions whose bodies hold a name of two words or more (`invalid-name`:
-    "invalid name", as `add_message("invalid-name")` is indexed), when at most PHRASE_HOLDERS
-    do; none for a commoner one."""
-    words = split_words(name)
-    if len(words) < 2:
-        return []
-    match = TextMatch((Term(" ".join(words)),), "any", BODY_FIELDS)
-    found = graph.match_symbols(match, repo, list(CODE_KINDS), PHRASE_POOL, False)
-    if len(found) >= PHRASE_POOL:
-        return []
-    holders = [row for row, _score in found if library.hold(row)]
-    return holders if len(holders) <= PHRASE_HOLDERS else []
+    graph: GraphReader, library: LibraryFiles, names: list[str], repo: str | None
+) -> list[list[SymbolRow]]:
+    """For each name of two words or more (`invalid-name`: "invalid name", as
+    `add_message("invalid-name")` is indexed), the library functions whose bodies hold it, when
+    at most PHRASE_HOLDERS do (none for a commoner one); one read for all of them."""
+    phrases = [words for words in map(split_words, names) if len(words) >= 2]
+    matches = [TextMatch((Term(" ".join(words)),), "any", BODY_FIELDS) for words in phrases]
+    found_each = graph.match_symbols_each(matches, repo, list(CODE_KINDS), PHRASE_POOL, False)
+    answers = []
+    for found in found_each:
+        holders = [row for row, _score in found if library.hold(row)]
+        fits = len(found) < PHRASE_POOL and len(holders) <= PHRASE_HOLDERS
+        answers.append(holders if fits else [])
+    return answers
 
 
 def _with_named(ranked: list[Location], named: dict[str, float]) -> list[Location]:

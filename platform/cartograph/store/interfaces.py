@@ -376,6 +376,17 @@ class GraphReader(Protocol):
         better; ties by qualname), else shortest qualname first with score 0."""
         ...
 
+    def match_symbols_each(
+        self,
+        matches: Sequence[TextMatch],
+        repo: str | None,
+        kinds: list[str] | None,
+        limit: int,
+        ranked: bool,
+    ) -> list[list[tuple[SymbolRow, float]]]:
+        """`match_symbols` for each of `matches` in one read, their answers in their order."""
+        ...
+
     def edges_of(
         self,
         ids: Iterable[str],

@@ -229,6 +229,16 @@ class OverlayGraph:
             results.sort(key=lambda r: (len(r[0].qualname), r[0].qualname))
         return results[:limit]
 
+    def match_symbols_each(
+        self,
+        matches: Sequence[TextMatch],
+        repo: str | None,
+        kinds: list[str] | None,
+        limit: int,
+        ranked: bool,
+    ) -> list[list[tuple[SymbolRow, float]]]:
+        return [self.match_symbols(match, repo, kinds, limit, ranked) for match in matches]
+
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         parents = list(dict.fromkeys(parent_ids))
         found: list[SymbolRow] = []

@@ -217,8 +217,23 @@ class Neo4jGraphReader:
         limit: int,
         ranked: bool,
     ) -> list[tuple[SymbolRow, float]]:
-        if not match.terms:
-            return []
+        return self.match_symbols_each([match], repo, kinds, limit, ranked)[0]
+
+    def match_symbols_each(
+        self,
+        matches: Sequence[TextMatch],
+        repo: str | None,
+        kinds: list[str] | None,
+        limit: int,
+        ranked: bool,
+    ) -> list[list[tuple[SymbolRow, float]]]:
+        asked = [(at, m) for at, m in enumerate(matches) if m.terms]
+        found: list[list[tuple[SymbolRow, float]]] = [[] for _ in matches]
+        if not asked:
+            return found
+        indexes = {search_index(m.fields) for _, m in asked}
+        if len(indexes) != 1:
+            raise ValueError(f"matches of one read ask one full-text index, not {sorted(indexes)}")
         filters = ["NOT node:Stub"]
         if repo:
             filters.append("node.repo = $repo")
@@ -226,17 +241,23 @@ class Neo4jGraphReader:
             filters.append("node.kind IN $kinds")
         order = "score DESC, s.qualname" if ranked else "size(s.qualname), s.qualname"
         # order and cut before building the returned maps: a common word matches thousands
-        records = self.read(
-            f"CALL db.index.fulltext.queryNodes('{search_index(match.fields)}', $q) "
+        records = self.read(  # every match in one read
+            "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
+            f"CALL db.index.fulltext.queryNodes('{indexes.pop()}', $queries[i]) "
             "YIELD node, score "
             f"WHERE {' AND '.join(filters)} WITH node AS s, score "
-            f"ORDER BY {order} LIMIT $n RETURN {SYMBOL_RETURN} AS s, score",
-            q=lucene_query(match),
+            f"ORDER BY {order} LIMIT $n RETURN collect([{SYMBOL_RETURN}, score]) AS found "
+            "} RETURN i, found",
+            queries=[lucene_query(m) for _, m in asked],
             repo=repo,
             kinds=kinds,
             n=limit,
         )
-        return [(symbol_from(r["s"]), float(r["score"]) if ranked else 0.0) for r in records]
+        for r in records:
+            found[asked[r["i"]][0]] = [
+                (symbol_from(s), float(score) if ranked else 0.0) for s, score in r["found"]
+            ]
+        return found
 
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         parents = list(dict.fromkeys(parent_ids))

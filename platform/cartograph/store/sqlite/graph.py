@@ -181,6 +181,17 @@ class SQLiteGraphReader:
         # bm25() is lower for better matches: negated, higher is better as the seam says
         return [(symbol_row(row), -float(row[SYMBOL_WIDTH])) for row in rows]
 
+    def match_symbols_each(
+        self,
+        matches: Sequence[TextMatch],
+        repo: str | None,
+        kinds: list[str] | None,
+        limit: int,
+        ranked: bool,
+    ) -> list[list[tuple[SymbolRow, float]]]:
+        # in process: a match each costs no round trip
+        return [self.match_symbols(match, repo, kinds, limit, ranked) for match in matches]
+
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         # members share their parent's id as prefix: `repo:path#pkg.mod.Class.` ... `Class/`
         found: list[SymbolRow] = []
