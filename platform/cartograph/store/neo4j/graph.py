@@ -144,17 +144,7 @@ class Neo4jGraphReader:
     def symbols_by(
         self, field: SymbolKey, value: str, repo: str | None, limit: int
     ) -> list[SymbolRow]:
-        key = _SYMBOL_KEYS[field]  # an indexed property, never text from outside
-        repo_clause = " AND s.repo = $repo" if repo else ""
-        records = self.read(
-            f"MATCH (s:Symbol {{{key}: $value}}) WHERE NOT s:Stub{repo_clause} "
-            f"RETURN {SYMBOL_RETURN} AS s "
-            f"ORDER BY size(s.qualname), s.qualname, s.repo, s.path LIMIT $limit",
-            value=value,
-            repo=repo,
-            limit=limit,
-        )
-        return [symbol_from(r["s"]) for r in records]
+        return self.symbols_by_each(field, [value], repo, limit)[value]
 
     def symbols_by_each(
         self, field: SymbolKey, values: Sequence[str], repo: str | None, limit: int
