@@ -452,3 +452,51 @@ def test_both_stores_make_the_same_plan_and_find_the_same_symbols(neo4j_server, 
         "billing.refunds.refund",
         "billing.refunds.refund_all",
     ]
+
+
+def test_a_ranked_match_scores_as_fts5_does_on_every_store(stores, tmp_path):
+    """One developer on SQLite and a team on Neo4j get the same maps: a ranked match's score is
+    FTS5's BM25 on every store (Lucene scores each field alone with its boost and a prefix
+    flat, which ranked Django's reports worse on Neo4j). The reference is SQLite's FTS5 over
+    the same repository; its symbols are indexed again after an edit, and the figures follow."""
+    from cartograph.index import index_repository
+    from cartograph.store import open_store
+    from cartograph.store.interfaces import BODY_FIELDS
+    from sample_repo import make_sample_repo
+
+    root = make_sample_repo(tmp_path / "shop")
+    store = stores.open()
+    reference = open_store(f"sqlite:///{tmp_path / 'fts5.db'}")
+    matches = [
+        TextMatch((Term("cart"), Term("total"), Term("price", prefix=True)), "any"),
+        TextMatch((Term("order"), Term("place"), Term("order")), "any", ("name", "qualname")),
+        TextMatch((Term("sku"), Term("item", prefix=True), Term("qty")), "any", BODY_FIELDS),
+        TextMatch((Term("price of"), Term("self")), "any", BODY_FIELDS),
+    ]
+
+    def scores(target) -> list[dict[str, float]]:
+        return [
+            {
+                s.qualname: score
+                for s, score in target.graph.match_symbols(m, "shop", None, 50, True)
+            }
+            for m in matches
+        ]
+
+    for edit in (False, True):
+        if edit:  # a new function whose name and body hold the asked words: the sizes change
+            (root / "shop" / "pricing.py").write_text(
+                "def price_total(cart):\n    return sum(item.price * item.qty for item in cart)\n"
+            )
+        for target in (store, reference):
+            index_repository(target, root, "shop", history=False)
+        expected, got = scores(reference), scores(store)
+        assert all(expected) and ("shop.pricing.price_total" in expected[0]) == edit
+        for wanted, found in zip(expected, got, strict=True):
+            assert list(found) == list(wanted)  # the same symbols, in the same order
+            assert found == pytest.approx(wanted, rel=1e-6)
+    if stores.kind == "neo4j":  # a graph an earlier version wrote: its sizes worked out on read
+        store.graph.connection.run("MATCH (z:SearchSize) DELETE z")
+        for wanted, found in zip(expected, scores(store), strict=True):
+            assert found == pytest.approx(wanted, rel=1e-6)
+    reference.close()

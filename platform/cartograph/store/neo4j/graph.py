@@ -16,7 +16,7 @@ from cartograph.model import (
     file_id,
     is_open_end,
 )
-from cartograph.store import traversal
+from cartograph.store import bm25, traversal
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
     BODY_FIELDS,
@@ -42,6 +42,23 @@ SEARCH_FIELDS = {
     "body": ("search_body", 1),
 }
 _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
+# a ranked match scores again this many times its limit of Lucene's best candidates, by table:
+# Lucene's order is furthest from FTS5's over the names (their short texts cost little)
+RESCORED_POOL = {"names": 6, "body": 2}
+_NAME_FIELDS = ("name", "qualname", "context")  # the columns of FTS5's names table, in order
+_NAME_TEXTS = "[" + ", ".join(f"coalesce(s.search_{f}, '')" for f in _NAME_FIELDS) + "]"
+# (store URL, repository, index run) → its search sizes, for a graph without SearchSize nodes
+_TABLE_SIZES: dict[tuple[str, str, str], Any] = {}
+_TOKENS = "CASE {0} WHEN '' THEN 0 ELSE size(split({0}, ' ')) END"  # words of a search text
+# a repository's share of the full-text tables, as FTS5 sizes its tables (BM25's statistics)
+REPO_SEARCH_SIZE = (
+    "MATCH (s:Symbol {repo: $repo}) WHERE NOT s:Stub "
+    "WITH s, coalesce(s.search_body, '') AS body "
+    f"RETURN count(s) AS rows, sum(reduce(n = 0, text IN {_NAME_TEXTS} "
+    f"| n + {_TOKENS.format('text')})) AS tokens, "
+    "sum(CASE WHEN body <> '' THEN 1 ELSE 0 END) AS body_rows, "
+    f"sum({_TOKENS.format('body')}) AS body_tokens"
+)
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in SYMBOL_FIELDS) + "}"
 _OTHER_RETURN = SYMBOL_RETURN.replace("s.", "o.")
@@ -109,6 +126,19 @@ def search_index(fields: Sequence[str]) -> str:
     if tuple(fields) != BODY_FIELDS and any(f in BODY_FIELDS for f in fields):
         raise ValueError("the body is matched on its own in the Neo4j store")
     return "symbol_text"
+
+
+def _fts_score(match: TextMatch, texts: list[str], scoring: bm25.MatchScore) -> float:
+    """A candidate's BM25 for `match` as FTS5 scores it: `texts` are its body, or its name,
+    qualified name and context, the columns of the table the match asks."""
+    tokens = [text.split() for text in texts]
+    names = BODY_FIELDS if match.fields == BODY_FIELDS else _NAME_FIELDS
+    columns = [
+        (tokens[place], bm25.FIELD_WEIGHTS[name])
+        for place, name in enumerate(names)
+        if name in match.fields
+    ]
+    return scoring.row(columns, sum(map(len, tokens)))
 
 
 def _lucene_term(term: Term, fields: Sequence[str]) -> str:
@@ -224,30 +254,86 @@ class Neo4jGraphReader:
         indexes = {search_index(m.fields) for _, m in asked}
         if len(indexes) != 1:
             raise ValueError(f"matches of one read ask one full-text index, not {sorted(indexes)}")
+        index = indexes.pop()
         filters = ["NOT node:Stub"]
         if repo:
             filters.append("node.repo = $repo")
         if kinds:
             filters.append("node.kind IN $kinds")
-        order = "score DESC, s.qualname" if ranked else "size(s.qualname), s.qualname"
-        # order and cut before building the returned maps: a common word matches thousands
-        records = self.read(  # every match in one read
+        if not ranked:
+            records = self.read(  # every match in one read
+                "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
+                f"CALL db.index.fulltext.queryNodes('{index}', $queries[i]) YIELD node "
+                f"WHERE {' AND '.join(filters)} WITH node AS s "
+                "ORDER BY size(s.qualname), s.qualname LIMIT $n "
+                f"RETURN collect({SYMBOL_RETURN}) AS found }} RETURN i, found",
+                queries=[lucene_query(m) for _, m in asked],
+                repo=repo,
+                kinds=kinds,
+                n=limit,
+            )
+            for r in records:
+                found[asked[r["i"]][0]] = [(symbol_from(s), 0.0) for s in r["found"]]
+            return found
+        # ranked: Lucene's best candidates (a wider pool), scored again as FTS5 scores them
+        # (`store.bm25`): Lucene weighs each field alone with its boost and a prefix flat
+        body = asked[0][1].fields == BODY_FIELDS
+        texts = "[coalesce(s.search_body, '')]" if body else _NAME_TEXTS
+        terms = list(dict.fromkeys(t for _, m in asked for t in m.terms))
+        records = self.read(  # the candidates of every match and every term's count, one read
             "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
-            f"CALL db.index.fulltext.queryNodes('{indexes.pop()}', $queries[i]) "
-            "YIELD node, score "
+            f"CALL db.index.fulltext.queryNodes('{index}', $queries[i]) YIELD node, score "
             f"WHERE {' AND '.join(filters)} WITH node AS s, score "
-            f"ORDER BY {order} LIMIT $n RETURN collect([{SYMBOL_RETURN}, score]) AS found "
-            "} RETURN i, found",
+            "ORDER BY score DESC, s.qualname LIMIT $pool "
+            f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
+            "RETURN i, found, null AS n "
+            "UNION ALL UNWIND range(0, size($counted) - 1) AS i CALL { WITH i "
+            f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]) YIELD node "
+            "WHERE NOT node:Stub RETURN count(node) AS n } RETURN i, null AS found, n",
             queries=[lucene_query(m) for _, m in asked],
+            counted=[lucene_query(TextMatch((t,), "all", asked[0][1].fields)) for t in terms],
             repo=repo,
             kinds=kinds,
-            n=limit,
+            pool=limit * RESCORED_POOL["body" if body else "names"],
         )
+        matching = {terms[r["i"]]: r["n"] for r in records if r["n"] is not None}
+        table = self._table_size(body)
         for r in records:
-            found[asked[r["i"]][0]] = [
-                (symbol_from(s), float(score) if ranked else 0.0) for s, score in r["found"]
+            if r["found"] is None:
+                continue
+            at, match = asked[r["i"]]
+            scoring = bm25.MatchScore(match.terms, table, matching)
+            scored = [
+                (symbol_from(s), _fts_score(match, row_texts, scoring))
+                for s, row_texts in r["found"]
             ]
+            scored.sort(key=lambda pair: (-pair[1], pair[0].qualname))
+            found[at] = scored[:limit]
         return found
+
+    def _table_size(self, body: bool) -> bm25.TableSize:
+        """The full-text table's rows and tokens, as FTS5 counts them: every repository's
+        symbols (the body's table: those with a body), summed from each repository's sizes,
+        which its index run writes when it finishes (`REPO_SEARCH_SIZE`); a graph an earlier
+        version wrote has none, and they are worked out here once per index run."""
+        records = self.read(
+            "MATCH (r:Repo) OPTIONAL MATCH (z:SearchSize {repo: r.name}) "
+            "RETURN r.name AS repo, r.indexed_run AS run, z AS sizes"
+        )
+        total = bm25.TableSize(0, 0)
+        for r in records:
+            found = r["sizes"]
+            if found is None:
+                key = (self.connection.url, r["repo"], r["run"] or "")
+                if key not in _TABLE_SIZES:
+                    _TABLE_SIZES[key] = self.read(REPO_SEARCH_SIZE, repo=r["repo"])[0]
+                found = _TABLE_SIZES[key]
+            total = total + (
+                bm25.TableSize(found["body_rows"], found["body_tokens"] or 0)
+                if body
+                else bm25.TableSize(found["rows"], found["tokens"] or 0)
+            )
+        return total
 
     def members(self, parent_ids: Iterable[str], name: str | None = None) -> list[SymbolRow]:
         parents = list(dict.fromkeys(parent_ids))

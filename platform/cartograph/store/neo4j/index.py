@@ -35,6 +35,7 @@ from cartograph.model import (
 )
 from cartograph.store.interfaces import FileState
 from cartograph.store.neo4j.connection import Neo4jConnection
+from cartograph.store.neo4j.graph import REPO_SEARCH_SIZE
 
 CHUNK = 2000
 EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
@@ -491,9 +492,17 @@ class Neo4jIndexWriter:
         self.connection.write(work)
 
     def finish_run(self, repo: str) -> None:
-        """Remove placeholders a run created for targets that never appeared, and wait for the
-        search index (updated in the background during the run) to catch up."""
+        """Remove placeholders a run created for targets that never appeared, size the
+        repository's search texts (BM25's statistics, `graph.REPO_SEARCH_SIZE`), and wait for
+        the search index (updated in the background during the run) to catch up."""
         self.connection.run("MATCH (n:Stub {repo: $repo}) DETACH DELETE n", repo=repo)
+        self.connection.run(
+            f"CALL () {{ {REPO_SEARCH_SIZE} }} "
+            "MERGE (z:SearchSize {repo: $repo}) "
+            "SET z.rows = rows, z.tokens = tokens, z.body_rows = body_rows, "
+            "z.body_tokens = body_tokens",
+            repo=repo,
+        )
         self.connection.run_auto("CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
 
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:

@@ -10,7 +10,7 @@ from cartograph.store.neo4j.connection import Neo4jConnection
 # the labels of a repository's nodes, deleted in batches (a big repository is millions)
 _REPO_LABELS = (
     "Symbol", "RetiredSymbol", "IndexState", "File", "RetiredFile", "Commit", "SkippedFile",
-    "Manifest", "ServiceState",
+    "Manifest", "ServiceState", "SearchSize",
 )  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from cartograph.model import (
     split_symbol_id,
 )
 from cartograph.store import traversal
+from cartograph.store.bm25 import FIELD_WEIGHTS
 from cartograph.store.export import export_graph
 from cartograph.store.interfaces import (
     BODY_FIELDS,
@@ -45,7 +46,7 @@ from cartograph.store.sqlite.connection import (
 from cartograph.store.sqlite.repos import SQLiteRepoCatalog
 
 # the FTS5 columns of symbol_search, in table order, with their BM25 weights
-SEARCH_COLUMNS = {"name": 10.0, "qualname": 5.0, "context": 1.0}
+SEARCH_COLUMNS = {f: FIELD_WEIGHTS[f] for f in SYMBOL_TEXT_FIELDS}  # symbol_search's columns
 SEARCH_WEIGHTS = ", ".join(str(weight) for weight in SEARCH_COLUMNS.values())
 
 _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
