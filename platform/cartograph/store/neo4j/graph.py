@@ -49,7 +49,7 @@ _NAME_FIELDS = ("name", "qualname", "context")  # the columns of FTS5's names ta
 _NAME_TEXTS = "[" + ", ".join(f"coalesce(s.search_{f}, '')" for f in _NAME_FIELDS) + "]"
 # (store URL, repository, index run) → its search sizes, for a graph without SearchSize nodes
 _TABLE_SIZES: dict[tuple[str, str, str], Any] = {}
-_TOKENS = "CASE {0} WHEN '' THEN 0 ELSE size(split({0}, ' ')) END"  # words of a search text
+_TOKENS = "size([word IN split({0}, ' ') WHERE word <> ''])"  # words of a search text
 # a repository's share of the full-text tables, as FTS5 sizes its tables (BM25's statistics)
 REPO_SEARCH_SIZE = (
     "MATCH (s:Symbol {repo: $repo}) WHERE NOT s:Stub "
