@@ -334,6 +334,13 @@ def test_a_changed_route_moves_its_clients_edges(tmp_path, stores):
     write(users, "users/main.py", text)
     index(store, users, "users")
     assert http_edges(store, "client") == CLIENT_EDGES
+    if stores.kind == "neo4j":  # BM25's table sizes, kept per file and route set, stay exact
+        from cartograph.store.neo4j.graph import REPO_SEARCH_SIZE
+
+        for repo in ("users", "client"):
+            kept = store.graph.read("MATCH (z:SearchSize {repo: $repo}) RETURN z", repo=repo)
+            counted = store.graph.read(REPO_SEARCH_SIZE, repo=repo)[0]
+            assert dict(kept[0]["z"]) == {"repo": repo, **dict(counted)}
 
 
 def test_django_views_reached_only_through_urls_are_live(tmp_path, stores):

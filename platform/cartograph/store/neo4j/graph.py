@@ -45,8 +45,14 @@ _SYMBOL_KEYS = {"id": "id", "qualname": "qualname", "name": "name"}
 # a ranked match scores again this many times its limit of Lucene's best candidates, by table:
 # Lucene's order is furthest from FTS5's over the names (their short texts cost little)
 RESCORED_POOL = {"names": 6, "body": 2}
-_NAME_FIELDS = ("name", "qualname", "context")  # the columns of FTS5's names table, in order
-_NAME_TEXTS = "[" + ", ".join(f"coalesce(s.search_{f}, '')" for f in _NAME_FIELDS) + "]"
+SEARCH_NAME_FIELDS = ("name", "qualname", "context")  # FTS5's names table's columns, in order
+_NAME_TEXTS = "[" + ", ".join(f"coalesce(s.search_{f}, '')" for f in SEARCH_NAME_FIELDS) + "]"
+SIZE_KEYS = (
+    "search_rows",
+    "search_tokens",
+    "body_rows",
+    "body_tokens",
+)  # a SearchSize node's figures
 # (store URL, repository, index run) → its search sizes, for a graph without SearchSize nodes
 _TABLE_SIZES: dict[tuple[str, str, str], Any] = {}
 _TOKENS = "size([word IN split({0}, ' ') WHERE word <> ''])"  # words of a search text
@@ -54,8 +60,8 @@ _TOKENS = "size([word IN split({0}, ' ') WHERE word <> ''])"  # words of a searc
 REPO_SEARCH_SIZE = (
     "MATCH (s:Symbol {repo: $repo}) WHERE NOT s:Stub "
     "WITH s, coalesce(s.search_body, '') AS body "
-    f"RETURN count(s) AS rows, sum(reduce(n = 0, text IN {_NAME_TEXTS} "
-    f"| n + {_TOKENS.format('text')})) AS tokens, "
+    f"RETURN count(s) AS search_rows, sum(reduce(n = 0, text IN {_NAME_TEXTS} "
+    f"| n + {_TOKENS.format('text')})) AS search_tokens, "
     "sum(CASE WHEN body <> '' THEN 1 ELSE 0 END) AS body_rows, "
     f"sum({_TOKENS.format('body')}) AS body_tokens"
 )
@@ -132,7 +138,7 @@ def _fts_score(match: TextMatch, texts: list[str], scoring: bm25.MatchScore) -> 
     """A candidate's BM25 for `match` as FTS5 scores it: `texts` are its body, or its name,
     qualified name and context, the columns of the table the match asks."""
     tokens = [text.split() for text in texts]
-    names = BODY_FIELDS if match.fields == BODY_FIELDS else _NAME_FIELDS
+    names = BODY_FIELDS if match.fields == BODY_FIELDS else SEARCH_NAME_FIELDS
     columns = [
         (tokens[place], bm25.FIELD_WEIGHTS[name])
         for place, name in enumerate(names)
@@ -331,7 +337,7 @@ class Neo4jGraphReader:
             total = total + (
                 bm25.TableSize(found["body_rows"], found["body_tokens"] or 0)
                 if body
-                else bm25.TableSize(found["rows"], found["tokens"] or 0)
+                else bm25.TableSize(found["search_rows"], found["search_tokens"] or 0)
             )
         return total
 

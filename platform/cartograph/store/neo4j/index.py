@@ -35,7 +35,7 @@ from cartograph.model import (
 )
 from cartograph.store.interfaces import FileState
 from cartograph.store.neo4j.connection import Neo4jConnection
-from cartograph.store.neo4j.graph import REPO_SEARCH_SIZE
+from cartograph.store.neo4j.graph import REPO_SEARCH_SIZE, SEARCH_NAME_FIELDS, SIZE_KEYS
 
 CHUNK = 2000
 EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS")
@@ -75,6 +75,33 @@ def _symbol_props(s: SymbolRow) -> dict[str, Any]:
         "search_name": search_text(s.name),
         "search_qualname": search_text(s.qualname),
         "search_context": search_text(f"{s.path} {s.doc}"),
+    }
+
+
+# a repository's search sizes, from those its files' and its routes' writes left (`search_size`)
+SIZES_WRITTEN = (
+    "OPTIONAL MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
+    "WITH count(f) - count(f.search_rows) AS unsized, sum(f.search_rows) AS search_rows, "
+    "sum(f.search_tokens) AS search_tokens, "
+    "sum(f.body_rows) AS body_rows, sum(f.body_tokens) AS body_tokens "
+    "OPTIONAL MATCH (s:ServiceState {repo: $repo}) "
+    "RETURN unsized + CASE WHEN s IS NOT NULL AND s.routes IS NOT NULL AND s.search_rows IS NULL "
+    "THEN 1 ELSE 0 END AS unsized, search_rows + coalesce(s.search_rows, 0) AS search_rows, "
+    "search_tokens + coalesce(s.search_tokens, 0) AS search_tokens, body_rows, body_tokens"
+)
+
+
+def search_size(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """What symbols (their written properties) add to the full-text tables' sizes, as FTS5
+    counts them: rows and words over the names, rows and words of those with a body."""
+    bodies = [row["search_body"] for row in rows if row["search_body"]]
+    return {
+        "search_rows": len(rows),
+        "search_tokens": sum(
+            len(row[f"search_{field}"].split()) for row in rows for field in SEARCH_NAME_FIELDS
+        ),
+        "body_rows": len(bodies),
+        "body_tokens": sum(len(body.split()) for body in bodies),
     }
 
 
@@ -277,6 +304,18 @@ class Neo4jIndexWriter:
     def write_files(self, repo: str, writes: list[FileWrite], replace: bool) -> None:
         if not writes:
             return
+        symbols: list[dict[str, Any]] = []
+        sizes: list[dict[str, int]] = []  # each file's share of the full-text tables
+        for w in writes:
+            unresolved = _unresolved_lists(w.unresolved)
+            first = len(symbols)
+            for symbol in w.symbols:
+                row = _symbol_props(symbol)
+                row["search_body"] = w.bodies.get(symbol.id, "")
+                row.update(unresolved.get(symbol.id, _NO_UNRESOLVED))
+                row["written"] = _digest(row)
+                symbols.append(row)
+            sizes.append(search_size(symbols[first:]))
         files = [
             {
                 "id": w.record.id,
@@ -296,6 +335,7 @@ class Neo4jIndexWriter:
                     "parse_errors": w.record.parse_errors,
                     "interface": w.record.interface,
                     "aliases": w.record.aliases,
+                    **size,
                 },
                 "facts": w.facts,
                 "deps": w.deps,
@@ -304,17 +344,8 @@ class Neo4jIndexWriter:
                 "flows_digest": w.flows_digest,
                 "http": w.http,
             }
-            for w in writes
+            for w, size in zip(writes, sizes, strict=True)
         ]
-        symbols = []
-        for w in writes:
-            unresolved = _unresolved_lists(w.unresolved)
-            for symbol in w.symbols:
-                row = _symbol_props(symbol)
-                row["search_body"] = w.bodies.get(symbol.id, "")
-                row.update(unresolved.get(symbol.id, _NO_UNRESOLVED))
-                row["written"] = _digest(row)
-                symbols.append(row)
         links = _link_rows(repo, [(w.record.path, w.edges, w.imports) for w in writes])
 
         def work(tx: Any) -> None:
@@ -421,6 +452,7 @@ class Neo4jIndexWriter:
         routes = None
         if write.routes is not None:
             routes = [_symbol_props(s) | {"search_body": ""} for s in write.routes]
+        sizes = search_size(routes) if routes is not None else {}
         route_edges = _service_edge_rows(write.route_edges)
         calls = _service_edge_rows(write.calls)
 
@@ -452,10 +484,12 @@ class Neo4jIndexWriter:
             ).consume()
             _write_service_edges(tx, "HTTP_CALLS", calls)
             tx.run(
-                "MERGE (s:ServiceState {repo: $repo}) SET s.routes = $routes, s.calls = $calls",
+                "MERGE (s:ServiceState {repo: $repo}) SET s.routes = $routes, s.calls = $calls, "
+                "s += $sizes",
                 repo=repo,
                 routes=write.listing,
                 calls=write.calls_listing,
+                sizes=sizes,
             ).consume()
 
         self.connection.write(work)
@@ -496,12 +530,13 @@ class Neo4jIndexWriter:
         repository's search texts (BM25's statistics, `graph.REPO_SEARCH_SIZE`), and wait for
         the search index (updated in the background during the run) to catch up."""
         self.connection.run("MATCH (n:Stub {repo: $repo}) DETACH DELETE n", repo=repo)
+        sizes = self.connection.read(SIZES_WRITTEN, repo=repo)[0]
+        if sizes["unsized"]:  # files an earlier version wrote: a pass over the symbols
+            sizes = self.connection.read(REPO_SEARCH_SIZE, repo=repo)[0]
         self.connection.run(
-            f"CALL () {{ {REPO_SEARCH_SIZE} }} "
-            "MERGE (z:SearchSize {repo: $repo}) "
-            "SET z.rows = rows, z.tokens = tokens, z.body_rows = body_rows, "
-            "z.body_tokens = body_tokens",
+            "MERGE (z:SearchSize {repo: $repo}) SET z += $sizes",
             repo=repo,
+            sizes={key: sizes[key] or 0 for key in SIZE_KEYS},
         )
         self.connection.run_auto("CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
 
