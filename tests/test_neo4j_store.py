@@ -459,3 +459,34 @@ def test_a_file_written_again_keeps_what_did_not_change(tmp_path, neo4j_server):
     assert calls[0].split(",")[1] == before["r:a.py#a.last"][2][0].split(",")[1]
     assert_same_as_fresh(store, root, "r")
     store.close()
+
+
+def test_a_graph_of_schema_17_gets_the_repository_in_its_full_text_index(tmp_path, neo4j_server):
+    """Version 18 made the repository a field of `symbol_text`, so that Lucene keeps a ranked
+    match to one repository and cuts its best there. A graph an earlier version wrote (the old
+    index, no search sizes) is upgraded when a store opens it, and ranks as before."""
+    from sample_repo import make_sample_repo
+
+    wipe_neo4j(neo4j_server.url)
+    store = open_store(neo4j_server.url)
+    index_repository(store, make_sample_repo(tmp_path / "shop"), "shop", history=False)
+    before = [(h.symbol.qualname, h.score) for h in search(store, "cart total", "shop").hits]
+    store.close()
+    with neo4j.GraphDatabase.driver(neo4j_server.url, auth=None) as driver:
+        driver.execute_query("DROP INDEX symbol_text")
+        driver.execute_query(
+            "CREATE FULLTEXT INDEX symbol_text FOR (n:Symbol) ON EACH [n.search_name, "
+            "n.search_qualname, n.search_context, n.search_body] OPTIONS {indexConfig: "
+            "{`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: true}}"
+        )
+        driver.execute_query("MATCH (z:SearchSize) DELETE z")
+        driver.execute_query("MATCH (f:File) REMOVE f.search_rows")
+        driver.execute_query("MATCH (m:CartographMeta {key: 'schema'}) SET m.version = 17")
+    store = open_store(neo4j_server.url)
+    assert store.schema_version() == 18
+    [index] = store.graph.read("SHOW INDEXES YIELD name, properties WHERE name = 'symbol_text'")
+    assert "repo" in index["properties"]
+    after = [(h.symbol.qualname, h.score) for h in search(store, "cart total", "shop").hits]
+    assert after == before
+    assert before and all(q.startswith("shop.") for q, _ in before)
+    store.close()

@@ -18,8 +18,9 @@ from cartograph.testlayout import DEFAULT_LAYOUT, TestLayout
 # INHERITS edges, claim versions (compare-and-set); 9: sessions owned by the token that opened
 # them, Neo4j claim keys as file ids; 10: each file's flow rows and derived edges (calls
 # through values, the flow stage); 11: each repository's package identity (manifests);
-# 15: HTTP routes (route symbols, ROUTES_TO and HTTP_CALLS edges), each file's HTTP rows
-SCHEMA_VERSION = 17
+# 15: HTTP routes (route symbols, ROUTES_TO and HTTP_CALLS edges), each file's HTTP rows;
+# 18: the repository a field of Neo4j's full-text index (SQLite: nothing to do)
+SCHEMA_VERSION = 18
 
 SYMBOL_KINDS = (
     "module",

@@ -467,6 +467,10 @@ def test_a_ranked_match_scores_as_fts5_does_on_every_store(stores, tmp_path):
     root = make_sample_repo(tmp_path / "shop")
     store = stores.open()
     reference = open_store(f"sqlite:///{tmp_path / 'fts5.db'}")
+    # a second repository in both: the figures are the tables', a match keeps to its repository
+    other = make_sample_repo(tmp_path / "mall")
+    for target in (store, reference):
+        index_repository(target, other, "mall", history=False)
     matches = [
         TextMatch((Term("cart"), Term("total"), Term("price", prefix=True)), "any"),
         TextMatch((Term("order"), Term("place"), Term("order")), "any", ("name", "qualname")),
@@ -494,6 +498,9 @@ def test_a_ranked_match_scores_as_fts5_does_on_every_store(stores, tmp_path):
             index_repository(target, root, "shop", history=False)
         expected, got = scores(reference), scores(store)
         assert all(expected) and ("shop.pricing.price_total" in expected[0]) == edit
+        assert {
+            s.repo for m in matches for s, _ in store.graph.match_symbols(m, "shop", None, 50, True)
+        } == {"shop"}
         for wanted, found in zip(expected, got, strict=True):
             assert list(found) == list(wanted)  # the same symbols, in the same order
             assert found == pytest.approx(wanted, rel=1e-6)

@@ -21,6 +21,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 from cartograph.store.interfaces import Term
 
@@ -85,13 +86,16 @@ class MatchScore:
         if not self.table.rows:
             return 0.0
         frequency: dict[Term, float] = defaultdict(float)
+        words, starts = self.words, list(self.starts.items())
         for tokens, column_weight in columns:
-            for token, count in Counter(tokens).items():
-                term = self.words.get(token)
+            # a long text repeats its words: each distinct one is looked up once
+            counted = Counter(tokens).items() if len(tokens) > 16 else zip(tokens, repeat(1))
+            for token, count in counted:
+                term = words.get(token)
                 if term is not None:
                     frequency[term] += column_weight * count
-                for length, starts in self.starts.items():
-                    term = starts.get(token[:length])
+                for length, start in starts:
+                    term = start.get(token[:length])
                     if term is not None:
                         frequency[term] += column_weight * count
             for phrase in self.phrases:

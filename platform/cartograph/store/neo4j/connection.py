@@ -81,9 +81,10 @@ SCHEMA = [
     "CREATE INDEX retired_symbol_id IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.id)",
     "CREATE INDEX retired_symbol_repo IF NOT EXISTS FOR (n:RetiredSymbol) ON (n.repo)",
     # one full-text index over the names and the body: Lucene keeps each field's own norms, so
-    # a body-only query ranks by the body alone (schema version 13 added search_body)
+    # a body-only query ranks by the body alone (schema version 13 added search_body); and the
+    # repository, so that Lucene itself keeps a match to one and cuts its best (version 18)
     "CREATE FULLTEXT INDEX symbol_text IF NOT EXISTS FOR (n:Symbol) "
-    "ON EACH [n.search_name, n.search_qualname, n.search_context, n.search_body] "
+    "ON EACH [n.search_name, n.search_qualname, n.search_context, n.search_body, n.repo] "
     "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', "
     "`fulltext.eventually_consistent`: true}}",
 ]
@@ -91,6 +92,7 @@ SCHEMA = [
 # which version they apply
 SCHEMA_UPGRADES = [
     (13, "DROP INDEX symbol_search IF EXISTS"),  # the names-only index symbol_text replaces
+    (18, "DROP INDEX symbol_text IF EXISTS"),  # made again with the repository as a field
 ]
 
 

@@ -123,6 +123,14 @@ def lucene_query(match: TextMatch) -> str:
     return (" AND " if match.mode == "all" else " OR ").join(clauses)
 
 
+def in_repository(query: str, repo: str | None) -> str:
+    """A Lucene query kept to one repository's symbols (the full-text index holds `repo`)."""
+    if repo is None:
+        return query
+    quoted = repo.replace("\\", "\\\\").replace('"', '\\"')
+    return f'+repo:"{quoted}" +({query})'
+
+
 def search_index(fields: Sequence[str]) -> str:
     """The full-text index a match of `fields` asks: `symbol_text`, which holds the names,
     the context and the body — the body matched on its own, as in the SQLite store."""
@@ -286,17 +294,27 @@ class Neo4jGraphReader:
         body = asked[0][1].fields == BODY_FIELDS
         texts = "[coalesce(s.search_body, '')]" if body else _NAME_TEXTS
         terms = list(dict.fromkeys(t for _, m in asked for t in m.terms))
+        if kinds:  # filtered here: all the hits are ordered
+            best = (
+                f"CALL db.index.fulltext.queryNodes('{index}', $queries[i]) YIELD node, score "
+                f"WHERE {' AND '.join(filters)} WITH node AS s, score "
+                "ORDER BY score DESC, s.qualname LIMIT $pool "
+            )
+            queries = [lucene_query(m) for _, m in asked]
+        else:  # Lucene keeps to the repository and cuts its best itself
+            best = (
+                f"CALL db.index.fulltext.queryNodes('{index}', $queries[i], {{limit: $pool}}) "
+                "YIELD node AS s WHERE NOT s:Stub "
+            )
+            queries = [in_repository(lucene_query(m), repo) for _, m in asked]
         records = self.read(  # the candidates of every match and every term's count, one read
-            "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
-            f"CALL db.index.fulltext.queryNodes('{index}', $queries[i]) YIELD node, score "
-            f"WHERE {' AND '.join(filters)} WITH node AS s, score "
-            "ORDER BY score DESC, s.qualname LIMIT $pool "
+            f"UNWIND range(0, size($queries) - 1) AS i CALL {{ WITH i {best}"
             f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
             "RETURN i, found, null AS n "
             "UNION ALL UNWIND range(0, size($counted) - 1) AS i CALL { WITH i "
             f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]) YIELD node "
             "WHERE NOT node:Stub RETURN count(node) AS n } RETURN i, null AS found, n",
-            queries=[lucene_query(m) for _, m in asked],
+            queries=queries,
             counted=[lucene_query(TextMatch((t,), "all", asked[0][1].fields)) for t in terms],
             repo=repo,
             kinds=kinds,

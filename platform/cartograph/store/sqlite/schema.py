@@ -32,6 +32,7 @@ MIGRATIONS = {
     15: "sqlite_015_services.sql",
     16: "sqlite_016_indexed_run.sql",
     17: "sqlite_017_unknown_reasons.sql",
+    18: "sqlite_018_nothing.sql",
 }
 
 # the full-text tables over symbols (rowid = the symbol's rowid)

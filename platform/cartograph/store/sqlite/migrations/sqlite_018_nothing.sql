@@ -1,0 +1,3 @@
+-- Schema version 18 made the repository a field of the Neo4j store's full-text index (so that
+-- Lucene keeps a match to one repository and cuts its best there). The SQLite store filters by
+-- repository in SQL already: nothing changes here.
