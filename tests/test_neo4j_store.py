@@ -480,7 +480,7 @@ def test_a_graph_of_schema_17_gets_the_repository_in_its_full_text_index(tmp_pat
             "{`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: true}}"
         )
         driver.execute_query("MATCH (z:SearchSize) DELETE z")
-        driver.execute_query("MATCH (f:File) REMOVE f.search_rows")
+        driver.execute_query("MATCH (i:IndexState) REMOVE i.search_rows")
         driver.execute_query("MATCH (m:CartographMeta {key: 'schema'}) SET m.version = 17")
     store = open_store(neo4j_server.url)
     assert store.schema_version() == 18

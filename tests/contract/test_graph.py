@@ -506,7 +506,7 @@ def test_a_ranked_match_scores_as_fts5_does_on_every_store(stores, tmp_path):
             assert found == pytest.approx(wanted, rel=1e-6)
     if stores.kind == "neo4j":  # a graph an earlier version wrote: its sizes worked out
         connection = store.graph.connection
-        connection.run("MATCH (f:File) REMOVE f.search_rows")  # at the end of a run
+        connection.run("MATCH (i:IndexState) REMOVE i.search_rows")  # at the end of a run
         store.index.finish_run("shop")
         for wanted, found in zip(expected, scores(store), strict=True):
             assert found == pytest.approx(wanted, rel=1e-6)

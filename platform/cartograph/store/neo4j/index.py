@@ -78,9 +78,10 @@ def _symbol_props(s: SymbolRow) -> dict[str, Any]:
     }
 
 
-# a repository's search sizes, from those its files' and its routes' writes left (`search_size`)
+# a repository's search sizes, from those its files' writes left on their IndexState and its
+# routes' on ServiceState (`search_size`)
 SIZES_WRITTEN = (
-    "OPTIONAL MATCH (f:File {repo: $repo}) WHERE NOT f:Stub "
+    "OPTIONAL MATCH (f:IndexState {repo: $repo}) "
     "WITH count(f) - count(f.search_rows) AS unsized, sum(f.search_rows) AS search_rows, "
     "sum(f.search_tokens) AS search_tokens, "
     "sum(f.body_rows) AS body_rows, sum(f.body_tokens) AS body_tokens "
@@ -335,8 +336,8 @@ class Neo4jIndexWriter:
                     "parse_errors": w.record.parse_errors,
                     "interface": w.record.interface,
                     "aliases": w.record.aliases,
-                    **size,
                 },
+                "sizes": size,
                 "facts": w.facts,
                 "deps": w.deps,
                 "resolution": w.record.resolution,
@@ -363,7 +364,7 @@ class Neo4jIndexWriter:
                 "MERGE (i:IndexState {id: f.id}) "
                 "SET i.repo = $repo, i.path = f.path, i.facts = f.facts, i.deps = f.deps, "
                 "i.resolution = f.resolution, i.flows = f.flows, i.flows_digest = f.flows_digest, "
-                "i.http = f.http",
+                "i.http = f.http, i += f.sizes",
                 files=files,
                 repo=repo,
             ).consume()
