@@ -1,6 +1,7 @@
-"""Reads of the code graph in the Neo4j store. Search is Lucene BM25 over the same
-identifier-split text as the SQLite store (the full-text index `symbol_text`), with the same
-field weights; which words to ask for is decided above the seam (`query/ranking.py`)."""
+"""Reads of the code graph in the Neo4j store. Search matches with Lucene over the same
+identifier-split text as the SQLite store (the full-text index `symbol_text`), and ranks as the
+SQLite store does: Lucene's best candidates are scored again with FTS5's BM25 (`store.bm25`);
+which words to ask for is decided above the seam (`query/ranking.py`)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ from cartograph.store.neo4j.repos import Neo4jRepoCatalog
 
 CHUNK = 2000
 GRAPH_EDGE_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
-# search field → (the Symbol property the full-text index holds, its BM25 boost)
+# search field → (the Symbol property the full-text index holds, its Lucene boost: the order in
+# which Lucene gives the candidates a ranked match scores again with FTS5's weights)
 SEARCH_FIELDS = {
     "name": ("search_name", 10),
     "qualname": ("search_qualname", 5),
