@@ -266,8 +266,8 @@ def tasks_path(project: str) -> Path:
 
 
 def load_sets(names: Iterable[str] | None = None, half: str | None = None) -> list[LocalizationSet]:
-    """The built sets (all of PROJECTS that have a tasks.json when `names` is None), with the
-    tasks of one half only when `half` is given."""
+    """The built sets (all of PROJECTS that have a tasks.json when `names` is None; none built
+    is an error), with the tasks of one half only when `half` is given."""
     wanted = list(names) if names is not None else list(PROJECTS)
     sets: list[LocalizationSet] = []
     for name in wanted:
@@ -299,6 +299,10 @@ def load_sets(names: Iterable[str] | None = None, half: str | None = None) -> li
                 tasks,
                 data.get("branch", "main"),
             )
+        )
+    if not sets:  # never an empty report that reads as a run
+        raise FileNotFoundError(
+            f"no set is built under {CACHE}: run python -m benchmark.localization_sets"
         )
     return sets
 
