@@ -461,6 +461,31 @@ def test_a_file_written_again_keeps_what_did_not_change(tmp_path, neo4j_server):
     store.close()
 
 
+def test_the_drivers_debug_log_names_a_writes_rows_without_writing_them_out(
+    tmp_path, neo4j_server, caplog
+):
+    """The driver writes each query's parameters into a debug message, made whether or not
+    debug is logged: an index write's rows (symbols with their bodies) are written there as
+    their count, not in full (the cost was the client's, on every write)."""
+    wipe_neo4j(neo4j_server.url)
+    store = open_store(neo4j_server.url)
+    body = "\n".join(f"    marker_{n} = {n}" for n in range(400))
+    root = git_init(tmp_path / "repo")
+    write_tree(root, {f"m{k}.py": f"def f{k}():\n{body}\n    return {k}\n" for k in range(5)})
+    commit_all(root)
+    with caplog.at_level("DEBUG", logger="neo4j"):
+        index_repository(store, root, "r")
+    runs = [r.getMessage() for r in caplog.records if " C: RUN " in r.getMessage()]
+    assert runs, "the driver logged no RUN message at debug"
+    assert not [m for m in runs if "marker_399" in m]  # a body is never in a message
+    assert any(" rows>" in m for m in runs)
+    stored = store.connection.read(
+        "MATCH (s:Symbol {repo: 'r', name: 'f0'}) RETURN s.search_body AS b"
+    )
+    assert stored[0]["b"].split().count("marker") == 400  # the rows themselves went whole
+    store.close()
+
+
 def test_a_graph_of_schema_17_gets_the_repository_in_its_full_text_index(tmp_path, neo4j_server):
     """Version 18 made the repository a field of `symbol_text`, so that Lucene keeps a ranked
     match to one repository and cuts its best there. A graph an earlier version wrote (the old
