@@ -6,6 +6,7 @@ which words to ask for is decided above the seam (`query/ranking.py`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from cartograph.model import (
@@ -57,6 +58,26 @@ SIZE_KEYS = (
 )  # a SearchSize node's figures
 # (store URL, repository, index run) → its search sizes, for a graph without SearchSize nodes
 _TABLE_SIZES: dict[tuple[str, str, str], Any] = {}
+
+
+@dataclass(slots=True)
+class _Counted:
+    """What a ranked match needs besides its candidates, as the store was at a generation:
+    each term's matching rows and the table's size (None until asked)."""
+
+    generation: int
+    terms: dict[Term, int] = field(default_factory=dict)
+    table: bm25.TableSize | None = None
+
+
+# (store URL, body table or names table) → its counts at the store's last generation seen: a
+# ranked read counts only the terms missing here, and reads the generation with them (a write
+# since, and what was kept is counted again); a term common in a codebase is counted once
+_COUNTED: dict[tuple[str, bool], _Counted] = {}
+COUNTED_TERMS_KEPT = 50_000  # terms kept per table before the table's counts start again
+_GENERATION_ROW = (
+    "MATCH (m:CartographMeta {key: 'generation'}) RETURN -1 AS i, null AS found, m.value AS n"
+)
 _TOKENS = "size([word IN split({0}, ' ') WHERE word <> ''])"  # words of a search text
 # a repository's share of the full-text tables, as FTS5 sizes its tables (BM25's statistics)
 REPO_SEARCH_SIZE = (
@@ -67,6 +88,18 @@ REPO_SEARCH_SIZE = (
     "sum(CASE WHEN body <> '' THEN 1 ELSE 0 END) AS body_rows, "
     f"sum({_TOKENS.format('body')}) AS body_tokens"
 )
+
+
+def _count_terms(index: str) -> str:
+    """A read of how many symbols each of `$counted` (Lucene queries) matches in `index`:
+    rows (i, null AS found, n)."""
+    return (
+        "UNWIND range(0, size($counted) - 1) AS i CALL { WITH i "
+        f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]) YIELD node "
+        "WHERE NOT node:Stub RETURN count(node) AS n } RETURN i, null AS found, n"
+    )
+
+
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 SYMBOL_RETURN = "{" + ", ".join(f"{f}: s.{f}" for f in SYMBOL_FIELDS) + "}"
 _OTHER_RETURN = SYMBOL_RETURN.replace("s.", "o.")
@@ -309,21 +342,42 @@ class Neo4jGraphReader:
                 "YIELD node AS s WHERE NOT s:Stub "
             )
             queries = [in_repository(lucene_query(m), repo) for _, m in asked]
-        records = self.read(  # the candidates of every match and every term's count, one read
+        fields = asked[0][1].fields
+        kept = _COUNTED.get((self.connection.url, body))
+        uncounted = [t for t in terms if kept is None or t not in kept.terms]
+        records = self.read(  # the candidates of every match, the terms not counted yet and
+            # the store's generation, in one read
             f"UNWIND range(0, size($queries) - 1) AS i CALL {{ WITH i {best}"
             f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
-            "RETURN i, found, null AS n "
-            "UNION ALL UNWIND range(0, size($counted) - 1) AS i CALL { WITH i "
-            f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]) YIELD node "
-            "WHERE NOT node:Stub RETURN count(node) AS n } RETURN i, null AS found, n",
+            f"RETURN i, found, null AS n UNION ALL {_count_terms(index)} "
+            f"UNION ALL {_GENERATION_ROW}",
             queries=queries,
-            counted=[lucene_query(TextMatch((t,), "all", asked[0][1].fields)) for t in terms],
+            counted=[lucene_query(TextMatch((t,), "all", fields)) for t in uncounted],
             repo=repo,
             kinds=kinds,
             pool=limit * RESCORED_POOL["body" if body else "names"],
         )
-        matching = {terms[r["i"]]: r["n"] for r in records if r["n"] is not None}
-        table = self._table_size(body)
+        counts = {uncounted[r["i"]]: r["n"] for r in records if r["found"] is None and r["i"] >= 0}
+        generation = next((r["n"] for r in records if r["i"] == -1), None)
+        if kept is None or kept.generation != generation:  # written since: count them again
+            again = [t for t in terms if t not in counts]
+            if again:
+                records_again = self.read(
+                    _count_terms(index),
+                    counted=[lucene_query(TextMatch((t,), "all", fields)) for t in again],
+                )
+                counts.update({again[r["i"]]: r["n"] for r in records_again})
+            kept = _Counted(generation if generation is not None else -1)
+            if generation is not None:
+                _COUNTED[(self.connection.url, body)] = kept
+        if len(kept.terms) + len(counts) > COUNTED_TERMS_KEPT:
+            kept.terms.clear()
+        kept.terms.update(counts)
+        matching = {t: counts[t] if t in counts else kept.terms[t] for t in terms}
+        if kept.table is None:
+            kept.table = self._table_size(body)
+        table = kept.table
+        records = [r for r in records if r["i"] >= 0]
         for r in records:
             if r["found"] is None:
                 continue
