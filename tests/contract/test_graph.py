@@ -240,6 +240,37 @@ def test_term_counts_are_capped(shop):
     assert store.graph.term_counts([Term("refund")], cap=100) == {Term("refund"): 1}
 
 
+def test_term_counts_follow_each_index_run(stores, tmp_path):
+    """A store may keep counts it made (Neo4j keeps them per generation of the store): after a
+    run that adds a symbol saying a word, and one that removes it, the counts say so."""
+    from cartograph.index import index_repository
+    from cartograph.store.interfaces import BODY_FIELDS
+    from sample_repo import make_sample_repo
+
+    root = make_sample_repo(tmp_path / "shop")
+    store = stores.open()
+    index_repository(store, root, "shop", history=False)
+    asked = [Term("refund"), Term("rebate")]
+
+    def counts() -> tuple[dict[Term, int], dict[Term, int]]:
+        return store.graph.term_counts(asked, cap=100), store.graph.term_counts(
+            asked, cap=100, fields=BODY_FIELDS
+        )
+
+    names, bodies = counts()
+    assert names[Term("rebate")] == 0 and bodies[Term("rebate")] == 0
+    extra = root / "shop" / "rebates.py"
+    extra.write_text("def rebate(order):\n    return refund(order, rebate=True)\n")
+    index_repository(store, root, "shop", history=False)
+    added = counts()
+    assert added[0][Term("rebate")] == names[Term("rebate")] + 1
+    assert added[0][Term("refund")] == names[Term("refund")]
+    assert added[1][Term("rebate")] == 1 and added[1][Term("refund")] == bodies[Term("refund")] + 1
+    extra.unlink()
+    index_repository(store, root, "shop", history=False)
+    assert counts() == (names, bodies)
+
+
 def test_a_text_match_is_all_or_any_of_its_terms_whole_or_as_prefixes(shop):
     store, _ = shop
     graph = store.graph

@@ -5,7 +5,7 @@ which words to ask for is decided above the seam (`query/ranking.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,18 +62,18 @@ _TABLE_SIZES: dict[tuple[str, str, str], Any] = {}
 
 @dataclass(slots=True)
 class _Counted:
-    """What a ranked match needs besides its candidates, as the store was at a generation:
-    each term's matching rows and the table's size (None until asked)."""
+    """Full-text counts as the store was at a generation: each term's matching rows (up to a
+    cap) in one table, and the table's size (None until a ranked match asks it)."""
 
-    generation: int
+    generation: int | None
     terms: dict[Term, int] = field(default_factory=dict)
     table: bm25.TableSize | None = None
 
 
-# (store URL, body table or names table) → its counts at the store's last generation seen: a
-# ranked read counts only the terms missing here, and reads the generation with them (a write
-# since, and what was kept is counted again); a term common in a codebase is counted once
-_COUNTED: dict[tuple[str, bool], _Counted] = {}
+# (store URL, the table's fields, the cap) → its counts at the store's last generation seen: a
+# read counts only the terms missing here, and reads the generation with them (after a write,
+# what was kept is counted again); a term common in a codebase is counted once per process
+_COUNTED: dict[tuple[str, tuple[str, ...], int | None], _Counted] = {}
 COUNTED_TERMS_KEPT = 50_000  # terms kept per table before the table's counts start again
 _GENERATION_ROW = (
     "MATCH (m:CartographMeta {key: 'generation'}) RETURN -1 AS i, null AS found, m.value AS n"
@@ -90,12 +90,13 @@ REPO_SEARCH_SIZE = (
 )
 
 
-def _count_terms(index: str) -> str:
-    """A read of how many symbols each of `$counted` (Lucene queries) matches in `index`:
-    rows (i, null AS found, n)."""
+def _count_terms(index: str, cap: int | None) -> str:
+    """A read of how many symbols each of `$counted` (Lucene queries) matches in `index`, up to
+    `$cap` when there is a cap: rows (i, null AS found, n)."""
+    limit = ", {limit: $cap}" if cap is not None else ""
     return (
         "UNWIND range(0, size($counted) - 1) AS i CALL { WITH i "
-        f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]) YIELD node "
+        f"CALL db.index.fulltext.queryNodes('{index}', $counted[i]{limit}) YIELD node "
         "WHERE NOT node:Stub RETURN count(node) AS n } RETURN i, null AS found, n"
     )
 
@@ -253,16 +254,54 @@ class Neo4jGraphReader:
         unique = list(dict.fromkeys(terms))
         if not unique:
             return {}
-        queries = [lucene_query(TextMatch((term,), "all", fields)) for term in unique]
-        records = self.read(  # every term in one read
-            "UNWIND range(0, size($queries) - 1) AS i CALL { WITH i "
-            f"CALL db.index.fulltext.queryNodes('{search_index(fields)}', $queries[i], "
-            "{limit: $cap}) "
-            "YIELD node RETURN count(node) AS n } RETURN i, n",
-            queries=queries,
-            cap=cap,
+        counts, _kept, _rows = self._counted(
+            fields,
+            cap,
+            unique,
+            lambda counting, counted: self.read(counting, counted=counted, cap=cap),
         )
-        return {unique[r["i"]]: r["n"] for r in records}
+        return counts
+
+    def _counted(
+        self,
+        fields: tuple[str, ...],
+        cap: int | None,
+        terms: list[Term],
+        read: Callable[[str, list[str]], list],
+    ) -> tuple[dict[Term, int], _Counted, list]:
+        """Each term's matching rows (up to `cap`) in the full-text table over `fields`. Those
+        this process counted at the store's current generation are kept (`_COUNTED`); the others
+        are counted by `read(query, their Lucene queries)`, a read whose query ends with the
+        given one (rows i, found null, n; and the generation's, i = -1), which can ask more
+        before it. Returns the counts, what is kept for the table, and the read's other rows."""
+        key = (self.connection.url, fields, cap)
+        kept = _COUNTED.get(key)
+        uncounted = [t for t in terms if kept is None or t not in kept.terms]
+        index = search_index(fields)
+        records = read(
+            f"{_count_terms(index, cap)} UNION ALL {_GENERATION_ROW}",
+            [lucene_query(TextMatch((t,), "all", fields)) for t in uncounted],
+        )
+        counts = {uncounted[r["i"]]: r["n"] for r in records if r["found"] is None and r["i"] >= 0}
+        generation = next((r["n"] for r in records if r["i"] == -1), None)
+        if kept is not None and kept.generation == generation:
+            counts.update({t: kept.terms[t] for t in terms if t not in counts})
+        else:  # written since (or never counted): what was kept is counted again
+            again = [t for t in terms if t not in counts]
+            if again:
+                rows = self.read(
+                    _count_terms(index, cap),
+                    counted=[lucene_query(TextMatch((t,), "all", fields)) for t in again],
+                    cap=cap,
+                )
+                counts.update({again[r["i"]]: r["n"] for r in rows})
+            kept = _Counted(generation)
+            if generation is not None:
+                _COUNTED[key] = kept
+        if len(kept.terms) + len(counts) > COUNTED_TERMS_KEPT:
+            kept.terms.clear()
+        kept.terms.update(counts)
+        return counts, kept, [r for r in records if r["i"] >= 0 and r["found"] is not None]
 
     def search_texts(self, ids: Iterable[str]) -> dict[str, str]:
         unique = sorted(set(ids))
@@ -343,44 +382,24 @@ class Neo4jGraphReader:
             )
             queries = [in_repository(lucene_query(m), repo) for _, m in asked]
         fields = asked[0][1].fields
-        kept = _COUNTED.get((self.connection.url, body))
-        uncounted = [t for t in terms if kept is None or t not in kept.terms]
-        records = self.read(  # the candidates of every match, the terms not counted yet and
-            # the store's generation, in one read
-            f"UNWIND range(0, size($queries) - 1) AS i CALL {{ WITH i {best}"
-            f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
-            f"RETURN i, found, null AS n UNION ALL {_count_terms(index)} "
-            f"UNION ALL {_GENERATION_ROW}",
-            queries=queries,
-            counted=[lucene_query(TextMatch((t,), "all", fields)) for t in uncounted],
-            repo=repo,
-            kinds=kinds,
-            pool=limit * RESCORED_POOL["body" if body else "names"],
-        )
-        counts = {uncounted[r["i"]]: r["n"] for r in records if r["found"] is None and r["i"] >= 0}
-        generation = next((r["n"] for r in records if r["i"] == -1), None)
-        if kept is None or kept.generation != generation:  # written since: count them again
-            again = [t for t in terms if t not in counts]
-            if again:
-                records_again = self.read(
-                    _count_terms(index),
-                    counted=[lucene_query(TextMatch((t,), "all", fields)) for t in again],
-                )
-                counts.update({again[r["i"]]: r["n"] for r in records_again})
-            kept = _Counted(generation if generation is not None else -1)
-            if generation is not None:
-                _COUNTED[(self.connection.url, body)] = kept
-        if len(kept.terms) + len(counts) > COUNTED_TERMS_KEPT:
-            kept.terms.clear()
-        kept.terms.update(counts)
-        matching = {t: counts[t] if t in counts else kept.terms[t] for t in terms}
+
+        def read(counting: str, counted: list[str]) -> list:  # candidates and counts, one read
+            return self.read(
+                f"UNWIND range(0, size($queries) - 1) AS i CALL {{ WITH i {best}"
+                f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
+                f"RETURN i, found, null AS n UNION ALL {counting}",
+                queries=queries,
+                counted=counted,
+                repo=repo,
+                kinds=kinds,
+                pool=limit * RESCORED_POOL["body" if body else "names"],
+            )
+
+        matching, kept, records = self._counted(fields, None, terms, read)
         if kept.table is None:
             kept.table = self._table_size(body)
         table = kept.table
-        records = [r for r in records if r["i"] >= 0]
         for r in records:
-            if r["found"] is None:
-                continue
             at, match = asked[r["i"]]
             scoring = bm25.MatchScore(match.terms, table, matching)
             scored = [
