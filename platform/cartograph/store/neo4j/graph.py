@@ -74,7 +74,7 @@ class _Counted:
 # read counts only the terms missing here, and reads the generation with them (after a write,
 # what was kept is counted again); a term common in a codebase is counted once per process
 _COUNTED: dict[tuple[str, tuple[str, ...], int | None], _Counted] = {}
-COUNTED_TERMS_KEPT = 50_000  # terms kept per table before the table's counts start again
+COUNTED_TERMS_KEPT = 10_000  # terms kept per table (about 2 MB) before its counts start again
 _GENERATION_ROW = (
     "MATCH (m:CartographMeta {key: 'generation'}) RETURN -1 AS i, null AS found, m.value AS n"
 )

@@ -531,15 +531,19 @@ class Neo4jIndexWriter:
         """Remove placeholders a run created for targets that never appeared, size the
         repository's search texts (BM25's statistics, `graph.REPO_SEARCH_SIZE`), and wait for
         the search index (updated in the background during the run) to catch up."""
-        self.connection.run("MATCH (n:Stub {repo: $repo}) DETACH DELETE n", repo=repo)
-        sizes = self.connection.read(SIZES_WRITTEN, repo=repo)[0]
-        if sizes["unsized"]:  # files an earlier version wrote: a pass over the symbols
-            sizes = self.connection.read(REPO_SEARCH_SIZE, repo=repo)[0]
-        self.connection.run(
-            "MERGE (z:SearchSize {repo: $repo}) SET z += $sizes",
-            repo=repo,
-            sizes={key: sizes[key] or 0 for key in SIZE_KEYS},
-        )
+
+        def work(tx: Any) -> None:  # one transaction: a 1-file re-index makes about ten
+            tx.run("MATCH (n:Stub {repo: $repo}) DETACH DELETE n", repo=repo).consume()
+            sizes = tx.run(SIZES_WRITTEN, repo=repo).single()
+            if sizes["unsized"]:  # files an earlier version wrote: a pass over the symbols
+                sizes = tx.run(REPO_SEARCH_SIZE, repo=repo).single()
+            tx.run(
+                "MERGE (z:SearchSize {repo: $repo}) SET z += $sizes",
+                repo=repo,
+                sizes={key: sizes[key] or 0 for key in SIZE_KEYS},
+            ).consume()
+
+        self.connection.write(work)
         self.connection.run_auto("CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()")
 
     def update_file_stats(self, repo: str, stats: list[tuple[str, int, int]]) -> None:
