@@ -151,6 +151,27 @@ def test_a_test_class_whose_tests_are_made_at_run_time_is_selected_whole(tmp_pat
     assert answer.open_ends.get("generated") == 1
 
 
+FORMATS = {
+    "shop/__init__.py": "",
+    "shop/formats.py": (
+        "def escape(text):\n    return text.replace('<', '&lt;')\n\n\n"
+        "class HtmlHandler:\n    def handle(self, data):\n        return escape(data)\n\n\n"
+        "class XmlHandler:\n    def handle(self, data):\n        return escape(data)\n"
+    ),
+    "shop/dispatch.py": FILES["shop/dispatch.py"],
+    "tests/test_dispatch.py": FILES["tests/test_dispatch.py"].replace("handlers", "formats"),
+}
+
+
+def test_an_open_end_counts_once_however_many_of_its_names_the_walk_reaches(tmp_path):
+    # both `handle` methods reach the change; the one call naming them is one open end
+    answer = impact_of_edit(tmp_path, FORMATS, "shop/formats.py", "'&lt;'", "'&#60;'")
+    assert [(t.node, t.evidence) for t in answer.tests] == [
+        ("tests/test_dispatch.py::test_dispatch", "name")
+    ]
+    assert answer.open_ends == {"parameter": 1}
+
+
 VIEWS = {
     "views/__init__.py": "",
     "views/base.py": (

@@ -724,3 +724,23 @@ def test_a_session_that_edits_a_service_or_its_client_still_sees_the_http_edges(
     }
     assert ("client.api.create_again", "HTTP_CALLS") in create
     assert ("client.api.Users.create", "HTTP_CALLS") in create
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [FASTAPI, FLASK, DJANGO, {**CLIENTS, ".cartograph.toml": SERVICES_CONFIG}, STARLETTE],
+    ids=["fastapi", "flask", "django", "clients", "starlette"],
+)
+def test_a_files_http_rows_found_alone_are_those_of_its_whole_resolution(tmp_path, tree):
+    # impact asks for the HTTP rows of a change's files alone (a tenth of resolving them)
+    from cartograph.index.whatif import Versions
+    from cartograph.store import open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'graph.db'}")
+    root = write_tree(tmp_path / "repo", tree)
+    index(store, root, "repo")
+    paths = {p for p in tree if p.endswith(".py")}
+    versions = Versions(store, "repo", {p: (root / p).read_bytes() for p in paths})
+    whole = {path: resolution.http for path, resolution in versions.resolve(paths).items()}
+    assert sum(len(rows) for rows in whole.values()) >= 2
+    assert versions.http_rows(paths) == whole

@@ -508,6 +508,7 @@ class ReverseGraph:
         self.repos: dict[str, RepoEdges | WalkGraph] = {}
         self._consumers_of: dict[str, list[str]] = {}
         self._ancestors: dict[str, list[str]] = {}
+        self._called_from_outside: dict[str, frozenset[str] | None] = {}
 
     def edges(self, repo: str) -> RepoEdges | WalkGraph | None:
         if repo not in self.repos:
@@ -544,23 +545,36 @@ class ReverseGraph:
                 found += edges.callers.get(symbol_id, _NONE)
         return found
 
-    def dispatched_callers(self, symbol_id: str) -> list[Caller]:
+    def dispatched_callers(self, symbol_id: str, met: set[str] | None = None) -> list[Caller]:
         """The callers of the methods a method overrides (a call bound to a base class's
-        method runs the override on a subclass's instance), less sure by DISPATCH_CONFIDENCE."""
+        method runs the override on a subclass's instance), less sure by DISPATCH_CONFIDENCE.
+        `met`: the overridden methods whose callers were given already (a walk settling the
+        surest first gains nothing from them again); those of this call are added to it."""
         owner, _, name = symbol_id.rpartition(".")
         if "#" not in owner or name in NOT_DISPATCHED:
             return _NONE
         found: list[Caller] = []
         for base in self.ancestors(owner):
-            for src, via, weight in self.callers(f"{base}.{name}"):
+            overridden = f"{base}.{name}"
+            if met is not None:
+                if overridden in met:
+                    continue
+                met.add(overridden)
+            for src, via, weight in self.callers(overridden):
                 found.append((src, via, weight * DISPATCH_CONFIDENCE))
         return found
 
-    def open_callers(self, symbol_id: str) -> list[tuple[str, str, str, float]]:
+    def open_callers(
+        self, symbol_id: str, met: set[tuple[str, ...]] | None = None
+    ) -> list[tuple[str, str, str, float]]:
         """The open ends that may call the symbol, as (source, via, why, how sure): unresolved
         calls naming it in its repository and those binding into it, getattr calls whose
         literal prefix starts its name; for a dunder method, or a method of a class with a
-        base from outside (whose code may call it), its class (reached where the class is)."""
+        base from outside (whose code may call it), its class (reached where the class is).
+        `met`: the calls by name given already, as (repository, name) for the unresolved calls
+        naming a name and (repository, prefix, source) for a getattr call; they are not given
+        again (each steps to its source, which a walk settling the surest first reached the
+        first time), and those of this call are added to it."""
         repo = symbol_id[: symbol_id.index(":")]
         owner_id, _, name = symbol_id.rpartition(".")
         found: list[tuple[str, str, str, float]] = []
@@ -584,10 +598,17 @@ class ReverseGraph:
             edges = self.edges(each)
             if edges is None:
                 continue
-            for src, reason in edges.open_calls.get(name, ()):
-                found.append((src, NAME_VIA, reason, sure))
+            if met is None or (each, name) not in met:
+                for src, reason in edges.open_calls.get(name, ()):
+                    found.append((src, NAME_VIA, reason, sure))
+                if met is not None:
+                    met.add((each, name))
             for prefix, src in edges.computed_calls:
                 if name.startswith(prefix):
+                    if met is not None:
+                        if (each, prefix, src) in met:
+                            continue
+                        met.add((each, prefix, src))
                     found.append((src, NAME_VIA, "computed-name", NAME_CONFIDENCE))
         return found
 
@@ -627,6 +648,17 @@ class ReverseGraph:
         Python's standard library whose members are known without `name` among them
         (`typing.Generic`, `collections.abc.MutableMapping` and `logging.Handler` call back only
         what they define: `emit`, `__getitem__`; a base from another package may call anything)."""
+        if class_id not in self._called_from_outside:
+            self._called_from_outside[class_id] = self._outside_calls(class_id)
+        names = self._called_from_outside[class_id]
+        return names is None or name in names
+
+    def _outside_calls(self, class_id: str) -> frozenset[str] | None:
+        """The names of the class's methods code outside may call (`_callable_from_outside`):
+        None for any name (a base from outside that is not a known class of the standard
+        library), else the members of its standard-library bases (none: no base from
+        outside)."""
+        names: set[str] = set()
         for each in (class_id, *self.ancestors(class_id)):
             repo, _, rest = each.partition(":")
             edges = self.edges(repo)
@@ -634,9 +666,10 @@ class ReverseGraph:
             python = languages.language_of(rest.partition("#")[0]) == "python"
             for written, top in bases:
                 members = standard_class_members(top, written) if python and top else None
-                if members is None or name in members:
-                    return True
-        return False
+                if members is None:
+                    return None
+                names |= members
+        return frozenset(names)
 
     def _consumers(self, repo: str) -> list[str]:
         """The other repositories that bind into this one: those whose files' recorded

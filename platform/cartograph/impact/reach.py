@@ -62,6 +62,10 @@ def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
     push, pop = heapq.heappush, heapq.heappop
     known = best.get
     opaque: set[str] = set()  # the opaque tests met, counted once among the open ends
+    # what was given once needs no second time: a step to the same source from a symbol
+    # settled later is never surer (ReverseGraph's `met`), and each open end counts once
+    overridden_met: set[str] = set()
+    named_met: set[tuple[str, ...]] = set()
     while heap:
         negative, depth, node = pop(heap)
         if node in settled:
@@ -82,8 +86,10 @@ def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
             # is followed only where the way to the change is sure of each step
             if not (by_name and via in MODULE_VIAS)
         ]
-        steps += [(src, via, w, by_name) for src, via, w in graph.dispatched_callers(node)]
-        for src, via, why, weight in graph.open_callers(node):
+        steps += [
+            (src, via, w, by_name) for src, via, w in graph.dispatched_callers(node, overridden_met)
+        ]
+        for src, via, why, weight in graph.open_callers(node, named_met):
             walk.open_ends[why] += 1
             steps.append((src, via, weight, True))
         if depth == 0:  # a changed symbol: a test the graph cannot see into may run it

@@ -584,8 +584,8 @@ def _route_breaks(store: Store, found: list[Break], sides: Sides) -> list[Break]
         }
         touched = ((set(versions.fresh) | versions.gone) & set(stored)) | serving
         if touched:
-            resolved = versions.resolve(touched & set(versions.fresh))
-            changed = {path: resolved[path].http if path in resolved else None for path in touched}
+            made = versions.http_rows(touched & set(versions.fresh))
+            changed = {path: made.get(path) for path in touched}
             rows = with_changed_rows(stored, changed)
             tests = store.test_layouts().of(repo)
             after = {c.route.id for c in compose_routes(repo, rows, tests)}

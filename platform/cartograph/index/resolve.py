@@ -247,10 +247,7 @@ class Resolver:
         family = languages.family_of(path)
         if family is None:
             return None
-        resolver = self._resolvers.get(family.name)
-        if resolver is None:
-            resolver = self._resolvers[family.name] = family_resolver(family, self._inputs)
-        resolution = resolver.resolve_file(path)
+        resolution = self._family_resolver(family).resolve_file(path)
         if resolution is None:
             return None
         if family.folder_scoped:  # a file depends on which files its folder, and theirs, hold
@@ -258,6 +255,25 @@ class Resolver:
             resolution.deps |= {folder_name(p) for p in consulted if not p.startswith(("/", "~"))}
         resolution.deps = recorded_deps(resolution.deps, family, self.providers, self._local_tops)
         return resolution
+
+    def http_rows(self, path: str) -> list[list] | None:
+        """A file's HTTP rows, as its resolution has them; a family that finds them alone
+        (`resolve.family`) does not resolve the rest of the file."""
+        family = languages.family_of(path)
+        if family is None:
+            return None
+        resolver = self._family_resolver(family)
+        alone = getattr(resolver, "http_rows", None)
+        if alone is not None:
+            return alone(path)
+        resolution = resolver.resolve_file(path)
+        return resolution.http if resolution is not None else None
+
+    def _family_resolver(self, family: languages.Family) -> FamilyResolver:
+        resolver = self._resolvers.get(family.name)
+        if resolver is None:
+            resolver = self._resolvers[family.name] = family_resolver(family, self._inputs)
+        return resolver
 
     def flows_of(
         self, path: str, resolution: FileResolution, batch: Batch | None

@@ -163,6 +163,20 @@ class Versions:
 
         return _with_resolver(self, resolutions)
 
+    def http_rows(self, only: set[str]) -> dict[str, list[list]]:
+        """The HTTP rows of these files as `resolve` gives them (`FileResolution.http`),
+        without resolving the rest of each file where the family can; files without a
+        module name are left out."""
+
+        def rows(resolver: Resolver) -> dict[str, list[list]]:
+            found = {}
+            for path in self.fresh:
+                if path in only and (made := resolver.http_rows(path)) is not None:
+                    found[path] = made
+            return found
+
+        return _with_resolver(self, rows)
+
     def writes(self) -> list[FileWrite]:
         """What an index run would write for each of these files (its record, symbols, edges,
         unresolved calls, imports and body words) against the rest of the repository as

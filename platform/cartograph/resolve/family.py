@@ -60,6 +60,10 @@ class FamilyResolver(Protocol):
         has no module name to resolve under)."""
         ...
 
+    # A resolver may also define `http_rows(path) -> list[list] | None`: the file's HTTP rows
+    # as `resolve_file(path).http` has them, found without resolving the rest of the file
+    # (`index.resolve.Resolver.http_rows` resolves the whole file for the others).
+
     def loaded(self) -> int:
         """Files whose facts it holds now."""
         ...

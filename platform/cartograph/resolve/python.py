@@ -52,6 +52,7 @@ from cartograph.resolve.python_classes import ClassTable
 from cartograph.resolve.python_edges import FileResolver
 from cartograph.resolve.python_held import HeldValues
 from cartograph.resolve.python_symbols import module_symbols
+from cartograph.resolve.services import http_rows
 from cartograph.resolve.values import (
     BUILTIN,
     BUILTINS,
@@ -1011,15 +1012,26 @@ class PythonFamily:
         return self._foreign[path]
 
     def resolve_file(self, path: str) -> FileResolution | None:
+        mod = self._module_at(path)
+        return self.program.resolve_file(mod) if mod is not None else None
+
+    def http_rows(self, path: str) -> list[list] | None:
+        """The file's HTTP rows (`resolve.services`): only the calls that may send a request
+        or make a route are evaluated (a tenth of resolving the file)."""
+        mod = self._module_at(path)
+        if mod is None:
+            return None
+        with self.program.memo.recording():  # what it consulted is no dependency of anything
+            return http_rows(self.program, mod)
+
+    def _module_at(self, path: str) -> ModuleFacts | None:
         module = self.sources.names.by_path.get(path)
         if module is None:
             return None
         mod = self.program.module(module.name)
         if mod is None or mod.path != path:  # another file of the same module name
             mod = self._own_module(path, module)
-            if mod is None:
-                return None
-        return self.program.resolve_file(mod)
+        return mod
 
     def loaded(self) -> int:
         return len(self._modules) + len(self._foreign)
