@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import functools
 import posixpath
 import re
 import shlex
@@ -196,12 +197,20 @@ def is_conventional_test_path(path: str) -> bool:
     return any(part in TEST_DIRS for part in parts[:-1]) or (len(parts) > 1 and parts[0] == "test")
 
 
-def _prefix_or_glob(name: str, patterns: Iterable[str]) -> bool:
+def _prefix_or_glob(name: str, patterns: tuple[str, ...]) -> bool:
     """pytest's rule for `python_functions` and `python_classes`: a prefix, or a glob."""
-    return any(
-        name.startswith(p) or (any(c in p for c in "*?[") and fnmatch.fnmatchcase(name, p))
-        for p in patterns
-    )
+    prefixes, glob = _prefixes_and_glob(patterns)
+    return name.startswith(prefixes) or (glob is not None and glob(name) is not None)
+
+
+@functools.cache
+def _prefixes_and_glob(
+    patterns: tuple[str, ...],
+) -> tuple[tuple[str, ...], Callable[[str], object] | None]:
+    """The patterns as prefixes (every one is a prefix of itself), and the globs among them as
+    one regular expression's `match` (None: no glob)."""
+    globs = [fnmatch.translate(p) for p in patterns if any(c in p for c in "*?[")]
+    return tuple(patterns), re.compile("|".join(globs)).match if globs else None
 
 
 # --- globs (Jest's micromatch, Vitest's and Mocha's): `**`, `*`, `?`, `[…]`, `{a,b}` and the

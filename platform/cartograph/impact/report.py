@@ -674,6 +674,7 @@ def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dic
     found: dict[str, SymbolRow] = {}
     unknown: list[str] = []
     test_language: dict[str, str | None] = {}  # by path: its language, None: not a test file
+    test_name: dict[tuple[str, str, str], bool] = {}  # (repo, language, name): named as a test
     for step in reached:
         repo, _, rest = step.id.partition(":")
         path, _, qualname = rest.rpartition("#")
@@ -691,8 +692,10 @@ def _test_rows(store: Store, graph: ReverseGraph, reached: list[Reached]) -> dic
                                        qualname, "class", 0, 0, "", "", False, None)  # fmt: skip
         elif language in TEST_NAME_PREFIXES:
             name = qualname.rpartition(".")[2]
-            layout = graph.layouts.of(repo)
-            if graph.is_test_function(step.id) and layout.is_test_name(language, name):
+            key = (repo, language, name)
+            if key not in test_name:
+                test_name[key] = graph.layouts.of(repo).is_test_name(language, name)
+            if test_name[key] and graph.is_test_function(step.id):
                 found[step.id] = SymbolRow(step.id, repo, path, name, qualname, "function",
                                            0, 0, "", "", False, None)  # fmt: skip
         else:
@@ -744,6 +747,7 @@ def _tests(
     found: dict[str, TestToRun] = {}
     manifests = store.repos.manifests()
     repo_files: dict[str, set[str]] = {}
+    runners: dict[tuple[str, str], str] = {}  # by (repo, path)
 
     modules: dict[tuple[str, str], str] = {}
     by_repo: dict[str, set[str]] = {}
@@ -771,9 +775,13 @@ def _tests(
             known.depth = min(known.depth, depth)
             known.confidence = max(known.confidence, round(confidence, 3))
             return
-        if symbol.repo not in repo_files:
-            repo_files[symbol.repo] = set(store.graph.files(symbol.repo, [DJANGO_RUNNER]))
-        runner = runner_of(symbol.path, manifests.get(symbol.repo), repo_files[symbol.repo])
+        runner = runners.get((symbol.repo, symbol.path))
+        if runner is None:
+            if symbol.repo not in repo_files:
+                repo_files[symbol.repo] = set(store.graph.files(symbol.repo, [DJANGO_RUNNER]))
+            runner = runners[(symbol.repo, symbol.path)] = runner_of(
+                symbol.path, manifests.get(symbol.repo), repo_files[symbol.repo]
+            )
         found[unit_id] = TestToRun(
             symbol.repo, symbol.path, qualname, unit_id, node_id(runner, symbol.path, qualname),
             runner, depth, evidence, reaches, round(confidence, 3),
