@@ -49,6 +49,7 @@ from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
 from cartograph.testlayout import TEST_NAME_PREFIXES
+from cartograph.turns import heavy_turn
 
 TIME_BUDGET = 30.0  # seconds: reading the changed files stops then (a partial answer, said)
 MAX_AFFECTED = 200  # may-be-affected symbols listed at most
@@ -261,8 +262,24 @@ def impact_of(
     """The report of a change, within a time budget (default TIME_BUDGET seconds from now):
     the files not read when it runs out are left out, and the answer says so first (a partial
     answer, never a hang). With a `share` (percent), the tests to run are the most likely
-    within that share of the repository's suite (`within_share`)."""
+    within that share of the repository's suite (`within_share`). Computed in one of the
+    process's turns for heavy questions (`turns.heavy_turn`): the time waited for the turn is
+    not the budget's."""
     budget = budget or Budget()
+    with heavy_turn(budget.clock) as waited:
+        assert budget.started is not None
+        budget.started += waited
+        return _report(store, change, limit, min_confidence, budget, share)
+
+
+def _report(
+    store: Store,
+    change: Change,
+    limit: int,
+    min_confidence: int,
+    budget: Budget,
+    share: int | None,
+) -> Impact:
     repo = change.repo
     files = changed_files(store, change)
     notes = list(change.notes)
@@ -713,7 +730,15 @@ def tests_reaching(
     min_confidence: int = MIN_TEST_CONFIDENCE,
 ) -> tuple[list[TestToRun], list[TestCommand]]:
     """The tests to run when `symbols` change (the same walk and evidence as `impact`, from
-    symbols instead of a diff: what an agent's edit touched), and the commands that run them."""
+    symbols instead of a diff: what an agent's edit touched), and the commands that run them;
+    computed in one of the process's turns for heavy questions, as `impact_of`."""
+    with heavy_turn():
+        return _tests_reaching(store, repo, symbols, min_confidence)
+
+
+def _tests_reaching(
+    store: Store, repo: str, symbols: list[SymbolRow], min_confidence: int
+) -> tuple[list[TestToRun], list[TestCommand]]:
     graph = ReverseGraph(store)
     walk = walk_back(graph, symbols)
     reached = sorted(walk.reached.values(), key=lambda r: (r.depth, -r.confidence, r.id))

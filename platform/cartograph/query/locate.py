@@ -60,6 +60,7 @@ from cartograph.store.interfaces import (
     TextMatch,
 )
 from cartograph.testlayout import TestLayouts
+from cartograph.turns import heavy_turn
 
 CODE_KINDS = ("function", "method")  # what the map lists
 LISTED_OUTSIDE = ("examples/", "example/", "docs/", "doc/", "benchmarks/", "benchmark/")
@@ -440,9 +441,11 @@ def locate(
     min_confidence: int = MIN_CONFIDENCE,
 ) -> LocationMap:
     """The likely locations for a task's `text` (at most `limit`), the tests that exercise them
-    and a confidence (0..1); empty when the confidence is below `min_confidence` percent."""
+    and a confidence (0..1); empty when the confidence is below `min_confidence` percent.
+    Ranked in one of the process's turns for heavy questions (`turns.heavy_turn`)."""
     check_repo(store, repo)
-    ranking = rank(store, text, repo)
+    with heavy_turn():
+        ranking = rank(store, text, repo)
     chosen = ranking.functions[: min(limit, MAX_LOCATIONS)]
     if ranking.confidence * 100 < min_confidence:
         withheld, chosen = len(chosen), []
