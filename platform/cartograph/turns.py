@@ -25,15 +25,19 @@ _HOLDS_A_TURN = threading.local()
 @contextmanager
 def heavy_turn(clock: Callable[[], float] = time.monotonic) -> Iterator[float]:
     """Wait for one of the process's HEAVY_AT_ONCE turns and hold it for the block; gives the
-    time waited (by `clock`), which a caller's time budget does not count. A thread holding a
-    turn already takes no second one."""
+    time waited (by `clock`, read only when a turn is not free), which a caller's time budget
+    does not count. A thread holding a turn already takes no second one."""
     if getattr(_HOLDS_A_TURN, "held", False):
         yield 0.0
         return
-    asked = clock()
-    with _TURNS:
-        _HOLDS_A_TURN.held = True
-        try:
-            yield clock() - asked
-        finally:
-            _HOLDS_A_TURN.held = False
+    waited = 0.0
+    if not _TURNS.acquire(blocking=False):  # the clock is read only when there is a wait
+        asked = clock()
+        _TURNS.acquire()
+        waited = clock() - asked
+    _HOLDS_A_TURN.held = True
+    try:
+        yield waited
+    finally:
+        _HOLDS_A_TURN.held = False
+        _TURNS.release()
