@@ -134,8 +134,8 @@ def _walk_without(kind: str):
     def kept_callers(graph, symbol_id):
         return [c for c in callers(graph, symbol_id) if not leave(c[1], "")]
 
-    def kept_open_callers(graph, symbol_id):
-        return [c for c in open_callers(graph, symbol_id) if not leave(c[1], c[2])]
+    def kept_open_callers(graph, symbol_id, met=None):
+        return [c for c in open_callers(graph, symbol_id, met) if not leave(c[1], c[2])]
 
     ReverseGraph.callers, ReverseGraph.open_callers = kept_callers, kept_open_callers  # type: ignore[method-assign]
     try:
