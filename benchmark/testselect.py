@@ -129,19 +129,19 @@ def evaluate(name: str, faults: int, seed: int, coverage: bool) -> dict:
 def _walk_without(kind: str):
     """The impact walk with one kind of step (`LEFT_OUT`) left out: a measurement only."""
     leave = LEFT_OUT[kind]
-    callers, open_callers = ReverseGraph.callers, ReverseGraph.open_callers
+    callers, open_of = ReverseGraph._callers_at, ReverseGraph.open_of
 
-    def kept_callers(graph, symbol_id):
-        return [c for c in callers(graph, symbol_id) if not leave(c[1], "")]
+    def kept_callers(graph, number, index, symbol):
+        return [c for c in callers(graph, number, index, symbol) if not leave(c[1], "")]
 
-    def kept_open_callers(graph, symbol_id, met=None):
-        return [c for c in open_callers(graph, symbol_id, met) if not leave(c[1], c[2])]
+    def kept_open_of(graph, node, met=None):
+        return [c for c in open_of(graph, node, met) if not leave(c[1], c[2])]
 
-    ReverseGraph.callers, ReverseGraph.open_callers = kept_callers, kept_open_callers  # type: ignore[method-assign]
+    ReverseGraph._callers_at, ReverseGraph.open_of = kept_callers, kept_open_of  # type: ignore[method-assign]
     try:
         yield
     finally:
-        ReverseGraph.callers, ReverseGraph.open_callers = callers, open_callers  # type: ignore[method-assign]
+        ReverseGraph._callers_at, ReverseGraph.open_of = callers, open_of  # type: ignore[method-assign]
 
 
 def _left_out(store, name: str, truth: GroundTruth, kind: str) -> dict:

@@ -1,6 +1,7 @@
-"""What the walk graph costs an API process (issue 41): Django's edges held in dictionaries
-(`CARTOGRAPH_WALK_GRAPHS=memory`, the design before) against the mapped walk-graph file
-(`impact.walkfile`, the default), as repositories are added to the process.
+"""What the walk graph costs an API process (issue 41): Django's walk graph held by each
+process (`CARTOGRAPH_WALK_GRAPHS=memory`: in dictionaries until 2026-12-07, the report of
+2026-12-06; since then the file's bytes) against the mapped walk-graph file (`impact.walkfile`,
+the default), as repositories are added to the process.
 
 Django 5.1.4 (the sdist, `benchmark.corpora`) is committed into a fresh git repository and
 indexed once into SQLite; the store file is copied `--copies` times, so one process can hold

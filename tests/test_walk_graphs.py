@@ -141,6 +141,14 @@ def test_the_mapped_file_answers_what_the_dictionaries_hold(tmp_path):
     assert mapped.bases.get("app:nowhere.py#nothing", ()) == ()
     assert mapped.open_calls.get("no_such_name", ()) == ()
     assert "app:nowhere.py#nothing" not in mapped.test_functions
+    # each id's class or module and last name, as numbers (what a walk reads of a node)
+    method = mapped.index("app:app/core.py#app.core.Child.step")
+    assert method is not None and mapped.member(method) == "step"
+    assert mapped.text(mapped.owners[method]) == "app:app/core.py#app.core.Child"
+    helper = mapped.index("app:app/core.py#app.core.helper")
+    assert helper is not None and mapped.is_module(mapped.owners[helper])
+    named = {mapped.member(at) for at in range(len(mapped.file.ids))}
+    assert {"step", "run", "helper", "emit"} <= named
 
 
 def test_impact_answers_the_same_from_the_file_and_from_memory(tmp_path, monkeypatch):
@@ -158,7 +166,7 @@ def test_impact_answers_the_same_from_the_file_and_from_memory(tmp_path, monkeyp
     monkeypatch.setenv("CARTOGRAPH_WALK_GRAPHS", "memory")
     graph._CACHE.clear()
     from_memory = to_data(impact(open_store(url), "app", patch=patch))
-    assert isinstance(graph._CACHE[(url, "app")], graph.RepoEdges)
+    assert graph._CACHE[(url, "app")].path is None  # the file's bytes, held by the process
     assert from_file == from_memory
     assert from_file["tests"], "the change reaches tests"
     graph._CACHE.clear()
@@ -211,7 +219,8 @@ def test_a_damaged_file_is_replaced_not_trusted(tmp_path):
     written.write_bytes(b"not a walk graph")
     graph._CACHE.clear()
     edges = graph.ReverseGraph(open_store(url)).edges("app")
-    assert isinstance(edges, graph.RepoEdges) and edges.callers  # read again from the store
+    assert edges is not None and edges.file.path is None  # read again from the store
+    assert edges.callers.get("app:app/core.py#app.core.helper")
     assert not written.exists()  # and the next process writes it anew
     graph._CACHE.clear()
 

@@ -1,8 +1,8 @@
 """The callers of every symbol of the repositories a walk reaches: each repository's edges read
 whole (one store query), with the enclosing test functions of nested test code, derived once
-per index state into a file every process maps (`impact.walkfile`; or into dictionaries held
-per process) — so a walk over tens of thousands of symbols costs no store round trip per level,
-on either store."""
+per index state into a file every process maps (`impact.walkfile`; or its bytes held per
+process) — so a walk over tens of thousands of symbols costs no store round trip per level, on
+either store. A walk reads it by integer node (`ReverseGraph.node`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from cartograph import languages
 from cartograph.impact import walkfile
@@ -34,6 +35,7 @@ from cartograph.sync import default_data_dir
 from cartograph.testlayout import ENCLOSING_KINDS, TEST_NAME_PREFIXES, TestLayout
 
 log = logging.getLogger("cartograph.impact")
+T = TypeVar("T")
 REACH_TYPES = ("CALLS", "REFERENCES", "INHERITS", "ROUTES_TO", "HTTP_CALLS")
 
 Caller = tuple[str, str, float]  # (source id, via, how sure the step is)
@@ -84,6 +86,7 @@ UNWALKED_VIA = "wrapped"
 class RepoEdges:
     """One repository's edges, indexed for walking backwards."""
 
+    repo: str
     state: str  # the repository's index state they were read at (`index_state`)
     callers: dict[str, list[Caller]] = field(default_factory=dict)  # by target id
     bases: dict[str, list[str]] = field(default_factory=dict)  # class id → its bases' ids
@@ -102,8 +105,7 @@ class RepoEdges:
     opaque_tests: dict[str, str] = field(default_factory=dict)
 
 
-_CACHE: dict[tuple[str, str], RepoEdges | WalkFile] = {}
-_NONE: list[Caller] = []
+_CACHE: dict[tuple[str, str], WalkFile] = {}
 _LOCK = threading.Lock()
 
 
@@ -131,26 +133,26 @@ def walk_folder(store: Store) -> Path | None:
     return default_data_dir() / "walks" / digest
 
 
-def _mapped(store: Store, repo: str, state: str) -> RepoEdges | WalkFile:
+def _mapped(store: Store, repo: str, state: str) -> WalkFile:
     """The repository's walk graph at this index state: its file mapped (written first when
-    no process of this host has written it yet); read into dictionaries when no file can be
-    written."""
+    no process of this host has written it yet); its bytes held in memory when no file is to
+    be used or can be written."""
     folder = walk_folder(store)
     if folder is None:
-        return _load(store, repo, state)
+        return WalkFile(walkfile.encode(_load(store, repo, state)))
     path = folder / walkfile.file_name(repo, state)
     if not path.exists():
         try:
             _write_once(store, repo, state, path)
         except OSError:
             log.warning("could not write the walk graph %s", path, exc_info=True)
-            return _load(store, repo, state)
+            return WalkFile(walkfile.encode(_load(store, repo, state)))
     try:
         return WalkFile(path)
     except (OSError, ValueError):  # damaged on disk: gone, and the edges read again
         log.warning("could not map the walk graph %s", path, exc_info=True)
         path.unlink(missing_ok=True)
-        return _load(store, repo, state)
+        return WalkFile(walkfile.encode(_load(store, repo, state)))
 
 
 def _write_once(store: Store, repo: str, state: str, path: Path) -> None:
@@ -179,7 +181,7 @@ def _write_once(store: Store, repo: str, state: str, path: Path) -> None:
 
 
 def _load(store: Store, repo: str, state: str) -> RepoEdges:
-    edges = RepoEdges(state)
+    edges = RepoEdges(repo, state)
     intern = sys.intern
     records = store.graph.files(repo)
     module_of = {
@@ -419,10 +421,10 @@ def _bases_of(edges: RepoEdges, cls: str) -> list[str]:
     return ancestors_of(cls, lambda each: edges.bases.get(each, ()))
 
 
-def ancestors_of(cls: str, bases_of: Callable[[str], Iterable[str]]) -> list[str]:
+def ancestors_of(cls: T, bases_of: Callable[[T], Iterable[T]]) -> list[T]:
     """Every base class above a class, breadth first (nearest first), given each class's
-    direct bases."""
-    found: list[str] = []
+    direct bases (by id, or by a walk's node)."""
+    found: list[T] = []
     frontier = [cls]
     while frontier:
         following = []
@@ -497,25 +499,43 @@ def _module_reach(
             folder = folder.rpartition("/")[0]
 
 
+LOCAL_BITS = 32  # a walk's node: its repository's number, then its index in that repository
+
+
 class ReverseGraph:
     """The repositories' edges a walk needs, loaded as it reaches them: a repository, and the
-    repositories with edges into it (its consumers)."""
+    repositories with edges into it (its consumers).
+
+    A walk reads it by node: an integer for a symbol id (`node`, `sid`), its repository's
+    number in the high bits and the id's index in the repository's walk graph in the low ones
+    (an id the graph does not hold gets a number past them), so callers are listed without
+    reading an id as text."""
 
     def __init__(self, store: Store, states: Mapping[str, Mapping[str, FileState]] | None = None):
         self.store = store
         self.layouts = store.test_layouts()  # which symbols are tests, by repository
         self.states = dict(states or {})  # by repository: its file states, when read already
-        self.repos: dict[str, RepoEdges | WalkGraph] = {}
+        self.repos: dict[str, WalkGraph | None] = {}
         self._consumers_of: dict[str, list[str]] = {}
-        self._ancestors: dict[str, list[str]] = {}
-        self._called_from_outside: dict[str, frozenset[str] | None] = {}
+        self._called_from_outside: dict[int, frozenset[str] | None] = {}
+        # the node space: by repository number, its name, graph, ids held, and the ids its
+        # graph does not hold (numbered past them)
+        self._numbers: dict[str, int] = {}
+        self._names: list[str] = []
+        self._graphs: list[WalkGraph | None] = []
+        self._held: list[int] = []
+        self._unheld: list[list[str]] = []
+        self._unheld_nodes: dict[str, int] = {}
+        self._ancestor_nodes: dict[int, list[int]] = {}
+        self._last_parts: tuple[int, tuple[int | None, str, bool]] = (-1, (None, "", False))
 
-    def edges(self, repo: str) -> RepoEdges | WalkGraph | None:
+    def edges(self, repo: str) -> WalkGraph | None:
         if repo not in self.repos:
             states = self.states.get(repo)
             if states is None:
                 states = self.states[repo] = self.store.index.file_states(repo)
             if not states:
+                self.repos[repo] = None
                 return None
             state = index_state(states)
             key = (self.store.url, repo)
@@ -525,92 +545,217 @@ class ReverseGraph:
                 cached = _mapped(self.store, repo, state)
                 with _LOCK:
                     _CACHE[key] = cached
-            # a mapped file is read through a view of this walk's own
-            self.repos[repo] = cached.walk() if isinstance(cached, WalkFile) else cached
+            self.repos[repo] = cached.walk()  # read through a view of this walk's own
         return self.repos[repo]
 
-    def callers(self, symbol_id: str) -> list[Caller]:
-        """Every edge into the symbol, from its own repository and from those binding into
-        it."""
-        repo = symbol_id[: symbol_id.index(":")]
-        own = self.edges(repo)
-        found = own.callers.get(symbol_id, _NONE) if own is not None else _NONE
-        consumers = self._consumers(repo)
-        if not consumers:
-            return found
-        found = list(found)
-        for consumer in consumers:
-            edges = self.edges(consumer)
-            if edges is not None:
-                found += edges.callers.get(symbol_id, _NONE)
+    # ------------------------------------------------------------ nodes
+
+    def _number(self, repo: str) -> int:
+        number = self._numbers.get(repo)
+        if number is None:
+            number = self._numbers[repo] = len(self._names)
+            graph = self.edges(repo)
+            self._names.append(repo)
+            self._graphs.append(graph)
+            self._held.append(len(graph.file.ids) if graph is not None else 0)
+            self._unheld.append([])
+        return number
+
+    def node(self, symbol_id: str) -> int:
+        """The walk's node of a symbol id."""
+        number = self._number(symbol_id[: symbol_id.index(":")])
+        graph = self._graphs[number]
+        if graph is not None:
+            index = graph.index(symbol_id)
+            if index is not None:
+                return (number << LOCAL_BITS) | index
+        found = self._unheld_nodes.get(symbol_id)
+        if found is None:
+            unheld = self._unheld[number]
+            found = (number << LOCAL_BITS) | (self._held[number] + len(unheld))
+            self._unheld_nodes[symbol_id] = found
+            unheld.append(sys.intern(symbol_id))
         return found
 
-    def dispatched_callers(self, symbol_id: str, met: set[str] | None = None) -> list[Caller]:
+    def sid(self, node: int) -> str:
+        """The symbol id of a walk's node."""
+        number, index = node >> LOCAL_BITS, node & ((1 << LOCAL_BITS) - 1)
+        held = self._held[number]
+        if index < held:
+            return self._graphs[number].text(index)  # type: ignore[union-attr]
+        return self._unheld[number][index - held]
+
+    def repo_of(self, node: int) -> str:
+        return self._names[node >> LOCAL_BITS]
+
+    def _parts(self, node: int) -> tuple[int | None, str, bool]:
+        """A node's owner (the node of its class or module: `walkfile.owner_of`), its last
+        name, and whether its owner is a module of its repository."""
+        if self._last_parts[0] == node:  # a walk asks twice in a row: dispatch, open ends
+            return self._last_parts[1]
+        number, index = node >> LOCAL_BITS, node & ((1 << LOCAL_BITS) - 1)
+        graph = self._graphs[number]
+        found: tuple[int | None, str, bool]
+        if index < self._held[number]:
+            assert graph is not None
+            owner = graph.owners[index]
+            if owner == walkfile.NO_OWNER:
+                found = None, graph.member(index), False
+            else:
+                offset = number << LOCAL_BITS
+                found = offset | owner, graph.member(index), graph.is_module(owner)
+        else:
+            symbol_id = self.sid(node)
+            owner_id, name = walkfile.owner_of(symbol_id), symbol_id.rpartition(".")[2]
+            if owner_id is None:
+                found = None, name, False
+            else:
+                modular = graph is not None and owner_id in graph.modules
+                found = self.node(owner_id), name, modular
+        self._last_parts = (node, found)
+        return found
+
+    # ------------------------------------------------------------ steps, by node
+
+    def callers_of(self, node: int) -> list[tuple[int, str, float]]:
+        """Every edge into the node, from its own repository and from those binding into it:
+        (source, via, how sure)."""
+        number, index = node >> LOCAL_BITS, node & ((1 << LOCAL_BITS) - 1)
+        return self._callers_at(number, index if index < self._held[number] else None, node)
+
+    def _callers_at(
+        self, number: int, index: int | None, symbol: int | str
+    ) -> list[tuple[int, str, float]]:
+        """The callers of a symbol of the repository numbered `number`: the edges at `index`
+        in its graph (None: it holds none), and those into the symbol (a node, or an id its
+        graph may not hold) in the repositories binding into it — whose edges come from their
+        own symbols, so their sources are their own nodes."""
+        graph = self._graphs[number]
+        found = graph.caller_steps(index, number << LOCAL_BITS) if index is not None else []  # type: ignore[union-attr]
+        consumers = self._consumers(self._names[number])
+        if consumers:
+            symbol_id = symbol if isinstance(symbol, str) else self.sid(symbol)
+            for consumer in consumers:
+                each = self._number(consumer)
+                edges = self._graphs[each]
+                at = edges.index(symbol_id) if edges is not None else None
+                if at is not None:
+                    found += edges.caller_steps(at, each << LOCAL_BITS)  # type: ignore[union-attr]
+        return found
+
+    def dispatched_of(
+        self, node: int, met: set[tuple[int, str]] | None = None
+    ) -> list[tuple[int, str, float]]:
         """The callers of the methods a method overrides (a call bound to a base class's
         method runs the override on a subclass's instance), less sure by DISPATCH_CONFIDENCE.
         `met`: the overridden methods whose callers were given already (a walk settling the
         surest first gains nothing from them again); those of this call are added to it."""
-        owner, _, name = symbol_id.rpartition(".")
-        if "#" not in owner or name in NOT_DISPATCHED:
-            return _NONE
-        found: list[Caller] = []
-        for base in self.ancestors(owner):
-            overridden = f"{base}.{name}"
+        owner, name, modular = self._parts(node)
+        if owner is None or modular or name in NOT_DISPATCHED:
+            return []
+        found: list[tuple[int, str, float]] = []
+        for base in self._ancestors_of(owner):
             if met is not None:
-                if overridden in met:
+                if (base, name) in met:
                     continue
-                met.add(overridden)
-            for src, via, weight in self.callers(overridden):
+                met.add((base, name))
+            # the base's method of that name: a symbol its graph may not hold
+            number, index = base >> LOCAL_BITS, base & ((1 << LOCAL_BITS) - 1)
+            graph = self._graphs[number]
+            method = graph.child(index, name) if index < self._held[number] else None  # type: ignore[union-attr]
+            overridden: int | str
+            if method is not None:
+                overridden = (number << LOCAL_BITS) | method
+            elif self._consumers(self._names[number]):
+                overridden = f"{self.sid(base)}.{name}"
+            else:
+                continue
+            for src, via, weight in self._callers_at(number, method, overridden):
                 found.append((src, via, weight * DISPATCH_CONFIDENCE))
         return found
 
-    def open_callers(
-        self, symbol_id: str, met: set[tuple[str, ...]] | None = None
-    ) -> list[tuple[str, str, str, float]]:
-        """The open ends that may call the symbol, as (source, via, why, how sure): unresolved
+    def open_of(
+        self, node: int, met: set[tuple[int | str, ...]] | None = None
+    ) -> list[tuple[int, str, str, float]]:
+        """The open ends that may call the node, as (source, via, why, how sure): unresolved
         calls naming it in its repository and those binding into it, getattr calls whose
         literal prefix starts its name; for a dunder method, or a method of a class with a
         base from outside (whose code may call it), its class (reached where the class is).
-        `met`: the calls by name given already, as (repository, name) for the unresolved calls
-        naming a name and (repository, prefix, source) for a getattr call; they are not given
-        again (each steps to its source, which a walk settling the surest first reached the
-        first time), and those of this call are added to it."""
-        repo = symbol_id[: symbol_id.index(":")]
-        owner_id, _, name = symbol_id.rpartition(".")
-        found: list[tuple[str, str, str, float]] = []
-        own = self.edges(repo)
-        if (
-            "#" in owner_id
-            and name != "__init__"
-            and own is not None
-            and owner_id not in own.modules
-        ):
-            if name in SUBCLASS_HOOKS:
+        `met`: the calls by name given already, as (repository's number, name's node… ) keys;
+        they are not given again (each steps to its source, which a walk settling the surest
+        first reached the first time), and those of this call are added to it."""
+        number = node >> LOCAL_BITS
+        owner, name, modular = self._parts(node)
+        found: list[tuple[int, str, str, float]] = []
+        if owner is not None and name != "__init__" and self._graphs[number] is not None:
+            if modular:
+                pass  # a function of a module: no class to reach
+            elif name in SUBCLASS_HOOKS:
                 pass  # run where a subclass is defined: edges of the graph (`_subclass_hooks`)
             elif name.startswith("__") and name.endswith("__"):
-                found.append((owner_id, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
-            elif self._callable_from_outside(owner_id, name):
-                found.append((owner_id, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))
+                found.append((owner, PROTOCOL_VIA, "protocol", PROTOCOL_CONFIDENCE))
+            elif self._callable_from_outside(owner, name):
+                found.append((owner, PROTOCOL_VIA, "external-base", PROTOCOL_CONFIDENCE))
         if name.startswith("__"):
             return found  # run by syntax, or by name on `super()` (the protocol step above)
         sure = BUILTIN_NAME_CONFIDENCE if name in PROTOCOL_METHOD_NAMES else NAME_CONFIDENCE
-        for each in (repo, *self._consumers(repo)):
-            edges = self.edges(each)
+        index = node & ((1 << LOCAL_BITS) - 1)
+        for repo in (self._names[number], *self._consumers(self._names[number])):
+            each = self._number(repo)
+            edges = self._graphs[each]
             if edges is None:
                 continue
+            offset = each << LOCAL_BITS
             if met is None or (each, name) not in met:
-                for src, reason in edges.open_calls.get(name, ()):
-                    found.append((src, NAME_VIA, reason, sure))
+                held = each == number and index < self._held[number]
+                named = (
+                    edges.open_steps_at(edges.member_index(index))
+                    if held
+                    else edges.open_steps(name)
+                )
+                for src, reason in named:
+                    found.append((offset + src, NAME_VIA, reason, sure))
                 if met is not None:
                     met.add((each, name))
-            for prefix, src in edges.computed_calls:
+            for prefix, src_id in edges.computed_calls:
                 if name.startswith(prefix):
+                    src = self.node(src_id)
                     if met is not None:
                         if (each, prefix, src) in met:
                             continue
                         met.add((each, prefix, src))
                     found.append((src, NAME_VIA, "computed-name", NAME_CONFIDENCE))
         return found
+
+    def _ancestors_of(self, node: int) -> list[int]:
+        found = self._ancestor_nodes.get(node)
+        if found is None:
+            found = self._ancestor_nodes[node] = ancestors_of(node, self._bases_of)
+        return found
+
+    def _bases_of(self, node: int) -> list[int]:
+        """A class's direct bases, in declared order: nodes of its repository, or of the
+        repository a base from another comes from."""
+        number, index = node >> LOCAL_BITS, node & ((1 << LOCAL_BITS) - 1)
+        if index >= self._held[number]:
+            return []
+        graph = self._graphs[number]
+        assert graph is not None
+        offset = number << LOCAL_BITS
+        return [
+            self.node(graph.text(base)) if graph.is_foreign(base) else offset | base
+            for base in graph.base_indexes(index)
+        ]
+
+    # ------------------------------------------------------------ steps, by symbol id
+
+    def callers(self, symbol_id: str) -> list[Caller]:
+        """Every edge into the symbol (`callers_of`), by id."""
+        return [(self.sid(s), via, w) for s, via, w in self.callers_of(self.node(symbol_id))]
+
+    def open_callers(self, symbol_id: str) -> list[tuple[str, str, str, float]]:
+        """The open ends that may call the symbol (`open_of`), by id."""
+        return [(self.sid(s), via, why, w) for s, via, why, w in self.open_of(self.node(symbol_id))]
 
     def opaque_tests(self, symbol_id: str) -> dict[str, str]:
         """The tests of the symbol's repository the graph cannot see into (`RepoEdges`), which
@@ -642,29 +787,31 @@ class ReverseGraph:
         generated = sum(1 for why in edges.opaque_tests.values() if why == GENERATED_VIA)
         return count + len(files) + generated
 
-    def _callable_from_outside(self, class_id: str, name: str) -> bool:
+    def _callable_from_outside(self, class_node: int, name: str) -> bool:
         """Whether code outside the indexed repositories may call the class's method `name`:
         the class or one of its ancestors has a base from outside, one that is not a class of
         Python's standard library whose members are known without `name` among them
         (`typing.Generic`, `collections.abc.MutableMapping` and `logging.Handler` call back only
         what they define: `emit`, `__getitem__`; a base from another package may call anything)."""
-        if class_id not in self._called_from_outside:
-            self._called_from_outside[class_id] = self._outside_calls(class_id)
-        names = self._called_from_outside[class_id]
+        if class_node not in self._called_from_outside:
+            self._called_from_outside[class_node] = self._outside_calls(class_node)
+        names = self._called_from_outside[class_node]
         return names is None or name in names
 
-    def _outside_calls(self, class_id: str) -> frozenset[str] | None:
+    def _outside_calls(self, class_node: int) -> frozenset[str] | None:
         """The names of the class's methods code outside may call (`_callable_from_outside`):
         None for any name (a base from outside that is not a known class of the standard
         library), else the members of its standard-library bases (none: no base from
         outside)."""
         names: set[str] = set()
-        for each in (class_id, *self.ancestors(class_id)):
-            repo, _, rest = each.partition(":")
-            edges = self.edges(repo)
-            bases = edges.external_based.get(each, ()) if edges is not None else ()
-            python = languages.language_of(rest.partition("#")[0]) == "python"
-            for written, top in bases:
+        for each in (class_node, *self._ancestors_of(class_node)):
+            number, index = each >> LOCAL_BITS, each & ((1 << LOCAL_BITS) - 1)
+            edges = self._graphs[number]
+            if index >= self._held[number] or not edges.has_external_base(index):  # type: ignore[union-attr]
+                continue  # every class with a base from outside is held by its graph
+            symbol_id = self.sid(each)
+            python = languages.language_of(_path_of(symbol_id)) == "python"
+            for written, top in edges.external_based.get(symbol_id, ()):  # type: ignore[union-attr]
                 members = standard_class_members(top, written) if python and top else None
                 if members is None:
                     return None
@@ -685,18 +832,8 @@ class ReverseGraph:
         return self._consumers_of[repo]
 
     def ancestors(self, class_id: str) -> list[str]:
-        """Every base class above a class, nearest first (its repository's INHERITS)."""
-        known = self._ancestors.get(class_id)
-        if known is None:
-            known = self._ancestors[class_id] = self._find_ancestors(class_id)
-        return known
-
-    def _find_ancestors(self, class_id: str) -> list[str]:
-        def bases_of(cls: str) -> Iterable[str]:
-            edges = self.edges(cls.partition(":")[0])
-            return edges.bases.get(cls, ()) if edges is not None else ()
-
-        return ancestors_of(class_id, bases_of)
+        """Every base class above a class, nearest first (the INHERITS of the repositories)."""
+        return [self.sid(base) for base in self._ancestors_of(self.node(class_id))]
 
     def is_test_function(self, symbol_id: str) -> bool:
         edges = self.edges(symbol_id.partition(":")[0])

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from cartograph.impact.graph import MODULE_VIAS, OPAQUE_CONFIDENCE, ReverseGraph
+from cartograph.impact.graph import LOCAL_BITS, MODULE_VIAS, OPAQUE_CONFIDENCE, ReverseGraph
 from cartograph.model import SymbolRow
 from cartograph.store.interfaces import Store
 
@@ -28,7 +28,7 @@ class Reached:
     toward: str  # the id of the next symbol on the way to the changed code
     changed: str  # the id of the changed symbol it reaches
     crosses: bool  # the way crosses into another repository
-    by_name: bool = False  # the way passes an open end (`ReverseGraph.open_callers`)
+    by_name: bool = False  # the way passes an open end (`ReverseGraph.open_of`)
     by_import: bool = False  # the way passes an import of module-level code
 
     @property
@@ -49,23 +49,28 @@ class Walk:
 def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
     """Every symbol from which a path of calls, references or inheritance leads to a changed
     symbol — through a base-class method it overrides, and through the graph's open ends
-    (`ReverseGraph.open_callers`) — with the confidence of its surest path (the product of
-    its steps' weights: an edge's confidence, a reference's halved — `impact.graph`) and that
-    path's length; settled surest first. The changed symbols are never reached again."""
+    (`ReverseGraph.open_of`) — with the confidence of its surest path (the product of its
+    steps' weights: an edge's confidence, a reference's halved — `impact.graph`) and that
+    path's length; settled surest first. The changed symbols are never reached again. The walk
+    runs over the graph's nodes (integers), and reads as ids only what it settles."""
     walk = Walk()
-    best: dict[str, float] = {symbol.id: 1.0 for symbol in changed}
-    changed_of = {seed: seed for seed in best}  # the changed symbol each one reaches
+    best: dict[int, float] = {graph.node(symbol.id): 1.0 for symbol in changed}
+    seeds = list(best)
+    changed_of = {seed: seed for seed in seeds}  # the changed symbol each one reaches
     heap = [(-confidence, 0, seed) for seed, confidence in best.items()]
     heapq.heapify(heap)
-    settled: set[str] = set()
-    reached = walk.reached
+    settled: set[int] = set()
+    # what reaches the change: node → (depth, confidence, via, toward, changed, crosses,
+    # by name, by import), as `Reached` says
+    found: dict[int, tuple[int, float, str, int, int, bool, bool, bool]] = {}
     push, pop = heapq.heappush, heapq.heappop
     known = best.get
-    opaque: set[str] = set()  # the opaque tests met, counted once among the open ends
-    # what was given once needs no second time: a step to the same source from a symbol
+    opaque: set[int] = set()  # the opaque tests met, counted once among the open ends
+    # what was given once needs no second time: a step to the same source from a node
     # settled later is never surer (ReverseGraph's `met`), and each open end counts once
-    overridden_met: set[str] = set()
-    named_met: set[tuple[str, ...]] = set()
+    overridden_met: set[tuple[int, str]] = set()  # (base class, name)
+    named_met: set[tuple[int | str, ...]] = set()
+    repo_bits = LOCAL_BITS
     while heap:
         negative, depth, node = pop(heap)
         if node in settled:
@@ -75,41 +80,57 @@ def walk_back(graph: ReverseGraph, changed: Iterable[SymbolRow]) -> Walk:
             walk.stopped = True
             break
         here = -negative
-        onward = reached.get(node)
-        repo = node[: node.index(":")]
+        onward = found.get(node)
+        repo = node >> repo_bits
         toward = changed_of[node]
-        by_name = bool(onward and onward.by_name)
+        by_name = onward is not None and onward[6]
+        by_import = onward is not None and onward[7]
+        crossed = onward is not None and onward[5]
         steps = [
             (src, via, weight, by_name)
-            for src, via, weight in graph.callers(node)
+            for src, via, weight in graph.callers_of(node)
             # an import runs module-level code: every importer reaches what it calls, so it
             # is followed only where the way to the change is sure of each step
             if not (by_name and via in MODULE_VIAS)
         ]
         steps += [
-            (src, via, w, by_name) for src, via, w in graph.dispatched_callers(node, overridden_met)
+            (src, via, w, by_name) for src, via, w in graph.dispatched_of(node, overridden_met)
         ]
-        for src, via, why, weight in graph.open_callers(node, named_met):
+        for src, via, why, weight in graph.open_of(node, named_met):
             walk.open_ends[why] += 1
             steps.append((src, via, weight, True))
         if depth == 0:  # a changed symbol: a test the graph cannot see into may run it
-            for src, why in graph.opaque_tests(node).items():
+            for test, why in graph.opaque_tests(graph.sid(node)).items():
+                src = graph.node(test)
                 if src not in opaque:
                     opaque.add(src)
                     walk.open_ends[why] += 1
                 steps.append((src, why, OPAQUE_CONFIDENCE, True))
         for src, via, weight, named in steps:
             surer = here * weight
-            if surer < WALK_FLOOR or surer <= known(src, 0.0):
+            if surer < WALK_FLOOR:
                 continue
+            before = known(src, 0.0)
+            if surer <= before:
+                # an equally sure way replaces the one found only where it is static and that
+                # one passes an open end (from which importers are not followed): what the
+                # walk reaches does not hang on which of the two it met first
+                if surer < before or named or src in settled:
+                    continue
+                previous = found.get(src)
+                if previous is None or not previous[6]:
+                    continue
             best[src] = surer
             changed_of[src] = toward
-            crosses = not src.startswith(repo + ":") or bool(onward and onward.crosses)
-            imports = via in MODULE_VIAS or bool(onward and onward.by_import)
-            reached[src] = Reached(
-                src, depth + 1, surer, via, node, toward, crosses, named, imports
-            )
+            crosses = crossed or src >> repo_bits != repo
+            imports = by_import or via in MODULE_VIAS
+            found[src] = (depth + 1, surer, via, node, toward, crosses, named, imports)
             push(heap, (-surer, depth + 1, src))
+    ids = {node: graph.sid(node) for node in (*seeds, *found)}  # each read once
+    walk.reached = {
+        ids[node]: Reached(ids[node], d, c, via, ids[t], ids[ch], x, n, i)
+        for node, (d, c, via, t, ch, x, n, i) in found.items()
+    }
     return walk
 
 

@@ -11,12 +11,18 @@ a process holds a few small tables and reads the pages a walk touches. The file:
   a multiple of 8 bytes;
 - the symbol ids as a string table (`ids`: UTF-8 bytes, uint32 offsets, and an
   open-addressing hash table of uint32 slots keyed by CRC-32, so finding an id reads one or two
-  of them), and the same for the names unresolved calls call (`names`);
+  of them), and the same for names (`names`: those unresolved calls call, and each id's last
+  name);
+- each id's owner (`owners`: the index of the id before its last dot when that is a symbol,
+  every such owner being an id of the table; else NO_OWNER) and its last name (`members`: an
+  index into `names`), so a walk finds a method's class and name without reading it as text;
+  and each id's members (`children`: CSR, by last name's index, for a class's method by name);
 - the callers of each id in CSR form (`callers.start`: uint32 offsets by target; `.src`:
   uint32 ids; `.via`: uint8 into the vias; `.weight`: float64, the weights `_load` computed,
   unrounded), each list in the order `_load` made it;
 - the bases of each class (CSR, in declared order), one flag byte per id (a function of test
-  code, a module), and the unresolved calls by the name they call (CSR of source and reason).
+  code, a module, an id of another repository, a class with a base from outside), and the
+  unresolved calls by the name they call (CSR of source and reason).
 
 A file is named by the index state it was built at and the code that derives it
 (`derivation()`: a digest of the library's modules), so a write that changes an edge, or
@@ -27,6 +33,7 @@ renamed into place; the processes of a host take turns to build one (impact.grap
 from __future__ import annotations
 
 import array
+import bisect
 import hashlib
 import json
 import mmap
@@ -39,9 +46,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-MAGIC = b"CGWALK1\0"
+MAGIC = b"CGWALK2\0"
+NO_OWNER = 0xFFFFFFFF  # `owners`: the id is not a member of a symbol
 _LENGTH = struct.Struct("<I")
-_TEST_FUNCTION, _MODULE = 1, 2
+# flags: _FOREIGN, an id of another repository; _EXTERNAL, a class with a base from outside
+_TEST_FUNCTION, _MODULE, _FOREIGN, _EXTERNAL = 1, 2, 4, 8
 
 
 LIBRARY = Path(__file__).resolve().parents[1]  # platform/cartograph
@@ -68,6 +77,13 @@ def file_prefix(repo: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in repo)[:60]
     repo_digest = hashlib.blake2b(repo.encode(), digest_size=4).hexdigest()
     return f"{safe}-{repo_digest}-"
+
+
+def owner_of(symbol_id: str) -> str | None:
+    """The id before a symbol id's last dot, when that is a symbol (its class, or its
+    module): a method's class, a function's module."""
+    owner = symbol_id.rpartition(".")[0]
+    return owner if "#" in owner else None
 
 
 # ---------------------------------------------------------------- writing
@@ -117,6 +133,21 @@ def _add_strings(writer: _Writer, name: str, texts: list[str]) -> None:
 
 def write(edges: Any, path: Path) -> None:
     """Write `edges` (a RepoEdges) to `path`, atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "wb") as out:
+        for part in _encoded(edges):
+            out.write(part)
+    os.replace(temporary, path)
+
+
+def encode(edges: Any) -> bytes:
+    """`edges` (a RepoEdges) as the bytes of a walk-graph file: what a process that may not
+    write files holds instead (`WalkFile(encode(edges))`)."""
+    return b"".join(_encoded(edges))
+
+
+def _encoded(edges: Any) -> list[bytes]:
     ids: dict[str, int] = {}
 
     def number(text: str) -> int:
@@ -138,6 +169,13 @@ def write(edges: Any, path: Path) -> None:
     for calls in edges.open_calls.values():
         for src, _reason in calls:
             number(src)
+    for cls in edges.external_based:
+        number(cls)
+    for text in list(ids):  # every owner is an id too (a class reached by its dunders)
+        owner = owner_of(text)
+        while owner is not None and owner not in ids:
+            number(owner)
+            owner = owner_of(owner)
     count = len(ids)
     vias: dict[str, int] = {}
     reasons: dict[str, int] = {}
@@ -171,13 +209,45 @@ def write(edges: Any, path: Path) -> None:
         flags[ids[sid]] |= _TEST_FUNCTION
     for sid in edges.modules:
         flags[ids[sid]] |= _MODULE
+    for cls in edges.external_based:
+        flags[ids[cls]] |= _EXTERNAL
+    own = f"{edges.repo}:"
+    for sid, at in ids.items():
+        if not sid.startswith(own):
+            flags[at] |= _FOREIGN
     writer.add("flags", flags)
 
     names = list(edges.open_calls)
+    named = {name: at for at, name in enumerate(names)}
+    owners, members = _uint32(), _uint32()
+    for text in ids:
+        owner = owner_of(text)
+        owners.append(NO_OWNER if owner is None else ids[owner])
+        name = text.rpartition(".")[2]
+        found = named.get(name)
+        if found is None:
+            found = named[name] = len(names)
+            names.append(name)
+        members.append(found)
+    writer.add("owners", owners)
+    writer.add("members", members)
+    children: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    for at, owner in enumerate(owners):
+        if owner != NO_OWNER:
+            children[owner].append((members[at], at))
+    start, child_member, child_id = _uint32([0]), _uint32(), _uint32()
+    for each in children:
+        for member, at in sorted(each):
+            child_member.append(member)
+            child_id.append(at)
+        start.append(len(child_id))
+    writer.add("children.start", start)
+    writer.add("children.member", child_member)
+    writer.add("children.id", child_id)
     _add_strings(writer, "names", names)
     start, src, reason = _uint32([0]), _uint32(), array.array("B")
     for name in names:
-        for caller, why in edges.open_calls[name]:
+        for caller, why in edges.open_calls.get(name, ()):
             src.append(ids[caller])
             reason.append(reasons.setdefault(why, len(reasons)))
         start.append(len(src))
@@ -199,28 +269,26 @@ def write(edges: Any, path: Path) -> None:
         }
     ).encode()
     header += b" " * (-(len(MAGIC) + _LENGTH.size + len(header)) % 8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        out.write(MAGIC + _LENGTH.pack(len(header)) + header)
-        for part in writer.parts:
-            out.write(part)
-    os.replace(temporary, path)
+    return [MAGIC + _LENGTH.pack(len(header)) + header, *writer.parts]
 
 
 # ---------------------------------------------------------------- reading
 
 
 class WalkFile:
-    """A mapped walk-graph file, shared by the walks of a process; each walk reads it through a
-    `WalkGraph` of its own (`walk()`)."""
+    """A mapped walk-graph file (or its bytes held in memory: `encode`), shared by the walks of
+    a process; each walk reads it through a `WalkGraph` of its own (`walk()`)."""
 
-    def __init__(self, path: Path) -> None:
-        with open(path, "rb") as opened:
-            self._map = mmap.mmap(opened.fileno(), 0, access=mmap.ACCESS_READ)
+    def __init__(self, source: Path | bytes) -> None:
+        self.path = None if isinstance(source, bytes) else source  # None: held in memory
+        if isinstance(source, bytes):
+            self._map: mmap.mmap | bytes = source
+        else:
+            with open(source, "rb") as opened:
+                self._map = mmap.mmap(opened.fileno(), 0, access=mmap.ACCESS_READ)
         whole = memoryview(self._map)
         if bytes(whole[: len(MAGIC)]) != MAGIC:
-            raise ValueError(f"{path} is not a walk-graph file")
+            raise ValueError("not a walk-graph file")
         (length,) = _LENGTH.unpack_from(whole, len(MAGIC))
         begin = len(MAGIC) + _LENGTH.size
         header = json.loads(bytes(whole[begin : begin + length]))
@@ -301,6 +369,59 @@ class WalkGraph:
         self.test_functions = _Flagged(self, _TEST_FUNCTION)
         self.modules = _Flagged(self, _MODULE)
         self.open_calls = _OpenCalls(self)
+        arrays = file.arrays
+        self._starts, self._sources = arrays["callers.start"], arrays["callers.src"]
+        self._via_codes, self._weights = arrays["callers.via"], arrays["callers.weight"]
+        self._vias = file.vias
+        self._open_steps: dict[int, list[tuple[int, str]]] = {}
+        self.owners, self._members = arrays["owners"], arrays["members"]
+        self.flags = arrays["flags"]
+        self._base_starts, self._base_targets = arrays["bases.start"], arrays["bases.dst"]
+        self._child_starts, self._child_members = (
+            arrays["children.start"],
+            arrays["children.member"],
+        )
+        self._child_ids = arrays["children.id"]
+        self._name_indexes: dict[str, int | None] = {}
+        self._names: list[str | None] = [None] * len(file.names)
+
+    def member_index(self, index: int) -> int:
+        """The index among the names of the last name of the id at `index`."""
+        return self._members[index]
+
+    def member(self, index: int) -> str:
+        """The last name of the id at `index`."""
+        at = self._members[index]
+        found = self._names[at]
+        if found is None:
+            found = self._names[at] = sys.intern(self.file.names.text(at))
+        return found
+
+    def is_module(self, index: int) -> bool:
+        return bool(self.flags[index] & _MODULE)
+
+    def has_external_base(self, index: int) -> bool:
+        """Whether the class at `index` has a base from outside (`external_based`)."""
+        return bool(self.flags[index] & _EXTERNAL)
+
+    def is_foreign(self, index: int) -> bool:
+        """Whether the id at `index` is of another repository (a base class, a callee)."""
+        return bool(self.flags[index] & _FOREIGN)
+
+    def child(self, index: int, name: str) -> int | None:
+        """The index of the member `name` of the id at `index` (a class's method), if held."""
+        at = self.name_index(name)
+        if at is None:
+            return None
+        start, members = self._child_starts, self._child_members
+        begin, end = start[index], start[index + 1]
+        found = bisect.bisect_left(members, at, begin, end)
+        return self._child_ids[found] if found < end and members[found] == at else None
+
+    def base_indexes(self, index: int) -> list[int]:
+        """The indexes of the bases of the class at `index`, in declared order."""
+        start, bases = self._base_starts, self._base_targets
+        return [bases[at] for at in range(start[index], start[index + 1])]
 
     def index(self, sid: str) -> int | None:
         found = self._indexes.get(sid, -1)
@@ -314,6 +435,36 @@ class WalkGraph:
             found = self._texts[index] = sys.intern(self.file.ids.text(index))
         return found
 
+    def caller_steps(self, index: int, offset: int) -> list[tuple[int, str, float]]:
+        """The callers of the id at `index` as (source's index + `offset`, via, weight): a
+        walk's nodes (`ReverseGraph.node`), no id read as text."""
+        start = self._starts
+        return [
+            (offset + self._sources[at], self._vias[self._via_codes[at]], self._weights[at])
+            for at in range(start[index], start[index + 1])
+        ]
+
+    def open_steps(self, name: str) -> list[tuple[int, str]]:
+        """The unresolved calls naming `name`: (source's index, reason)."""
+        at = self.name_index(name)
+        return self.open_steps_at(at) if at is not None else []
+
+    def open_steps_at(self, name_index: int) -> list[tuple[int, str]]:
+        """`open_steps` of the name at `name_index` of the names (`member_index`)."""
+        found = self._open_steps.get(name_index)
+        if found is None:
+            file = self.file
+            span = file.span("open.start", name_index)
+            src, reason, reasons = file.arrays["open.src"], file.arrays["open.reason"], file.reasons
+            found = self._open_steps[name_index] = [(src[at], reasons[reason[at]]) for at in span]
+        return found
+
+    def name_index(self, name: str) -> int | None:
+        at = self._name_indexes.get(name, -1)
+        if at == -1:
+            at = self._name_indexes[name] = self.file.names.index(name)
+        return at
+
 
 class _Callers:
     """`callers.get(target, default)`: [(source, via, weight)] as RepoEdges has them."""
@@ -321,23 +472,14 @@ class _Callers:
     def __init__(self, walk: WalkGraph) -> None:
         self._walk = walk
         self._listed: dict[str, list[tuple[str, str, float]]] = {}
-        arrays = walk.file.arrays
-        self._start, self._src = arrays["callers.start"], arrays["callers.src"]
-        self._via, self._weight = arrays["callers.via"], arrays["callers.weight"]
-        self._vias = walk.file.vias
 
     def get(self, target: str, default: Any = None) -> Any:
         found = self._listed.get(target)
         if found is None:
-            index = self._walk.file.ids.index(target)  # asked once a walk: no memo of it
-            if index is None:
-                found = []
-            else:
-                begin, end = self._start[index], self._start[index + 1]
-                src, via, weight, vias = self._src, self._via, self._weight, self._vias
-                text = self._walk.text
-                found = [(text(src[at]), vias[via[at]], weight[at]) for at in range(begin, end)]
-            self._listed[target] = found
+            walk = self._walk
+            index = walk.index(target)
+            steps = walk.caller_steps(index, 0) if index is not None else []
+            found = self._listed[target] = [(walk.text(src), via, w) for src, via, w in steps]
         return found if found else default
 
 
@@ -349,11 +491,9 @@ class _Bases:
 
     def get(self, cls: str, default: Any = None) -> Any:
         walk = self._walk
-        span = walk.file.span("bases.start", walk.index(cls))
-        if not span:
-            return default
-        dst = walk.file.arrays["bases.dst"]
-        return [walk.text(dst[at]) for at in span]
+        index = walk.index(cls)
+        bases = walk.base_indexes(index) if index is not None else None
+        return [walk.text(base) for base in bases] if bases else default
 
     def __contains__(self, cls: object) -> bool:
         return isinstance(cls, str) and self.get(cls) is not None
@@ -390,9 +530,7 @@ class _OpenCalls:
     def get(self, name: str, default: Any = None) -> Any:
         found = self._listed.get(name)
         if found is None:
-            walk = self._walk
-            span = walk.file.span("open.start", walk.file.names.index(name))
-            src, reason = walk.file.arrays["open.src"], walk.file.arrays["open.reason"]
-            reasons, text = walk.file.reasons, walk.text
-            found = self._listed[name] = [(text(src[at]), reasons[reason[at]]) for at in span]
+            text = self._walk.text
+            found = [(text(src), why) for src, why in self._walk.open_steps(name)]
+            self._listed[name] = found
         return found if found else default
