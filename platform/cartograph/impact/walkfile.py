@@ -433,6 +433,7 @@ class WalkGraph:
         found = self._texts[index]
         if found is None:
             found = self._texts[index] = sys.intern(self.file.ids.text(index))
+            self._indexes[found] = index  # what a walk read, it is asked of next (is it a test?)
         return found
 
     def caller_steps(self, index: int, offset: int) -> list[tuple[int, str, float]]:
