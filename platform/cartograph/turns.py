@@ -5,8 +5,8 @@ They are pure Python, so threads share one core's worth of them (the interpreter
 at once answer no sooner, and each holds what it computes while it runs (an impact of a
 Django change: its 30,000 reached symbols and 18,000 tests; a map: its thousands of scored
 candidates), which the process keeps as its own memory afterwards. Sixteen threads asking
-impact and locate on Django at once measured 2.1 GB at their peak and answered 90 questions in
-a minute; two at a time, 0.5 GB and 130 questions (`docs/deploy.md`).
+impact and locate on Django in Neo4j for 45 s peaked at 956-1,060 MB all at once, and at
+483-523 MB two at a time, answering as many questions (49-56 against 47-52; `docs/deploy.md`).
 """
 
 from __future__ import annotations
