@@ -1162,3 +1162,33 @@ def test_bad_targets_give_clear_errors(tmp_path, stores):
     with pytest.raises(SymbolNotFound):
         explain(store, "no_such_function")
     assert [o.email for o in owners(store, "pkg").owners] == [ALICE[1]]
+
+
+def test_impact_names_whom_to_ask_and_what_usually_changes_with_each_file(tmp_path, stores):
+    """An impact reads the history of every file it changes at once (one read per kind, on
+    Neo4j as on SQLite) and gives each its own owners and partners."""
+    from cartograph.impact.report import impact
+
+    repo = Repo(tmp_path / "pair")
+    models = "def save(x):\n    return x\n"
+    views = "from app.models import save\n\n\ndef show(x):\n    return save(x)\n"
+    repo.commit("start", ALICE, "2023-01-02", files={"app/__init__.py": "",
+                "app/models.py": models, "app/views.py": views, "app/alone.py": "A = 1\n"})  # fmt: skip
+    for n in range(1, 5):  # models and views change together, by Alice; alone.py by Bob
+        repo.commit(f"pair {n}", ALICE, f"2023-02-0{n}", files={
+            "app/models.py": models + f"\nN = {n}\n", "app/views.py": views + f"\nN = {n}\n"})  # fmt: skip
+        repo.commit(f"alone {n}", BOB, f"2023-03-0{n}", files={"app/alone.py": f"A = {n}\n"})
+    store = stores.open()
+    index(store, repo.root, "pair")
+    patch = (
+        "--- a/app/models.py\n+++ b/app/models.py\n@@ -1,2 +1,2 @@\n def save(x):\n"
+        "-    return x\n+    return x or 0\n"
+        "--- a/app/alone.py\n+++ b/app/alone.py\n@@ -1 +1 @@\n-A = 4\n+A = 5\n"
+    )
+    answer = impact(store, "pair", patch=patch)
+
+    people = {area.area: [name for _email, name, _share in area.owners] for area in answer.owners}
+    assert people == {"app/models.py": [ALICE[0]], "app/alone.py": [BOB[0], ALICE[0]]}
+    assert [(m.name, m.with_, m.count) for m in answer.missing if m.level == "file"] == [
+        ("app/views.py", "app/models.py", 5)
+    ]

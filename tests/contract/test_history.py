@@ -59,7 +59,13 @@ def test_commits_touches_and_history_reads(stores):
         ("c2", 3),
         ("c1", 3),
     ]
-    assert len(store.history.touches_under("r", "a.py", exact=True)) == 4
+    touched = store.history.file_touches("r", ["a.py", "b.py", "gone.py"])
+    assert [t.sha for t in touched["a.py"]] == ["c4", "c3", "c2", "c1"]  # newest first
+    assert [t.sha for t in touched["b.py"]] == ["c2", "c1"] and touched["gone.py"] == []
+    assert [(t.sha, t.target) for t in store.history.touches_under("r", "")][:2] == [
+        ("c4", "a.py"),
+        ("c3", "a.py"),
+    ]
 
 
 def test_weights_are_computed_above_the_seam_and_stored_as_given(stores):
@@ -72,21 +78,25 @@ def test_weights_are_computed_above_the_seam_and_stored_as_given(stores):
     }
     assert counts == {("a.py", "b.py"): (2, 4, 2), ("a.py", "c.py"): (1, 4, 1)}
     refresh_weights(store.history, "r")
-    partners = store.history.cochanges("r", "a.py", 1, 10)
+    partners = store.history.cochanges("r", ["a.py", "b.py", "gone.py"], 1, 10)
     # weight = count / min(changes): b changed twice, both times with a; c once, with a
-    assert [(c.other, c.count, c.weight) for c in partners] == [("b.py", 2, 1.0), ("c.py", 1, 1.0)]
-    assert [(c.other, c.weight) for c in store.history.cochanges("r", "b.py", 1, 10)] == [
-        ("a.py", 1.0)
+    assert [(c.other, c.count, c.weight) for c in partners["a.py"]] == [
+        ("b.py", 2, 1.0),
+        ("c.py", 1, 1.0),
     ]
-    assert [c.other for c in store.history.cochanges("r", "a.py", 2, 10)] == ["b.py"]  # min count
-    symbol_partners = store.history.symbol_cochanges(ids["a.py"], 1, 10)
-    assert [(c.other, c.weight) for c in symbol_partners] == [
+    assert [(c.other, c.weight) for c in partners["b.py"]] == [("a.py", 1.0)]
+    assert partners["gone.py"] == []
+    assert [c.other for c in store.history.cochanges("r", ["a.py"], 2, 10)["a.py"]] == ["b.py"]
+    assert [c.other for c in store.history.cochanges("r", ["a.py"], 1, 1)["a.py"]] == ["b.py"]
+    symbol_partners = store.history.symbol_cochanges([ids["a.py"], ids["c.py"]], 1, 10)
+    assert [(c.other, c.weight) for c in symbol_partners[ids["a.py"]]] == [
         (ids["b.py"], 1.0),
         (ids["c.py"], 1.0),
     ]
+    assert [c.other for c in symbol_partners[ids["c.py"]]] == [ids["a.py"]]
     # the store keeps what it is handed
     store.history.set_pair_weights("r", "file", [PairWeight("a.py", "c.py", 0.25)])
-    assert [(c.other, c.weight) for c in store.history.cochanges("r", "c.py", 1, 10)] == [
+    assert [(c.other, c.weight) for c in store.history.cochanges("r", ["c.py"], 1, 10)["c.py"]] == [
         ("a.py", 0.25)
     ]
 
@@ -104,7 +114,7 @@ def test_after_more_commits_only_the_pairs_of_moved_counts_are_weighed_again(sto
     assert [(p.a, p.b, p.count, p.changes_b) for p in touching_b] == [("a.py", "b.py", 2, 4)]
     store.history.set_pair_weights("r", "file", [PairWeight("a.py", "c.py", 0.5)])  # marker
     refresh_weights(store.history, "r", files={"b.py"}, symbols=set())
-    weights = {c.other: c.weight for c in store.history.cochanges("r", "a.py", 1, 10)}
+    weights = {c.other: c.weight for c in store.history.cochanges("r", ["a.py"], 1, 10)["a.py"]}
     assert weights == {"b.py": 0.5, "c.py": 0.5}  # a-b: 2 / min(4, 4); a-c not weighed again
 
 

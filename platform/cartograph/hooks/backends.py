@@ -163,7 +163,7 @@ class LocalBackend:
             for row in graph.edges_of([s.id for s in symbols], "in", ["CALLS", "REFERENCES"])
             if row.other is not None and row.other.repo == repo
         }
-        files |= {c.other for c in self.store.history.cochanges(repo, path, 2, 10)}
+        files |= {c.other for c in self.store.history.cochanges(repo, [path], 2, 10)[path]}
         files.discard(path)
         return files
 

@@ -45,7 +45,7 @@ from cartograph.model import SymbolRow
 from cartograph.query import answers as answer_cache
 from cartograph.query.answers import cacheable
 from cartograph.query.common import Envelope, Freshness, check_repo
-from cartograph.query.history import HALF_LIFE_DAYS, Target, target_owners
+from cartograph.query.history import HALF_LIFE_DAYS, Target, files_owners, target_owners
 from cartograph.resolve.values import PROTOCOL_METHOD_NAMES
 from cartograph.store.interfaces import Store
 from cartograph.testlayout import TEST_NAME_PREFIXES
@@ -194,6 +194,7 @@ def impact(
     reached at least `min_confidence` percent sure (safe), or with a `budget`, the most likely
     within that percentage of the suite."""
     clock = Budget()  # reading and applying the patch counts too
+    store = store.answering()
     check_repo(store, repo)
     if patch is not None and (base or head):
         raise Invalid("give either a patch or --base and --head, not both")
@@ -269,7 +270,7 @@ def impact_of(
     with heavy_turn(budget.clock) as waited:
         assert budget.started is not None
         budget.started += waited
-        return _report(store, change, limit, min_confidence, budget, share)
+        return _report(store.answering(), change, limit, min_confidence, budget, share)
 
 
 def _report(
@@ -733,7 +734,7 @@ def tests_reaching(
     symbols instead of a diff: what an agent's edit touched), and the commands that run them;
     computed in one of the process's turns for heavy questions, as `impact_of`."""
     with heavy_turn():
-        return _tests_reaching(store, repo, symbols, min_confidence)
+        return _tests_reaching(store.answering(), repo, symbols, min_confidence)
 
 
 def _tests_reaching(
@@ -883,6 +884,16 @@ def _owners_to_ask(
     for test in tests:
         if test.repo != repo:
             areas.append((test.repo, "file", test.path, "tests"))
+    # the history of the files asked first (most give owners), read at once per repository
+    first = list(dict.fromkeys((area_repo, path) for area_repo, _k, path, _w in areas))
+    asked: dict[str, list[str]] = {}
+    for area_repo, path in first[: MAX_OWNER_AREAS * 2]:
+        asked.setdefault(area_repo, []).append(path)
+    owners = {
+        (area_repo, answer.target.path): answer
+        for area_repo, paths in asked.items()
+        for answer in files_owners(store, area_repo, paths, 3, HALF_LIFE_DAYS)
+    }
     seen: set[tuple[str, str]] = set()
     found: list[AreaOwners] = []
     for done, (area_repo, kind, path, why) in enumerate(areas):
@@ -891,7 +902,9 @@ def _owners_to_ask(
         if budget and budget.spent(f"owners were asked for {done:,} of {len(areas):,} files"):
             break
         seen.add((area_repo, path))
-        answer = target_owners(store, Target(kind, area_repo, path), 3, HALF_LIFE_DAYS)
+        answer = owners.get((area_repo, path)) or target_owners(
+            store, Target(kind, area_repo, path), 3, HALF_LIFE_DAYS
+        )
         people = [(o.email, o.name, o.share) for o in answer.owners if not o.bot]
         if people or answer.codeowners:
             found.append(AreaOwners(area_repo, path, why, people, answer.codeowners))
@@ -910,14 +923,18 @@ def _missing(
     budget lasts)."""
     in_diff = {p for f in files for p in (f.path, f.old_path) if p}
     best: dict[tuple[str, str], MissingCoChange] = {}
+    partners_of = store.history.cochanges(  # one read for every file
+        repo,
+        [item.old_path for item in files if item.old_path and item.indexed],
+        MIN_MISSING_COUNT,
+        COCHANGE_READ,
+    )
     for done, item in enumerate(files):
         if not item.old_path or not item.indexed:
             continue
         if budget and budget.spent(f"co-changes were read for {done:,} of {len(files):,} files"):
             return sorted(best.values(), key=lambda m: (-m.score, -m.count, m.name))[:MAX_MISSING]
-        for partner in store.history.cochanges(
-            repo, item.old_path, MIN_MISSING_COUNT, COCHANGE_READ
-        ):
+        for partner in partners_of[item.old_path]:
             if partner.other in in_diff:
                 continue
             score = cochange_score(partner.count, partner.weight)
@@ -926,10 +943,13 @@ def _missing(
                 best[key] = MissingCoChange(repo, partner.other, "file", item.old_path,
                                             partner.count, partner.weight, score)  # fmt: skip
     changed_ids = {c.id for c in changed}
-    for symbol in [c for c in changed if c.change in ("body", "signature")][:20]:
-        found = store.history.symbol_cochanges(symbol.id, MIN_MISSING_COUNT, COCHANGE_READ)
-        symbols = store.graph.get_symbols(c.other for c in found)
-        for partner in found:
+    asked = [c for c in changed if c.change in ("body", "signature")][:20]
+    found = store.history.symbol_cochanges(
+        [symbol.id for symbol in asked], MIN_MISSING_COUNT, COCHANGE_READ
+    )
+    symbols = store.graph.get_symbols(c.other for partners in found.values() for c in partners)
+    for symbol in asked:
+        for partner in found[symbol.id]:
             other = symbols.get(partner.other)
             if other is None or partner.other in changed_ids or other.path in in_diff:
                 continue

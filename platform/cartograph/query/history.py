@@ -155,13 +155,15 @@ def co_changes(
     min_count = max(1, int(min_count))
     read = max(limit, COCHANGE_CANDIDATES)
     if target.symbol is not None:
+        symbol_id = target.symbol.id
         partners = _symbol_partners(
-            store, store.history.symbol_cochanges(target.symbol.id, min_count, read)
+            store, store.history.symbol_cochanges([symbol_id], min_count, read)[symbol_id]
         )
     else:
+        path = target.path
         partners = [
             Partner(c.other, c.count, c.weight, None, cochange_score(c.count, c.weight))
-            for c in store.history.cochanges(target.repo, target.path, min_count, read)
+            for c in store.history.cochanges(target.repo, [path], min_count, read)[path]
         ]
     return CoChanges(target, _ranked(partners)[:limit], min_count, _envelope(store, target))
 
@@ -189,10 +191,29 @@ def owners(
 
 def target_owners(store: Store, target: Target, limit: int | None, half_life_days: float) -> Owners:
     """Who knows a resolved target (its envelope left empty)."""
+    if target.kind == "file":
+        return files_owners(store, target.repo, [target.path], limit, half_life_days)[0]
     if target.symbol is not None:
         touches = store.history.symbol_history(target.symbol.id, 100_000)
     else:
-        touches = store.history.touches_under(target.repo, target.path, exact=target.kind == "file")
+        touches = store.history.touches_under(target.repo, target.path)
+    return _owners(store, target, touches, limit, half_life_days)
+
+
+def files_owners(
+    store: Store, repo: str, paths: list[str], limit: int | None, half_life_days: float
+) -> list[Owners]:
+    """Who knows each of a repository's files (`target_owners`), their history read at once."""
+    touches = store.history.file_touches(repo, paths)
+    return [
+        _owners(store, Target("file", repo, path), touches[path], limit, half_life_days)
+        for path in paths
+    ]
+
+
+def _owners(
+    store: Store, target: Target, touches: list[Touch], limit: int | None, half_life_days: float
+) -> Owners:
     ranked = rank_owners(touches, half_life_days)[: clamp(limit, 10)]
     repo_row = store.repos.get_repo(target.repo)
     # a folder is asked as "folder/": the rules for it, not for a file of the same name
@@ -214,13 +235,14 @@ def explain(store: Store, name: str, repo: str | None = None) -> Explanation:
     )
     who.envelope = ctx.envelope
     partners = _symbol_partners(
-        store, store.history.symbol_cochanges(symbol.id, MIN_COCHANGE, COCHANGE_CANDIDATES)
+        store,
+        store.history.symbol_cochanges([symbol.id], MIN_COCHANGE, COCHANGE_CANDIDATES)[symbol.id],
     )
     file_partners = [
         Partner(c.other, c.count, c.weight, None, cochange_score(c.count, c.weight))
         for c in store.history.cochanges(
-            symbol.repo, symbol.path, MIN_COCHANGE, COCHANGE_CANDIDATES
-        )
+            symbol.repo, [symbol.path], MIN_COCHANGE, COCHANGE_CANDIDATES
+        )[symbol.path]
     ]
     partners, file_partners = _ranked(partners)[:8], _ranked(file_partners)[:8]
     return Explanation(ctx, recent, who, partners, file_partners, ctx.envelope)

@@ -60,7 +60,7 @@ def hotspots(
     if record is None:
         raise QueryError("hot spots need a repository name")
     limit = clamp(limit, 20)
-    touches = store.history.touches_under(repo, "", exact=False)
+    touches = store.history.touches_under(repo, "")
     by_file: dict[str, list] = defaultdict(list)
     for touch in touches:
         by_file[touch.target].append(touch)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from cartograph.errors import Unavailable
@@ -525,12 +525,29 @@ class HistoryStore(Protocol):
     def file_history(self, repo: str, path: str, limit: int, offset: int = 0) -> list[Touch]: ...
     def symbol_history(self, symbol: str, limit: int, offset: int = 0) -> list[Touch]: ...
 
-    def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
-        """Every touch of a file (exact) or of the files under a folder, with its author."""
+    def touches_under(self, repo: str, folder: str) -> list[Touch]:
+        """Every touch of the files under a folder ("": the whole repository), with its
+        author, newest first."""
         ...
 
-    def cochanges(self, repo: str, path: str, min_count: int, limit: int) -> list[CoChange]: ...
-    def symbol_cochanges(self, symbol: str, min_count: int, limit: int) -> list[CoChange]: ...
+    def file_touches(self, repo: str, paths: Iterable[str]) -> dict[str, list[Touch]]:
+        """Every touch of each file, with its author, newest first (one read for them all:
+        an impact asks for each file it changes)."""
+        ...
+
+    def cochanges(
+        self, repo: str, paths: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        """Each file's partners in at least `min_count` commits, the `limit` heaviest (by
+        weight, count, name), by file (one read for them all)."""
+        ...
+
+    def symbol_cochanges(
+        self, symbols: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        """`cochanges` of symbols, by symbol id."""
+        ...
+
     def history_stats(self, repo: str) -> dict: ...
 
 
@@ -728,6 +745,15 @@ class Store:
     def close(self) -> None:
         self.connection.close()
 
+    def answering(self) -> Store:
+        """This store for one answer: its repository records and manifests read once, for
+        as long as the answer holds the returned store (they change only by writes, which
+        an answer does not make; a write through it forgets what was read). An impact of a
+        10-file change asked for its repository's record 15 times (Neo4j: 5 ms a read)."""
+        if isinstance(self.repos, _ReadOnce):
+            return self
+        return replace(self, repos=_ReadOnce(self.repos))
+
     def test_layouts(self) -> TestLayouts:
         """Which files and symbols are tests in each repository (cartograph.testlayout), read
         from the manifests once per store generation (a manifest is written in a transaction
@@ -747,3 +773,43 @@ class Store:
 
     def generation(self) -> int:
         return self.connection.generation()
+
+
+class _ReadOnce:
+    """A RepoCatalog whose reads are kept (`Store.answering`)."""
+
+    def __init__(self, catalog: RepoCatalog) -> None:
+        self._catalog = catalog
+        self._repos: dict[str, Repo | None] = {}
+        self._listed: list[Repo] | None = None
+        self._manifests: dict[str, Manifest] | None = None
+
+    def get_repo(self, name: str) -> Repo | None:
+        if name not in self._repos:
+            self._repos[name] = self._catalog.get_repo(name)
+        return self._repos[name]
+
+    def list_repos(self) -> list[Repo]:
+        if self._listed is None:
+            self._listed = self._catalog.list_repos()
+        return list(self._listed)
+
+    def manifests(self) -> dict[str, Manifest]:
+        if self._manifests is None:
+            self._manifests = self._catalog.manifests()
+        return dict(self._manifests)
+
+    def upsert_repo(self, repo: Repo) -> None:
+        self._forget()
+        self._catalog.upsert_repo(repo)
+
+    def set_manifest(self, manifest: Manifest) -> None:
+        self._forget()
+        self._catalog.set_manifest(manifest)
+
+    def delete_repo(self, name: str) -> None:
+        self._forget()
+        self._catalog.delete_repo(name)
+
+    def _forget(self) -> None:
+        self._repos, self._listed, self._manifests = {}, None, None

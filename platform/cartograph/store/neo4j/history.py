@@ -7,7 +7,7 @@ forgets it."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cartograph.model import CoChange, HistoryBatch, Touch, file_id
@@ -276,39 +276,61 @@ class Neo4jHistory:
         )
         return [_touch(r, symbol, r["lines"], 0) for r in records]
 
-    def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
-        head = _FILE_BY_ID if exact else _FILES_UNDER
+    def touches_under(self, repo: str, folder: str) -> list[Touch]:
         records = self.read(
-            head + "MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(x) "
+            _FILES_UNDER + "MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(x) "
             f"RETURN {_TOUCH_RETURN}, x.path AS path, t.added AS added, t.deleted AS deleted "
             "ORDER BY ordinal DESC, path",
-            id=file_id(repo, path),
             repo=repo,
-            prefix=path.strip("/") + "/" if path.strip("/") else "",  # "": the whole repository
+            prefix=folder.strip("/") + "/" if folder.strip("/") else "",  # "": the whole repo
         )
         return [_touch(r, r["path"], r["added"], r["deleted"]) for r in records]
 
-    def cochanges(self, repo: str, path: str, min_count: int, limit: int) -> list[CoChange]:
+    def file_touches(self, repo: str, paths: Iterable[str]) -> dict[str, list[Touch]]:
+        found: dict[str, list[Touch]] = {path: [] for path in paths}
         records = self.read(
-            _FILE_BY_ID + "MATCH (x)-[r:CO_CHANGES]-(o) WHERE r.count >= $min "
-            "RETURN o.path AS other, r.count AS count, r.weight AS weight "
-            "ORDER BY weight DESC, count DESC, other LIMIT $limit",
-            id=file_id(repo, path),
-            min=min_count,
-            limit=limit,
+            "UNWIND $ids AS id MATCH (x:File {id: id}) "
+            "MATCH (p:Person)-[:AUTHORED]->(c:Commit)-[t:TOUCHED]->(x) "
+            f"RETURN {_TOUCH_RETURN}, x.path AS path, t.added AS added, t.deleted AS deleted "
+            "ORDER BY ordinal DESC, path",
+            ids=[file_id(repo, path) for path in found],
         )
-        return [CoChange(r["other"], r["count"], r["weight"]) for r in records]
+        for r in records:
+            found[r["path"]].append(_touch(r, r["path"], r["added"], r["deleted"]))
+        return found
 
-    def symbol_cochanges(self, symbol: str, min_count: int, limit: int) -> list[CoChange]:
+    def cochanges(
+        self, repo: str, paths: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        keys = {file_id(repo, path): path for path in paths}
+        return self._partners("File", "path", keys, min_count, limit)
+
+    def symbol_cochanges(
+        self, symbols: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        return self._partners("Symbol", "id", {s: s for s in symbols}, min_count, limit)
+
+    def _partners(
+        self, label: str, named: str, keys: Mapping[str, str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        """The partners of the nodes of `label` with those ids (id → the key answered by),
+        each node's `limit` heaviest, named by their `named` property."""
+        found: dict[str, list[CoChange]] = {key: [] for key in keys.values()}
         records = self.read(
-            "MATCH (s:Symbol {id: $id})-[r:CO_CHANGES]-(o:Symbol) WHERE r.count >= $min "
-            "RETURN o.id AS other, r.count AS count, r.weight AS weight "
-            "ORDER BY weight DESC, count DESC, other LIMIT $limit",
-            id=symbol,
+            f"UNWIND $ids AS id MATCH (x:{label} {{id: id}}) "
+            f"CALL (x) {{ MATCH (x)-[r:CO_CHANGES]-(o:{label}) WHERE r.count >= $min "
+            f"RETURN o.{named} AS other, r.count AS count, r.weight AS weight "
+            "ORDER BY weight DESC, count DESC, other LIMIT $limit } "
+            "RETURN x.id AS id, other, count, weight",
+            ids=list(keys),
             min=min_count,
             limit=limit,
         )
-        return [CoChange(r["other"], r["count"], r["weight"]) for r in records]
+        for r in records:
+            found[keys[r["id"]]].append(CoChange(r["other"], r["count"], r["weight"]))
+        for partners in found.values():
+            partners.sort(key=lambda c: (-c.weight, -c.count, c.other))
+        return found
 
     def history_stats(self, repo: str) -> dict:
         record = self.read(

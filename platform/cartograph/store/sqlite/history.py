@@ -197,10 +197,14 @@ class SQLiteHistory:
         )
         return [_touch(r) for r in rows]
 
-    def touches_under(self, repo: str, path: str, exact: bool) -> list[Touch]:
-        folder = path.strip("/") + "/" if path.strip("/") else ""  # "": the whole repository
-        where = "t.path = ?" if exact else "t.path >= ? AND t.path < ?"
-        args = (path,) if exact else (folder, folder + "\U0010ffff")
+    def touches_under(self, repo: str, folder: str) -> list[Touch]:
+        prefix = folder.strip("/") + "/" if folder.strip("/") else ""  # "": the whole repository
+        return self._touches(repo, "t.path >= ? AND t.path < ?", (prefix, prefix + "\U0010ffff"))
+
+    def file_touches(self, repo: str, paths: Iterable[str]) -> dict[str, list[Touch]]:
+        return {path: self._touches(repo, "t.path = ?", (path,)) for path in dict.fromkeys(paths)}
+
+    def _touches(self, repo: str, where: str, args: tuple) -> list[Touch]:
         rows = self.db.execute(
             f"SELECT {_TOUCH_COLUMNS}, t.path, t.added, t.deleted FROM touches t "
             f"JOIN files f ON f.repo = t.repo AND f.path = t.path "  # not a file gone since
@@ -211,12 +215,23 @@ class SQLiteHistory:
         )
         return [_touch(r) for r in rows]
 
-    def cochanges(self, repo: str, path: str, min_count: int, limit: int) -> list[CoChange]:
-        return self._partners("cochanges", repo, path, min_count, limit)
+    def cochanges(
+        self, repo: str, paths: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        return {
+            path: self._partners("cochanges", repo, path, min_count, limit)
+            for path in dict.fromkeys(paths)
+        }
 
-    def symbol_cochanges(self, symbol: str, min_count: int, limit: int) -> list[CoChange]:
-        repo = symbol.partition(":")[0]
-        return self._partners("symbol_cochanges", repo, symbol, min_count, limit)
+    def symbol_cochanges(
+        self, symbols: Iterable[str], min_count: int, limit: int
+    ) -> dict[str, list[CoChange]]:
+        return {
+            symbol: self._partners(
+                "symbol_cochanges", symbol.partition(":")[0], symbol, min_count, limit
+            )
+            for symbol in dict.fromkeys(symbols)
+        }
 
     def _partners(
         self, table: str, repo: str, key: str, min_count: int, limit: int
