@@ -41,7 +41,7 @@ def skipped_reasons(store, repo="r") -> dict[str, str]:
 
 
 def names_in(store, path: str, repo: str = "r") -> set[str]:
-    return {s.name for s in store.graph.symbols_in_file(repo, path)}
+    return {s.name for s in store.graph.symbols_in_files(repo, [path])[path]}
 
 
 # ---------------------------------------------------------------- broken source
@@ -350,7 +350,7 @@ def test_hostile_file_names_are_indexed_or_skipped_with_a_reason(tmp_path, store
         if name in reasons:
             continue
         assert name in files, f"{name!r} neither indexed nor skipped"
-        symbols = {s.name: s for s in store.graph.symbols_in_file("r", name)}
+        symbols = {s.name: s for s in store.graph.symbols_in_files("r", [name])[name]}
         if not {"inner", "outer"} <= set(symbols):
             not_accounted.append(name)
             continue

@@ -481,7 +481,9 @@ def test_the_source_pane_shows_the_whole_symbol(page, page_errors, storefront):
     store = open_store(storefront.store)
     end = next(
         s.end_line
-        for s in store.graph.symbols_in_file("storefront", "src/storefront/utils.py")
+        for s in store.graph.symbols_in_files("storefront", ["src/storefront/utils.py"])[
+            "src/storefront/utils.py"
+        ]
         if s.name == "render_receipt"
     )
     store.close()

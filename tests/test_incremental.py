@@ -589,7 +589,10 @@ def test_indexing_the_same_tree_twice_gives_the_same_graph(tmp_path, stores):
         store = stores.open(f"run-{run}")
         index_repository(store, root, name=REPO, workers=1)
         snapshots.append(snapshot(store, REPO))
-        lines = {s.qualname: s.start_line for s in store.graph.symbols_in_file(REPO, "app.py")}
+        lines = {
+            s.qualname: s.start_line
+            for s in store.graph.symbols_in_files(REPO, ["app.py"])["app.py"]
+        }
         first_lines.add((lines["app.Handlers.callback"], lines["app.HANDLER"]))
         store.repos.delete_repo(REPO)
         assert store.repos.list_repos() == []

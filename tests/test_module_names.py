@@ -73,12 +73,22 @@ def test_a_changed_setting_renames_the_modules_on_the_next_run(tmp_path, stores)
     )
     store = stores.open()
     index_repository(store, root, name="r", workers=1)
-    qualnames = {s.qualname for s in store.graph.symbols_in_file("r", "platform/acme/engine.py")}
+    qualnames = {
+        s.qualname
+        for s in store.graph.symbols_in_files("r", ["platform/acme/engine.py"])[
+            "platform/acme/engine.py"
+        ]
+    }
     assert qualnames == {"platform.acme.engine", "platform.acme.engine.start"}
 
     write_tree(root, {"pyproject.toml": '[tool.setuptools.package-dir]\n"" = "platform"\n'})
     index_repository(store, root, name="r", workers=1)
-    qualnames = {s.qualname for s in store.graph.symbols_in_file("r", "platform/acme/engine.py")}
+    qualnames = {
+        s.qualname
+        for s in store.graph.symbols_in_files("r", ["platform/acme/engine.py"])[
+            "platform/acme/engine.py"
+        ]
+    }
     assert qualnames == {"acme.engine", "acme.engine.start"}
     test = symbol_id("r", "tests/test_engine.py", "tests.test_engine.test_start")
     callees = store.graph.edges_of([test], "out", ["CALLS"])

@@ -55,7 +55,7 @@ def test_a_type_and_a_value_of_one_name_and_overloads_are_symbols_of_their_own(t
     spans = {
         (s.qualname, s.kind): (s.start_line, s.end_line)
         for path in ("src/parseUtil.ts", "src/schema.ts")
-        for s in store.graph.symbols_in_file("t", path)
+        for s in store.graph.symbols_in_files("t", [path])[path]
     }
     assert spans[("OK", "function")] == (2, 2) and spans[("OK:type", "type")] == (1, 1)
     assert spans[("Issue", "function")] == (9, 11)

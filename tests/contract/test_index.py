@@ -56,7 +56,7 @@ def test_written_files_come_back_as_states_facts_and_graph(stores):
     assert store.index.load_facts("r", ["pkg/a.py", "missing.py"]) == {"pkg/a.py": b"\x00facts"}
     assert store.index.dependents("r", ["pkg.b"]) == {"pkg/a.py"}
     assert store.index.dependents("r", ["nothing"]) == set()
-    assert [s.qualname for s in store.graph.symbols_in_file("r", "pkg/a.py")] == [
+    assert [s.qualname for s in store.graph.symbols_in_files("r", ["pkg/a.py"])["pkg/a.py"]] == [
         "pkg.a",
         "pkg.a.f",
         "pkg.a.g",
@@ -83,7 +83,10 @@ def test_a_file_written_again_replaces_its_rows_and_keeps_incoming_edges(stores)
     b_new = sym("r", "b.py", "b.new", line=9)
     store.index.write_files("r", [file_write("r", "b.py", [b_keep, b_new])], replace=True)
     store.index.finish_run("r")
-    assert [s.qualname for s in store.graph.symbols_in_file("r", "b.py")] == ["b.keep", "b.new"]
+    assert [s.qualname for s in store.graph.symbols_in_files("r", ["b.py"])["b.py"]] == [
+        "b.keep",
+        "b.new",
+    ]
     assert [r.edge.src for r in store.graph.edges_of([b_keep.id], "in", ["CALLS"])] == [a_f.id]
 
 
@@ -115,7 +118,16 @@ def test_writing_edges_replaces_only_a_files_links(stores):
     )
     store.index.finish_run("r")
     assert [r.edge.dst for r in store.graph.edges_of([f.id], "out", ["CALLS"])] == [h.id]
-    assert [s.qualname for s in store.graph.symbols_in_file("r", "a.py")] == ["a.f", "a.g"]
+    assert [s.qualname for s in store.graph.symbols_in_files("r", ["a.py"])["a.py"]] == [
+        "a.f",
+        "a.g",
+    ]
+    both = store.graph.symbols_in_files("r", ["b.py", "a.py", "gone.py"])  # each file its own
+    assert {path: [s.qualname for s in found] for path, found in both.items()} == {
+        "b.py": ["b.h"],
+        "a.py": ["a.f", "a.g"],
+        "gone.py": [],
+    }
     assert store.index.file_states("r")["a.py"].resolution == "resolved-again"
     assert store.index.dependents("r", ["b"]) == set()
     assert store.index.dependents("r", ["c"]) == {"a.py"}

@@ -157,7 +157,7 @@ class LocalBackend:
 
     def neighbours(self, repo: str, path: str, lines: list[tuple[int, int]] | None) -> set[str]:
         graph = self.store.graph
-        symbols = _touched(graph.symbols_in_file(repo, path), lines)
+        symbols = _touched(graph.symbols_in_files(repo, [path])[path], lines)
         files = {
             row.other.path
             for row in graph.edges_of([s.id for s in symbols], "in", ["CALLS", "REFERENCES"])
@@ -185,7 +185,7 @@ class LocalBackend:
 
         result = index_repository(self.store, root, repo, files=[path], history=False, workers=1)
         said = f"re-indexed {path} ({result.parsed} parsed, {result.reresolved} re-resolved)"
-        symbols = _touched(self.store.graph.symbols_in_file(repo, path), lines)
+        symbols = _touched(self.store.graph.symbols_in_files(repo, [path])[path], lines)
         if not symbols:
             return said
         tests, commands = tests_reaching(self.store, repo, symbols)

@@ -95,8 +95,8 @@ def resolve_sides(store: Store, change: Change, stop: Callable[[], bool] | None 
         state = states.get(path)
         if state is not None and state.sha256 == _sha(data):
             unchanged_old[path] = data
-    for path in unchanged_old:
-        for symbol in store.graph.symbols_in_file(change.repo, path):
+    for symbols in store.graph.symbols_in_files(change.repo, unchanged_old).values():
+        for symbol in symbols:
             if symbol.kind != "route":  # the services stage's: see report._route_breaks
                 sides.old[symbol.id] = symbol
     reparse = {p: d for p, d in change.old.items() if p not in unchanged_old and d is not None}

@@ -79,8 +79,8 @@ def design_tokens(
         styles = [p for p, r in store.graph.files(repo).items() if _is_stylesheet(r.path)]
         found = [
             s
-            for path in sorted(styles)
-            for s in store.graph.symbols_in_file(repo, path)
+            for symbols in store.graph.symbols_in_files(repo, sorted(styles)).values()
+            for s in symbols
             if s.kind == "variable"
         ]
     truncated = len(found) > limit

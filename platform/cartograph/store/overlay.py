@@ -121,8 +121,8 @@ class OverlayGraph:
         # the stored symbols of the overlaid files, and the stored edges leaving them
         self.hidden: dict[str, SymbolRow] = {}
         for layer in self.layers.values():
-            for path in layer.paths:
-                self.hidden.update((s.id, s) for s in base.symbols_in_file(layer.repo, path))
+            for symbols in base.symbols_in_files(layer.repo, layer.paths).values():
+                self.hidden.update((s.id, s) for s in symbols)
         self.hidden_out = [row.edge for row in base.edges_of(self.hidden, "out", EDGE_TYPES)]
         self.hidden_into: Counter[tuple[str, str]] = Counter(
             (edge.dst, edge.type) for edge in self.hidden_out
@@ -255,11 +255,17 @@ class OverlayGraph:
             )
         return found
 
-    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
-        layer = self._layer(repo, path)
-        if layer is None:
-            return self.base.symbols_in_file(repo, path)
-        return list(layer.by_path.get(path, []))
+    def symbols_in_files(self, repo: str, paths: Iterable[str]) -> dict[str, list[SymbolRow]]:
+        paths = list(dict.fromkeys(paths))
+        stored = self.base.symbols_in_files(
+            repo, [path for path in paths if self._layer(repo, path) is None]
+        )
+        return {
+            path: stored[path]
+            if path in stored
+            else list(self._layer(repo, path).by_path.get(path, []))  # type: ignore[union-attr]
+            for path in paths
+        }
 
     def symbol_spans(
         self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None

@@ -449,14 +449,18 @@ class Neo4jGraphReader:
             found.extend(symbol_from(r["s"]) for r in records)
         return found
 
-    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
+    def symbols_in_files(self, repo: str, paths: Iterable[str]) -> dict[str, list[SymbolRow]]:
+        found: dict[str, list[SymbolRow]] = {path: [] for path in paths}
         records = self.read(
-            f"MATCH (s:Symbol {{repo: $repo, path: $path}}) WHERE NOT s:Stub "
-            f"RETURN {SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
+            f"UNWIND $paths AS path MATCH (s:Symbol {{repo: $repo, path: path}}) "
+            f"WHERE NOT s:Stub RETURN {SYMBOL_RETURN} AS s ORDER BY s.start_line, s.qualname",
             repo=repo,
-            path=path,
+            paths=list(found),
         )
-        return [symbol_from(r["s"]) for r in records]
+        for r in records:
+            symbol = symbol_from(r["s"])
+            found[symbol.path].append(symbol)
+        return found
 
     def symbol_spans(
         self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None

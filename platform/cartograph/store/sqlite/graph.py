@@ -206,13 +206,18 @@ class SQLiteGraphReader:
             found.extend(symbol_row(r) for r in rows)
         return found
 
-    def symbols_in_file(self, repo: str, path: str) -> list[SymbolRow]:
-        rows = self.db.execute(
-            f"SELECT {SYMBOL_SELECT} FROM symbols WHERE id >= ? AND id < ? "
-            f"ORDER BY start_line, qualname",
-            file_range(repo, path),
-        )
-        return [symbol_row(r) for r in rows]
+    def symbols_in_files(self, repo: str, paths: Iterable[str]) -> dict[str, list[SymbolRow]]:
+        return {
+            path: [
+                symbol_row(r)
+                for r in self.db.execute(
+                    f"SELECT {SYMBOL_SELECT} FROM symbols WHERE id >= ? AND id < ? "
+                    f"ORDER BY start_line, qualname",
+                    file_range(repo, path),
+                )
+            ]
+            for path in dict.fromkeys(paths)
+        }
 
     def symbol_spans(
         self, repo: str, kinds: Iterable[str], paths: Iterable[str] | None = None
