@@ -185,7 +185,7 @@ def summarise(found: dict[str, Any]) -> dict[str, Any]:
 def markdown(report: dict[str, Any]) -> str:
     found, summary = report["measured"], report["summary"]
     out = [
-        "# The walk graph in an API process: dictionaries against a mapped file",
+        "# The walk graph in an API process: built in the process against a mapped file",
         "",
         f"{report['date']} · {report['machine']} · commit {report['commit']}",
         "",
