@@ -585,9 +585,6 @@ class ReverseGraph:
             return self._graphs[number].text(index)  # type: ignore[union-attr]
         return self._unheld[number][index - held]
 
-    def repo_of(self, node: int) -> str:
-        return self._names[node >> LOCAL_BITS]
-
     def _parts(self, node: int) -> tuple[int | None, str, bool]:
         """A node's owner (the node of its class or module: `walkfile.owner_of`), its last
         name, and whether its owner is a module of its repository."""
@@ -681,9 +678,10 @@ class ReverseGraph:
         calls naming it in its repository and those binding into it, getattr calls whose
         literal prefix starts its name; for a dunder method, or a method of a class with a
         base from outside (whose code may call it), its class (reached where the class is).
-        `met`: the calls by name given already, as (repository's number, name's node… ) keys;
-        they are not given again (each steps to its source, which a walk settling the surest
-        first reached the first time), and those of this call are added to it."""
+        `met`: the calls by name given already, as (repository's number, name) for the
+        unresolved calls naming a name and (repository's number, prefix, source's node) for a
+        getattr call; they are not given again (each steps to its source, which a walk settling
+        the surest first reached the first time), and those of this call are added to it."""
         number = node >> LOCAL_BITS
         owner, name, modular = self._parts(node)
         found: list[tuple[int, str, str, float]] = []
