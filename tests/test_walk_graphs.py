@@ -103,6 +103,22 @@ FILES = {
 }
 
 
+def callers_of(walk, symbol_id):
+    """A symbol's callers in a mapped walk graph, by id, as RepoEdges holds them."""
+    index = walk.index(symbol_id)
+    steps = walk.caller_steps(index, 0) if index is not None else []
+    return [(walk.text(src), via, weight) for src, via, weight in steps]
+
+
+def bases_of(walk, cls):
+    index = walk.index(cls)
+    return [walk.text(base) for base in walk.base_indexes(index)] if index is not None else []
+
+
+def open_calls_of(walk, name):
+    return [(walk.text(src), why) for src, why in walk.open_steps(name)]
+
+
 def _indexed(tmp_path, files=FILES):
     url = f"sqlite:///{tmp_path / 'graph.db'}"
     root = make_sample_repo(tmp_path / "app", files)
@@ -123,23 +139,23 @@ def test_the_mapped_file_answers_what_the_dictionaries_hold(tmp_path):
     assert held.computed_calls and held.external_based and held.opaque_tests
     assert mapped.state == state
     for target, callers in held.callers.items():
-        assert mapped.callers.get(target) == callers, target
+        assert callers_of(mapped, target) == callers, target
     for cls, bases in held.bases.items():
-        assert mapped.bases.get(cls) == bases and cls in mapped.bases
+        assert bases_of(mapped, cls) == bases
     assert set(mapped.test_functions) == held.test_functions
     assert len(mapped.test_functions) == len(held.test_functions)
     assert all(sid in mapped.modules for sid in held.modules)
     assert not any(sid in mapped.modules for sid in held.test_functions)
     for name, calls in held.open_calls.items():
-        assert mapped.open_calls.get(name) == calls, name
+        assert open_calls_of(mapped, name) == calls, name
     assert mapped.test_paths == held.test_paths
     assert mapped.computed_calls == held.computed_calls
     assert dict(mapped.external_based) == held.external_based
     assert mapped.opaque_tests == held.opaque_tests
     # what it does not hold, it answers as the dictionaries do
-    assert mapped.callers.get("app:nowhere.py#nothing", []) == []
-    assert mapped.bases.get("app:nowhere.py#nothing", ()) == ()
-    assert mapped.open_calls.get("no_such_name", ()) == ()
+    assert callers_of(mapped, "app:nowhere.py#nothing") == []
+    assert bases_of(mapped, "app:nowhere.py#nothing") == []
+    assert open_calls_of(mapped, "no_such_name") == []
     assert "app:nowhere.py#nothing" not in mapped.test_functions
     # each id's class or module and last name, as numbers (what a walk reads of a node)
     method = mapped.index("app:app/core.py#app.core.Child.step")
@@ -190,7 +206,7 @@ def test_a_new_index_state_has_a_file_of_its_own_and_the_old_one_goes(tmp_path):
     assert second != first and not first.exists()
     assert any(
         src.endswith("#app.extra.more")
-        for src, _via, _w in edges.callers.get("app:app/core.py#app.core.helper")
+        for src, _via, _w in callers_of(edges, "app:app/core.py#app.core.helper")
     )
     graph._CACHE.clear()
 
@@ -220,7 +236,7 @@ def test_a_damaged_file_is_replaced_not_trusted(tmp_path):
     graph._CACHE.clear()
     edges = graph.ReverseGraph(open_store(url)).edges("app")
     assert edges is not None and edges.file.path is None  # read again from the store
-    assert edges.callers.get("app:app/core.py#app.core.helper")
+    assert callers_of(edges, "app:app/core.py#app.core.helper")
     assert not written.exists()  # and the next process writes it anew
     graph._CACHE.clear()
 

@@ -747,10 +747,6 @@ class ReverseGraph:
 
     # ------------------------------------------------------------ steps, by symbol id
 
-    def callers(self, symbol_id: str) -> list[Caller]:
-        """Every edge into the symbol (`callers_of`), by id."""
-        return [(self.sid(s), via, w) for s, via, w in self.callers_of(self.node(symbol_id))]
-
     def open_callers(self, symbol_id: str) -> list[tuple[str, str, str, float]]:
         """The open ends that may call the symbol (`open_of`), by id."""
         return [(self.sid(s), via, why, w) for s, via, why, w in self.open_of(self.node(symbol_id))]

@@ -350,10 +350,10 @@ class _Strings:
 
 
 class WalkGraph:
-    """One walk's reading of a WalkFile, with the attributes `ReverseGraph` reads of a
-    RepoEdges. What the walk has read — ids found and decoded, callers listed — it keeps for
-    the walk's length (a walk asks for a base method's callers once per override), and lets go
-    of with the walk: a process keeps no more than the file's mapping between walks."""
+    """One walk's reading of a WalkFile, by index (`ReverseGraph`'s nodes): callers, bases,
+    owners, members and open ends, with the small attributes of a RepoEdges. What the walk
+    has read — ids found and decoded, open ends listed — it keeps for the walk's length, and
+    lets go of with the walk: a process keeps no more than the file's mapping between walks."""
 
     def __init__(self, file: WalkFile) -> None:
         self.file = file
@@ -364,11 +364,8 @@ class WalkGraph:
         self.opaque_tests = file.opaque_tests
         self._texts: list[str | None] = [None] * len(file.ids)
         self._indexes: dict[str, int | None] = {}
-        self.callers = _Callers(self)
-        self.bases = _Bases(self)
         self.test_functions = _Flagged(self, _TEST_FUNCTION)
         self.modules = _Flagged(self, _MODULE)
-        self.open_calls = _OpenCalls(self)
         arrays = file.arrays
         self._starts, self._sources = arrays["callers.start"], arrays["callers.src"]
         self._via_codes, self._weights = arrays["callers.via"], arrays["callers.weight"]
@@ -467,39 +464,6 @@ class WalkGraph:
         return at
 
 
-class _Callers:
-    """`callers.get(target, default)`: [(source, via, weight)] as RepoEdges has them."""
-
-    def __init__(self, walk: WalkGraph) -> None:
-        self._walk = walk
-        self._listed: dict[str, list[tuple[str, str, float]]] = {}
-
-    def get(self, target: str, default: Any = None) -> Any:
-        found = self._listed.get(target)
-        if found is None:
-            walk = self._walk
-            index = walk.index(target)
-            steps = walk.caller_steps(index, 0) if index is not None else []
-            found = self._listed[target] = [(walk.text(src), via, w) for src, via, w in steps]
-        return found if found else default
-
-
-class _Bases:
-    """`bases.get(cls, default)`: the class's bases, in declared order."""
-
-    def __init__(self, walk: WalkGraph) -> None:
-        self._walk = walk
-
-    def get(self, cls: str, default: Any = None) -> Any:
-        walk = self._walk
-        index = walk.index(cls)
-        bases = walk.base_indexes(index) if index is not None else None
-        return [walk.text(base) for base in bases] if bases else default
-
-    def __contains__(self, cls: object) -> bool:
-        return isinstance(cls, str) and self.get(cls) is not None
-
-
 class _Flagged:
     """The ids with a flag (a function of test code, a module), as a read-only set."""
 
@@ -519,19 +483,3 @@ class _Flagged:
 
     def __len__(self) -> int:
         return sum(1 for each in self._flags if each & self._flag)
-
-
-class _OpenCalls:
-    """`open_calls.get(name, default)`: [(source, reason)] of the unresolved calls naming it."""
-
-    def __init__(self, walk: WalkGraph) -> None:
-        self._walk = walk
-        self._listed: dict[str, list[tuple[str, str]]] = {}
-
-    def get(self, name: str, default: Any = None) -> Any:
-        found = self._listed.get(name)
-        if found is None:
-            text = self._walk.text
-            found = [(text(src), why) for src, why in self._walk.open_steps(name)]
-            self._listed[name] = found
-        return found if found else default

@@ -256,15 +256,13 @@ class OverlayGraph:
         return found
 
     def symbols_in_files(self, repo: str, paths: Iterable[str]) -> dict[str, list[SymbolRow]]:
-        paths = list(dict.fromkeys(paths))
+        layers = {path: self._layer(repo, path) for path in paths}
         stored = self.base.symbols_in_files(
-            repo, [path for path in paths if self._layer(repo, path) is None]
+            repo, [p for p, found in layers.items() if found is None]
         )
         return {
-            path: stored[path]
-            if path in stored
-            else list(self._layer(repo, path).by_path.get(path, []))  # type: ignore[union-attr]
-            for path in paths
+            path: stored[path] if layer is None else list(layer.by_path.get(path, []))
+            for path, layer in layers.items()
         }
 
     def symbol_spans(
