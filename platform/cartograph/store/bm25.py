@@ -18,10 +18,9 @@ FTS5's BM25 of a row for a query of phrases q1..qn, over a table of N rows and T
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 
 from cartograph.store.interfaces import Term
 
@@ -47,60 +46,62 @@ def idf(table: TableSize, matching: int) -> float:
     return value if value > 0 else 1e-6
 
 
-def hits(term: Term, tokens: Sequence[str]) -> int:
-    """How often `term` stands in `tokens`: a word, a word's start (`prefix`), or a phrase
-    (its words one after the other)."""
-    words = term.word.split(" ")
-    if len(words) == 1:
-        if term.prefix:
-            return sum(1 for token in tokens if token.startswith(term.word))
-        return sum(1 for token in tokens if token == term.word)
+def phrase_hits(phrase: str, tokens: Sequence[str]) -> int:
+    """How often a phrase (words joined by a space) stands in `tokens`, its words one after
+    the other; overlapping places each count, as FTS5 counts them."""
+    words = phrase.split(" ")
     width = len(words)
     return sum(1 for at in range(len(tokens) - width + 1) if tokens[at : at + width] == words)
 
 
 class MatchScore:
-    """The BM25 of one query (`terms`, repeats counting) for any row of a table: each row's
-    column tokens are counted once, and each distinct token looked up, not each term sought."""
+    """The BM25 of one query (`terms`, repeats counting) for any row of a table. A row's tokens
+    are met by the asked words as a set (in C: a body of hundreds of tokens holds a handful of
+    them), and only the words it holds are counted; a word's start, by its text after a space."""
 
     def __init__(self, terms: Sequence[Term], table: TableSize, matching: Mapping[Term, int]):
         self.table = table
         self.average = (table.tokens / table.rows if table.rows else 0.0) or 1.0
-        self.weight: dict[Term, float] = defaultdict(float)  # idf, times each time it is asked
+        weight: dict[Term, float] = defaultdict(float)  # idf, times each time it is asked
         for term in terms:
-            self.weight[term] += idf(table, matching[term])
-        self.words: dict[str, Term] = {}
-        self.starts: dict[int, dict[str, Term]] = defaultdict(dict)  # by the prefix's length
-        self.phrases: list[Term] = []
-        for term in self.weight:
+            weight[term] += idf(table, matching[term])
+        self.weights = list(weight.values())  # by the term's place
+        self.words: dict[str, int] = {}
+        self.starts: list[tuple[int, str]] = []  # a token that starts so: after a space
+        self.phrases: list[tuple[int, str]] = []
+        for place, term in enumerate(weight):
             if " " in term.word:
-                self.phrases.append(term)
+                self.phrases.append((place, term.word))
             elif term.prefix:
-                self.starts[len(term.word)][term.word] = term
+                self.starts.append((place, " " + term.word))
             else:
-                self.words[term.word] = term
+                self.words[term.word] = place
 
-    def row(self, columns: Sequence[tuple[Sequence[str], float]], row_tokens: int) -> float:
-        """A row's score: `columns` are the asked columns' tokens with their weights,
-        `row_tokens` the row's tokens in all its columns."""
+    def row(self, texts: Sequence[str], weights: Sequence[float]) -> float:
+        """A row's score: `texts` are each of the row's columns' text (tokens between
+        whitespace), `weights` each column's weight, 0 for a column the query does not ask (its
+        tokens still count in the row's length)."""
         if not self.table.rows:
             return 0.0
-        frequency: dict[Term, float] = defaultdict(float)
-        words, starts = self.words, list(self.starts.items())
-        for tokens, column_weight in columns:
-            # a long text repeats its words: each distinct one is looked up once
-            counted = Counter(tokens).items() if len(tokens) > 16 else zip(tokens, repeat(1))
-            for token, count in counted:
-                term = words.get(token)
-                if term is not None:
-                    frequency[term] += column_weight * count
-                for length, start in starts:
-                    term = start.get(token[:length])
-                    if term is not None:
-                        frequency[term] += column_weight * count
-            for phrase in self.phrases:
-                frequency[phrase] += column_weight * hits(phrase, tokens)
+        frequency = [0.0] * len(self.weights)
+        row_tokens = 0
+        for text, column_weight in zip(texts, weights, strict=True):
+            tokens = text.split()
+            row_tokens += len(tokens)
+            if not column_weight:
+                continue
+            for word in self.words.keys() & tokens:
+                frequency[self.words[word]] += column_weight * tokens.count(word)
+            spaced = None  # the tokens, each after one space
+            for place, start in self.starts:
+                if start[1:] in text:
+                    spaced = spaced if spaced is not None else " " + " ".join(tokens)
+                    frequency[place] += column_weight * spaced.count(start)
+            for place, phrase in self.phrases:
+                frequency[place] += column_weight * phrase_hits(phrase, tokens)
         norm = K1 * (1 - B + B * row_tokens / self.average)
         return sum(
-            self.weight[term] * f * (K1 + 1) / (f + norm) for term, f in frequency.items() if f
+            weight * f * (K1 + 1) / (f + norm)
+            for weight, f in zip(self.weights, frequency, strict=True)
+            if f
         )

@@ -178,17 +178,12 @@ def search_index(fields: Sequence[str]) -> str:
     return "symbol_text"
 
 
-def _fts_score(match: TextMatch, texts: list[str], scoring: bm25.MatchScore) -> float:
-    """A candidate's BM25 for `match` as FTS5 scores it: `texts` are its body, or its name,
-    qualified name and context, the columns of the table the match asks."""
-    tokens = [text.split() for text in texts]
+def _column_weights(match: TextMatch) -> list[float]:
+    """The weight of each column of the full-text table `match` asks, as FTS5 weighs them, in
+    the order of its search texts (the body, or the name, qualified name and context); 0 for a
+    column the match does not ask."""
     names = BODY_FIELDS if match.fields == BODY_FIELDS else SEARCH_NAME_FIELDS
-    columns = [
-        (tokens[place], bm25.FIELD_WEIGHTS[name])
-        for place, name in enumerate(names)
-        if name in match.fields
-    ]
-    return scoring.row(columns, sum(map(len, tokens)))
+    return [bm25.FIELD_WEIGHTS[name] if name in match.fields else 0.0 for name in names]
 
 
 def _lucene_term(term: Term, fields: Sequence[str]) -> str:
@@ -212,13 +207,13 @@ class Neo4jGraphReader:
         ids = sorted(set(ids))
         found: dict[str, SymbolRow] = {}
         for start in range(0, len(ids), CHUNK):
-            records = self.read(
+            records = self.read(  # one record: a record each costs the driver more
                 f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE NOT s:Stub "
-                f"RETURN {SYMBOL_RETURN} AS s",
+                f"RETURN collect({SYMBOL_RETURN}) AS found",
                 ids=ids[start : start + CHUNK],
             )
-            for r in records:
-                found[r["s"]["id"]] = symbol_from(r["s"])
+            for s in records[0]["found"]:
+                found[s["id"]] = symbol_from(s)
         return found
 
     def symbols_by(
@@ -386,7 +381,7 @@ class Neo4jGraphReader:
         def read(counting: str, counted: list[str]) -> list:  # candidates and counts, one read
             return self.read(
                 f"UNWIND range(0, size($queries) - 1) AS i CALL {{ WITH i {best}"
-                f"RETURN collect([{SYMBOL_RETURN}, {texts}]) AS found }} "
+                f"RETURN collect([s.id, s.qualname, {texts}]) AS found }} "
                 f"RETURN i, found, null AS n UNION ALL {counting}",
                 queries=queries,
                 counted=counted,
@@ -399,15 +394,22 @@ class Neo4jGraphReader:
         if kept.table is None:
             kept.table = self._table_size(body)
         table = kept.table
+        tops: list[tuple[int, list[tuple[str, str, float]]]] = []
         for r in records:
             at, match = asked[r["i"]]
             scoring = bm25.MatchScore(match.terms, table, matching)
+            weights = _column_weights(match)
             scored = [
-                (symbol_from(s), _fts_score(match, row_texts, scoring))
-                for s, row_texts in r["found"]
+                (sid, qualname, scoring.row(row_texts, weights))
+                for sid, qualname, row_texts in r["found"]
             ]
-            scored.sort(key=lambda pair: (-pair[1], pair[0].qualname))
-            found[at] = scored[:limit]
+            scored.sort(key=lambda candidate: (-candidate[2], candidate[1]))
+            tops.append((at, scored[:limit]))
+        # the kept candidates' rows, read once: a whole row for each of the pool cost Django's
+        # reports more than the search itself
+        rows = self.get_symbols(sid for _, top in tops for sid, _, _ in top)
+        for at, top in tops:  # a symbol deleted since the search is left out
+            found[at] = [(rows[sid], score) for sid, _, score in top if sid in rows]
         return found
 
     def _table_size(self, body: bool) -> bm25.TableSize:
