@@ -207,18 +207,24 @@ class Neo4jGraphReader:
         self.read = connection.read
         self.repos = repos
 
+    def _collected(self, query: str, **params: Any) -> list:
+        """The rows of a read whose query ends `RETURN collect(...) AS rows`: a read of many
+        rows returns them in one record, as the driver spends about 15 µs on each record it
+        receives (Django: 1,537 callers of one symbol took 65 ms as records, 35 ms collected)."""
+        return self.read(query, **params)[0]["rows"]
+
     # ------------------------------------------------------------------ symbols
     def get_symbols(self, ids: Iterable[str]) -> dict[str, SymbolRow]:
         ids = sorted(set(ids))
         found: dict[str, SymbolRow] = {}
         for start in range(0, len(ids), CHUNK):
-            records = self.read(  # one record: a record each costs the driver more
+            rows = self._collected(
                 f"UNWIND $ids AS id MATCH (s:Symbol {{id: id}}) WHERE NOT s:Stub "
-                f"RETURN collect({SYMBOL_RETURN}) AS found",
+                f"RETURN collect({SYMBOL_RETURN}) AS rows",
                 ids=ids[start : start + CHUNK],
             )
-            for s in records[0]["found"]:
-                found[s["id"]] = symbol_from(s)
+            for row in rows:
+                found[row["id"]] = symbol_from(row)
         return found
 
     def symbols_by(
@@ -445,27 +451,28 @@ class Neo4jGraphReader:
         parents = list(dict.fromkeys(parent_ids))
         found: list[SymbolRow] = []
         for start in range(0, len(parents), CHUNK):
-            records = self.read(
+            rows = self._collected(
                 f"UNWIND range(0, size($parents) - 1) AS i WITH i, $parents[i] AS parent "
                 f"MATCH (s:Symbol {{parent: parent}}) WHERE NOT s:Stub "
                 f"AND ($name IS NULL OR s.name = $name) "
-                f"WITH s ORDER BY i, s.start_line, s.qualname RETURN collect({SYMBOL_RETURN}) AS found",
+                f"WITH s ORDER BY i, s.start_line, s.qualname "
+                f"RETURN collect({SYMBOL_RETURN}) AS rows",
                 parents=parents[start : start + CHUNK],
                 name=name,
             )
-            found.extend(map(symbol_from, records[0]["found"]))
+            found.extend(map(symbol_from, rows))
         return found
 
     def symbols_in_files(self, repo: str, paths: Iterable[str]) -> dict[str, list[SymbolRow]]:
         found: dict[str, list[SymbolRow]] = {path: [] for path in paths}
-        records = self.read(
+        rows = self._collected(
             f"UNWIND $paths AS path MATCH (s:Symbol {{repo: $repo, path: path}}) "
             "WHERE NOT s:Stub WITH s ORDER BY s.start_line, s.qualname "
-            f"RETURN collect({SYMBOL_RETURN}) AS found",
+            f"RETURN collect({SYMBOL_RETURN}) AS rows",
             repo=repo,
             paths=list(found),
         )
-        for row in records[0]["found"]:
+        for row in rows:
             symbol = symbol_from(row)
             found[symbol.path].append(symbol)
         return found
@@ -515,8 +522,7 @@ class Neo4jGraphReader:
         page = " SKIP $offset LIMIT $limit" if limit is not None else ""
         result: list[EdgeRow] = []
         for start in range(0, len(ids), CHUNK):
-            records = self.read(  # the rows collected in order into one record: a record
-                # each cost the driver about as much again as the read (1,537 callers: 65 ms)
+            rows = self._collected(
                 f"UNWIND $ids AS id MATCH {pattern} WHERE type(r) IN $types "
                 "WITH r, o, startNode(r).id AS r_src, endNode(r).id AS r_dst "
                 f"WITH type(r) AS type, r_src AS src, r_dst AS dst, {_EDGE_RETURN}, "
@@ -528,7 +534,7 @@ class Neo4jGraphReader:
                 offset=offset,
                 limit=limit if limit is not None else 0,
             )
-            for r in records[0]["rows"]:
+            for r in rows:
                 other = symbol_from(r["other"]) if r["other"] is not None else None
                 result.append(EdgeRow(_edge(r), other))
         return result
